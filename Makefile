@@ -1,0 +1,43 @@
+# kbkit: every target bootstraps .venv/ by itself (see `make help`).
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.kbkit-installed
+
+.PHONY: help setup test check lint demo bench stress clean
+
+help: ## Show this list of targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml requirements/constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements/constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP) ## Create .venv/ with kbkit (editable) and the dev tools
+	@echo "kbkit is installed: $(BIN)/kb"
+
+test: $(STAMP) ## Run the test suite
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+check: $(STAMP) ## Run both validators on the project's own knowledge/ tree
+	$(BIN)/kb check
+
+lint: $(STAMP) ## Run ruff and mypy on the package and the tests
+	$(BIN)/ruff check tools tests
+	$(BIN)/ruff format --check tools tests
+	$(BIN)/mypy
+
+demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample
+	$(BIN)/python -m kbkit.demo
+
+bench: $(STAMP) ## Measure speed against the named floors (synthetic trees)
+	$(BIN)/python -m benchmarks.run
+
+stress: $(STAMP) ## Full-size crash, concurrency and scale runs
+	KBKIT_STRESS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m stress tests
+
+clean: ## Remove the venv, caches and local state
+	rm -rf $(VENV) .kbkit-cache state .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -1,0 +1,59 @@
+"""Shared fixtures: tests run in a temp cwd and may never change the project's own data."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED = PROJECT.parent / "shared"
+CORPUS = SHARED / "corpus"
+GUARDED = ("knowledge", "intake")
+
+
+def _digest_guarded() -> str:
+    digest = hashlib.sha256()
+    for name in GUARDED:
+        for path in sorted((PROJECT / name).rglob("*")):
+            if path.is_file() and not path.name.endswith(".lock"):
+                digest.update(str(path.relative_to(PROJECT)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def project_data_untouched() -> Iterator[None]:
+    """Fail loudly if any test wrote into the project's own knowledge/ or intake/."""
+    before = _digest_guarded()
+    yield
+    assert _digest_guarded() == before, "a test modified the project's knowledge/ or intake/"
+
+
+@pytest.fixture(autouse=True)
+def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts in an empty temp folder, so a default `--repo .` is harmless."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("INTAKE_ROOT", "KNOWLEDGE_INTAKE_DIR", "KB_LESSONS", "ARTEX_RSI_LESSONS",
+                 "POST_MODE", "KNOWLEDGE_PR_ENABLED", "KNOWLEDGE_FORK_SLUG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "kbkit tests")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "tests@kbkit.invalid")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "kbkit tests")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "tests@kbkit.invalid")
+
+
+def corpus_or_skip(*parts: str) -> Path:
+    """A path inside ../shared/corpus, or skip the test when the corpus is not here."""
+    path = CORPUS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    return path
+
+
+def run_env() -> dict[str, str]:
+    return dict(os.environ)

@@ -1,0 +1,91 @@
+"""The `kb` command: a registry of commands and the one error handler.
+
+Each command lives in its own module under `kbkit.commands` and exposes
+`main(argv: list[str] | None) -> int`. Modules are imported only when their command runs,
+so `kb check` never pays for the curator's or the lessons' imports.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+from collections.abc import Sequence
+
+from kbkit import __version__
+from kbkit.errors import KbkitError
+
+# command name (words separated by spaces) -> (module, one-line summary)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("kbkit.commands.check", "Run both validators on the tree in one pass"),
+    "check-knowledge-tree": (
+        "kbkit.commands.check_knowledge_tree",
+        "Check structure, indexes, links, sizes, sensitive and dangerous text",
+    ),
+    "check-wiki-lint": (
+        "kbkit.commands.check_wiki_lint",
+        "Check frontmatter, tags, dates, staleness, orphans, adapter manifests",
+    ),
+}
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def _usage() -> str:
+    width = max(len(name) for name in COMMANDS)
+    lines = [f"usage: kb COMMAND [options]   (kbkit {__version__})", "", "commands:"]
+    lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in sorted(COMMANDS.items())]
+    lines += ["", "Run `kb COMMAND --help` for the options of one command."]
+    return "\n".join(lines)
+
+
+def find_command(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """Match the longest registered command name at the start of argv."""
+    for size in (3, 2, 1):
+        name = " ".join(argv[:size])
+        if len(argv) >= size and name in COMMANDS:
+            return name, list(argv[size:])
+    return None
+
+
+def run(argv: Sequence[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return EXIT_OK if argv else EXIT_USAGE
+    if argv[0] == "--version":
+        print(f"kbkit {__version__}")
+        return EXIT_OK
+    match = find_command(argv)
+    if match is None:
+        subcommands = sorted(name for name in COMMANDS if name.startswith(argv[0] + " "))
+        hint = f" (one of: {', '.join(subcommands)})" if subcommands else ""
+        print(f"kb: error: unknown command {' '.join(argv[:2])!r}{hint}", file=sys.stderr)
+        print("Run `kb --help` for the list of commands.", file=sys.stderr)
+        return EXIT_USAGE
+    name, rest = match
+    module = importlib.import_module(COMMANDS[name][0])
+    return int(module.main(rest))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `kb`; turns expected errors into one line and an exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(args)
+    except KbkitError as exc:
+        print(f"kb: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("kb: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception:
+        traceback.print_exc()
+        print("kb: unexpected error (a bug in kbkit): please report it with the traceback above",
+              file=sys.stderr)
+        return EXIT_UNEXPECTED
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,36 @@
+"""Inter-process (and inter-thread) locks on a sibling `.lock` file, via filelock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import filelock
+
+from kbkit.errors import LockTimeoutError
+
+DEFAULT_TIMEOUT = 60.0
+
+
+def lock_path_for(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+@contextmanager
+def locked(path: Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
+    """Hold the lock that guards `path` (a file or a folder) for the duration of the block."""
+    lock_file = lock_path_for(path)
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(str(lock_file), timeout=timeout, thread_local=False)
+    try:
+        lock.acquire()
+    except filelock.Timeout as exc:
+        raise LockTimeoutError(
+            f"{lock_file}: still locked after {timeout:.0f}s by another kbkit process; "
+            "wait for it to finish, then retry"
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()
