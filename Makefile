@@ -20,7 +20,7 @@ setup: $(STAMP) ## Create .venv/ with kbkit (editable) and the dev tools
 	@echo "kbkit is installed: $(BIN)/kb"
 
 test: $(STAMP) ## Run the test suite
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m 'not stress'
 
 check: $(STAMP) ## Run both validators on the project's own knowledge/ tree
 	$(BIN)/kb check
