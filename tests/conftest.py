@@ -37,8 +37,15 @@ def project_data_untouched() -> Iterator[None]:
 def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test starts in an empty temp folder, so a default `--repo .` is harmless."""
     monkeypatch.chdir(tmp_path)
-    for name in ("INTAKE_ROOT", "KNOWLEDGE_INTAKE_DIR", "KB_LESSONS", "ARTEX_RSI_LESSONS",
-                 "POST_MODE", "KNOWLEDGE_PR_ENABLED", "KNOWLEDGE_FORK_SLUG"):
+    for name in (
+        "INTAKE_ROOT",
+        "KNOWLEDGE_INTAKE_DIR",
+        "KB_LESSONS",
+        "ARTEX_RSI_LESSONS",
+        "POST_MODE",
+        "KNOWLEDGE_PR_ENABLED",
+        "KNOWLEDGE_FORK_SLUG",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "kbkit tests")

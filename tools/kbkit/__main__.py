@@ -80,10 +80,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").startswith("kbkit"):
+            raise
+        print(
+            f"kb: error: the dependency {exc.name!r} is not installed in this Python "
+            f"({sys.executable}); run `make setup` and use .venv/bin/kb",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     except Exception:
         traceback.print_exc()
-        print("kb: unexpected error (a bug in kbkit): please report it with the traceback above",
-              file=sys.stderr)
+        print(
+            "kb: unexpected error (a bug in kbkit): please report it with the traceback above",
+            file=sys.stderr,
+        )
         return EXIT_UNEXPECTED
 
 

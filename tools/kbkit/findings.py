@@ -53,7 +53,9 @@ def render_text(findings: list[Finding], pages: int) -> str:
     lines = [f"{_location(f)}: {f.rule_id} {f.message}" for f in findings]
     errors, warnings = count(findings)
     verdict = "failed" if errors else "passed"
-    lines.append(f"kbkit check {verdict}: {errors} error(s), {warnings} warning(s), {pages} page(s)")
+    lines.append(
+        f"kbkit check {verdict}: {errors} error(s), {warnings} warning(s), {pages} page(s)"
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -72,7 +72,9 @@ def iter_rows(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def encode_row(row: dict[str, Any]) -> bytes:
-    return (json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    return (
+        json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    ).encode()
 
 
 def append_rows(path: Path, rows: Iterable[dict[str, Any]], *, timeout: float = 60.0) -> int:

@@ -1,0 +1,99 @@
+"""Links of a page, found by markdown-it-py's own inline link rules on the spans that can hold one.
+
+A full inline parse of every paragraph costs most of a validator's time. Only five
+characters can start a construct that contains a `[` (`[`, `![`, a code span, an escape, a
+raw-HTML tag or autolink), so the scanner jumps between them and hands each candidate to
+markdown-it's `link`/`image` rules, which then parse exactly as CommonMark says (titles,
+`<...>` destinations, nested brackets, reference definitions). tests/test_links.py checks the
+result against a full markdown-it parse on fuzzed pages.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.autolink import autolink
+from markdown_it.rules_inline.backticks import backtick
+from markdown_it.rules_inline.html_inline import html_inline
+from markdown_it.rules_inline.image import image
+from markdown_it.rules_inline.link import link
+from markdown_it.token import Token
+
+_SPECIAL = re.compile(r"[\[!`\\<]")
+_EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
+
+
+class Link(NamedTuple):
+    """One link or image: its destination as written (percent-decoded) and its line."""
+
+    target: str
+    line: int
+    image: bool
+
+    @property
+    def is_external(self) -> bool:
+        return bool(_EXTERNAL.match(self.target))
+
+    @property
+    def path_part(self) -> str:
+        """The target without `#fragment` and `?query`."""
+        return self.target.split("#", 1)[0].split("?", 1)[0]
+
+
+def _collect(tokens: list[Token], offset: int, src: str, base_line: int, out: list[Link]) -> None:
+    line = base_line + src.count("\n", 0, offset)
+    stack = list(tokens)
+    while stack:
+        token = stack.pop(0)
+        if token.type == "link_open":
+            out.append(Link(unquote(str(token.attrGet("href") or "")), line, False))
+        elif token.type == "image":
+            out.append(Link(unquote(str(token.attrGet("src") or "")), line, True))
+            if token.children:
+                stack[:0] = token.children
+
+
+def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int) -> list[Link]:
+    """All links and images in one inline span; `base_line` is the span's first line."""
+    if "[" not in src:
+        return []
+    out: list[Link] = []
+    state = StateInline(src, md, env, [])
+    end = len(src)
+    pos = 0
+    while True:
+        match = _SPECIAL.search(src, pos)
+        if match is None:
+            break
+        pos = match.start()
+        char = src[pos]
+        state.pos = pos
+        state.posMax = end
+        if char == "\\":
+            pos += 2
+            continue
+        if char == "`":
+            backtick(state, True)
+            pos = state.pos
+            continue
+        if char == "<":
+            if autolink(state, True) or html_inline(state, True):
+                pos = state.pos
+            else:
+                pos += 1
+            continue
+        rule = link if char == "[" else image
+        if char == "!" and not src.startswith("[", pos + 1):
+            pos += 1
+            continue
+        state.tokens = []
+        if rule(state, False):
+            _collect(state.tokens, pos, src, base_line, out)
+            pos = state.pos
+        else:
+            pos += 1
+    return out

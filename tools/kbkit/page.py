@@ -1,0 +1,178 @@
+"""The page model: one parse of a markdown page that every check and the curator read.
+
+`parse_page` is pure (path and bytes in, `Page` out). It decodes UTF-8 (a BOM is noted and
+tolerated, CRLF is fine), splits the frontmatter, runs markdown-it-py's CommonMark block
+parser once over the body, and keeps what consumers need: headings with lines, links from the
+inline spans, code blocks (fenced of any length and marker, and indented), HTML comments and
+line/byte counts. Lines are 1-based lines of the whole file.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+from markdown_it import MarkdownIt
+
+from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, split_frontmatter
+from kbkit.links import Link, extract_links
+
+BOM = "\ufeff"
+
+
+class Heading(NamedTuple):
+    level: int
+    text: str
+    line: int
+
+
+class CodeBlock(NamedTuple):
+    """A fenced or indented code block; `first_line` is the line of its first content line."""
+
+    first_line: int
+    info: str
+    text: str
+    fenced: bool
+
+    def lines(self) -> list[tuple[int, str]]:
+        return [(self.first_line + i, line) for i, line in enumerate(self.text.split("\n")[:-1])]
+
+
+class Comment(NamedTuple):
+    """An HTML comment block or inline comment (`<!-- ... -->`) and its line."""
+
+    text: str
+    line: int
+
+
+class Page(NamedTuple):
+    path: str  # repo-relative POSIX path
+    size: int  # bytes on disk
+    text: str  # decoded text without BOM ("" when unreadable)
+    error: str | None  # why the page could not be read or decoded
+    bom: bool
+    frontmatter: Frontmatter
+    headings: tuple[Heading, ...]
+    links: tuple[Link, ...]
+    code_blocks: tuple[CodeBlock, ...]
+    comments: tuple[Comment, ...]
+    line_count: int
+    nonempty_lines: int
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def meta(self) -> dict[Any, Any]:
+        """The frontmatter mapping ({} when absent or invalid)."""
+        return self.frontmatter.data or {}
+
+    def code_line_numbers(self) -> frozenset[int]:
+        return frozenset(n for block in self.code_blocks for n, _ in block.lines())
+
+
+@functools.lru_cache(maxsize=1)
+def markdown_parser() -> MarkdownIt:
+    """CommonMark plus GFM tables; the inline pass is left to `links.extract_links`."""
+    md = MarkdownIt("commonmark").enable("table")
+    md.disable("inline")
+    return md
+
+
+def _counts(text: str) -> tuple[int, int]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    nonempty = sum(1 for line in lines if line.strip())
+    return len(lines), nonempty
+
+
+def unreadable_page(path: str, size: int, error: str) -> Page:
+    return Page(path, size, "", error, False, NO_FRONTMATTER, (), (), (), (), 0, 0)
+
+
+def decode(data: bytes) -> tuple[str, bool, str | None]:
+    """Return (text, had_bom, error)."""
+    if b"\x00" in data[:8192]:
+        return "", False, "binary file (contains NUL bytes), not markdown"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return "", False, f"not valid UTF-8 (line {line}, byte offset {exc.start})"
+    bom = text.startswith(BOM)
+    return (text[1:] if bom else text), bom, None
+
+
+def parse_page(path: str, data: bytes) -> Page:
+    """Parse one page's bytes; never raises for bad content (the error is on the page)."""
+    text, bom, error = decode(data)
+    if error is not None:
+        return unreadable_page(path, len(data), error)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    front = split_frontmatter(text)
+    body_line = 1 + text.count("\n", 0, front.body_offset)
+    headings, links, blocks, comments = _parse_body(text[front.body_offset :], body_line)
+    line_count, nonempty = _counts(text)
+    return Page(
+        path,
+        len(data),
+        text,
+        None,
+        bom,
+        front,
+        headings,
+        links,
+        blocks,
+        comments,
+        line_count,
+        nonempty,
+    )
+
+
+def _parse_body(
+    body: str, body_line: int
+) -> tuple[tuple[Heading, ...], tuple[Link, ...], tuple[CodeBlock, ...], tuple[Comment, ...]]:
+    md = markdown_parser()
+    env: dict[str, Any] = {}
+    tokens = md.parse(body, env)
+    offset = body_line - 1
+    headings: list[Heading] = []
+    links: list[Link] = []
+    blocks: list[CodeBlock] = []
+    comments: list[Comment] = []
+    pending_heading: int | None = None
+    for token in tokens:
+        kind = token.type
+        if kind == "inline":
+            first = (token.map[0] if token.map else 0) + 1 + offset
+            if pending_heading is not None:
+                headings.append(Heading(pending_heading, token.content.strip(), first))
+                pending_heading = None
+            links.extend(extract_links(md, token.content, env, first))
+            if "<!--" in token.content:
+                comments.extend(_inline_comments(token.content, first))
+        elif kind == "heading_open":
+            pending_heading = int(token.tag[1])
+        elif kind in ("fence", "code_block"):
+            start = (token.map[0] if token.map else 0) + offset + (2 if kind == "fence" else 1)
+            blocks.append(CodeBlock(start, token.info.strip(), token.content, kind == "fence"))
+        elif kind == "html_block" and "<!--" in token.content:
+            first = (token.map[0] if token.map else 0) + 1 + offset
+            comments.extend(_inline_comments(token.content, first))
+    return tuple(headings), tuple(links), tuple(blocks), tuple(comments)
+
+
+def _inline_comments(content: str, first_line: int) -> list[Comment]:
+    found = []
+    pos = 0
+    while (start := content.find("<!--", pos)) >= 0:
+        end = content.find("-->", start + 4)
+        if end < 0:
+            break
+        line = first_line + content.count("\n", 0, start)
+        found.append(Comment(content[start + 4 : end].strip(), line))
+        pos = end + 3
+    return found
