@@ -7,6 +7,7 @@ starts on a fresh line so the torn fragment never swallows a new row.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -116,10 +117,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_dir(path.parent)
 
