@@ -18,7 +18,7 @@ from kbkit.page import Page, parse_page, unreadable_page
 from kbkit.paths import document_id
 from kbkit.policy import Policy
 
-UNREADABLE = "tree/unreadable"
+UNREADABLE = "kb/unreadable"
 
 
 class Folder(NamedTuple):

@@ -25,6 +25,11 @@ class Context(NamedTuple):
     today: date
 
 
+UNREADABLE = Rule(
+    "kb/unreadable",
+    ERROR,
+    "a page or folder cannot be read as UTF-8 markdown (reported by every run)",
+)
 SUPPRESSION_UNUSED = Rule(
     "kb/suppression-unused", ERROR, "a kb-disable-next-line comment suppresses nothing"
 )
@@ -116,6 +121,11 @@ Checker = Callable[[Tree, Context], list[Finding]]
 def run_checkers(tree: Tree, checkers: dict[str, Checker], context: Context) -> list[Finding]:
     """Run the named checkers on one tree; suppressions apply across all of them."""
     findings: list[Finding] = list(tree.problems)
+    findings.extend(
+        Finding(page.path, 0, UNREADABLE.id, ERROR, page.error)
+        for _, page in tree.page_items()
+        if page.error is not None
+    )
     for checker in checkers.values():
         findings.extend(checker(tree, context))
     prefixes = tuple(f"{name}/" for name in checkers)

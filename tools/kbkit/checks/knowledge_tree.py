@@ -9,7 +9,6 @@ from kbkit.tree import Tree
 RULES: dict[str, Rule] = {
     rule.id: rule
     for rule in (
-        Rule("tree/unreadable", ERROR, "a page or folder cannot be read as UTF-8 markdown"),
         Rule("tree/root-missing", ERROR, "a configured root folder is missing"),
         Rule("tree/index-missing", ERROR, "a folder with pages has no _index.md"),
         Rule("tree/page-unregistered", ERROR, "a page is not linked from its folder's _index.md"),

@@ -18,11 +18,18 @@ def checkers() -> dict[str, Checker]:
 
 
 def all_rules() -> dict[str, Rule]:
-    from kbkit.checks import SUPPRESSION_INVALID, SUPPRESSION_UNUSED, knowledge_tree, wiki_lint
+    from kbkit.checks import (
+        SUPPRESSION_INVALID,
+        SUPPRESSION_UNUSED,
+        UNREADABLE,
+        knowledge_tree,
+        wiki_lint,
+    )
 
     rules = {**knowledge_tree.RULES, **wiki_lint.RULES}
     rules[SUPPRESSION_UNUSED.id] = SUPPRESSION_UNUSED
     rules[SUPPRESSION_INVALID.id] = SUPPRESSION_INVALID
+    rules[UNREADABLE.id] = UNREADABLE
     return rules
 
 
