@@ -59,7 +59,7 @@ def _collect(tokens: list[Token], offset: int, src: str, base_line: int, out: li
 
 def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int) -> list[Link]:
     """All links and images in one inline span; `base_line` is the span's first line."""
-    if "[" not in src:
+    if "[" not in src and "<" not in src:
         return []
     out: list[Link] = []
     state = StateInline(src, md, env, [])
@@ -81,7 +81,11 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
             pos = state.pos
             continue
         if char == "<":
-            if autolink(state, True) or html_inline(state, True):
+            state.tokens = []
+            if autolink(state, False):
+                _collect(state.tokens, pos, src, base_line, out)
+                pos = state.pos
+            elif html_inline(state, True):
                 pos = state.pos
             else:
                 pos += 1
