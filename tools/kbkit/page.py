@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
 
-from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, split_frontmatter
+from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.links import Link, extract_links
 
 BOM = "\ufeff"
@@ -176,3 +176,49 @@ def _inline_comments(content: str, first_line: int) -> list[Comment]:
         found.append(Comment(content[start + 4 : end].strip(), line))
         pos = end + 3
     return found
+
+
+def page_to_plain(page: Page) -> tuple[Any, ...]:
+    """A marshal-friendly copy of a page (plain tuples), for the parse cache."""
+    fm = page.frontmatter
+    return (
+        page.path,
+        page.size,
+        page.text,
+        page.error,
+        page.bom,
+        (
+            fm.present,
+            fm.data,
+            tuple(fm.error) if fm.error else None,
+            fm.start_line,
+            fm.end_line,
+            fm.body_offset,
+            fm.raw,
+        ),
+        tuple(map(tuple, page.headings)),
+        tuple(map(tuple, page.links)),
+        tuple(map(tuple, page.code_blocks)),
+        tuple(map(tuple, page.comments)),
+        page.line_count,
+        page.nonempty_lines,
+    )
+
+
+def page_from_plain(t: tuple[Any, ...]) -> Page:
+    fm = t[5]
+    error = FrontmatterError(*fm[2]) if fm[2] else None
+    return Page(
+        t[0],
+        t[1],
+        t[2],
+        t[3],
+        t[4],
+        Frontmatter(fm[0], fm[1], error, fm[3], fm[4], fm[5], fm[6]),
+        tuple(Heading(*h) for h in t[6]),
+        tuple(Link(*link) for link in t[7]),
+        tuple(CodeBlock(*c) for c in t[8]),
+        tuple(Comment(*c) for c in t[9]),
+        t[10],
+        t[11],
+    )

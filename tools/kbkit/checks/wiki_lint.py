@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from kbkit.checks import Context, Rule
 from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.page import Page
+from kbkit.policy import Policy
 from kbkit.tree import Tree
 
 RULES: dict[str, Rule] = {
@@ -33,7 +35,11 @@ RULES: dict[str, Rule] = {
 }
 
 
-def run(tree: Tree, context: Context) -> list[Finding]:
+def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
+    return []
+
+
+def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     """Run every lint rule."""
     findings: list[Finding] = []
     for rel, page in tree.page_items():
