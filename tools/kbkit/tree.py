@@ -219,17 +219,14 @@ PARALLEL_MIN_PAGES = 600
 
 def _parse_all(
     top: Path, todo: list[tuple[str, str]], policy: Policy, options: LoadOptions
-) -> list[tuple[str, Page, list[Finding], bytes]]:
+) -> list[Loaded]:
     """Parse pages, on several processes when the batch is large enough to pay for them."""
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
     if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES:
-        results = []
-        for rel, repo_rel in todo:
-            _, data, page, findings = _read_and_analyze(
-                str(top), rel, repo_rel, policy, options.analyze
-            )
-            results.append((rel, page, findings, digest(data)))
-        return results
+        return [
+            _read_and_analyze(str(top), rel, repo_rel, policy, options.analyze)
+            for rel, repo_rel in todo
+        ]
     size = max(50, len(todo) // (jobs * 4))
     chunks = [
         (str(top), todo[i : i + size], policy, options.analyze) for i in range(0, len(todo), size)
