@@ -11,17 +11,12 @@ result against a full markdown-it parse on fuzzed pages.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
-from markdown_it.rules_inline.autolink import autolink
-from markdown_it.rules_inline.backticks import backtick
-from markdown_it.rules_inline.html_inline import html_inline
-from markdown_it.rules_inline.image import image
-from markdown_it.rules_inline.link import link
-from markdown_it.token import Token
+if TYPE_CHECKING:  # markdown-it is imported lazily: a warm `kb check` never parses
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _SPECIAL = re.compile(r"[\[!`\\<]")
 _EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
@@ -61,6 +56,13 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
     """All links and images in one inline span; `base_line` is the span's first line."""
     if "[" not in src and "<" not in src:
         return []
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.rules_inline.autolink import autolink
+    from markdown_it.rules_inline.backticks import backtick
+    from markdown_it.rules_inline.html_inline import html_inline
+    from markdown_it.rules_inline.image import image
+    from markdown_it.rules_inline.link import link
+
     out: list[Link] = []
     state = StateInline(src, md, env, [])
     end = len(src)

@@ -10,12 +10,13 @@ line/byte counts. Lines are 1-based lines of the whole file.
 from __future__ import annotations
 
 import functools
-from typing import Any, NamedTuple
-
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.links import Link, extract_links
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 BOM = "\ufeff"
 
@@ -75,6 +76,8 @@ class Page(NamedTuple):
 @functools.lru_cache(maxsize=1)
 def markdown_parser() -> MarkdownIt:
     """CommonMark plus GFM tables; the inline pass is left to `links.extract_links`."""
+    from markdown_it import MarkdownIt  # imported lazily: a warm `kb check` never parses
+
     md = MarkdownIt("commonmark").enable("table")
     md.disable("inline")
     return md

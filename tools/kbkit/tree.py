@@ -7,7 +7,6 @@ the in-memory index (`Tree.exists`), never with one filesystem call per link.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import posixpath
 import stat
@@ -231,6 +230,8 @@ def _parse_all(
     chunks = [
         (str(top), todo[i : i + size], policy, options.analyze) for i in range(0, len(todo), size)
     ]
+    import multiprocessing  # only large cold loads pay for it
+
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     )
