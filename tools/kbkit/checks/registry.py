@@ -41,4 +41,8 @@ def run_validators(
     available = checkers()
     selected = {name: available[name] for name in names}
     findings = run_checkers(tree, selected, Context(today))
-    return findings, len(tree.pages)
+    if names == ("lint",):
+        from kbkit.checks import wiki_lint
+
+        return findings, len(wiki_lint.scope(tree))  # the pages lint checked
+    return findings, sum(1 for rel in tree.pages if tree.in_roots(rel))
