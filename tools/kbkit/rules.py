@@ -49,12 +49,12 @@ def _patterns(id_pattern: str) -> _Patterns:
 
 def id_regex(policy: Policy) -> re.Pattern[str]:
     """The whole-string pattern of one rule ID under `policy`."""
-    return re.compile(rf"^(?:{policy['rules']['id_pattern']})$")
+    return re.compile(rf"^(?:{policy.data['rules']['id_pattern']})$")
 
 
 def rule_ids(page: Page, policy: Policy) -> list[RuleId]:
     """Every rule ID `page` defines, in file order."""
-    patterns = _patterns(str(policy["rules"]["id_pattern"]))
+    patterns = _patterns(str(policy.data["rules"]["id_pattern"]))
     found = [
         RuleId(match["id"], heading.line, HEADING, heading.level)
         for heading in page.headings

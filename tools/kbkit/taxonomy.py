@@ -25,7 +25,7 @@ class Taxonomy(NamedTuple):
 
 def load_taxonomy(repo: Path, policy: Policy) -> Taxonomy:
     """Read the taxonomy `policy` points to; problems are returned, not raised."""
-    config = policy["taxonomy"]
+    config = policy.data["taxonomy"]
     listed = frozenset(str(tag) for tag in config.get("tags") or [])
     file, section = config.get("file"), config.get("section")
     if not file:

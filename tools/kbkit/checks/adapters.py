@@ -19,7 +19,7 @@ from kbkit.tree import Tree
 
 def adapter_findings(tree: Tree) -> list[Finding]:
     """L12–L17 for every manifest the policy's `adapters.glob` matches."""
-    config = tree.policy["adapters"]
+    config = tree.policy.data["adapters"]
     out: list[Finding] = []
     for path in sorted(tree.repo.glob(str(config["glob"]))):
         rel = rel_posix(path, tree.repo)
@@ -34,7 +34,7 @@ def adapter_findings(tree: Tree) -> list[Finding]:
 
 
 def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
-    config = tree.policy["adapters"]
+    config = tree.policy.data["adapters"]
     data, error = parse_yaml_mapping(text, first_line=1)
     if error is not None:
         rule = "lint/adapter-shape" if "must be a mapping" in error.message else "lint/adapter-yaml"
@@ -68,7 +68,7 @@ def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
                 f"allowed: {', '.join(allowed)}",
             )
         )
-    evidence = set(tree.policy["evidence_dirs"])
+    evidence = set(tree.policy.data["evidence_dirs"])
     for key in config["list_keys"]:
         if key not in section:
             continue

@@ -67,7 +67,7 @@ def field_findings(page: Page, policy: Policy) -> list[Finding]:
         line, message = (front.error.line, front.error.message) if front.error else (1, "invalid")
         return [Finding(page.path, line, "lint/frontmatter-invalid", ERROR, message)]
     meta = front.data
-    config = policy["frontmatter"]
+    config = policy.data["frontmatter"]
     out: list[Finding] = []
 
     def add(key: str, rule: str, message: str, severity: str = ERROR) -> None:

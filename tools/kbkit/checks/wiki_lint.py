@@ -48,11 +48,11 @@ RULES: dict[str, Rule] = {
 def in_scope(rel: str, policy: Policy) -> bool:
     """Is the root-relative page `rel` a synthesized page that lint checks?"""
     parts = rel.split("/")
-    if len(parts) < 2 or parts[0] not in policy["roots"]:
+    if len(parts) < 2 or parts[0] not in policy.data["roots"]:
         return False
-    if set(parts[:-1]) & set(policy["evidence_dirs"]):
+    if set(parts[:-1]) & set(policy.data["evidence_dirs"]):
         return False
-    for prefix in policy["lint_exclude"]:
+    for prefix in policy.data["lint_exclude"]:
         cut = str(prefix).strip("/")
         if rel == cut or rel.startswith(cut + "/"):
             return False
@@ -140,7 +140,7 @@ def _orphan_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]
             target = tree.resolve(rel, link.target)
             if target is not None and target != rel:
                 linked.add(target)
-    index = str(tree.policy["index_page"])
+    index = str(tree.policy.data["index_page"])
     return [
         Finding(
             page.path,
@@ -155,7 +155,7 @@ def _orphan_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]
 
 
 def _duplicate_rule_ids(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]:
-    page_type = tree.policy["rules"]["page_type"]
+    page_type = tree.policy.data["rules"]["page_type"]
     first: dict[str, tuple[str, int]] = {}
     out = []
     for _, page in pages:
