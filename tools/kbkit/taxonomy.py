@@ -17,9 +17,12 @@ from kbkit.policy import Policy
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 
 
+POLICY_SOURCE = "taxonomy.tags in the policy"
+
+
 class Taxonomy(NamedTuple):
     tags: frozenset[str]
-    source: str  # repo-relative file, or "policy" when only policy tags are used
+    source: str  # repo-relative file, or POLICY_SOURCE when only policy tags are used
     problem: str | None  # why the taxonomy is unusable (then `tags` must not be trusted)
 
 
@@ -30,9 +33,9 @@ def load_taxonomy(repo: Path, policy: Policy) -> Taxonomy:
     file, section = config.get("file"), config.get("section")
     if not file:
         if listed:
-            return Taxonomy(listed, "policy", None)
+            return Taxonomy(listed, POLICY_SOURCE, None)
         return Taxonomy(
-            listed, "policy", "no tag taxonomy configured: set taxonomy.tags or taxonomy.file"
+            listed, POLICY_SOURCE, "no tag taxonomy configured: set taxonomy.tags or taxonomy.file"
         )
     path = repo / str(file)
     try:

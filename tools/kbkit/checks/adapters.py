@@ -37,8 +37,10 @@ def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
     config = tree.policy.data["adapters"]
     data, error = parse_yaml_mapping(text, first_line=1)
     if error is not None:
-        rule = "lint/adapter-shape" if "must be a mapping" in error.message else "lint/adapter-yaml"
-        return [Finding(rel, error.line, rule, ERROR, f"manifest: {error.message}")]
+        if "must be a mapping" in error.message:
+            message = error.message.replace("frontmatter", "the manifest's top level")
+            return [Finding(rel, error.line, "lint/adapter-shape", ERROR, message)]
+        return [Finding(rel, error.line, "lint/adapter-yaml", ERROR, error.message)]
     section_key = str(config["section"])
     if data is None or section_key not in data:
         return []

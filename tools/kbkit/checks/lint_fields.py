@@ -85,6 +85,12 @@ def field_findings(page: Page, policy: Policy) -> list[Finding]:
                     f"required frontmatter field `{key}` is missing",
                 )
             )
+    if "title" in meta and not (isinstance(meta["title"], str) and meta["title"].strip()):
+        add(
+            "title",
+            "lint/field-missing",
+            f"title is {_describe(meta['title'])}; a page needs a title as text (quote it)",
+        )
     types = list(config["types"])
     if "type" in meta and meta["type"] not in types:
         add(

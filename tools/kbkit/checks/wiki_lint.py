@@ -16,7 +16,7 @@ from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
 from kbkit.rules import rule_ids
-from kbkit.taxonomy import load_taxonomy
+from kbkit.taxonomy import POLICY_SOURCE, load_taxonomy
 from kbkit.tree import Tree
 
 RULES: dict[str, Rule] = {
@@ -93,7 +93,9 @@ def run(tree: Tree, context: Context) -> list[Finding]:
 def _taxonomy_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]:
     taxonomy = load_taxonomy(tree.repo, tree.policy)
     if taxonomy.problem is not None:
-        where = tree.repo_path("policy.yaml") if taxonomy.source == "policy" else taxonomy.source
+        where = (
+            tree.repo_path("policy.yaml") if taxonomy.source == POLICY_SOURCE else taxonomy.source
+        )
         # Without a taxonomy every tag would be "unknown": report the cause once instead.
         return [Finding(where, 0, "lint/taxonomy-missing", ERROR, taxonomy.problem)]
     return [
