@@ -261,3 +261,20 @@ def test_every_lint_and_kb_rule_has_a_wiki_lint_bad_case() -> None:
         "kb/unreadable",
     }
     assert sorted(wanted - covered) == []
+
+
+def test_an_invalid_rule_id_pattern_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "repo"
+    rule = GOOD.replace("type: guide", "type: rule") + "\n### REV-1a — x\n"
+    _write(
+        repo,
+        {
+            "knowledge/policy.yaml": "taxonomy:\n  tags: [a]\nrules:\n  id_pattern: '[A-Z'\n",
+            "knowledge/general/_index.md": GOOD.replace("guide", "index") + "[r](rules.md)\n",
+            "knowledge/general/rules.md": rule,
+        },
+    )
+    assert main(["check-wiki-lint", "--repo", str(repo)]) == 2
+    assert "rules.id_pattern" in capsys.readouterr().err

@@ -13,6 +13,7 @@ import functools
 import re
 from typing import NamedTuple
 
+from kbkit.errors import UsageError
 from kbkit.page import Page
 from kbkit.policy import Policy
 
@@ -39,6 +40,13 @@ class _Patterns(NamedTuple):
 
 @functools.lru_cache(maxsize=8)
 def _patterns(id_pattern: str) -> _Patterns:
+    try:
+        re.compile(id_pattern)
+    except re.error as exc:
+        raise UsageError(
+            f"policy key 'rules.id_pattern' {id_pattern!r} is not a valid regular expression "
+            f"({exc}); fix it in the policy file"
+        ) from exc
     ident = f"(?P<id>{id_pattern})"
     return _Patterns(
         heading=re.compile(rf"^{ident}(?:{_TITLE_SEP}|\s*$)"),
@@ -49,7 +57,9 @@ def _patterns(id_pattern: str) -> _Patterns:
 
 def id_regex(policy: Policy) -> re.Pattern[str]:
     """The whole-string pattern of one rule ID under `policy`."""
-    return re.compile(rf"^(?:{policy.data['rules']['id_pattern']})$")
+    pattern = str(policy.data["rules"]["id_pattern"])
+    _patterns(pattern)  # a clear UsageError for an invalid pattern
+    return re.compile(rf"^(?:{pattern})$")
 
 
 def rule_ids(page: Page, policy: Policy) -> list[RuleId]:

@@ -11,6 +11,7 @@ import posixpath
 import re
 from typing import Any
 
+from kbkit.errors import UsageError
 from kbkit.findings import ERROR, Finding
 from kbkit.frontmatter import parse_yaml_mapping
 from kbkit.paths import rel_posix
@@ -21,7 +22,14 @@ def adapter_findings(tree: Tree) -> list[Finding]:
     """L12–L17 for every manifest the policy's `adapters.glob` matches."""
     config = tree.policy.data["adapters"]
     out: list[Finding] = []
-    for path in sorted(tree.repo.glob(str(config["glob"]))):
+    pattern = str(config["glob"])
+    try:
+        paths = sorted(tree.repo.glob(pattern))
+    except (ValueError, NotImplementedError) as exc:
+        raise UsageError(
+            f"policy key 'adapters.glob' {pattern!r} must be a repo-relative pattern ({exc})"
+        ) from exc
+    for path in paths:
         rel = rel_posix(path, tree.repo)
         try:
             text = path.read_bytes().decode("utf-8-sig")

@@ -46,7 +46,10 @@ def _describe(value: Any) -> str:
         return "a list"
     if value is None:
         return "empty"
-    return repr(value) if isinstance(value, str) else f"{value!r} ({type(value).__name__})"
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return shown if isinstance(value, str) else f"{shown} ({type(value).__name__})"
 
 
 def field_findings(page: Page, policy: Policy) -> list[Finding]:

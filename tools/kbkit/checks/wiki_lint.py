@@ -134,8 +134,13 @@ def _stale_findings(tree: Tree, pages: list[tuple[str, Page]], context: Context)
 
 
 def _orphan_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]:
+    # Every page under the knowledge root is a source, except the untracked local/ folder:
+    # what a reviewer's private notes link to must not change the result (B8).
+    local = str(tree.policy.data["local_dir"]).strip("/") + "/"
     linked: set[str] = set()
-    for rel, page in tree.pages.items():  # every page under the knowledge root is a source
+    for rel, page in tree.pages.items():
+        if rel.startswith(local):
+            continue
         for link in page.links:
             if link.is_external:
                 continue
