@@ -162,13 +162,12 @@ Analyzer = Callable[[str, Page, Policy], Analysis]
 NO_ANALYSIS: Analysis = ([], {})
 
 
-def keeps_text(rel: str) -> bool:
-    """Only index pages keep their text in the loaded tree (bounded memory at any size)."""
-    return rel.endswith("/_index.md") or rel == "_index.md"
-
-
-def compact(rel: str, page: Page) -> Page:
-    if keeps_text(rel):
+def compact(rel: str, page: Page, keep_text: bool) -> Page:
+    """The page as the loaded tree keeps it: validators keep text only for index pages,
+    so memory stays bounded at any tree size (page-local checks ran on the full page)."""
+    if keep_text:
+        return page
+    if rel.endswith("/_index.md") or rel == "_index.md":
         return page._replace(code_blocks=())
     return page._replace(text="", code_blocks=())
 
@@ -179,6 +178,7 @@ class LoadOptions(NamedTuple):
     analyze: Analyzer | None = None
     use_cache: bool = True
     jobs: int = 0  # 0: decide from the work size and the CPU count
+    keep_text: bool = True  # False: only index pages keep their text (bounded memory)
 
 
 Loaded = tuple[
@@ -187,7 +187,7 @@ Loaded = tuple[
 
 
 def _read_and_analyze(
-    top: str, rel: str, repo_rel: str, policy: Policy, analyze: Analyzer | None
+    top: str, rel: str, repo_rel: str, policy: Policy, options: LoadOptions
 ) -> Loaded:
     try:
         with open(os.path.join(top, rel), "rb") as handle:
@@ -197,18 +197,18 @@ def _read_and_analyze(
         return rel, page, [], {}, b""
     page = parse_page(repo_rel, data)
     findings, facts = NO_ANALYSIS
-    if analyze is not None and page.error is None:
-        findings, facts = analyze(rel, page, policy)
-    return rel, compact(rel, page), findings, facts, digest(data)
+    if options.analyze is not None and page.error is None:
+        findings, facts = options.analyze(rel, page, policy)
+    return rel, compact(rel, page, options.keep_text), findings, facts, digest(data)
 
 
 def _work_chunk(
-    args: tuple[str, list[tuple[str, str]], Policy, Analyzer | None],
+    args: tuple[str, list[tuple[str, str]], Policy, LoadOptions],
 ) -> list[tuple[Any, ...]]:
-    top, items, policy, analyze = args
+    top, items, policy, options = args
     out = []
     for rel, repo_rel in items:
-        _, page, findings, facts, dig = _read_and_analyze(top, rel, repo_rel, policy, analyze)
+        _, page, findings, facts, dig = _read_and_analyze(top, rel, repo_rel, policy, options)
         out.append((rel, page_to_plain(page), [tuple(f) for f in findings], facts, dig))
     return out
 
@@ -223,13 +223,10 @@ def _parse_all(
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
     if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES:
         return [
-            _read_and_analyze(str(top), rel, repo_rel, policy, options.analyze)
-            for rel, repo_rel in todo
+            _read_and_analyze(str(top), rel, repo_rel, policy, options) for rel, repo_rel in todo
         ]
     size = max(50, len(todo) // (jobs * 4))
-    chunks = [
-        (str(top), todo[i : i + size], policy, options.analyze) for i in range(0, len(todo), size)
-    ]
+    chunks = [(str(top), todo[i : i + size], policy, options) for i in range(0, len(todo), size)]
     import multiprocessing  # only large cold loads pay for it
 
     context = multiprocessing.get_context(
@@ -302,7 +299,7 @@ def _open_cache(repo: Path, policy: Policy, options: LoadOptions) -> PageCache |
     if not options.use_cache:
         return None
     analyzer = getattr(options.analyze, "__qualname__", "none")
-    namespace = f"{code_fingerprint()}:{policy.fingerprint}:{analyzer}"
+    namespace = f"{code_fingerprint()}:{policy.fingerprint}:{analyzer}:{options.keep_text}"
     return PageCache(cache_file(repo, "pages"), namespace)
 
 

@@ -53,11 +53,19 @@ def run_validators(
     repo: Path, policy: Policy, names: tuple[str, ...], today: date, use_cache: bool = True
 ) -> tuple[list[Finding], int]:
     """Load the tree once and run the named validators; returns (findings, pages checked)."""
-    tree = load_tree(repo, policy, LoadOptions(analyze=analyze_page, use_cache=use_cache))
-    return check_tree(tree, names, today), len(tree.pages)
+    tree = load_tree(
+        repo, policy, LoadOptions(analyze=analyze_page, use_cache=use_cache, keep_text=False)
+    )
+    findings = check_tree(tree, names, today)
+    if names == ("lint",):
+        from kbkit.checks import wiki_lint
+
+        return findings, len(wiki_lint.scope(tree))  # the pages lint checked
+    return findings, sum(1 for rel in tree.pages if tree.in_roots(rel))
 
 
 def check_tree(tree: Tree, names: tuple[str, ...], today: date) -> list[Finding]:
+    """Run the named validators on a loaded tree (page-level findings come from the load)."""
     modules = validator_modules()
     prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in names)
     page_level = [
