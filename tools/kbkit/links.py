@@ -103,3 +103,37 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
         else:
             pos += 1
     return out
+
+
+def extract_comments(md: MarkdownIt, src: str, base_line: int) -> list[tuple[str, int]]:
+    """HTML comments (`<!-- ... -->`) in one inline span, as (text, line); code spans and
+    escapes hide them exactly as CommonMark says."""
+    if "<!--" not in src:
+        return []
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.rules_inline.backticks import backtick
+    from markdown_it.rules_inline.html_inline import html_inline
+
+    out: list[tuple[str, int]] = []
+    state = StateInline(src, md, {}, [])
+    pos = 0
+    while (match := _COMMENT_SPECIAL.search(src, pos)) is not None:
+        pos = match.start()
+        state.pos, state.posMax = pos, len(src)
+        if src[pos] == "\\":
+            pos += 2
+        elif src[pos] == "`":
+            backtick(state, True)
+            pos = state.pos
+        else:
+            state.tokens = []
+            if html_inline(state, False) and state.tokens[-1].content.startswith("<!--"):
+                text = state.tokens[-1].content[4:].rsplit("-->", 1)[0].strip()
+                out.append((text, base_line + src.count("\n", 0, pos)))
+                pos = state.pos
+            else:
+                pos += 1
+    return out
+
+
+_COMMENT_SPECIAL = re.compile(r"[`\\<]")

@@ -13,7 +13,7 @@ import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
-from kbkit.links import Link, extract_links
+from kbkit.links import Link, extract_comments, extract_links
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -156,7 +156,8 @@ def _parse_body(
                 pending_heading = None
             links.extend(extract_links(md, token.content, env, first))
             if "<!--" in token.content:
-                comments.extend(_inline_comments(token.content, first))
+                found = extract_comments(md, token.content, first)
+                comments.extend(Comment(text, line) for text, line in found)
         elif kind == "heading_open":
             pending_heading = int(token.tag[1])
         elif kind in ("fence", "code_block"):
