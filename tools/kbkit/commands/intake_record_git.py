@@ -40,11 +40,11 @@ def main(argv: list[str] | None = None) -> int:
             "pass --slug OWNER/NAME or set `repo:` in intake/config.yaml"
         )
     slug = identity.normalize(slug)
-    rows = git_rows(source, args.branch, slug, load_events(folder))
-    result = record_events(folder, rows)
+    scan = git_rows(source, args.branch, slug, load_events(folder))
+    result = record_events(folder, scan.rows)
     print(
         f"{source} {args.branch}: {len(result.added)} merged PR(s) recorded for {slug}, "
-        f"{len(result.already)} already recorded"
+        f"{scan.already + len(result.already)} already recorded"
     )
     return 0
 

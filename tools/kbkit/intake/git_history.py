@@ -97,14 +97,23 @@ def commit_diff(repo: Path, commit: MergedCommit) -> str:
     return git.run_git(repo, "diff-tree", "-p", "--root", "--no-color", commit.sha, "--")
 
 
-def git_rows(repo: Path, branch: str, slug: str, known: Container[tuple[str, str]]) -> list[Row]:
+class GitScan(NamedTuple):
+    rows: list[Row]
+    already: int  # merged PRs of the branch that were recorded before
+
+
+def git_rows(repo: Path, branch: str, slug: str, known: Container[tuple[str, str]]) -> GitScan:
     """Rows for the merged PRs not recorded yet (only those pay for a diff)."""
     recorded_at = timestamp()
     rows: list[Row] = []
     seen: set[str] = set()
+    already = 0
     for commit in merged_commits(repo, branch):
         source_id = f"{slug}#{commit.number}"
-        if ("merged_pr", source_id) in known or source_id in seen:
+        if ("merged_pr", source_id) in known:
+            already += 1
+            continue
+        if source_id in seen:
             continue
         seen.add(source_id)
         rows.append(
@@ -126,4 +135,4 @@ def git_rows(repo: Path, branch: str, slug: str, known: Container[tuple[str, str
                 "recorded_at": recorded_at,
             }
         )
-    return rows
+    return GitScan(rows, already)
