@@ -21,11 +21,15 @@ def producer_run() -> dict[str, object]:
 
 # ---- producer side: pinned on its own fixture (a change to `drop` must break this test) ----
 
-def test_producer_writes_the_pinned_v1_record(tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_producer_writes_the_pinned_v1_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     drops = tmp_path / "drops"
-    assert main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json"),
-                 "--dir", str(drops)]) == 0
+    assert (
+        main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json"), "--dir", str(drops)])
+        == 0
+    )
     written = drops / "bugfix-2026-11-30-0815.json"
     assert json.loads(written.read_text()) == {
         "run_id": "bugfix-2026-11-30-0815",
@@ -33,17 +37,21 @@ def test_producer_writes_the_pinned_v1_record(tmp_path: Path,
         "pr": 57,
         "kind": "bugfix_run",
         "title": "check-wiki-lint crashed on a page whose frontmatter is a list",
-        "groups": [{
-            "signature": "wiki-lint: AttributeError 'list' object has no attribute 'get'",
-            "jobs": ["ci/check"],
-            "root_cause": "The frontmatter loader assumed a mapping and called .get on a "
-                          "YAML list.",
-            "fix_summary": "Report frontmatter-not-mapping as a finding instead of crashing.",
-            "verification": "New bad case tests/cases/wiki_lint/bad/list-frontmatter passes; "
-                            "make check green.",
-            "files": ["tools/kbkit/frontmatter.py",
-                      "tests/cases/wiki_lint/bad/list-frontmatter.md"],
-        }],
+        "groups": [
+            {
+                "signature": "wiki-lint: AttributeError 'list' object has no attribute 'get'",
+                "jobs": ["ci/check"],
+                "root_cause": "The frontmatter loader assumed a mapping and called .get on a "
+                "YAML list.",
+                "fix_summary": "Report frontmatter-not-mapping as a finding instead of crashing.",
+                "verification": "New bad case tests/cases/wiki_lint/bad/list-frontmatter passes; "
+                "make check green.",
+                "files": [
+                    "tools/kbkit/frontmatter.py",
+                    "tests/cases/wiki_lint/bad/list-frontmatter.md",
+                ],
+            }
+        ],
         "created_at": "2026-11-30T08:15:00Z",
     }
     assert sorted(p.name for p in drops.iterdir()) == [written.name]  # no temp file left
@@ -51,23 +59,39 @@ def test_producer_writes_the_pinned_v1_record(tmp_path: Path,
     assert f"wrote {written}" in out and "(1 verified group(s))" in out
 
 
-def test_producer_reads_the_directory_from_the_environment(tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch
-                                                           ) -> None:
+def test_producer_reads_the_directory_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KNOWLEDGE_INTAKE_DIR", str(tmp_path / "env-drops"))
     assert main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json")]) == 0
     assert (tmp_path / "env-drops" / "bugfix-2026-11-30-0815.json").is_file()
 
 
-@pytest.mark.parametrize(("change", "summary"), [
-    ({"push": {"dry_run": True, "ok": True}}, "dry run, nothing landed"),
-    ({"push": {"dry_run": False, "ok": False}}, "the push failed"),
-    ({"groups": [{"signature": "s", "jobs": [], "root_cause": "cause", "fix_summary": "",
-                  "verification": "  ", "files": []}]}, "no fix group has both"),
-])
-def test_producer_is_fail_open_when_nothing_landed(change: dict[str, object], summary: str,
-                                                   tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("change", "summary"),
+    [
+        ({"push": {"dry_run": True, "ok": True}}, "dry run, nothing landed"),
+        ({"push": {"dry_run": False, "ok": False}}, "the push failed"),
+        (
+            {
+                "groups": [
+                    {
+                        "signature": "s",
+                        "jobs": [],
+                        "root_cause": "cause",
+                        "fix_summary": "",
+                        "verification": "  ",
+                        "files": [],
+                    }
+                ]
+            },
+            "no fix group has both",
+        ),
+    ],
+)
+def test_producer_is_fail_open_when_nothing_landed(
+    change: dict[str, object], summary: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run = producer_run() | change
     (tmp_path / "run.json").write_text(json.dumps(run))
     assert main(["intake", "drop", "--run", "run.json", "--dir", "drops"]) == 0
@@ -75,8 +99,9 @@ def test_producer_is_fail_open_when_nothing_landed(change: dict[str, object], su
     assert not (tmp_path / "drops").exists()
 
 
-def test_producer_without_a_directory_says_so(tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_producer_without_a_directory_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json")]) == 0
     assert "KNOWLEDGE_INTAKE_DIR is not set" in capsys.readouterr().out
 
@@ -87,8 +112,9 @@ def test_producer_write_error_is_fail_open(tmp_path: Path) -> None:
     assert outcome.path is None and "could not write" in outcome.summary
 
 
-def test_producer_refuses_a_run_of_the_wrong_shape(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_producer_refuses_a_run_of_the_wrong_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "run.json").write_text(json.dumps(producer_run() | {"pr": "fifty"}))
     assert main(["intake", "drop", "--run", "run.json", "--dir", "drops"]) == 1
     assert "run.json: not a valid drop record v1: at $.pr" in capsys.readouterr().err
@@ -98,11 +124,13 @@ def test_producer_refuses_a_run_of_the_wrong_shape(tmp_path: Path,
 
 # ---- consumer side: pinned on a separate fixture (a change to `collect` must break this) ----
 
+
 def test_consumer_records_the_pinned_v1_record(tmp_path: Path) -> None:
     drops = tmp_path / "drops"
     drops.mkdir()
     (drops / "bugfix-2026-11-28-2210.json").write_bytes(
-        (FIXTURES / "consumer_drop_record.json").read_bytes())
+        (FIXTURES / "consumer_drop_record.json").read_bytes()
+    )
     assert main(["intake", "collect", "--drops", str(drops), "--repo", str(tmp_path)]) == 0
     events = load_events(tmp_path / "intake")
     row = events[("bugfix_run", "bugfix-2026-11-28-2210")]
@@ -116,10 +144,14 @@ def test_consumer_records_the_pinned_v1_record(tmp_path: Path) -> None:
         "via": "drop",
         "record": json.loads((FIXTURES / "consumer_drop_record.json").read_text()),
     }
-    assert row["record"]["groups"][0]["root_cause"] == \
-        "The rule heading pattern made the group digit optional."
-    assert load_status(tmp_path / "intake")[("bugfix_run", "bugfix-2026-11-28-2210")][
-        "state"] == "pending"
+    assert (
+        row["record"]["groups"][0]["root_cause"]
+        == "The rule heading pattern made the group digit optional."
+    )
+    assert (
+        load_status(tmp_path / "intake")[("bugfix_run", "bugfix-2026-11-28-2210")]["state"]
+        == "pending"
+    )
 
 
 def test_producer_output_is_accepted_by_the_consumer(tmp_path: Path) -> None:
@@ -165,9 +197,9 @@ def _bad_drops(drops: Path, outside: Path) -> dict[str, str]:
     }
 
 
-def test_bad_drop_files_are_quarantined_with_a_reason(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]
-                                                      ) -> None:
+def test_bad_drop_files_are_quarantined_with_a_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     drops = tmp_path / "drops"
     drops.mkdir()
     (drops / "first.json").write_bytes((FIXTURES / "consumer_drop_record.json").read_bytes())
@@ -192,7 +224,9 @@ def test_bad_drop_files_are_quarantined_with_a_reason(tmp_path: Path,
     # the good files are still there, only the new valid run was added
     assert ledger.read_bytes().startswith(before)
     assert sorted(k[1] for k in load_events(tmp_path / "intake")) == [
-        "bugfix-2026-11-28-2210", "inside"]
+        "bugfix-2026-11-28-2210",
+        "inside",
+    ]
     assert main(["intake", "collect", "--drops", str(drops)]) == 0  # quarantine is left alone
 
 

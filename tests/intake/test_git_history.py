@@ -15,28 +15,46 @@ from kbkit.intake.schemas import EVENTS, schema_errors
 def history(repo: Path) -> Path:
     """main: a plain commit, a merged PR #12 (merge commit), a squash merge (#13)."""
     init_repo(repo)
-    commit_files(repo, {"README.md": "# app\n", "src/app/validate.py": "def check():\n    pass\n"},
-                 "Initial import")
+    commit_files(
+        repo,
+        {"README.md": "# app\n", "src/app/validate.py": "def check():\n    pass\n"},
+        "Initial import",
+    )
     git(repo, "checkout", "-q", "-b", "fix/tags")
-    commit_files(repo, {
-        "docs/tags.md": "Tags may be a flow list.\n" * 3,
-        "tests/test_validate.py": "def test_flow_list():\n    assert True\n",
-        "src/app/validate.py": "def check(tags):\n    return list(tags)\n",
-    }, "Accept flow-list tags")
+    commit_files(
+        repo,
+        {
+            "docs/tags.md": "Tags may be a flow list.\n" * 3,
+            "tests/test_validate.py": "def test_flow_list():\n    assert True\n",
+            "src/app/validate.py": "def check(tags):\n    return list(tags)\n",
+        },
+        "Accept flow-list tags",
+    )
     git(repo, "checkout", "-q", "main")
-    git(repo, "merge", "-q", "--no-ff", "fix/tags", "-m",
+    git(
+        repo,
+        "merge",
+        "-q",
+        "--no-ff",
+        "fix/tags",
+        "-m",
         "Merge pull request #12 from dev/fix/tags\n\nValidators: accept flow-list tags\n\n"
-        "The tag rule read the raw scalar.")
-    commit_files(repo, {"src/app/links.py": "def normalize(link):\n    return link.rstrip('/')\n"},
-                 "Links: normalize trailing slashes (#13)\n\nDuplicate index links slipped through.")
+        "The tag rule read the raw scalar.",
+    )
+    links = "def normalize(link):\n    return link.rstrip('/')\n"
+    commit_files(
+        repo,
+        {"src/app/links.py": links},
+        "Links: normalize trailing slashes (#13)\n\nDuplicate links slipped through.",
+    )
     commit_files(repo, {"NOTES.txt": "not a PR\n"}, "Update notes")
     git(repo, "remote", "add", "origin", f"git@github.com:{SLUG}.git")
     return repo
 
 
-def test_merge_and_squash_commits_become_rows_with_source_first_excerpts(tmp_path: Path,
-                                                                         capsys: pytest.CaptureFixture[str]
-                                                                         ) -> None:
+def test_merge_and_squash_commits_become_rows_with_source_first_excerpts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = history(tmp_path / "app")
     assert main(["intake", "record-git", "--repo", str(repo)]) == 0
     events = load_events(repo / "intake")
@@ -46,8 +64,10 @@ def test_merge_and_squash_commits_become_rows_with_source_first_excerpts(tmp_pat
     assert merged["summary"] == "The tag rule read the raw scalar."
     assert merged["via"] == "git" and merged["author"] == "kbkit tests"
     excerpt = merged["diff_excerpt"]
-    order = [excerpt.index(f"--- {p}") for p in
-             ("src/app/validate.py", "tests/test_validate.py", "docs/tags.md")]
+    order = [
+        excerpt.index(f"--- {p}")
+        for p in ("src/app/validate.py", "tests/test_validate.py", "docs/tags.md")
+    ]
     assert order == sorted(order)
     squash = events[("merged_pr", f"{SLUG}#13")]
     assert squash["title"] == "Links: normalize trailing slashes"
@@ -62,23 +82,42 @@ def test_separate_ledger_repo_and_slug_option(tmp_path: Path) -> None:
     repo = history(tmp_path / "app")
     ledgers = tmp_path / "kb"
     ledgers.mkdir()
-    assert main(["intake", "record-git", "--repo", str(ledgers), "--git", str(repo),
-                 "--slug", "acme/app", "--branch", "main"]) == 0
-    assert sorted(load_events(ledgers / "intake")) == [("merged_pr", "acme/app#12"),
-                                                       ("merged_pr", "acme/app#13")]
+    assert (
+        main(
+            [
+                "intake",
+                "record-git",
+                "--repo",
+                str(ledgers),
+                "--git",
+                str(repo),
+                "--slug",
+                "acme/app",
+                "--branch",
+                "main",
+            ]
+        )
+        == 0
+    )
+    assert sorted(load_events(ledgers / "intake")) == [
+        ("merged_pr", "acme/app#12"),
+        ("merged_pr", "acme/app#13"),
+    ]
     assert not (repo / "intake").exists()
 
 
-def test_no_remote_and_no_slug_is_a_usage_error(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_remote_and_no_slug_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = init_repo(tmp_path / "r")
     commit_files(repo, {"a.py": "x = 1\n"}, "Start (#1)")
     assert main(["intake", "record-git", "--repo", str(repo)]) == 2
     assert "pass --slug OWNER/NAME" in capsys.readouterr().err
 
 
-def test_unknown_branch_and_non_repository(tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_branch_and_non_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = history(tmp_path / "app")
     assert main(["intake", "record-git", "--repo", str(repo), "--branch", "nope"]) == 2
     assert "no branch or commit 'nope'" in capsys.readouterr().err
@@ -112,12 +151,15 @@ def _diff(path: str, hunks: list[list[str]]) -> str:
 
 
 def test_excerpt_orders_by_class_then_size_and_stays_under_8_kib() -> None:
-    diff = (_diff("docs/a.md", [["+doc"]])
-            + _diff("tests/test_a.py", [["+t1", "+t2"]])
-            + _diff("src/a.py", [[" ctx", "+small"], ["-old", "+new", "+more"]]))
+    diff = (
+        _diff("docs/a.md", [["+doc"]])
+        + _diff("tests/test_a.py", [["+t1", "+t2"]])
+        + _diff("src/a.py", [[" ctx", "+small"], ["-old", "+new", "+more"]])
+    )
     excerpt = build_excerpt(diff)
     assert [excerpt.index(s) for s in ("+more", "+small", "+t1", "+doc")] == sorted(
-        excerpt.index(s) for s in ("+more", "+small", "+t1", "+doc"))
+        excerpt.index(s) for s in ("+more", "+small", "+t1", "+doc")
+    )
     big = _diff("src/big.py", [[f"+line {i} " + "é" * 40 for i in range(300)]])
     big += _diff("src/other.py", [["+x"]])
     limited = build_excerpt(big)

@@ -20,10 +20,14 @@ def record(**changes: Any) -> dict[str, Any]:
 
 
 def comment(cid: int, body: str, association: str = "MEMBER") -> dict[str, Any]:
-    return {"id": cid, "body": body, "author_association": association,
-            "user": {"login": f"user{cid}"},
-            "html_url": f"https://github.com/{SLUG}/issues/3#issuecomment-{cid}",
-            "created_at": "2026-11-30T08:00:00Z"}
+    return {
+        "id": cid,
+        "body": body,
+        "author_association": association,
+        "user": {"login": f"user{cid}"},
+        "html_url": f"https://github.com/{SLUG}/issues/3#issuecomment-{cid}",
+        "created_at": "2026-11-30T08:00:00Z",
+    }
 
 
 def run(tmp_path: Path, comments: list[dict[str, Any]], *extra: str) -> int:
@@ -31,18 +35,22 @@ def run(tmp_path: Path, comments: list[dict[str, Any]], *extra: str) -> int:
     return main(["intake", "mailbox", "--from", "comments.json", "--slug", SLUG, *extra])
 
 
-def test_collaborator_comments_are_recorded_once(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_collaborator_comments_are_recorded_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     legacy = render_comment(record(run_id="legacy-1")).replace(
-        "<!-- kbkit:bugfix-record:v1 -->", "<!-- infermatrix-copilot:bugfix-record:v1 -->")
+        "<!-- kbkit:bugfix-record:v1 -->", "<!-- infermatrix-copilot:bugfix-record:v1 -->"
+    )
     comments = [
         comment(1, render_comment(record()), "OWNER"),
         comment(2, legacy, "COLLABORATOR"),
         comment(3, "LGTM, thanks!", "NONE"),
     ]
     assert run(tmp_path, comments) == 0
-    assert "2 bugfix run(s) recorded, 0 already recorded, 0 refused, 1 ordinary" in \
-        capsys.readouterr().out
+    assert (
+        "2 bugfix run(s) recorded, 0 already recorded, 0 refused, 1 ordinary"
+        in capsys.readouterr().out
+    )
     events = load_events(tmp_path / "intake")
     assert sorted(k[1] for k in events) == ["bugfix-2026-11-28-2210", "legacy-1"]
     assert {row["via"] for row in events.values()} == {"mailbox"}
@@ -54,39 +62,50 @@ def test_collaborator_comments_are_recorded_once(tmp_path: Path,
 def test_rendered_comment_survives_backticks_in_the_record(tmp_path: Path) -> None:
     tricky = record(run_id="ticks", title="Fence ``` closed early?")
     assert run(tmp_path, [comment(1, render_comment(tricky))]) == 0
-    assert load_events(tmp_path / "intake")[("bugfix_run", "ticks")]["title"] == \
-        "Fence ``` closed early?"
+    assert (
+        load_events(tmp_path / "intake")[("bugfix_run", "ticks")]["title"]
+        == "Fence ``` closed early?"
+    )
 
 
 def test_alias_normalizes_the_record_repo(tmp_path: Path) -> None:
     old = record(repo="kbkit-dev/kb-tools")
-    assert run(tmp_path, [comment(1, render_comment(old))],
-               "--alias", f"kbkit-dev/kb-tools={SLUG}") == 0
+    assert (
+        run(tmp_path, [comment(1, render_comment(old))], "--alias", f"kbkit-dev/kb-tools={SLUG}")
+        == 0
+    )
     row = load_events(tmp_path / "intake")[("bugfix_run", "bugfix-2026-11-28-2210")]
     assert row["repo"] == SLUG and row["record"]["repo"] == SLUG
 
 
 MARK = "<!-- kbkit:bugfix-record:v1 -->"
 REFUSALS = {
-    "non-collaborator": (comment(5, render_comment(record()), "CONTRIBUTOR"),
-                         "author association CONTRIBUTOR is not OWNER, MEMBER or COLLABORATOR"),
-    "no-block": (comment(5, f"{MARK}\nI fixed it, trust me."),
-                 "expected exactly one fenced ```json block, found 0"),
-    "two-blocks": (comment(5, render_comment(record()) + "\n```json\n{}\n```\n"),
-                   "found 2"),
-    "bad-json": (comment(5, f"{MARK}\n```json\n{{\"run_id\": \n```\n"), "not valid JSON"),
-    "wrong-shape": (comment(5, render_comment(record()).replace('"pr": 52', '"pr": "52"')),
-                    "not a valid drop record v1: at $.pr"),
-    "other-repo": (comment(5, render_comment(record(repo="someone/fork"))),
-                   "record for someone/fork, not the watched repository kbkit-dev/kbkit"),
+    "non-collaborator": (
+        comment(5, render_comment(record()), "CONTRIBUTOR"),
+        "author association CONTRIBUTOR is not OWNER, MEMBER or COLLABORATOR",
+    ),
+    "no-block": (
+        comment(5, f"{MARK}\nI fixed it, trust me."),
+        "expected exactly one fenced ```json block, found 0",
+    ),
+    "two-blocks": (comment(5, render_comment(record()) + "\n```json\n{}\n```\n"), "found 2"),
+    "bad-json": (comment(5, f'{MARK}\n```json\n{{"run_id": \n```\n'), "not valid JSON"),
+    "wrong-shape": (
+        comment(5, render_comment(record()).replace('"pr": 52', '"pr": "52"')),
+        "not a valid drop record v1: at $.pr",
+    ),
+    "other-repo": (
+        comment(5, render_comment(record(repo="someone/fork"))),
+        "record for someone/fork, not the watched repository kbkit-dev/kbkit",
+    ),
     "huge": (comment(5, MARK + "x" * 70_000), "longer than GitHub allows"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(REFUSALS))
-def test_refused_comments_name_the_reason_and_touch_nothing(case: str, tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]
-                                                           ) -> None:
+def test_refused_comments_name_the_reason_and_touch_nothing(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run(tmp_path, [comment(1, render_comment(record(run_id="kept")))]) == 0
     before = (tmp_path / "intake" / EVENTS_FILE).read_bytes()
     bad, reason = REFUSALS[case]
@@ -98,8 +117,7 @@ def test_refused_comments_name_the_reason_and_touch_nothing(case: str, tmp_path:
     assert (tmp_path / "intake" / EVENTS_FILE).read_bytes() == before
 
 
-def test_wrong_shapes_and_missing_slug(tmp_path: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_wrong_shapes_and_missing_slug(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "c.json").write_text(json.dumps([{"id": 1}]))
     assert main(["intake", "mailbox", "--from", "c.json", "--slug", SLUG]) == 1
     assert "c.json: page 1 (line 1), item 0: expected `body`" in capsys.readouterr().err
@@ -111,10 +129,13 @@ def test_wrong_shapes_and_missing_slug(tmp_path: Path,
     assert "c.json:1: not UTF-8" in capsys.readouterr().err
 
 
-def test_producer_prints_the_mailbox_comment(tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json"),
-                 "--mailbox-comment"]) == 0
+def test_producer_prints_the_mailbox_comment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json"), "--mailbox-comment"])
+        == 0
+    )
     body = capsys.readouterr().out
     assert body.startswith(MARK + "\nBugfix record for `kbkit-dev/kbkit`")
     assert run(tmp_path, [comment(1, body)]) == 0
