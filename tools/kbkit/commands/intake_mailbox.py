@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     label, data = read_source(args.source)
     scan = parse_comments(label, decode_pages(label, data), options.identity(args))
     result = record_events(options.intake_dir(args), scan.rows)
+    options.warn(result.problems)
     for refusal in scan.refused:
         print(f"kb: refused {label}: {refusal.where}: {refusal.reason}", file=sys.stderr)
     print(

@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     slug = identity.normalize(slug)
     scan = git_rows(source, args.branch, slug, load_events(folder))
     result = record_events(folder, scan.rows)
+    options.warn(result.problems)
     print(
         f"{source} {args.branch}: {len(result.added)} merged PR(s) recorded for {slug}, "
         f"{scan.already + len(result.already)} already recorded"

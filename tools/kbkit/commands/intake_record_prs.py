@@ -6,7 +6,7 @@ import argparse
 
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
-from kbkit.intake.ledger import EVENTS_FILE, read_ledger, record_events
+from kbkit.intake.ledger import record_events
 from kbkit.intake.merged_prs import advance_cursor, parse_pulls, scan_since
 
 
@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     folder = options.intake_dir(args)
     label, data = read_source(args.source)
     scan = parse_pulls(label, decode_pages(label, data), options.identity(args))
-    options.warn(read_ledger(folder, EVENTS_FILE)[1])
     result = record_events(folder, scan.rows)
+    options.warn(result.problems)
     cursor = advance_cursor(folder, scan.newest)
     print(
         f"{label}: {len(result.added)} merged PR(s) recorded, {len(result.already)} already "

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -11,6 +14,19 @@ from kbkit.errors import InputError
 
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while parsing: fresh JSON dicts hold no cycles, and 100k of them
+    would trigger many useless full collections (measured: a third of the parse time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class Page(NamedTuple):
@@ -52,7 +68,8 @@ def decode_pages(label: str, data: bytes) -> list[Page]:
         if position >= end:
             break
         try:
-            value, next_position = _DECODER.raw_decode(text, position)
+            with gc_paused():
+                value, next_position = _DECODER.raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"malformed JSON: {exc.msg} (column {exc.colno})", path=label, line=exc.lineno

