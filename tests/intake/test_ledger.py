@@ -200,3 +200,42 @@ def test_concurrent_recorders_never_record_a_key_twice(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in (tmp_path / EVENTS_FILE).read_bytes().splitlines()]
     assert sorted(row["source_id"] for row in lines) == sorted(f"lesson-{n}" for n in range(400))
     assert len((tmp_path / STATUS_FILE).read_bytes().splitlines()) == 400
+
+
+LINE = st.one_of(
+    st.builds(lambda n: json.dumps({"source_kind": "lesson", "source_id": str(n)}),
+              st.integers(0, 5)),
+    st.sampled_from(['{"a": 1},{"b": 2}', '{"a": "x', 'y"}', "[1, 2]", "3", "", "  ",
+                     '{"a": [{"x": 1}', '{"y": 2}]}', "\u00e9\u00e9", '{"t": "caf\u00e9"}',
+                     '{"a": [[1', '2]]}', '{"b": 1}],[{"c": 2}', '{"s": "],["}']),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINE, max_size=12), st.booleans())
+def test_fast_ledger_parse_agrees_with_the_line_by_line_reader(lines: list[str],
+                                                               terminated: bool) -> None:
+    """The one-call parse may only ever answer what read_jsonl would answer."""
+    import tempfile
+
+    from kbkit.jsonl import read_jsonl
+
+    data = "\n".join(lines).encode() + (b"\n" if terminated and lines else b"")
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / EVENTS_FILE
+        path.write_bytes(data)
+        rows, problems = read_ledger(Path(scratch), EVENTS_FILE)
+        careful = read_jsonl(path)
+    assert rows == [row.data for row in careful.rows]
+    assert [(p.line, p.torn) for p in problems] == [(p.line, p.torn) for p in careful.problems]
+
+
+def test_fast_parse_is_not_fooled_by_values_spanning_or_sharing_lines(tmp_path: Path) -> None:
+    for lines in ([b'{"a": [[1', b'2]]}', b'{"b": 1}],[{"c": 2}'],
+                  [b'{"a": [[1', b'2]]}', b'{"b": 1}] , [{"c": 2}', b'{"d": 1},{"e": 2}']):
+        (tmp_path / EVENTS_FILE).write_bytes(b"\n".join(lines) + b"\n")
+        rows, problems = read_ledger(tmp_path, EVENTS_FILE)
+        assert rows == [] and [p.line for p in problems] == list(range(1, len(lines) + 1))
+    # a string holding "],[" is fine: it only costs the careful path
+    (tmp_path / EVENTS_FILE).write_bytes(b'{"d": "x = [[1],[2]]"}\n')
+    assert read_ledger(tmp_path, EVENTS_FILE) == ([{"d": "x = [[1],[2]]"}], [])

@@ -9,6 +9,7 @@ or interleaved lines a `merge=union` leaves behind are harmless.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,7 @@ STATES = ("pending", "published", "shadowed", "failed")
 # On equal timestamps and attempts, the further state wins: the fold never moves backwards.
 _RANK = {"pending": 0, "failed": 1, "shadowed": 2, "published": 3}
 
+_BOUNDARY = re.compile(rb"\][ \t\r]*,[ \t\r]*\[")
 Key = tuple[str, str]
 Row = dict[str, Any]
 
@@ -134,24 +136,31 @@ def read_ledger(intake_dir: Path, name: str) -> tuple[list[Row], list[LedgerProb
 
 
 def _parse_whole(data: bytes) -> list[Row] | None:
-    """Parse a clean ledger in one C call (5x faster than line by line), else None.
+    """Parse a clean ledger in one C call (about twice as fast as line by line), else None.
 
-    Clean means: newline-terminated, one object per line. The newlines stay in the text, so
-    a string cut by a torn write fails (raw control character); a line that is not exactly
-    one object changes the count or the types and sends the caller to the careful path.
+    Each line is wrapped in its own brackets, `[[line1],\n[line2]]`, and the result must be
+    one single-object list per line. Strings cannot span lines (a raw newline is invalid in
+    JSON), so the element boundaries of the parse are our inserted `],\n[` unless the data
+    itself holds `]`, `,`, `[` separated by blanks only: such data, and anything that fails
+    to parse or to match the count, takes the careful line-by-line path instead.
     """
     if not data:
         return []
-    if not data.endswith(b"\n"):
+    if not data.endswith(b"\n") or _BOUNDARY.search(data):
         return None
     try:
         with gc_paused():
-            rows = json.loads(b"[" + data[:-1].replace(b"\n", b",\n") + b"]")
+            wrapped = json.loads(b"[[" + data[:-1].replace(b"\n", b"],\n[") + b"]]")
     except (ValueError, UnicodeDecodeError):
         return None
-    if len(rows) != data.count(b"\n") or not all(type(row) is dict for row in rows):
+    if len(wrapped) != data.count(b"\n"):
         return None
-    return rows  # type: ignore[no-any-return]
+    rows: list[Row] = []
+    for line in wrapped:
+        if len(line) != 1 or type(line[0]) is not dict:
+            return None
+        rows.append(line[0])
+    return rows
 
 
 def load_events(intake_dir: Path) -> dict[Key, Row]:

@@ -170,9 +170,12 @@ def read_cursor(intake_dir: Path) -> dict[str, str]:
             path=str(path),
         ) from exc
     repos = data.get("merged_prs") if isinstance(data, dict) else None
-    if not isinstance(repos, dict) or not all(isinstance(v, str) for v in repos.values()):
+    if not isinstance(repos, dict) or not all(
+        isinstance(v, str) and GITHUB_TIME.fullmatch(v) for v in repos.values()
+    ):
         raise InputError(
-            'expected {"version": 1, "merged_prs": {"owner/name": time}}', path=str(path)
+            'expected {"version": 1, "merged_prs": {"owner/name": "2026-11-30T08:15:00Z"}}',
+            path=str(path),
         )
     return dict(repos)
 

@@ -15,7 +15,7 @@ from kbkit.intake.ledger import (
     fold_status,
     read_ledger,
 )
-from kbkit.intake.merged_prs import read_cursor
+from kbkit.intake.merged_prs import read_cursor, scan_since
 
 
 class Summary(NamedTuple):
@@ -34,6 +34,7 @@ class Summary(NamedTuple):
             "oldest_pending": self.oldest_pending,
             "pending_attempts": {str(k): v for k, v in sorted(self.attempts.items())},
             "cursor": self.cursor,
+            "next_scan_from": {repo: scan_since(at) for repo, at in self.cursor.items()},
             "problems": [f"{p.path}:{p.line}: {p.message}" for p in self.problems],
         }
 
@@ -95,7 +96,7 @@ def render_text(summary: Summary) -> str:
             + ", ".join(f"{n} with {k}" for k, n in sorted(summary.attempts.items()))
         )
     for repo, moment in sorted(summary.cursor.items()):
-        lines.append(f"cursor {repo}: {moment}")
+        lines.append(f"cursor {repo}: {moment} (next scan from {scan_since(moment)})")
     for problem in data["problems"]:
         lines.append(f"warning: {problem}")
     return "\n".join(lines) + "\n"
