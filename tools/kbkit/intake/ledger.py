@@ -77,6 +77,11 @@ def _canonical(row: Row) -> str:
 
 def fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
     """One row per key: the earliest recorded, ties broken by content (order-independent)."""
+    with gc_paused():  # 100k key tuples would trigger full collections over every row
+        return _fold_events(rows)
+
+
+def _fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
     folded: dict[Key, Row] = {}
     for row in rows:
         kind, source_id = row.get("source_kind"), row.get("source_id")
@@ -95,6 +100,11 @@ def fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
 
 def fold_status(rows: Iterable[Row]) -> dict[Key, Row]:
     """The current transition per key: latest `at`, then most attempts, then furthest state."""
+    with gc_paused():
+        return _fold_status(rows)
+
+
+def _fold_status(rows: Iterable[Row]) -> dict[Key, Row]:
     folded: dict[Key, Row] = {}
     order: dict[Key, tuple[str, int, int]] = {}
     rank = _RANK.get
@@ -191,7 +201,7 @@ def record_events(intake_dir: Path, rows: Iterable[Row]) -> RecordResult:
     key twice; a crash between the two appends leaves an event without status, which the
     fold reads as pending, so nothing is lost.
     """
-    with locked(intake_dir / RECORD_LOCK):
+    with locked(intake_dir / RECORD_LOCK), gc_paused():
         existing, problems = read_ledger(intake_dir, EVENTS_FILE)
         known = set(fold_events(existing))
         fresh: list[Row] = []
