@@ -28,7 +28,7 @@ STATES = ("pending", "published", "shadowed", "failed")
 # On equal timestamps and attempts, the further state wins: the fold never moves backwards.
 _RANK = {"pending": 0, "failed": 1, "shadowed": 2, "published": 3}
 
-_BOUNDARY = re.compile(rb"\][ \t\r]*,[ \t\r]*\[")
+_TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*,[ \t\r]*\{")
 Key = tuple[str, str]
 Row = dict[str, Any]
 
@@ -148,29 +148,25 @@ def read_ledger(intake_dir: Path, name: str) -> tuple[list[Row], list[LedgerProb
 def _parse_whole(data: bytes) -> list[Row] | None:
     """Parse a clean ledger in one C call (about twice as fast as line by line), else None.
 
-    Each line is wrapped in its own brackets, `[[line1],\n[line2]]`, and the result must be
-    one single-object list per line. Strings cannot span lines (a raw newline is invalid in
-    JSON), so the element boundaries of the parse are our inserted `],\n[` unless the data
-    itself holds `]`, `,`, `[` separated by blanks only: such data, and anything that fails
-    to parse or to match the count, takes the careful line-by-line path instead.
+    The lines are joined into one array, `[line1,\nline2]`, and the result must be one object
+    per line. Why that is exact: strings cannot span lines (a raw newline is invalid JSON), so
+    two objects can only share a line as `}` `,` `{` with blanks between, which we refuse to
+    fast-parse; without that, N lines can only yield N objects if every inserted comma
+    separates two of them, that is, if every line is exactly one object. Anything else (a
+    torn line, a blank line, such a pattern, even inside a string) takes the careful path.
     """
     if not data:
         return []
-    if not data.endswith(b"\n") or _BOUNDARY.search(data):
+    if not data.endswith(b"\n") or _TWO_ON_A_LINE.search(data):
         return None
     try:
         with gc_paused():
-            wrapped = json.loads(b"[[" + data[:-1].replace(b"\n", b"],\n[") + b"]]")
+            rows = json.loads(b"[" + data[:-1].replace(b"\n", b",\n") + b"]")
     except (ValueError, UnicodeDecodeError):
         return None
-    if len(wrapped) != data.count(b"\n"):
+    if len(rows) != data.count(b"\n") or not all(type(row) is dict for row in rows):
         return None
-    rows: list[Row] = []
-    for line in wrapped:
-        if len(line) != 1 or type(line[0]) is not dict:
-            return None
-        rows.append(line[0])
-    return rows
+    return rows  # type: ignore[no-any-return]
 
 
 def load_events(intake_dir: Path) -> dict[Key, Row]:
