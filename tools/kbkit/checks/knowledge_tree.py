@@ -1,10 +1,27 @@
-"""`check-knowledge-tree`: structure, registration, links, size, sensitive and dangerous text."""
+"""`check-knowledge-tree`: structure, registration, links, size, sensitive and dangerous text.
+
+`page_findings` depends only on one page (path, bytes via the parsed `Page`) and the policy,
+so it can be cached per page; `tree_findings` holds every cross-page check. `run` combines
+them and applies the no-split exemption, the one page result that depends on an index.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from kbkit.checks import Context, Rule
+from kbkit.checks.incidents import duplicate_id_findings, incident_findings, is_incident
+from kbkit.checks.tree_danger import danger_findings
+from kbkit.checks.tree_repo import duplicate_findings, entry_findings, local_tracked_findings
+from kbkit.checks.tree_secrets import secret_findings
+from kbkit.checks.tree_structure import split_exemptions, structure_findings
 from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.links import Link
+from kbkit.page import Page
+from kbkit.policy import Policy
 from kbkit.tree import Tree
+
+ROOT, EXTRA = "root", "extra"
 
 RULES: dict[str, Rule] = {
     rule.id: rule
@@ -56,18 +73,152 @@ RULES: dict[str, Rule] = {
 }
 
 
-def run(tree: Tree, context: Context) -> list[Finding]:
-    """Run every tree rule."""
-    findings: list[Finding] = []
-    for root in tree.policy["roots"]:
-        if root not in tree.folders:
+def page_scope(rel: str, policy: Policy) -> str | None:
+    """`root` for pages under a root, `extra` for other scanned pages (T28), else None."""
+    parts = rel.split("/")
+    if len(parts) > 1 and parts[0] in policy.data["roots"]:
+        return ROOT
+    if not policy.data["extra_scan"] or set(parts[:-1]).intersection(
+        map(str, policy.data["extra_scan_exclude"])
+    ):
+        return None
+    return EXTRA
+
+
+def is_absolute(link: Link) -> bool:
+    target = link.target
+    if target.startswith(("/", "\\")):
+        return not target.startswith("//")  # `//host/x` is a protocol-relative URL
+    return len(target) >= 3 and target[0].isalpha() and target[1] == ":" and target[2] in "/\\"
+
+
+def link_absolute_findings(page: Page) -> list[Finding]:
+    """T9: link targets that are absolute file paths."""
+    return [
+        Finding(
+            page.path,
+            link.line,
+            "tree/link-absolute",
+            ERROR,
+            f"absolute link {link.target!r}: use a path relative to this page",
+        )
+        for link in page.links
+        if is_absolute(link)
+    ]
+
+
+def size_findings(page: Page, policy: Policy) -> list[Finding]:
+    """T11 (>= split limits) and T12 (>= near limits)."""
+    lines, size = page.nonempty_lines, page.size
+    measure = f"{lines} non-empty lines, {size} bytes"
+    if lines >= policy.limit("split_lines") or size >= policy.limit("split_bytes"):
+        limits = f"{policy.limit('split_lines')} lines or {policy.limit('split_bytes')} bytes"
+        return [
+            Finding(
+                page.path,
+                0,
+                "tree/page-too-large",
+                ERROR,
+                f"{measure} (split at {limits}): split the page",
+            )
+        ]
+    if lines >= policy.limit("near_lines") or size >= policy.limit("near_bytes"):
+        limits = f"{policy.limit('near_lines')} lines or {policy.limit('near_bytes')} bytes"
+        return [
+            Finding(
+                page.path,
+                0,
+                "tree/page-near-limit",
+                WARNING,
+                f"{measure} (warning at {limits}): plan a split",
+            )
+        ]
+    return []
+
+
+def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
+    """Every check that depends only on this page and the policy (pure, cacheable)."""
+    scope = page_scope(rel, policy)
+    if scope is None or page.error is not None:
+        return []
+    findings = link_absolute_findings(page)
+    findings.extend(secret_findings(page.path, page.text, policy))
+    if scope == EXTRA:
+        return findings
+    findings.extend(size_findings(page, policy))
+    findings.extend(danger_findings(page.path, page, policy))
+    if is_incident(rel, policy):
+        findings.extend(incident_findings(rel, page.path, page, policy))
+    return findings
+
+
+def broken_link_findings(tree: Tree, rel: str, page: Page) -> list[Finding]:
+    """T10: relative targets that name nothing in the tree (fragments are not checked)."""
+    findings = []
+    for link in page.links:
+        if link.is_external or is_absolute(link) or not link.path_part:
+            continue
+        resolved = tree.resolve(rel, link.target)
+        if resolved is not None and not tree.exists(resolved):
             findings.append(
                 Finding(
-                    tree.repo_path(root),
-                    0,
-                    "tree/root-missing",
+                    page.path,
+                    link.line,
+                    "tree/link-broken",
                     ERROR,
-                    f"the root folder {tree.repo_path(root)}/ is missing",
+                    f"broken link {link.target!r}: nothing at {tree.repo_path(resolved)}",
                 )
             )
     return findings
+
+
+def scoped_pages(tree: Tree) -> list[tuple[str, Page, str]]:
+    """(rel, page, scope) for every readable page the tree validator checks, sorted."""
+    out = []
+    for rel, page in tree.page_items():
+        scope = page_scope(rel, tree.policy)
+        if scope is not None and page.error is None:
+            out.append((rel, page, scope))
+    return out
+
+
+def tree_findings(tree: Tree, context: Context) -> list[Finding]:
+    """Every cross-page check: structure, registration, links, duplicates, git, entry page."""
+    findings = structure_findings(tree)
+    pages = scoped_pages(tree)
+    for rel, page, _ in pages:
+        findings.extend(broken_link_findings(tree, rel, page))
+    in_roots = [(rel, page) for rel, page, scope in pages if scope == ROOT]
+    findings.extend(duplicate_findings(tree, in_roots))
+    incidents = [(page.path, page) for rel, page in in_roots if is_incident(rel, tree.policy)]
+    findings.extend(duplicate_id_findings(incidents, tree.policy))
+    findings.extend(local_tracked_findings(tree))
+    findings.extend(entry_findings(tree))
+    return findings
+
+
+def apply_split_exemptions(
+    findings: Iterable[Finding], exempt_paths: frozenset[str]
+) -> list[Finding]:
+    """An oversized page its index marks as do-not-split gets a warning instead of an error."""
+    out = []
+    for finding in findings:
+        if finding.rule_id == "tree/page-too-large" and finding.path in exempt_paths:
+            finding = Finding(
+                finding.path,
+                finding.line,
+                "tree/page-near-limit",
+                WARNING,
+                finding.message.replace(": split the page", ": exempt from splitting by its index"),
+            )
+        out.append(finding)
+    return out
+
+
+def run(tree: Tree, context: Context) -> list[Finding]:
+    """Run every tree rule: page findings for each page, then the cross-page findings."""
+    page_level: list[Finding] = []
+    for rel, page, _ in scoped_pages(tree):
+        page_level.extend(page_findings(rel, page, tree.policy))
+    exempt = frozenset(tree.repo_path(rel) for rel in split_exemptions(tree))
+    return apply_split_exemptions(page_level, exempt) + tree_findings(tree, context)

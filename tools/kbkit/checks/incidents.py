@@ -1,0 +1,119 @@
+"""Incident pages (T19-T22): every page under an `incidents` folder at any depth.
+
+Fields are exact bullet lines (`- <label>：value`, full-width or ASCII colon, the label
+optionally in bold); the state must equal one of the allowed states; ids are compared with or
+without backticks, and the first page in sorted path order keeps an id.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from kbkit.findings import ERROR, Finding
+from kbkit.page import Page
+from kbkit.policy import Policy
+
+
+class Field(NamedTuple):
+    value: str
+    line: int
+
+
+def is_incident(rel: str, policy: Policy) -> bool:
+    """Is this root-relative page an incident page (not an index, below an incidents folder)?"""
+    parts = rel.split("/")
+    return parts[-1] != policy.data["index_page"] and policy.data["incidents"]["dir"] in parts[:-1]
+
+
+@functools.lru_cache(maxsize=8)
+def _field_pattern(labels: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(label) for label in labels)
+    return re.compile(
+        r"^[-*][ \t]+(?:\*\*)?(" + alternatives + r")(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(.*)$",
+        re.M,
+    )
+
+
+def incident_fields(text: str, policy: Policy) -> dict[str, Field]:
+    """The first occurrence of each configured field, by field key (id, owner, state...)."""
+    labels: dict[str, str] = {str(v): str(k) for k, v in policy.data["incidents"]["fields"].items()}
+    found: dict[str, Field] = {}
+    for match in _field_pattern(tuple(labels)).finditer(text):
+        key = labels[match.group(1)]
+        if key not in found:
+            line = text.count("\n", 0, match.start()) + 1
+            found[key] = Field(_clean(match.group(2)), line)
+    return found
+
+
+def _clean(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == "`":
+        value = value.strip("`").strip()
+    return value
+
+
+def incident_findings(rel: str, path: str, page: Page, policy: Policy) -> list[Finding]:
+    """T19-T21 for one incident page."""
+    config = policy.data["incidents"]
+    findings: list[Finding] = []
+    name = rel.rsplit("/", 1)[-1]
+    if not re.match(str(config["name_pattern"]), name):
+        findings.append(
+            Finding(
+                path,
+                0,
+                "tree/incident-name",
+                ERROR,
+                f"incident page name {name!r} is not YYYY-MM-DD-<slug>.md",
+            )
+        )
+    fields = incident_fields(page.text, policy)
+    for key, label in config["fields"].items():
+        field = fields.get(str(key))
+        if field is None:
+            findings.append(
+                Finding(path, 0, "tree/incident-field", ERROR, f"missing field line `- {label}：`")
+            )
+        elif not field.value:
+            findings.append(
+                Finding(path, field.line, "tree/incident-field", ERROR, f"field `{label}` is empty")
+            )
+    state = fields.get("state")
+    states = [str(s) for s in config["states"]]
+    if state is not None and state.value and state.value not in states:
+        findings.append(
+            Finding(
+                path,
+                state.line,
+                "tree/incident-state",
+                ERROR,
+                f"state {state.value!r} is not one of: {', '.join(states)}",
+            )
+        )
+    return findings
+
+
+def duplicate_id_findings(incidents: Iterable[tuple[str, Page]], policy: Policy) -> list[Finding]:
+    """T22: an incident id used by an earlier page (sorted by path) is a duplicate."""
+    first: dict[str, str] = {}
+    findings: list[Finding] = []
+    for path, page in sorted(incidents, key=lambda item: item[0]):
+        field = incident_fields(page.text, policy).get("id")
+        if field is None or not field.value:
+            continue
+        owner = first.setdefault(field.value, path)
+        if owner != path:
+            findings.append(
+                Finding(
+                    path,
+                    field.line,
+                    "tree/incident-id-duplicate",
+                    ERROR,
+                    f"incident id {field.value!r} is already used by {owner}",
+                )
+            )
+    return findings

@@ -1,0 +1,107 @@
+"""Sensitive text in a page (T13-T16): IP addresses, home folders, private keys.
+
+Every check scans the whole text (frontmatter, prose and code) with a cheap `in` prefilter
+first, and reports at most one finding per rule and line. Pure: text and policy in, findings out.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import re
+from collections.abc import Iterator
+
+from kbkit.findings import ERROR, Finding
+from kbkit.policy import Policy
+
+# A dotted quad that is not part of a word, a longer dotted run (`1.2.3.4.5`), a `v1.2.3.4`
+# version or a pinned requirement (`==1.2.3.4`, `>=`, `<=`, `~=`, `!=`).
+_IPV4 = re.compile(
+    r"(?<![\w.])(?<![=<>~!]=)([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})(?!\.?\w)"
+)
+# A home or data folder counts only as an absolute path: at the start of a line or after
+# whitespace, a quote, a backtick, `(`, `[`, `=`, `:` or `,` (so `tests/data/x` is relative).
+_PATH_START = r"(?:^|(?<=[\s\"'`(\[=:,{>]))"
+_REMOTE_HOME = re.compile(_PATH_START + r"/(home|data)/([^\s/\"'`)\]>,;:|]+)", re.M)
+_MAC_HOME = re.compile(_PATH_START + r"/Users/([^\s/\"'`)\]>,;:|]+)", re.M)
+_WINDOWS_HOME = re.compile(
+    r"(?<![A-Za-z])[A-Za-z]:(?:\\+|/+)[Uu]sers(?:\\+|/+)([^\s\\/\"'`)\]>,;:|]+)"
+)
+_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PLACEHOLDER_START = ("<", "$", "{", "%", "*", "...", "…")
+_GENERIC_USERS = frozenset({"public", "shared", "default", "all users"})
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _is_placeholder(name: str) -> bool:
+    return name.startswith(_PLACEHOLDER_START)
+
+
+@functools.lru_cache(maxsize=8)
+def _networks(spec: tuple[str, ...]) -> tuple[ipaddress.IPv4Network, ...]:
+    nets = []
+    for item in spec:
+        try:
+            nets.append(ipaddress.IPv4Network(item, strict=False))
+        except ValueError:
+            continue  # a bad entry allows nothing; the policy loader keeps types only
+    return tuple(nets)
+
+
+def _public_ips(text: str, policy: Policy) -> Iterator[tuple[int, str]]:
+    allowed = _networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
+    for match in _IPV4.finditer(text):
+        octets = [int(part) for part in match.groups()]
+        if max(octets) > 255:
+            continue
+        address = ipaddress.IPv4Address(".".join(map(str, octets)))
+        if any(address in net for net in allowed):
+            continue
+        yield match.start(), match.group(0)
+
+
+def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
+    """(rule id, offset, path) for every personal home or data folder."""
+    if "/home/" in text or "/data/" in text:
+        allow = {
+            "home": set(map(str, policy.data["secrets"]["home_allow"])),
+            "data": set(map(str, policy.data["secrets"]["data_allow"])),
+        }
+        for match in _REMOTE_HOME.finditer(text):
+            kind, name = match.group(1), match.group(2)
+            if name not in allow[kind] and not _is_placeholder(name):
+                yield "tree/secret-remote-home", match.start(), match.group(0)
+    if "/Users/" in text:
+        for match in _MAC_HOME.finditer(text):
+            if not _is_placeholder(match.group(1)) and match.group(1).lower() not in _GENERIC_USERS:
+                yield "tree/secret-windows-home", match.start(), match.group(0)
+    if "sers" in text and ":" in text:
+        for match in _WINDOWS_HOME.finditer(text):
+            name = match.group(1)
+            if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
+                yield "tree/secret-windows-home", match.start(), match.group(0)
+
+
+def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
+    """T13-T16 on one page's text; one finding per rule and line."""
+    hits: dict[tuple[str, int], str] = {}
+
+    def add(rule: str, offset: int, message: str) -> None:
+        hits.setdefault((rule, _line(text, offset)), message)
+
+    if "." in text:
+        for offset, ip in _public_ips(text, policy):
+            add("tree/secret-ip", offset, f"IP address {ip}: use a placeholder such as <host>")
+    for rule, offset, found in _homes(text, policy):
+        add(rule, offset, f"personal folder {found}: use a placeholder such as <user>")
+    if "PRIVATE KEY" in text:
+        for match in _PRIVATE_KEY.finditer(text):
+            add(
+                "tree/secret-private-key",
+                match.start(),
+                "private key block: remove it and rotate the key",
+            )
+    return [Finding(path, line, rule, ERROR, message) for (rule, line), message in hits.items()]

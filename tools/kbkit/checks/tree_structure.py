@@ -1,0 +1,233 @@
+"""Folder structure (T1-T8) and owner axes (T23-T24), from the in-memory tree.
+
+Registration counts the links of each `_index.md` once with a Counter (no per-page rescans),
+resolved against the tree index. Group status comes from folder names inside the knowledge
+root only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.page import Page
+from kbkit.tree import Folder, Tree
+
+
+def _join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def index_targets(tree: Tree, index_rel: str, page: Page) -> dict[str, list[int]]:
+    """Root-relative targets of an index's relative links, with the line of every link."""
+    targets: dict[str, list[int]] = {}
+    for link in page.links:
+        if link.is_external or not link.path_part or link.path_part.startswith(("/", "\\")):
+            continue
+        resolved = tree.resolve(index_rel, link.target)
+        if resolved is not None:
+            targets.setdefault(resolved, []).append(link.line)
+    return targets
+
+
+def checked_folders(tree: Tree) -> Iterator[Folder]:
+    """Folders under a root that hold markdown at some depth, in sorted order."""
+    roots = tuple(map(str, tree.policy.data["roots"]))
+    for rel, folder in tree.folders.items():
+        if folder.has_markdown and (rel in roots or rel.startswith(tuple(f"{r}/" for r in roots))):
+            yield folder
+
+
+def root_findings(tree: Tree) -> list[Finding]:
+    """T1: every configured root exists."""
+    return [
+        Finding(
+            tree.repo_path(root),
+            0,
+            "tree/root-missing",
+            ERROR,
+            f"the root folder {tree.repo_path(root)}/ is missing",
+        )
+        for root in map(str, tree.policy.data["roots"])
+        if root not in tree.folders
+    ]
+
+
+def _has_children_marker(tree: Tree, folder: Folder, index: Page) -> bool:
+    if folder.path.rsplit("/", 1)[-1] not in tree.policy.data["children_marker_dirs"]:
+        return False
+    marker = str(tree.policy.data["children_marker"]).strip()
+    marker = marker.removeprefix("<!--").removesuffix("-->").strip()
+    return any(comment.text == marker for comment in index.comments)
+
+
+def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
+    """T2-T6 for one folder."""
+    index_name = str(tree.policy.data["index_page"])
+    index_rel = _join(folder.path, index_name)
+    index_path = tree.repo_path(index_rel)
+    if index_name not in folder.pages:
+        return [
+            Finding(
+                tree.repo_path(folder.path),
+                0,
+                "tree/index-missing",
+                ERROR,
+                f"this folder has pages but no {index_name}",
+            )
+        ]
+    index = tree.pages[index_rel]
+    if index.error is not None:
+        return []  # reported as kb/unreadable
+    targets = index_targets(tree, index_rel, index)
+    findings: list[Finding] = []
+    for name in folder.pages:
+        if name == index_name:
+            continue
+        lines = targets.get(_join(folder.path, name), [])
+        if not lines:
+            findings.append(
+                Finding(
+                    tree.repo_path(_join(folder.path, name)),
+                    0,
+                    "tree/page-unregistered",
+                    ERROR,
+                    f"not linked from {index_path}",
+                )
+            )
+        for line in lines[1:]:
+            findings.append(
+                Finding(
+                    index_path,
+                    line,
+                    "tree/page-registered-twice",
+                    ERROR,
+                    f"{name} is already linked on line {lines[0]}",
+                )
+            )
+    exempt = _has_children_marker(tree, folder, index)
+    for child in folder.children:
+        child_rel = _join(folder.path, child)
+        if not tree.folders[child_rel].has_markdown:
+            continue
+        lines = targets.get(_join(child_rel, index_name), [])
+        if not lines and not exempt:
+            findings.append(
+                Finding(
+                    tree.repo_path(child_rel),
+                    0,
+                    "tree/child-unregistered",
+                    ERROR,
+                    f"{child}/{index_name} is not linked from {index_path}",
+                )
+            )
+        for line in lines[1:]:
+            findings.append(
+                Finding(
+                    index_path,
+                    line,
+                    "tree/child-registered-twice",
+                    ERROR,
+                    f"{child}/{index_name} is already linked on line {lines[0]}",
+                )
+            )
+    return findings
+
+
+def fanout_findings(tree: Tree, folder: Folder) -> list[Finding]:
+    """T7/T8: too many ordinary pages for an ordinary folder or a group folder."""
+    special = set(map(str, tree.policy.data["special_pages"]))
+    ordinary = sum(1 for name in folder.pages if name not in special)
+    groups = set(map(str, tree.policy.data["group_dirs"]))
+    path = tree.repo_path(folder.path)
+    if groups.intersection(folder.path.split("/")):
+        limit = tree.policy.limit("group_max")
+        if ordinary > limit:
+            return [
+                Finding(
+                    path,
+                    0,
+                    "tree/group-too-large",
+                    ERROR,
+                    f"group folder holds {ordinary} pages (limit {limit}): split it by topic",
+                )
+            ]
+        return []
+    limit = tree.policy.limit("fanout_warn")
+    if ordinary > limit:
+        return [
+            Finding(
+                path,
+                0,
+                "tree/too-many-pages",
+                WARNING,
+                f"folder holds {ordinary} pages (more than {limit}): consider sub-folders",
+            )
+        ]
+    return []
+
+
+def owner_findings(tree: Tree) -> list[Finding]:
+    """T23/T24: owner axes sit directly under repos/<repo>/ and owners hold no guides."""
+    owners = tree.policy.data["owners"]
+    repos_root = str(owners["repos_root"])
+    axes = set(map(str, owners["axes"]))
+    forbidden = set(map(str, owners["forbidden_dirs"]))
+    findings: list[Finding] = []
+    for rel, folder in tree.folders.items():
+        parts = rel.split("/")
+        if len(parts) < 3 or parts[0] != repos_root:
+            continue
+        if len(parts) > 3 and parts[-1] in axes:
+            findings.append(
+                Finding(
+                    tree.repo_path(rel),
+                    0,
+                    "tree/owner-nested",
+                    ERROR,
+                    f"owner axis {parts[-1]}/ belongs directly under {repos_root}/{parts[1]}/",
+                )
+            )
+        if len(parts) == 5 and parts[2] in axes and parts[4] in forbidden and folder.has_markdown:
+            findings.append(
+                Finding(
+                    tree.repo_path(rel),
+                    0,
+                    "tree/owner-guides",
+                    ERROR,
+                    f"owner folders hold no {parts[4]}/: move these pages to the work-topic axis",
+                )
+            )
+    return findings
+
+
+def split_exemptions(tree: Tree) -> frozenset[str]:
+    """Pages whose folder index names them on a line that carries the no-split marker."""
+    marker = str(tree.policy.data["no_split_marker"])
+    index_name = str(tree.policy.data["index_page"])
+    exempt: set[str] = set()
+    for rel, page in tree.pages.items():
+        if (
+            not rel.endswith(index_name)
+            or rel.rsplit("/", 1)[-1] != index_name
+            or marker not in page.text
+        ):
+            continue
+        lines = {n + 1 for n, line in enumerate(page.text.split("\n")) if marker in line}
+        for target, link_lines in index_targets(tree, rel, page).items():
+            if lines.intersection(link_lines):
+                exempt.add(target)
+    return frozenset(exempt)
+
+
+def structure_findings(tree: Tree) -> list[Finding]:
+    """T1-T8, T23, T24 over the whole tree."""
+    findings = root_findings(tree)
+    for folder in checked_folders(tree):
+        findings.extend(registration_findings(tree, folder))
+        findings.extend(fanout_findings(tree, folder))
+    findings.extend(owner_findings(tree))
+    return findings
+
+
+__all__ = ["index_targets", "split_exemptions", "structure_findings"]
