@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import date
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -49,6 +50,10 @@ def incident_fields(text: str, policy: Policy) -> dict[str, Field]:
     return found
 
 
+def _colon(label: str) -> str:
+    return ":" if label.isascii() else "："
+
+
 def _clean(value: str) -> str:
     value = value.strip()
     if len(value) >= 2 and value[0] == value[-1] == "`":
@@ -56,12 +61,23 @@ def _clean(value: str) -> str:
     return value
 
 
+def _real_date_prefix(name: str) -> bool:
+    """A name that starts with YYYY-MM-DD must start with a real date (no 2026-13-01)."""
+    if not re.match(r"\d{4}-\d{2}-\d{2}", name):
+        return True  # the policy's pattern decides about names without a date
+    try:
+        date.fromisoformat(name[:10])
+    except ValueError:
+        return False
+    return True
+
+
 def incident_findings(rel: str, path: str, page: Page, policy: Policy) -> list[Finding]:
     """T19-T21 for one incident page."""
     config = policy.data["incidents"]
     findings: list[Finding] = []
     name = rel.rsplit("/", 1)[-1]
-    if not re.match(str(config["name_pattern"]), name):
+    if not re.match(str(config["name_pattern"]), name) or not _real_date_prefix(name):
         findings.append(
             Finding(
                 path,
@@ -76,7 +92,13 @@ def incident_findings(rel: str, path: str, page: Page, policy: Policy) -> list[F
         field = fields.get(str(key))
         if field is None:
             findings.append(
-                Finding(path, 0, "tree/incident-field", ERROR, f"missing field line `- {label}：`")
+                Finding(
+                    path,
+                    0,
+                    "tree/incident-field",
+                    ERROR,
+                    f"missing field line `- {label}{_colon(str(label))}`",
+                )
             )
         elif not field.value:
             findings.append(

@@ -37,7 +37,7 @@ def _line(text: str, offset: int) -> int:
 
 
 def _is_placeholder(name: str) -> bool:
-    return name.startswith(_PLACEHOLDER_START)
+    return name.startswith(_PLACEHOLDER_START) or not name.rstrip(".!?")
 
 
 @functools.lru_cache(maxsize=8)
@@ -71,16 +71,17 @@ def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
             "data": set(map(str, policy.data["secrets"]["data_allow"])),
         }
         for match in _REMOTE_HOME.finditer(text):
-            kind, name = match.group(1), match.group(2)
+            kind, name = match.group(1), match.group(2).rstrip(".!?")
             if name not in allow[kind] and not _is_placeholder(name):
                 yield "tree/secret-remote-home", match.start(), match.group(0)
     if "/Users/" in text:
         for match in _MAC_HOME.finditer(text):
-            if not _is_placeholder(match.group(1)) and match.group(1).lower() not in _GENERIC_USERS:
+            name = match.group(1).rstrip(".!?")
+            if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
                 yield "tree/secret-windows-home", match.start(), match.group(0)
     if "sers" in text and ":" in text:
         for match in _WINDOWS_HOME.finditer(text):
-            name = match.group(1)
+            name = match.group(1).rstrip(".!?")
             if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
                 yield "tree/secret-windows-home", match.start(), match.group(0)
 
