@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import date
 from collections.abc import Iterable
+from datetime import date
 from typing import NamedTuple
 
 from kbkit.findings import ERROR, Finding
