@@ -9,11 +9,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from tests.conftest import corpus_or_skip
 
 from kbkit.__main__ import main
 from kbkit.checks.registry import run_validators
 from kbkit.policy import builtin_policy
-from tests.conftest import corpus_or_skip
 
 DEFAULT = builtin_policy("default")
 TODAY = date(2026, 11, 30)
