@@ -15,18 +15,19 @@ from kbkit.findings import ERROR, Finding
 from kbkit.policy import Policy
 
 # A dotted quad that is not part of a word, a longer dotted run (`1.2.3.4.5`), a `v1.2.3.4`
-# version or a pinned requirement (`==1.2.3.4`, `>=`, `<=`, `~=`, `!=`).
+# version or a pinned requirement (`==1.2.3.4`, `>=`, `<=`, `~=`, `!=`). The full pattern is
+# only tried where the literal-first `_IPV4_MIDDLE` (GB/s) found `.d.d.`.
 _IPV4 = re.compile(
     r"(?<![\w.])(?<![=<>~!]=)([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})(?!\.?\w)"
 )
+_IPV4_MIDDLE = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
 # A home or data folder counts only as an absolute path: at the start of a line or after
 # whitespace, a quote, a backtick, `(`, `[`, `=`, `:` or `,` (so `tests/data/x` is relative).
-_PATH_START = r"(?:^|(?<=[\s\"'`(\[=:,{>]))"
-_REMOTE_HOME = re.compile(_PATH_START + r"/(home|data)/([^\s/\"'`)\]>,;:|]+)", re.M)
-_MAC_HOME = re.compile(_PATH_START + r"/Users/([^\s/\"'`)\]>,;:|]+)", re.M)
-_WINDOWS_HOME = re.compile(
-    r"(?<![A-Za-z])[A-Za-z]:(?:\\+|/+)[Uu]sers(?:\\+|/+)([^\s\\/\"'`)\]>,;:|]+)"
-)
+_PATH_BEFORE = frozenset(" \t\n\"'`([=:,{>")
+_NAME = r"([^\s/\"'`)\]>,;:|]+)"
+_REMOTE_HOME = re.compile(r"/(home|data)/" + _NAME)
+_MAC_HOME = re.compile(r"/Users/" + _NAME)
+_WINDOWS_HOME = re.compile(r":(?:\\+|/+)[Uu]sers(?:\\+|/+)" + _NAME.replace("/", "\\\\/"))
 _PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PLACEHOLDER_START = ("<", "$", "{", "%", "*", "...", "…")
 _GENERIC_USERS = frozenset({"public", "shared", "default", "all users"})
@@ -51,9 +52,25 @@ def _networks(spec: tuple[str, ...]) -> tuple[ipaddress.IPv4Network, ...]:
     return tuple(nets)
 
 
+def _absolute_at(text: str, offset: int) -> bool:
+    return offset == 0 or text[offset - 1] in _PATH_BEFORE
+
+
+def _ipv4_matches(text: str) -> Iterator[re.Match[str]]:
+    seen = -1
+    for middle in _IPV4_MIDDLE.finditer(text):
+        dot = middle.start()
+        for start in range(max(0, dot - 3, seen + 1), dot):
+            match = _IPV4.match(text, start)
+            if match is not None:
+                seen = match.end()
+                yield match
+                break
+
+
 def _public_ips(text: str, policy: Policy) -> Iterator[tuple[int, str]]:
     allowed = _networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
-    for match in _IPV4.finditer(text):
+    for match in _ipv4_matches(text):
         octets = [int(part) for part in match.groups()]
         if max(octets) > 255:
             continue
@@ -71,19 +88,28 @@ def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
             "data": set(map(str, policy.data["secrets"]["data_allow"])),
         }
         for match in _REMOTE_HOME.finditer(text):
+            if not _absolute_at(text, match.start()):
+                continue
             kind, name = match.group(1), match.group(2).rstrip(".!?")
             if name not in allow[kind] and not _is_placeholder(name):
                 yield "tree/secret-remote-home", match.start(), match.group(0)
     if "/Users/" in text:
         for match in _MAC_HOME.finditer(text):
+            if not _absolute_at(text, match.start()):
+                continue
             name = match.group(1).rstrip(".!?")
             if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
                 yield "tree/secret-windows-home", match.start(), match.group(0)
     if "sers" in text and ":" in text:
         for match in _WINDOWS_HOME.finditer(text):
+            drive = match.start() - 1
+            if drive < 0 or not text[drive].isascii() or not text[drive].isalpha():
+                continue
+            if drive > 0 and text[drive - 1].isascii() and text[drive - 1].isalpha():
+                continue
             name = match.group(1).rstrip(".!?")
             if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
-                yield "tree/secret-windows-home", match.start(), match.group(0)
+                yield "tree/secret-windows-home", drive, text[drive : match.end()]
 
 
 def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
