@@ -6,6 +6,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.checks import Context
 from kbkit.checks.incidents import incident_fields, is_incident
@@ -241,3 +243,53 @@ def test_registration_counts_each_link_once_in_a_flat_folder(tmp_path: Path) -> 
         "tree/page-registered-twice",
         "tree/page-too-large",  # the index itself has 3001 lines
     ]
+
+
+FRAGMENTS = st.sampled_from(
+    [
+        "\n",
+        "```",
+        "````",
+        "~~~",
+        "    ",
+        "- ",
+        "- Must not: ",
+        "- 禁止：",
+        "- State: ",
+        "- ID: `",
+        "`",
+        "[x](",
+        "](y.md)",
+        "<!-- ",
+        " -->",
+        "10.0.0.",
+        "1",
+        "255",
+        ".",
+        "/home/",
+        "/data/",
+        "C:\\Users\\",
+        "/Users/",
+        "-----BEGIN ",
+        "PRIVATE KEY-----",
+        "rm -rf ",
+        "find . -exec rm ",
+        "| xargs rm",
+        "--gpus=all",
+        "---\n",
+        "\r\n",
+        "\ufeff",
+        "é",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(FRAGMENTS, st.text(max_size=8)), max_size=40))
+def test_page_findings_never_crash(parts: list[str]) -> None:
+    data = "".join(parts).encode("utf-8", "surrogatepass")
+    for rel in ("general/ops/incidents/2026-01-02-x.md", "AGENTS.md"):
+        page = parse_page(f"knowledge/{rel}", data)
+        findings = page_findings(rel, page, INFERMATRIX)
+        assert findings == page_findings(rel, page, INFERMATRIX)
+        assert all(f.rule_id in RULES and f.line >= 0 for f in findings)
