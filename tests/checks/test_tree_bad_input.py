@@ -110,8 +110,18 @@ def test_corrupt_git_index_is_a_finding(tmp_path: Path) -> None:
         ("- a list\n", "must be a YAML mapping"),
         ("danger:\n  words: nope\n", "must be a list"),
         ("secrets:\n  bogus: 1\n", "unknown policy key"),
+        ("incidents:\n  name_pattern: '[unclosed'\n", "incidents.name_pattern"),
+        ("secrets:\n  allowed_ip_networks: [10.0.0.0/33]\n", "secrets.allowed_ip_networks"),
     ],
-    ids=["missing", "malformed", "not-a-mapping", "wrong-type", "unknown-key"],
+    ids=[
+        "missing",
+        "malformed",
+        "not-a-mapping",
+        "wrong-type",
+        "unknown-key",
+        "bad-regex",
+        "bad-network",
+    ],
 )
 def test_bad_policy_is_a_clear_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], policy_text: str | None, needle: str

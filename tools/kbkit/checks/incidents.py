@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import date
 from typing import NamedTuple
 
+from kbkit.errors import UsageError
 from kbkit.findings import ERROR, Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -56,9 +57,22 @@ def _colon(label: str) -> str:
 
 def _clean(value: str) -> str:
     value = value.strip()
+    if len(value) >= 4 and value.startswith("**") and value.endswith("**"):
+        value = value[2:-2].strip()
     if len(value) >= 2 and value[0] == value[-1] == "`":
         value = value.strip("`").strip()
     return value
+
+
+@functools.lru_cache(maxsize=8)
+def name_pattern(pattern: str) -> re.Pattern[str]:
+    """The policy's incident name pattern, compiled; a bad pattern is a usage error."""
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise UsageError(
+            f"policy key 'incidents.name_pattern': invalid regular expression ({exc})"
+        ) from exc
 
 
 def _real_date_prefix(name: str) -> bool:
@@ -77,7 +91,7 @@ def incident_findings(rel: str, path: str, page: Page, policy: Policy) -> list[F
     config = policy.data["incidents"]
     findings: list[Finding] = []
     name = rel.rsplit("/", 1)[-1]
-    if not re.match(str(config["name_pattern"]), name) or not _real_date_prefix(name):
+    if not name_pattern(str(config["name_pattern"])).match(name) or not _real_date_prefix(name):
         findings.append(
             Finding(
                 path,
@@ -119,13 +133,18 @@ def incident_findings(rel: str, path: str, page: Page, policy: Policy) -> list[F
     return findings
 
 
-def duplicate_id_findings(incidents: Iterable[tuple[str, Page]], policy: Policy) -> list[Finding]:
-    """T22: an incident id used by an earlier page (sorted by path) is a duplicate."""
+def incident_id(page: Page, policy: Policy) -> Field | None:
+    """The page's incident id field, when present and not empty."""
+    field = incident_fields(page.text, policy).get("id")
+    return field if field is not None and field.value else None
+
+
+def duplicate_id_findings(ids: Iterable[tuple[str, Field | None]]) -> list[Finding]:
+    """T22: an incident id (repo path, id field) used by an earlier page (sorted by path)."""
     first: dict[str, str] = {}
     findings: list[Finding] = []
-    for path, page in sorted(incidents, key=lambda item: item[0]):
-        field = incident_fields(page.text, policy).get("id")
-        if field is None or not field.value:
+    for path, field in sorted(ids, key=lambda item: item[0]):
+        if field is None:
             continue
         owner = first.setdefault(field.value, path)
         if owner != path:

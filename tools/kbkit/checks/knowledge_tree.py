@@ -7,13 +7,26 @@ them and applies the no-split exemption, the one page result that depends on an 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from kbkit.checks import Context, Rule
-from kbkit.checks.incidents import duplicate_id_findings, incident_findings, is_incident
+from kbkit.checks.incidents import (
+    Field,
+    duplicate_id_findings,
+    incident_findings,
+    incident_id,
+    is_incident,
+    name_pattern,
+)
 from kbkit.checks.tree_danger import danger_findings
-from kbkit.checks.tree_repo import duplicate_findings, entry_findings, local_tracked_findings
-from kbkit.checks.tree_secrets import secret_findings
+from kbkit.checks.tree_repo import (
+    body_fingerprint,
+    duplicate_findings,
+    entry_findings,
+    local_tracked_findings,
+)
+from kbkit.checks.tree_secrets import allowed_networks, secret_findings
 from kbkit.checks.tree_structure import split_exemptions, structure_findings
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.links import Link
@@ -182,16 +195,43 @@ def scoped_pages(tree: Tree) -> list[tuple[str, Page, str]]:
     return out
 
 
-def tree_findings(tree: Tree, context: Context) -> list[Finding]:
-    """Every cross-page check: structure, registration, links, duplicates, git, entry page."""
+class PageFacts(NamedTuple):
+    """What the cross-page checks need from one page; pure like `page_findings`, so cacheable."""
+
+    fingerprint: str | None  # T25: hash of the normalized body (None: index page, too short)
+    incident_id: Field | None  # T22: the incident id field (None: not an incident, no id)
+
+
+def page_facts(rel: str, page: Page, policy: Policy) -> PageFacts:
+    """The per-page inputs of T22 and T25 (only for pages under a root)."""
+    if page.error is not None or page_scope(rel, policy) != ROOT:
+        return PageFacts(None, None)
+    is_index = rel.rsplit("/", 1)[-1] == policy.data["index_page"]
+    digest = None if is_index else body_fingerprint(page, policy.limit("duplicate_min_chars"))
+    ident = incident_id(page, policy) if is_incident(rel, policy) else None
+    return PageFacts(digest, ident)
+
+
+def tree_findings(
+    tree: Tree, context: Context, facts: Mapping[str, PageFacts] | None = None
+) -> list[Finding]:
+    """Every cross-page check: structure, registration, links, duplicates, git, entry page.
+
+    `facts` (by root-relative path) lets a caller pass cached `page_facts`; missing entries
+    are computed here.
+    """
     findings = structure_findings(tree)
     pages = scoped_pages(tree)
     for rel, page, _ in pages:
         findings.extend(broken_link_findings(tree, rel, page))
-    in_roots = [(rel, page) for rel, page, scope in pages if scope == ROOT]
-    findings.extend(duplicate_findings(tree, in_roots))
-    incidents = [(page.path, page) for rel, page in in_roots if is_incident(rel, tree.policy)]
-    findings.extend(duplicate_id_findings(incidents, tree.policy))
+    known = facts or {}
+    summary = [
+        (page.path, known.get(rel) or page_facts(rel, page, tree.policy))
+        for rel, page, scope in pages
+        if scope == ROOT
+    ]
+    findings.extend(duplicate_findings((path, f.fingerprint) for path, f in summary))
+    findings.extend(duplicate_id_findings((path, f.incident_id) for path, f in summary))
     findings.extend(local_tracked_findings(tree))
     findings.extend(entry_findings(tree))
     return findings
@@ -215,8 +255,15 @@ def apply_split_exemptions(
     return out
 
 
+def check_policy(policy: Policy) -> None:
+    """Fail early (exit 2) on policy values that only a check can interpret."""
+    name_pattern(str(policy.data["incidents"]["name_pattern"]))
+    allowed_networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
+
+
 def run(tree: Tree, context: Context) -> list[Finding]:
     """Run every tree rule: page findings for each page, then the cross-page findings."""
+    check_policy(tree.policy)
     page_level: list[Finding] = []
     for rel, page, _ in scoped_pages(tree):
         page_level.extend(page_findings(rel, page, tree.policy))

@@ -20,23 +20,18 @@ def body_fingerprint(page: Page, min_chars: int) -> str | None:
     return hashlib.blake2b(normalized.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def duplicate_findings(tree: Tree, pages: Iterable[tuple[str, Page]]) -> list[Finding]:
-    """T25: a page whose body equals an earlier page's body (sorted by path)."""
-    min_chars = tree.policy.limit("duplicate_min_chars")
-    index_name = str(tree.policy.data["index_page"])
+def duplicate_findings(fingerprints: Iterable[tuple[str, str | None]]) -> list[Finding]:
+    """T25: a page (repo path, body fingerprint) whose body equals an earlier page's body."""
     first: dict[str, str] = {}
     findings: list[Finding] = []
-    for rel, page in sorted(pages, key=lambda item: item[0]):
-        if rel.rsplit("/", 1)[-1] == index_name or page.error is not None:
-            continue
-        digest = body_fingerprint(page, min_chars)
+    for path, digest in sorted(fingerprints, key=lambda item: item[0]):
         if digest is None:
             continue
-        owner = first.setdefault(digest, page.path)
-        if owner != page.path:
+        owner = first.setdefault(digest, path)
+        if owner != path:
             findings.append(
                 Finding(
-                    page.path,
+                    path,
                     0,
                     "tree/duplicate-page",
                     ERROR,

@@ -11,6 +11,7 @@ import ipaddress
 import re
 from collections.abc import Iterator
 
+from kbkit.errors import UsageError
 from kbkit.findings import ERROR, Finding
 from kbkit.policy import Policy
 
@@ -42,13 +43,14 @@ def _is_placeholder(name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=8)
-def _networks(spec: tuple[str, ...]) -> tuple[ipaddress.IPv4Network, ...]:
+def allowed_networks(spec: tuple[str, ...]) -> tuple[ipaddress.IPv4Network, ...]:
+    """The policy's allowed IPv4 networks; a bad entry is a usage error."""
     nets = []
     for item in spec:
         try:
             nets.append(ipaddress.IPv4Network(item, strict=False))
-        except ValueError:
-            continue  # a bad entry allows nothing; the policy loader keeps types only
+        except ValueError as exc:
+            raise UsageError(f"policy key 'secrets.allowed_ip_networks': {exc}") from exc
     return tuple(nets)
 
 
@@ -69,7 +71,7 @@ def _ipv4_matches(text: str) -> Iterator[re.Match[str]]:
 
 
 def _public_ips(text: str, policy: Policy) -> Iterator[tuple[int, str]]:
-    allowed = _networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
+    allowed = allowed_networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
     for match in _ipv4_matches(text):
         octets = [int(part) for part in match.groups()]
         if max(octets) > 255:
