@@ -165,14 +165,28 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     return findings
 
 
-def broken_link_findings(tree: Tree, rel: str, page: Page) -> list[Finding]:
-    """T10: relative targets that name nothing in the tree (fragments are not checked)."""
+def broken_link_findings(
+    tree: Tree, rel: str, page: Page, outside: dict[str, bool] | None = None
+) -> list[Finding]:
+    """T10: relative targets that name nothing in the tree (fragments are not checked).
+
+    Targets outside the knowledge root need the file system; `outside` memoizes them.
+    """
+    memo = {} if outside is None else outside
     findings = []
     for link in page.links:
         if link.is_external or is_absolute(link) or not link.path_part:
             continue
         resolved = tree.resolve(rel, link.target)
-        if resolved is not None and not tree.exists(resolved):
+        if resolved is None:
+            continue
+        if resolved.startswith("../"):
+            if resolved not in memo:
+                memo[resolved] = tree.exists(resolved)
+            found = memo[resolved]
+        else:
+            found = tree.exists(resolved)
+        if not found:
             findings.append(
                 Finding(
                     page.path,
@@ -222,8 +236,9 @@ def tree_findings(
     """
     findings = structure_findings(tree)
     pages = scoped_pages(tree)
+    outside: dict[str, bool] = {}
     for rel, page, _ in pages:
-        findings.extend(broken_link_findings(tree, rel, page))
+        findings.extend(broken_link_findings(tree, rel, page, outside))
     known = facts or {}
     summary = [
         (page.path, known.get(rel) or page_facts(rel, page, tree.policy))
