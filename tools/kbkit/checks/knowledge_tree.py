@@ -20,6 +20,7 @@ from kbkit.checks.incidents import (
     name_pattern,
 )
 from kbkit.checks.tree_danger import danger_findings
+from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings
 from kbkit.checks.tree_repo import (
     body_fingerprint,
     duplicate_findings,
@@ -29,7 +30,6 @@ from kbkit.checks.tree_repo import (
 from kbkit.checks.tree_secrets import allowed_networks, secret_findings
 from kbkit.checks.tree_structure import split_exemptions, structure_findings
 from kbkit.findings import ERROR, WARNING, Finding
-from kbkit.links import Link
 from kbkit.page import Page
 from kbkit.policy import Policy
 from kbkit.tree import Tree
@@ -98,28 +98,6 @@ def page_scope(rel: str, policy: Policy) -> str | None:
     return EXTRA
 
 
-def is_absolute(link: Link) -> bool:
-    target = link.target
-    if target.startswith(("/", "\\")):
-        return not target.startswith("//")  # `//host/x` is a protocol-relative URL
-    return len(target) >= 3 and target[0].isalpha() and target[1] == ":" and target[2] in "/\\"
-
-
-def link_absolute_findings(page: Page) -> list[Finding]:
-    """T9: link targets that are absolute file paths."""
-    return [
-        Finding(
-            page.path,
-            link.line,
-            "tree/link-absolute",
-            ERROR,
-            f"absolute link {link.target!r}: use a path relative to this page",
-        )
-        for link in page.links
-        if is_absolute(link)
-    ]
-
-
 def size_findings(page: Page, policy: Policy) -> list[Finding]:
     """T11 (>= split limits) and T12 (>= near limits)."""
     lines, size = page.nonempty_lines, page.size
@@ -162,40 +140,6 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     findings.extend(danger_findings(page.path, page, policy))
     if is_incident(rel, policy):
         findings.extend(incident_findings(rel, page.path, page, policy))
-    return findings
-
-
-def broken_link_findings(
-    tree: Tree, rel: str, page: Page, outside: dict[str, bool] | None = None
-) -> list[Finding]:
-    """T10: relative targets that name nothing in the tree (fragments are not checked).
-
-    Targets outside the knowledge root need the file system; `outside` memoizes them.
-    """
-    memo = {} if outside is None else outside
-    findings = []
-    for link in page.links:
-        if link.is_external or is_absolute(link) or not link.path_part:
-            continue
-        resolved = tree.resolve(rel, link.target)
-        if resolved is None:
-            continue
-        if resolved.startswith("../"):
-            if resolved not in memo:
-                memo[resolved] = tree.exists(resolved)
-            found = memo[resolved]
-        else:
-            found = tree.exists(resolved)
-        if not found:
-            findings.append(
-                Finding(
-                    page.path,
-                    link.line,
-                    "tree/link-broken",
-                    ERROR,
-                    f"broken link {link.target!r}: nothing at {tree.repo_path(resolved)}",
-                )
-            )
     return findings
 
 
