@@ -293,3 +293,12 @@ def test_page_findings_never_crash(parts: list[str]) -> None:
         findings = page_findings(rel, page, INFERMATRIX)
         assert findings == page_findings(rel, page, INFERMATRIX)
         assert all(f.rule_id in RULES and f.line >= 0 for f in findings)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="0123456789.= v-a\n:/", max_size=60))
+def test_literal_first_ip_scan_equals_the_full_pattern(text: str) -> None:
+    from kbkit.checks.tree_secrets import _IPV4, _ipv4_matches
+
+    expected = [(m.start(), m.group(0)) for m in _IPV4.finditer(text)]
+    assert [(m.start(), m.group(0)) for m in _ipv4_matches(text)] == expected
