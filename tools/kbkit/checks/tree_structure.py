@@ -33,8 +33,9 @@ def index_targets(tree: Tree, index_rel: str, page: Page) -> dict[str, list[int]
 def checked_folders(tree: Tree) -> Iterator[Folder]:
     """Folders under a root that hold markdown at some depth, in sorted order."""
     roots = tuple(map(str, tree.policy.data["roots"]))
+    below = tuple(f"{root}/" for root in roots)
     for rel, folder in tree.folders.items():
-        if folder.has_markdown and (rel in roots or rel.startswith(tuple(f"{r}/" for r in roots))):
+        if folder.has_markdown and (rel in roots or rel.startswith(below)):
             yield folder
 
 
