@@ -38,35 +38,28 @@ _CONTINUATION_END = re.compile(r"^[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#)")
 
 
 @functools.lru_cache(maxsize=8)
-def _must_not_start(labels: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not labels:
-        return None
+def _must_not_start(labels: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(label) for label in labels)
     return re.compile(
-        r"^[ \t]*[-*+][ \t]+(?:\*\*|__)?(?:" + alternatives + r")[ \t]*"
-        r"(?:[:：][ \t]*(?:\*\*|__)?|(?:\*\*|__)[ \t]*[:：])",
-        re.M,
+        r"[ \t]*[-*+][ \t]+(?:\*\*|__)?(?:" + alternatives + r")[ \t]*"
+        r"(?:[:：][ \t]*(?:\*\*|__)?|(?:\*\*|__)[ \t]*[:：])"
     )
 
 
 def must_not_lines(text: str, labels: tuple[str, ...]) -> frozenset[int]:
     """1-based lines that belong to a must-not bullet (its first line and continuations)."""
-    pattern = _must_not_start(labels)
-    if pattern is None or not any(label in text for label in labels):
+    if not labels or not any(label in text for label in labels):
         return frozenset()
-    lines = text.split("\n")
+    pattern = _must_not_start(labels)
     found: set[int] = set()
-    for match in pattern.finditer(text):
-        index = text.count("\n", 0, match.start())
-        found.add(index + 1)
-        index += 1
-        while (
-            index < len(lines)
-            and lines[index].strip()
-            and not _CONTINUATION_END.match(lines[index])
-        ):
-            found.add(index + 1)
-            index += 1
+    inside = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        if any(label in line for label in labels) and pattern.match(line):
+            inside = True
+        elif inside and (not line.strip() or _CONTINUATION_END.match(line)):
+            inside = False
+        if inside:
+            found.add(number)
     return frozenset(found)
 
 
@@ -118,31 +111,31 @@ def dangerous_commands(line: str) -> list[str]:
 def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     """T17 on the whole text and T18 on code-block lines, outside must-not bullets."""
     text = page.text
-    labels = tuple(map(str, policy.data["rules"]["labels"]["must_not"]))
-    exempt = must_not_lines(text, labels)
     hits: dict[tuple[str, int], str] = {}
     for literal, pattern, what in _DANGER_TEXT:
         if literal in text:
             for match in pattern.finditer(text):
-                line = _line(text, match.start())
-                if line not in exempt:
-                    hits.setdefault(("tree/danger-text", line), f"{match.group(0)!r} {what}")
+                key = ("tree/danger-text", _line(text, match.start()))
+                hits.setdefault(key, f"{match.group(0)!r} {what}")
     for word in map(str, policy.data["danger"]["words"]):
         if word and word in text:
             for match in re.finditer(re.escape(word), text):
-                line = _line(text, match.start())
-                if line not in exempt:
-                    hits.setdefault(
-                        ("tree/danger-text", line), f"{word!r} names a forbidden practice"
-                    )
+                key = ("tree/danger-text", _line(text, match.start()))
+                hits.setdefault(key, f"{word!r} names a forbidden practice")
     for block in page.code_blocks:
         for line, content in block.lines():
-            if line in exempt:
-                continue
             commands = dangerous_commands(content)
             if commands:
                 hits[("tree/danger-code", line)] = (
                     f"dangerous command in code ({', '.join(commands)}): "
                     "scope it to what this run created"
                 )
-    return [Finding(path, line, rule, ERROR, msg) for (rule, line), msg in hits.items()]
+    if not hits:
+        return []
+    labels = tuple(map(str, policy.data["rules"]["labels"]["must_not"]))
+    exempt = must_not_lines(text, labels)  # only computed for pages with a hit
+    return [
+        Finding(path, line, rule, ERROR, message)
+        for (rule, line), message in hits.items()
+        if line not in exempt
+    ]
