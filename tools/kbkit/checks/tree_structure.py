@@ -58,8 +58,8 @@ def _has_children_marker(tree: Tree, folder: Folder, index: Page) -> bool:
     if folder.path.rsplit("/", 1)[-1] not in tree.policy.data["children_marker_dirs"]:
         return False
     marker = str(tree.policy.data["children_marker"]).strip()
-    marker = marker.removeprefix("<!--").removesuffix("-->").strip()
-    return any(comment.text == marker for comment in index.comments)
+    marker = " ".join(marker.removeprefix("<!--").removesuffix("-->").split())
+    return any(" ".join(comment.text.split()) == marker for comment in index.comments)
 
 
 def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
