@@ -118,3 +118,22 @@ def test_no_repository_and_fresh_repository(tmp_path: Path) -> None:
 def test_corrupt_indexes_raise_a_readable_error(data: bytes) -> None:
     with pytest.raises(GitIndexError):
         parse_index(data)
+
+
+def test_local_tracked_without_git_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import date
+
+    from kbkit.checks.registry import run_validators
+    from kbkit.policy import builtin_policy
+
+    repo = make_repo(tmp_path / "repo", 4)
+    (repo / "knowledge/general/_index.md").write_text("# General\n")
+    (repo / "knowledge/repos").mkdir()
+    (repo / "knowledge/repos/_index.md").write_text("# Repos\n")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no git binary anywhere
+    findings, _ = run_validators(repo, builtin_policy("default"), ("tree",), date(2026, 11, 30))
+    assert [(f.path, f.rule_id) for f in findings if f.rule_id == "tree/local-tracked"] == [
+        ("knowledge/local/a-very-long-folder-name/notes.md", "tree/local-tracked"),
+        ("knowledge/local/a-very-long-folder-name/notes2.md", "tree/local-tracked"),
+        ("knowledge/local/b.txt", "tree/local-tracked"),
+    ]
