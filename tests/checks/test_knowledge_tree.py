@@ -124,6 +124,8 @@ def test_secrets_report_one_finding_per_rule_and_line() -> None:
         ("find . -exec rm {} \\;", ["find -exec rm"]),
         ("find . -execdir /bin/rm {} +", ["find -execdir rm"]),
         ("ls | xargs -0 rm", ["xargs rm"]),
+        ("echo $(find /tmp -delete)", ["find -delete"]),
+        ("RUN rm -rf /var/lib/apt/lists/*", ["rm with recursive and force flags"]),
         ("rm -r build && cd foo", []),
         ("rm -f a.txt", []),
         ("rm -- -rf", []),

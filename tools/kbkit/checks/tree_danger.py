@@ -33,7 +33,7 @@ _DANGER_TEXT: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ),
 )
 _SEGMENT_SPLIT = re.compile(r"\|\||&&|[|;&\n]")
-_TOKEN_STRIP = "\"'`()[]{}"
+_TOKEN_STRIP = "\"'`()[]{}$"
 _CONTINUATION_END = re.compile(r"^[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#)")
 
 
