@@ -11,7 +11,9 @@ import importlib
 import sys
 
 # name -> module; explicit registry, no discovery
-BENCHES: dict[str, str] = {}
+BENCHES: dict[str, str] = {
+    "check": "benchmarks.bench_check",
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -104,6 +103,8 @@ def _ends_torn(fd: int) -> bool:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data`: temp file in the same folder, fsync, os.replace."""
+    import tempfile  # imported here to keep `kb check` start-up light
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -11,17 +11,12 @@ result against a full markdown-it parse on fuzzed pages.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
-from markdown_it.rules_inline.autolink import autolink
-from markdown_it.rules_inline.backticks import backtick
-from markdown_it.rules_inline.html_inline import html_inline
-from markdown_it.rules_inline.image import image
-from markdown_it.rules_inline.link import link
-from markdown_it.token import Token
+if TYPE_CHECKING:  # markdown-it is imported lazily: a warm `kb check` never parses
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _SPECIAL = re.compile(r"[\[!`\\<]")
 _EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
@@ -59,8 +54,15 @@ def _collect(tokens: list[Token], offset: int, src: str, base_line: int, out: li
 
 def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int) -> list[Link]:
     """All links and images in one inline span; `base_line` is the span's first line."""
-    if "[" not in src:
+    if "[" not in src and "<" not in src:
         return []
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.rules_inline.autolink import autolink
+    from markdown_it.rules_inline.backticks import backtick
+    from markdown_it.rules_inline.html_inline import html_inline
+    from markdown_it.rules_inline.image import image
+    from markdown_it.rules_inline.link import link
+
     out: list[Link] = []
     state = StateInline(src, md, env, [])
     end = len(src)
@@ -81,7 +83,11 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
             pos = state.pos
             continue
         if char == "<":
-            if autolink(state, True) or html_inline(state, True):
+            state.tokens = []
+            if autolink(state, False):
+                _collect(state.tokens, pos, src, base_line, out)
+                pos = state.pos
+            elif html_inline(state, True):
                 pos = state.pos
             else:
                 pos += 1
@@ -97,3 +103,37 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
         else:
             pos += 1
     return out
+
+
+def extract_comments(md: MarkdownIt, src: str, base_line: int) -> list[tuple[str, int]]:
+    """HTML comments (`<!-- ... -->`) in one inline span, as (text, line); code spans and
+    escapes hide them exactly as CommonMark says."""
+    if "<!--" not in src:
+        return []
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.rules_inline.backticks import backtick
+    from markdown_it.rules_inline.html_inline import html_inline
+
+    out: list[tuple[str, int]] = []
+    state = StateInline(src, md, {}, [])
+    pos = 0
+    while (match := _COMMENT_SPECIAL.search(src, pos)) is not None:
+        pos = match.start()
+        state.pos, state.posMax = pos, len(src)
+        if src[pos] == "\\":
+            pos += 2
+        elif src[pos] == "`":
+            backtick(state, True)
+            pos = state.pos
+        else:
+            state.tokens = []
+            if html_inline(state, False) and state.tokens[-1].content.startswith("<!--"):
+                text = state.tokens[-1].content[4:].rsplit("-->", 1)[0].strip()
+                out.append((text, base_line + src.count("\n", 0, pos)))
+                pos = state.pos
+            else:
+                pos += 1
+    return out
+
+
+_COMMENT_SPECIAL = re.compile(r"[`\\<]")

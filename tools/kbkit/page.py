@@ -10,12 +10,13 @@ line/byte counts. Lines are 1-based lines of the whole file.
 from __future__ import annotations
 
 import functools
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from markdown_it import MarkdownIt
+from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
+from kbkit.links import Link, extract_comments, extract_links
 
-from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, split_frontmatter
-from kbkit.links import Link, extract_links
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 BOM = "\ufeff"
 
@@ -75,6 +76,8 @@ class Page(NamedTuple):
 @functools.lru_cache(maxsize=1)
 def markdown_parser() -> MarkdownIt:
     """CommonMark plus GFM tables; the inline pass is left to `links.extract_links`."""
+    from markdown_it import MarkdownIt  # imported lazily: a warm `kb check` never parses
+
     md = MarkdownIt("commonmark").enable("table")
     md.disable("inline")
     return md
@@ -153,7 +156,8 @@ def _parse_body(
                 pending_heading = None
             links.extend(extract_links(md, token.content, env, first))
             if "<!--" in token.content:
-                comments.extend(_inline_comments(token.content, first))
+                found = extract_comments(md, token.content, first)
+                comments.extend(Comment(text, line) for text, line in found)
         elif kind == "heading_open":
             pending_heading = int(token.tag[1])
         elif kind in ("fence", "code_block"):
@@ -176,3 +180,49 @@ def _inline_comments(content: str, first_line: int) -> list[Comment]:
         found.append(Comment(content[start + 4 : end].strip(), line))
         pos = end + 3
     return found
+
+
+def page_to_plain(page: Page) -> tuple[Any, ...]:
+    """A marshal-friendly copy of a page (plain tuples), for the parse cache."""
+    fm = page.frontmatter
+    return (
+        page.path,
+        page.size,
+        page.text,
+        page.error,
+        page.bom,
+        (
+            fm.present,
+            fm.data,
+            tuple(fm.error) if fm.error else None,
+            fm.start_line,
+            fm.end_line,
+            fm.body_offset,
+            fm.raw,
+        ),
+        tuple(map(tuple, page.headings)),
+        tuple(map(tuple, page.links)),
+        tuple(map(tuple, page.code_blocks)),
+        tuple(map(tuple, page.comments)),
+        page.line_count,
+        page.nonempty_lines,
+    )
+
+
+def page_from_plain(t: tuple[Any, ...]) -> Page:
+    fm = t[5]
+    error = FrontmatterError(*fm[2]) if fm[2] else None
+    return Page(
+        t[0],
+        t[1],
+        t[2],
+        t[3],
+        t[4],
+        Frontmatter(fm[0], fm[1], error, fm[3], fm[4], fm[5], fm[6]),
+        tuple(Heading(*h) for h in t[6]),
+        tuple(Link(*link) for link in t[7]),
+        tuple(CodeBlock(*c) for c in t[8]),
+        tuple(Comment(*c) for c in t[9]),
+        t[10],
+        t[11],
+    )

@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from kbkit.cache import PageCache, StatKey, cache_file, code_fingerprint, digest, stat_key
 from kbkit.findings import ERROR, WARNING, Finding
-from kbkit.page import Page, parse_page, unreadable_page
+from kbkit.page import Page, page_from_plain, page_to_plain, parse_page, unreadable_page
 from kbkit.paths import document_id
 from kbkit.policy import Policy
 
@@ -37,6 +39,8 @@ class Tree(NamedTuple):
     folders: dict[str, Folder]
     files: frozenset[str]  # every file (any extension) under the root
     problems: tuple[Finding, ...]  # what the walk could not read
+    analysis: dict[str, list[Finding]]  # page-local findings by root-relative path
+    facts: dict[str, dict[str, Any]]  # page-local facts for cross-page checks, by path
 
     def repo_path(self, rel: str) -> str:
         return f"{self.root}/{rel}" if rel else self.root
@@ -151,29 +155,152 @@ def _walk(
     return files_by_dir, dirs_by_dir, all_files
 
 
-def _read_page(top: Path, rel: str, repo_rel: str) -> Page:
+# Page-local analysis: (findings, facts). Facts are small marshal-friendly values that
+# cross-page checks need once the page's text is gone (digests, ids, ...).
+Analysis = tuple[list[Finding], dict[str, Any]]
+Analyzer = Callable[[str, Page, Policy], Analysis]
+NO_ANALYSIS: Analysis = ([], {})
+
+
+def compact(rel: str, page: Page, keep_text: bool) -> Page:
+    """The page as the loaded tree keeps it: validators keep text only for index pages,
+    so memory stays bounded at any tree size (page-local checks ran on the full page)."""
+    if keep_text:
+        return page
+    if rel.endswith("/_index.md") or rel == "_index.md":
+        return page._replace(code_blocks=())
+    return page._replace(text="", code_blocks=())
+
+
+class LoadOptions(NamedTuple):
+    """How to load: page-local analysis to run while each page's full text is at hand."""
+
+    analyze: Analyzer | None = None
+    use_cache: bool = True
+    jobs: int = 0  # 0: decide from the work size and the CPU count
+    keep_text: bool = True  # False: only index pages keep their text (bounded memory)
+
+
+Loaded = tuple[
+    str, Page, list[Finding], dict[str, Any], bytes
+]  # rel, page, findings, facts, digest
+
+
+def _read_and_analyze(
+    top: str, rel: str, repo_rel: str, policy: Policy, options: LoadOptions
+) -> Loaded:
     try:
-        data = (top / rel).read_bytes()
+        with open(os.path.join(top, rel), "rb") as handle:
+            data = handle.read()
     except OSError as exc:
-        return unreadable_page(repo_rel, 0, f"cannot read ({exc.strerror or exc})")
-    return parse_page(repo_rel, data)
+        page = unreadable_page(repo_rel, 0, f"cannot read ({exc.strerror or exc})")
+        return rel, page, [], {}, b""
+    page = parse_page(repo_rel, data)
+    findings, facts = NO_ANALYSIS
+    if options.analyze is not None and page.error is None:
+        findings, facts = options.analyze(rel, page, policy)
+    return rel, compact(rel, page, options.keep_text), findings, facts, digest(data)
 
 
-def load_tree(repo: Path, policy: Policy) -> Tree:
-    """Walk the knowledge root once, read and parse every page once."""
+def _work_chunk(
+    args: tuple[str, list[tuple[str, str]], Policy, LoadOptions],
+) -> list[tuple[Any, ...]]:
+    top, items, policy, options = args
+    out = []
+    for rel, repo_rel in items:
+        _, page, findings, facts, dig = _read_and_analyze(top, rel, repo_rel, policy, options)
+        out.append((rel, page_to_plain(page), [tuple(f) for f in findings], facts, dig))
+    return out
+
+
+PARALLEL_MIN_PAGES = 600
+
+
+def _parse_all(
+    top: Path, todo: list[tuple[str, str]], policy: Policy, options: LoadOptions
+) -> list[Loaded]:
+    """Parse pages, on several processes when the batch is large enough to pay for them."""
+    jobs = options.jobs or min(os.cpu_count() or 1, 8)
+    if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES:
+        return [
+            _read_and_analyze(str(top), rel, repo_rel, policy, options) for rel, repo_rel in todo
+        ]
+    size = max(50, len(todo) // (jobs * 4))
+    chunks = [(str(top), todo[i : i + size], policy, options) for i in range(0, len(todo), size)]
+    import multiprocessing  # only large cold loads pay for it
+
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    )
+    with context.Pool(jobs) as pool:
+        parts = pool.map(_work_chunk, chunks)
+    return [
+        (rel, page_from_plain(plain), [Finding(*f) for f in found], facts, dig)
+        for part in parts
+        for rel, plain, found, facts, dig in part
+    ]
+
+
+def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) -> Tree:
+    """Walk the knowledge root once; read, parse and analyze every page once (or reuse the cache)."""
+    options = options or LoadOptions()
     root_rel = policy.knowledge_root
     top = repo / root_rel
     problems: list[Finding] = []
     if not top.is_dir():
-        return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), ())
+        return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {})
     files_by_dir, dirs_by_dir, all_files = _walk(top, problems, root_rel)
-    pages = {
-        rel: _read_page(top, rel, f"{root_rel}/{rel}")
-        for rel in sorted(all_files)
-        if rel.endswith(".md")
-    }
+    md_files = sorted(rel for rel in all_files if rel.endswith(".md"))
+    cache = _open_cache(repo, policy, options)
+    pages: dict[str, Page] = {}
+    analysis: dict[str, list[Finding]] = {}
+    facts: dict[str, dict[str, Any]] = {}
+    todo: list[tuple[str, str]] = []
+    keys: dict[str, StatKey] = {}
+    for rel in md_files:
+        path = top / rel
+        try:
+            keys[rel] = stat_key(path.stat())
+        except OSError:
+            keys[rel] = (0, 0, 0, 0)
+        hit = cache.get(rel, keys[rel], path.read_bytes) if cache is not None else None
+        if hit is None:
+            todo.append((rel, f"{root_rel}/{rel}"))
+        else:
+            pages[rel] = page_from_plain(hit[0])
+            analysis[rel] = [Finding(*f) for f in hit[1]]
+            facts[rel] = hit[2]
+    for rel, page, findings, page_facts, dig in _parse_all(top, todo, policy, options):
+        pages[rel] = page
+        analysis[rel] = findings
+        facts[rel] = page_facts
+        if cache is not None and page.error is None:
+            payload = (page_to_plain(page), [tuple(f) for f in findings], page_facts)
+            cache.put_digest(rel, keys[rel], dig, payload)
+    if cache is not None:
+        cache.save()
     folders = _build_folders(files_by_dir, dirs_by_dir)
-    return Tree(repo, policy, root_rel, True, pages, folders, frozenset(all_files), tuple(problems))
+    ordered = {rel: pages[rel] for rel in md_files}
+    return Tree(
+        repo,
+        policy,
+        root_rel,
+        True,
+        ordered,
+        folders,
+        frozenset(all_files),
+        tuple(problems),
+        analysis,
+        facts,
+    )
+
+
+def _open_cache(repo: Path, policy: Policy, options: LoadOptions) -> PageCache | None:
+    if not options.use_cache:
+        return None
+    analyzer = getattr(options.analyze, "__qualname__", "none")
+    namespace = f"{code_fingerprint()}:{policy.fingerprint}:{analyzer}:{options.keep_text}"
+    return PageCache(cache_file(repo, "pages"), namespace)
 
 
 def _build_folders(

@@ -118,9 +118,12 @@ def apply_suppressions(
 Checker = Callable[[Tree, Context], list[Finding]]
 
 
-def run_checkers(tree: Tree, checkers: dict[str, Checker], context: Context) -> list[Finding]:
+def run_checkers(
+    tree: Tree, checkers: dict[str, Checker], context: Context, page_level: Iterable[Finding] = ()
+) -> list[Finding]:
     """Run the named checkers on one tree; suppressions apply across all of them."""
     findings: list[Finding] = list(tree.problems)
+    findings.extend(page_level)
     findings.extend(
         Finding(page.path, 0, UNREADABLE.id, ERROR, page.error)
         for _, page in tree.page_items()

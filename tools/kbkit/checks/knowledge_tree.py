@@ -1,14 +1,15 @@
 """`check-knowledge-tree`: structure, registration, links, size, sensitive and dangerous text.
 
-`page_findings` depends only on one page (path, bytes via the parsed `Page`) and the policy,
-so it can be cached per page; `tree_findings` holds every cross-page check. `run` combines
-them and applies the no-split exemption, the one page result that depends on an index.
+`page_findings` and `page_facts` depend only on one page (path and parsed bytes) and the
+policy: the loader runs them while the page's full text is at hand and caches the result.
+`tree_findings` holds every cross-page check and reads the cached facts (`tree.facts`), so it
+needs no page text except the index pages'. The split limit (T11) is decided there, because
+an index can exempt a page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from typing import Any
 
 from kbkit.checks import Context, Rule
 from kbkit.checks.incidents import (
@@ -98,21 +99,15 @@ def page_scope(rel: str, policy: Policy) -> str | None:
     return EXTRA
 
 
-def size_findings(page: Page, policy: Policy) -> list[Finding]:
-    """T11 (>= split limits) and T12 (>= near limits)."""
+def _over_split(lines: int, size: int, policy: Policy) -> bool:
+    return lines >= policy.limit("split_lines") or size >= policy.limit("split_bytes")
+
+
+def near_limit_findings(page: Page, policy: Policy) -> list[Finding]:
+    """T12 (>= near limits) for pages below the split limits (those are decided per tree)."""
     lines, size = page.nonempty_lines, page.size
-    measure = f"{lines} non-empty lines, {size} bytes"
-    if lines >= policy.limit("split_lines") or size >= policy.limit("split_bytes"):
-        limits = f"{policy.limit('split_lines')} lines or {policy.limit('split_bytes')} bytes"
-        return [
-            Finding(
-                page.path,
-                0,
-                "tree/page-too-large",
-                ERROR,
-                f"{measure} (split at {limits}): split the page",
-            )
-        ]
+    if _over_split(lines, size, policy):
+        return []
     if lines >= policy.limit("near_lines") or size >= policy.limit("near_bytes"):
         limits = f"{policy.limit('near_lines')} lines or {policy.limit('near_bytes')} bytes"
         return [
@@ -121,10 +116,25 @@ def size_findings(page: Page, policy: Policy) -> list[Finding]:
                 0,
                 "tree/page-near-limit",
                 WARNING,
-                f"{measure} (warning at {limits}): plan a split",
+                f"{lines} non-empty lines, {size} bytes (warning at {limits}): plan a split",
             )
         ]
     return []
+
+
+def split_findings(path: str, lines: int, size: int, exempt: bool, policy: Policy) -> Finding:
+    """T11 for a page past the split limits, or T12 when its index exempts it."""
+    limits = f"{policy.limit('split_lines')} lines or {policy.limit('split_bytes')} bytes"
+    measure = f"{lines} non-empty lines, {size} bytes (split at {limits})"
+    if exempt:
+        return Finding(
+            path,
+            0,
+            "tree/page-near-limit",
+            WARNING,
+            f"{measure}: exempt from splitting by its index",
+        )
+    return Finding(path, 0, "tree/page-too-large", ERROR, f"{measure}: split the page")
 
 
 def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
@@ -136,7 +146,7 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     findings.extend(secret_findings(page.path, page.text, policy))
     if scope == EXTRA:
         return findings
-    findings.extend(size_findings(page, policy))
+    findings.extend(near_limit_findings(page, policy))
     findings.extend(danger_findings(page.path, page, policy))
     if is_incident(rel, policy):
         findings.extend(incident_findings(rel, page.path, page, policy))
@@ -153,65 +163,57 @@ def scoped_pages(tree: Tree) -> list[tuple[str, Page, str]]:
     return out
 
 
-class PageFacts(NamedTuple):
-    """What the cross-page checks need from one page; pure like `page_findings`, so cacheable."""
-
-    fingerprint: str | None  # T25: hash of the normalized body (None: index page, too short)
-    incident_id: Field | None  # T22: the incident id field (None: not an incident, no id)
-
-
-def page_facts(rel: str, page: Page, policy: Policy) -> PageFacts:
-    """The per-page inputs of T22 and T25 (only for pages under a root)."""
+def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
+    """What the cross-page checks need once the page text is gone (plain, marshal-friendly):
+    `fingerprint` (T25), `incident_id` as [value, line] (T22), `oversize` as [lines, bytes]
+    (T11)."""
     if page.error is not None or page_scope(rel, policy) != ROOT:
-        return PageFacts(None, None)
-    is_index = rel.rsplit("/", 1)[-1] == policy.data["index_page"]
-    digest = None if is_index else body_fingerprint(page, policy.limit("duplicate_min_chars"))
-    ident = incident_id(page, policy) if is_incident(rel, policy) else None
-    return PageFacts(digest, ident)
+        return {}
+    facts: dict[str, Any] = {}
+    if rel.rsplit("/", 1)[-1] != policy.data["index_page"]:
+        digest = body_fingerprint(page, policy.limit("duplicate_min_chars"))
+        if digest is not None:
+            facts["fingerprint"] = digest
+    if is_incident(rel, policy):
+        field = incident_id(page, policy)
+        if field is not None:
+            facts["incident_id"] = [field.value, field.line]
+    if _over_split(page.nonempty_lines, page.size, policy):
+        facts["oversize"] = [page.nonempty_lines, page.size]
+    return facts
 
 
-def tree_findings(
-    tree: Tree, context: Context, facts: Mapping[str, PageFacts] | None = None
-) -> list[Finding]:
-    """Every cross-page check: structure, registration, links, duplicates, git, entry page.
+def _facts_of(tree: Tree, rel: str, page: Page) -> dict[str, Any]:
+    cached = tree.facts.get(rel)
+    if cached is not None and "tree" in cached:
+        return dict(cached["tree"])
+    return page_facts(rel, page, tree.policy)  # a tree loaded without the page analysis
 
-    `facts` (by root-relative path) lets a caller pass cached `page_facts`; missing entries
-    are computed here.
-    """
+
+def tree_findings(tree: Tree, context: Context) -> list[Finding]:
+    """Every cross-page check: structure, registration, links, split limits, duplicates,
+    incident ids, git, entry page."""
+    check_policy(tree.policy)
     findings = structure_findings(tree)
     pages = scoped_pages(tree)
     outside: dict[str, bool] = {}
     for rel, page, _ in pages:
         findings.extend(broken_link_findings(tree, rel, page, outside))
-    known = facts or {}
-    summary = [
-        (page.path, known.get(rel) or page_facts(rel, page, tree.policy))
-        for rel, page, scope in pages
-        if scope == ROOT
+    summary = [(rel, page.path, _facts_of(tree, rel, page)) for rel, page, s in pages if s == ROOT]
+    exempt = split_exemptions(tree)
+    for rel, path, facts in summary:
+        if "oversize" in facts:
+            lines, size = facts["oversize"]
+            findings.append(split_findings(path, lines, size, rel in exempt, tree.policy))
+    findings.extend(duplicate_findings((path, f.get("fingerprint")) for _, path, f in summary))
+    ids = [
+        (path, Field(f["incident_id"][0], f["incident_id"][1]) if "incident_id" in f else None)
+        for _, path, f in summary
     ]
-    findings.extend(duplicate_findings((path, f.fingerprint) for path, f in summary))
-    findings.extend(duplicate_id_findings((path, f.incident_id) for path, f in summary))
+    findings.extend(duplicate_id_findings(ids))
     findings.extend(local_tracked_findings(tree))
     findings.extend(entry_findings(tree))
     return findings
-
-
-def apply_split_exemptions(
-    findings: Iterable[Finding], exempt_paths: frozenset[str]
-) -> list[Finding]:
-    """An oversized page its index marks as do-not-split gets a warning instead of an error."""
-    out = []
-    for finding in findings:
-        if finding.rule_id == "tree/page-too-large" and finding.path in exempt_paths:
-            finding = Finding(
-                finding.path,
-                finding.line,
-                "tree/page-near-limit",
-                WARNING,
-                finding.message.replace(": split the page", ": exempt from splitting by its index"),
-            )
-        out.append(finding)
-    return out
 
 
 def check_policy(policy: Policy) -> None:
@@ -221,10 +223,9 @@ def check_policy(policy: Policy) -> None:
 
 
 def run(tree: Tree, context: Context) -> list[Finding]:
-    """Run every tree rule: page findings for each page, then the cross-page findings."""
+    """Every tree rule on a tree loaded with page text: page findings, then tree findings."""
     check_policy(tree.policy)
     page_level: list[Finding] = []
     for rel, page, _ in scoped_pages(tree):
         page_level.extend(page_findings(rel, page, tree.policy))
-    exempt = frozenset(tree.repo_path(rel) for rel in split_exemptions(tree))
-    return apply_split_exemptions(page_level, exempt) + tree_findings(tree, context)
+    return page_level + tree_findings(tree, context)

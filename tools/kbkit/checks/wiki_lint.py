@@ -1,10 +1,24 @@
 """`check-wiki-lint`: frontmatter, types, dates, tags, confidence, review flags, staleness,
-orphans, adapter manifests, and tree-wide rule-id uniqueness."""
+orphans, adapter manifests, and tree-wide rule-id uniqueness.
+
+Scope (contract §1.3): the synthesized pages, that is every page under the roots except the
+evidence folders (any folder component in `evidence_dirs`) and the `lint_exclude` prefixes.
+`page_findings` depends only on one page and the policy (cacheable); `tree_findings` needs
+the whole tree (taxonomy, inbound links, rule IDs across pages, adapters) or the date.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from kbkit.checks import Context, Rule
+from kbkit.checks.adapters import adapter_findings
+from kbkit.checks.lint_fields import field_findings, key_line, parse_date, string_tags
 from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.page import Page
+from kbkit.policy import Policy
+from kbkit.rules import rule_ids
+from kbkit.taxonomy import POLICY_SOURCE, load_taxonomy
 from kbkit.tree import Tree
 
 RULES: dict[str, Rule] = {
@@ -33,20 +47,140 @@ RULES: dict[str, Rule] = {
 }
 
 
-def run(tree: Tree, context: Context) -> list[Finding]:
-    """Run every lint rule."""
-    findings: list[Finding] = []
-    for rel, page in tree.page_items():
-        if not tree.in_roots(rel) or page.error is not None:
-            continue
-        if not page.frontmatter.present:
-            findings.append(
+def in_scope(rel: str, policy: Policy) -> bool:
+    """Is the root-relative page `rel` a synthesized page that lint checks?"""
+    parts = rel.split("/")
+    if len(parts) < 2 or parts[0] not in policy.data["roots"]:
+        return False
+    if set(parts[:-1]) & set(policy.data["evidence_dirs"]):
+        return False
+    for prefix in policy.data["lint_exclude"]:
+        cut = str(prefix).strip("/")
+        if rel == cut or rel.startswith(cut + "/"):
+            return False
+    return True
+
+
+def scope(tree: Tree) -> list[tuple[str, Page]]:
+    """The pages lint checks, sorted by path (unreadable ones included; they are counted)."""
+    return [(rel, page) for rel, page in tree.page_items() if in_scope(rel, tree.policy)]
+
+
+def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
+    """Findings that depend only on this page's path and bytes and on the policy."""
+    if page.error is not None or not in_scope(rel, policy):
+        return []
+    return field_findings(page, policy)
+
+
+def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
+    """What cross-page checks need after the page's text is released: its rule IDs."""
+    if page.error is not None or not in_scope(rel, policy):
+        return {}
+    if page.meta.get("type") != policy.data["rules"]["page_type"]:
+        return {}
+    return {"rule_ids": [(rule.id, rule.line) for rule in rule_ids(page, policy)]}
+
+
+def tree_findings(tree: Tree, context: Context) -> list[Finding]:
+    """Findings that need the whole tree or the date: taxonomy, tags, staleness, orphans,
+    rule-id uniqueness and adapter manifests."""
+    pages = [(rel, page) for rel, page in scope(tree) if page.error is None]
+    findings = _taxonomy_findings(tree, pages)
+    findings.extend(_stale_findings(tree, pages, context))
+    findings.extend(_orphan_findings(tree, pages))
+    findings.extend(_duplicate_rule_ids(tree, pages))
+    findings.extend(adapter_findings(tree))
+    return findings
+
+
+def _taxonomy_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]:
+    taxonomy = load_taxonomy(tree.repo, tree.policy)
+    if taxonomy.problem is not None:
+        where = (
+            tree.repo_path("policy.yaml") if taxonomy.source == POLICY_SOURCE else taxonomy.source
+        )
+        # Without a taxonomy every tag would be "unknown": report the cause once instead.
+        return [Finding(where, 0, "lint/taxonomy-missing", ERROR, taxonomy.problem)]
+    return [
+        Finding(
+            page.path,
+            key_line(page, "tags"),
+            "lint/tag-unknown",
+            ERROR,
+            f"tag {tag!r} is not in the taxonomy ({taxonomy.source}); add it there first "
+            "or use an existing tag",
+        )
+        for _, page in pages
+        for tag in string_tags(page)
+        if tag not in taxonomy.tags
+    ]
+
+
+def _stale_findings(tree: Tree, pages: list[tuple[str, Page]], context: Context) -> list[Finding]:
+    limit = tree.policy.limit("stale_days")
+    out = []
+    for _, page in pages:
+        updated = parse_date(page.meta.get("updated"))
+        if updated is not None and (context.today - updated).days > limit:
+            age = (context.today - updated).days
+            out.append(
                 Finding(
                     page.path,
-                    1,
-                    "lint/frontmatter-missing",
-                    ERROR,
-                    "no frontmatter: the page must start with a `---` block",
+                    key_line(page, "updated"),
+                    "lint/stale",
+                    WARNING,
+                    f"updated {updated.isoformat()} is {age} days before {context.today} "
+                    f"(limit {limit}); review the page and bump updated:",
                 )
             )
-    return findings
+    return out
+
+
+def _orphan_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]:
+    # Every page under the knowledge root is a source, except the untracked local/ folder:
+    # what a reviewer's private notes link to must not change the result (B8).
+    local = str(tree.policy.data["local_dir"]).strip("/") + "/"
+    linked: set[str] = set()
+    for rel, page in tree.pages.items():
+        if rel.startswith(local):
+            continue
+        for link in page.links:
+            if link.is_external:
+                continue
+            target = tree.resolve(rel, link.target)
+            if target is not None and target != rel:
+                linked.add(target)
+    index = str(tree.policy.data["index_page"])
+    return [
+        Finding(
+            page.path,
+            0,
+            "lint/orphan",
+            WARNING,
+            "no other page links to this page; link it from a related page or its index",
+        )
+        for rel, page in pages
+        if page.name != index and rel not in linked
+    ]
+
+
+def _duplicate_rule_ids(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]:
+    first: dict[str, tuple[str, int]] = {}
+    out = []
+    for rel, page in pages:
+        for rule_id, line in tree.facts.get(rel, {}).get("lint", {}).get("rule_ids", ()):
+            seen = first.setdefault(rule_id, (page.path, line))
+            if seen != (page.path, line):
+                where = "earlier on this page" if seen[0] == page.path else f"in {seen[0]}"
+                out.append(
+                    Finding(
+                        page.path,
+                        line,
+                        "lint/rule-id-duplicate",
+                        ERROR,
+                        f"rule ID {rule_id} is already defined {where} (line {seen[1]}); "
+                        "rule IDs are never reused: take the next free ID",
+                    )
+                )
+    return out

@@ -1,0 +1,153 @@
+"""`kb check` speed against the floor: reading every page and parsing its frontmatter.
+
+Figures are ratios measured in this one run on synthetic trees from `gen_tree.py`:
+cold (no cache) and warm (unchanged; one page changed) at 10k pages, growth to 50k pages,
+20k vs 10k pages in one folder, and the peak memory of the whole process tree at 50k.
+Generated files get an mtime an hour in the past, like a real checkout (files changed in the
+last seconds are "racy" for the cache and are re-read by design).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from benchmarks.gen_tree import generate
+
+KB = [sys.executable, "-m", "kbkit"]
+TARGETS = {"cold": 4.0, "warm": 1.0, "one-changed": 1.2, "growth-50k": 5.5, "flat-20k": 2.2}
+MEMORY_LIMIT_MB = 150
+
+
+def floor(repo: Path) -> float:
+    """Read every page and parse its frontmatter with the C YAML loader, in one process."""
+    start = time.perf_counter()
+    for path in sorted((repo / "knowledge").rglob("*.md")):
+        text = path.read_text("utf-8")
+        if text.startswith("---\n"):
+            end = text.find("\n---\n", 4)
+            if end > 0:
+                yaml.load(text[4:end], Loader=yaml.CSafeLoader)
+    return time.perf_counter() - start
+
+
+def _tree_rss_kb(pid: int) -> int:
+    total = 0
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            total += int(next(x.split()[1] for x in status.splitlines() if x.startswith("VmRSS")))
+            for task in Path(f"/proc/{current}/task").iterdir():
+                stack.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, StopIteration, ValueError):
+            continue
+    return total
+
+
+def run_check(repo: Path, *extra: str) -> tuple[float, int]:
+    """Wall time of one `kb check` process and the peak RSS (MB) of its process tree."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [*KB, "check", "--repo", str(repo), "--today", "2026-11-30", *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss_kb(proc.pid))
+        time.sleep(0.01)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"kb check failed on {repo}: {proc.stderr.read().decode()[-2000:]}")
+    return elapsed, peak // 1024
+
+
+def make_tree(base: Path, name: str, pages: int, flat: bool = False) -> Path:
+    repo = base / name
+    generate(repo, pages, flat=flat)
+    past = time.time() - 3600
+    for folder, _, files in os.walk(repo):
+        for file in files:
+            os.utime(os.path.join(folder, file), (past, past))
+    return repo
+
+
+def cold(repo: Path, runs: int) -> tuple[float, int]:
+    results = []
+    for _ in range(runs):
+        shutil.rmtree(repo / ".kbkit-cache", ignore_errors=True)
+        results.append(run_check(repo))
+    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+
+
+def main(argv: list[str] | None = None) -> int:
+    quick = "--quick" in (argv or [])
+    runs = 1 if quick else 3
+    with tempfile.TemporaryDirectory(prefix="kbkit-bench-") as tmp:
+        base = Path(tmp)
+        ten = make_tree(base, "t10k", 10_000)
+        floor_10k = statistics.median(floor(ten) for _ in range(runs))
+        cold_10k, _ = cold(ten, runs)
+        run_check(ten)  # fill the cache
+        warm_10k = statistics.median(run_check(ten)[0] for _ in range(runs))
+        changed = []
+        page = next((ten / "knowledge" / "general").rglob("g-1.md"))
+        for i in range(runs):
+            page.write_text(page.read_text() + f"\nEdit {i}.\n")
+            changed.append(run_check(ten)[0])
+        changed_10k = statistics.median(changed)
+        ratios = {
+            "cold": cold_10k / floor_10k,
+            "warm": warm_10k / floor_10k,
+            "one-changed": changed_10k / floor_10k,
+        }
+        print(f"floor at 10k pages (read + C-YAML frontmatter, 1 process): {floor_10k:.3f} s")
+        print(
+            f"kb check cold at 10k:        {cold_10k:.3f} s = {ratios['cold']:.2f}x floor (target <= 4.0x)"
+        )
+        print(
+            f"kb check warm at 10k:        {warm_10k:.3f} s = {ratios['warm']:.2f}x floor (target <= 1.0x)"
+        )
+        print(
+            f"kb check one page changed:   {changed_10k:.3f} s = {ratios['one-changed']:.2f}x floor (target <= 1.2x)"
+        )
+        shutil.rmtree(ten)
+        if not quick:
+            fifty = make_tree(base, "t50k", 50_000)
+            cold_50k, peak_50k = cold(fifty, 1)
+            shutil.rmtree(fifty)
+            ratios["growth-50k"] = cold_50k / cold_10k
+            print(
+                f"kb check cold at 50k:        {cold_50k:.3f} s = {ratios['growth-50k']:.2f}x the 10k run (target <= 5.5x)"
+            )
+            print(
+                f"peak memory at 50k (process tree RSS): {peak_50k} MB (target < {MEMORY_LIMIT_MB} MB)"
+            )
+            flat10 = make_tree(base, "flat10k", 10_000, flat=True)
+            flat_10k, _ = cold(flat10, 1)
+            shutil.rmtree(flat10)
+            flat20 = make_tree(base, "flat20k", 20_000, flat=True)
+            flat_20k, _ = cold(flat20, 1)
+            ratios["flat-20k"] = flat_20k / flat_10k
+            print(
+                f"one folder: 20k pages {flat_20k:.3f} s vs 10k pages {flat_10k:.3f} s = {ratios['flat-20k']:.2f}x (target <= 2.2x)"
+            )
+            if peak_50k >= MEMORY_LIMIT_MB:
+                ratios["memory"] = float("inf")
+    missed = [name for name, value in ratios.items() if value > TARGETS.get(name, 0)]
+    print("check targets missed: " + ", ".join(missed) if missed else "check targets met")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,111 @@
+"""The parse cache never serves stale results and never changes what a check reports."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from kbkit.cache import CACHE_DIR, PageCache, digest
+from kbkit.checks.registry import analyze_page
+from kbkit.policy import load_policy
+from kbkit.tree import LoadOptions, load_tree
+
+
+def _repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo" / "knowledge" / "general"
+    root.mkdir(parents=True)
+    (root / "_index.md").write_text("# General\n\n- [a](a.md)\n")
+    (root / "a.md").write_text("---\ntitle: a\n---\n# A\n\nSee [b](b.md).\n")
+    return tmp_path / "repo"
+
+
+def _load(repo: Path, use_cache: bool = True):
+    return load_tree(
+        repo, load_policy(repo), LoadOptions(analyze=analyze_page, use_cache=use_cache)
+    )
+
+
+def test_warm_load_equals_cold_load(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    cold = _load(repo, use_cache=False)
+    first = _load(repo)
+    assert (repo / CACHE_DIR / "pages.marshal").exists()
+    assert (repo / CACHE_DIR / ".gitignore").read_text().strip().endswith("*")
+    warm = _load(repo)
+    assert warm.pages == first.pages == cold.pages
+    assert warm.analysis == cold.analysis
+
+
+def test_same_size_edit_with_restored_mtime_is_seen(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    page = repo / "knowledge" / "general" / "a.md"
+    before = _load(repo).pages["general/a.md"]
+    st = page.stat()
+    page.write_text(page.read_text().replace("b.md", "c.md"))  # same size
+    os.utime(page, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = _load(repo).pages["general/a.md"]
+    assert [link.target for link in before.links] == ["b.md"]
+    assert [link.target for link in after.links] == ["c.md"]
+
+
+def test_racy_entries_are_verified_by_content(tmp_path: Path) -> None:
+    """A file changed moments before the cache was written could change again with an
+    identical stat key (coarse timestamps); such entries are checked against a digest."""
+    path = tmp_path / "pages.marshal"
+    now = time.time_ns()
+    key = (10, now, now, 1)
+    writer = PageCache(path, "ns")
+    writer.put_digest("a.md", key, digest(b"old bytes!"), "payload")
+    writer.save()
+    reader = PageCache(path, "ns")
+    assert reader.get("a.md", key, lambda: b"new bytes!") is None
+    assert PageCache(path, "ns").get("a.md", key, lambda: b"old bytes!") == "payload"
+    assert PageCache(path, "other-namespace").get("a.md", key, lambda: b"old bytes!") is None
+
+
+def test_old_entries_trust_the_stat_key(tmp_path: Path) -> None:
+    path = tmp_path / "pages.marshal"
+    old = time.time_ns() - 60 * 10**9
+    key = (10, old, old, 1)
+    writer = PageCache(path, "ns")
+    writer.put_digest("a.md", key, digest(b"old bytes!"), "payload")
+    writer.save()
+
+    def no_read() -> bytes:
+        raise AssertionError("a non-racy entry must not be read again")
+
+    assert PageCache(path, "ns").get("a.md", key, no_read) == "payload"
+
+
+def test_corrupt_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    _load(repo)
+    cache = repo / CACHE_DIR / "pages.marshal"
+    cache.write_bytes(b"\x00garbage")
+    tree = _load(repo)
+    assert [link.target for link in tree.pages["general/a.md"].links] == ["b.md"]
+    assert cache.read_bytes() != b"\x00garbage"
+
+
+def test_policy_change_invalidates(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    first = load_tree(repo, load_policy(repo), LoadOptions(analyze=analyze_page))
+    other = load_tree(repo, load_policy(repo, "infermatrix"), LoadOptions(analyze=analyze_page))
+    assert first.policy.fingerprint != other.policy.fingerprint
+    assert other.pages.keys() == first.pages.keys()
+
+
+def test_parallel_and_serial_loads_agree(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    folder = repo / "knowledge" / "general"
+    for i in range(700):
+        (folder / f"p{i}.md").write_text(
+            f"---\ntitle: p{i}\n---\n# P{i}\n\n[a](a.md) `[x](y.md)`\n"
+        )
+    serial = load_tree(repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=1))
+    parallel = load_tree(
+        repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=2)
+    )
+    assert serial.pages == parallel.pages
+    assert serial.analysis == parallel.analysis

@@ -1,0 +1,143 @@
+"""Adapter manifests (L12–L17): the `knowledge:` block other tools read briefing docs from.
+
+Manifests sit outside the knowledge root (`adapters/*/manifest.yaml` by default). Messages
+and paths are repo-relative. A manifest that cannot be read or parsed, or whose top level is
+not a mapping, is a finding, never an exception.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+from kbkit.errors import UsageError
+from kbkit.findings import ERROR, Finding
+from kbkit.frontmatter import parse_yaml_mapping
+from kbkit.paths import rel_posix
+from kbkit.tree import Tree
+
+
+def adapter_findings(tree: Tree) -> list[Finding]:
+    """L12–L17 for every manifest the policy's `adapters.glob` matches."""
+    config = tree.policy.data["adapters"]
+    out: list[Finding] = []
+    pattern = str(config["glob"])
+    try:
+        paths = sorted(tree.repo.glob(pattern))
+    except (ValueError, NotImplementedError) as exc:
+        raise UsageError(
+            f"policy key 'adapters.glob' {pattern!r} must be a repo-relative pattern ({exc})"
+        ) from exc
+    for path in paths:
+        rel = rel_posix(path, tree.repo)
+        try:
+            text = path.read_bytes().decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
+            out.append(Finding(rel, 0, "lint/adapter-yaml", ERROR, f"cannot read ({reason})"))
+            continue
+        out.extend(_manifest_findings(tree, rel, text.replace("\r\n", "\n")))
+    return out
+
+
+def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
+    config = tree.policy.data["adapters"]
+    data, error = parse_yaml_mapping(text, first_line=1)
+    if error is not None:
+        if "must be a mapping" in error.message:
+            message = error.message.replace("frontmatter", "the manifest's top level")
+            return [Finding(rel, error.line, "lint/adapter-shape", ERROR, message)]
+        return [Finding(rel, error.line, "lint/adapter-yaml", ERROR, error.message)]
+    section_key = str(config["section"])
+    if data is None or section_key not in data:
+        return []
+    section = data[section_key]
+    line = _key_line(text, section_key)
+    if not isinstance(section, dict):
+        return [
+            Finding(
+                rel,
+                line,
+                "lint/adapter-shape",
+                ERROR,
+                f"`{section_key}:` must be a mapping, got {type(section).__name__}",
+            )
+        ]
+    out: list[Finding] = []
+    allowed = [str(k) for k in config["keys"]]
+    unknown = sorted(str(k) for k in section if str(k) not in allowed)
+    if unknown:
+        out.append(
+            Finding(
+                rel,
+                line,
+                "lint/adapter-keys",
+                ERROR,
+                f"unknown `{section_key}:` key(s) {', '.join(unknown)}; "
+                f"allowed: {', '.join(allowed)}",
+            )
+        )
+    evidence = set(tree.policy.data["evidence_dirs"])
+    for key in config["list_keys"]:
+        if key not in section:
+            continue
+        value, key_at = section[key], _key_line(text, str(key))
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            out.append(
+                Finding(
+                    rel, key_at, "lint/adapter-list", ERROR, f"`{key}` must be a list of strings"
+                )
+            )
+            continue
+        out.extend(
+            Finding(
+                rel,
+                key_at,
+                "lint/adapter-raw",
+                ERROR,
+                f"`{key}` entry {doc!r} points into the evidence layer; brief from synthesized pages",
+            )
+            for doc in value
+            if _components(doc) & evidence
+        )
+    checklist_key = str(config["checklist_key"])
+    if checklist_key in section:
+        problem = _checklist_problem(tree, section[checklist_key], evidence)
+        if problem:
+            out.append(
+                Finding(
+                    rel,
+                    _key_line(text, checklist_key),
+                    "lint/adapter-checklist",
+                    ERROR,
+                    f"`{checklist_key}` {problem}",
+                )
+            )
+    return out
+
+
+def _checklist_problem(tree: Tree, value: Any, evidence: set[str]) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return f"must be a page path (a string), got {type(value).__name__}"
+    if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", value):
+        return f"{value!r} must be relative to {tree.root}/"
+    if _components(value) & evidence:
+        return f"{value!r} points into the evidence layer"
+    target = posixpath.normpath(value.replace("\\", "/"))
+    if not tree.exists(target) or target in tree.folders:
+        return f"{value!r} does not exist under {tree.root}/"
+    return None
+
+
+def _components(path: str) -> set[str]:
+    return set(path.replace("\\", "/").split("/"))
+
+
+def _key_line(text: str, key: str) -> int:
+    """First line that starts a `key:` entry (0 when the key cannot be located)."""
+    pattern = re.compile(rf"""^\s*(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')\s*:""")
+    for index, line in enumerate(text.split("\n")):
+        if pattern.match(line):
+            return index + 1
+    return 0

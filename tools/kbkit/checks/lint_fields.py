@@ -1,0 +1,168 @@
+"""Per-page lint (L2–L6, L8, L9 and non-string tags): depends only on one page and the policy.
+
+Pure and deterministic, so the results can be cached by page bytes and policy fingerprint.
+One cause gives one finding: a missing field is `lint/field-missing` only, not also a type,
+date or tags finding.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.page import Page
+from kbkit.policy import Policy
+
+_DATE_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_FIELDS = ("created", "updated")
+
+
+def key_line(page: Page, key: str) -> int:
+    """File line of a top-level frontmatter key (the opening `---` line when not found)."""
+    front = page.frontmatter
+    pattern = re.compile(rf"""^(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')\s*:""")
+    for index, line in enumerate(front.raw.split("\n")):
+        if pattern.match(line):
+            return front.start_line + 1 + index
+    return front.start_line or 1
+
+
+def parse_date(value: Any) -> date | None:
+    """The date a frontmatter value names, if it is a real `YYYY-MM-DD` calendar date."""
+    if not isinstance(value, str) or not _DATE_SHAPE.match(value):
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "empty"
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return shown if isinstance(value, str) else f"{shown} ({type(value).__name__})"
+
+
+def field_findings(page: Page, policy: Policy) -> list[Finding]:
+    """L2–L6, L8, L9 for one synthesized page."""
+    front = page.frontmatter
+    if not front.present:
+        return [
+            Finding(
+                page.path,
+                1,
+                "lint/frontmatter-missing",
+                ERROR,
+                "no frontmatter: a synthesized page must start with a `---` line, "
+                "YAML fields and a closing `---` line",
+            )
+        ]
+    if front.error is not None or front.data is None:
+        line, message = (front.error.line, front.error.message) if front.error else (1, "invalid")
+        return [Finding(page.path, line, "lint/frontmatter-invalid", ERROR, message)]
+    meta = front.data
+    config = policy.data["frontmatter"]
+    out: list[Finding] = []
+
+    def add(key: str, rule: str, message: str, severity: str = ERROR) -> None:
+        out.append(Finding(page.path, key_line(page, key), rule, severity, message))
+
+    required = [str(k) for k in config["required"]]
+    for key in required:
+        if key not in meta:
+            out.append(
+                Finding(
+                    page.path,
+                    front.start_line,
+                    "lint/field-missing",
+                    ERROR,
+                    f"required frontmatter field `{key}` is missing",
+                )
+            )
+    if "title" in meta and not (isinstance(meta["title"], str) and meta["title"].strip()):
+        add(
+            "title",
+            "lint/field-missing",
+            f"title is {_describe(meta['title'])}; a page needs a title as text (quote it)",
+        )
+    types = list(config["types"])
+    if "type" in meta and meta["type"] not in types:
+        add(
+            "type",
+            "lint/type-invalid",
+            f"type is {_describe(meta['type'])}; expected one of {', '.join(map(str, types))}",
+        )
+    for key in _DATE_FIELDS:
+        if key in meta and parse_date(meta[key]) is None:
+            add(
+                key,
+                "lint/date-invalid",
+                f"{key} is {_describe(meta[key])}; expected a real calendar date as YYYY-MM-DD",
+            )
+    if "tags" in meta:
+        out.extend(_tag_shape(page, meta["tags"]))
+    levels = list(config["confidence"])
+    if "confidence" in meta and meta["confidence"] not in levels:
+        add(
+            "confidence",
+            "lint/confidence-invalid",
+            f"confidence is {_describe(meta['confidence'])}; "
+            f"expected one of {', '.join(map(str, levels))}",
+        )
+    confidence = meta.get("confidence")
+    if isinstance(confidence, str) and confidence in config["review_confidence"]:
+        add(
+            "confidence",
+            "lint/needs-review",
+            f"confidence is {confidence}: the page needs review",
+            WARNING,
+        )
+    if meta.get("contested"):
+        add(
+            "contested",
+            "lint/needs-review",
+            "the page is marked contested: it needs review",
+            WARNING,
+        )
+    return out
+
+
+def _tag_shape(page: Page, tags: Any) -> list[Finding]:
+    line = key_line(page, "tags")
+    if not isinstance(tags, list) or not tags:
+        what = "an empty list" if tags == [] else _describe(tags)
+        return [
+            Finding(
+                page.path,
+                line,
+                "lint/tags-empty",
+                ERROR,
+                f"tags is {what}; expected a non-empty list of taxonomy tags",
+            )
+        ]
+    return [
+        Finding(
+            page.path,
+            line,
+            "lint/tag-unknown",
+            ERROR,
+            f"tag #{position} is {_describe(tag)}; a tag must be a taxonomy name (a string)",
+        )
+        for position, tag in enumerate(tags, 1)
+        if not isinstance(tag, str)
+    ]
+
+
+def string_tags(page: Page) -> list[str]:
+    """The page's tags that are strings (the others are reported by `field_findings`)."""
+    tags = page.meta.get("tags")
+    return [tag for tag in tags if isinstance(tag, str)] if isinstance(tags, list) else []
