@@ -304,3 +304,33 @@ def test_literal_first_ip_scan_equals_the_full_pattern(text: str) -> None:
 
     expected = [(m.start(), m.group(0)) for m in _IPV4.finditer(text)]
     assert [(m.start(), m.group(0)) for m in _ipv4_matches(text)] == expected
+
+
+CASES = Path(__file__).resolve().parents[1] / "cases" / "knowledge-tree"
+
+
+@pytest.mark.parametrize(
+    "case", sorted(p for p in CASES.glob("*/*") if p.is_dir()), ids=lambda p: p.name
+)
+def test_cached_analysis_and_direct_run_agree(case: Path, tmp_path: Path) -> None:
+    """Cold, warm (cache, page text released) and a direct `run` report the same findings."""
+    import shutil
+
+    from kbkit.checks.knowledge_tree import check_policy
+    from kbkit.policy import load_policy
+
+    repo = tmp_path / "repo"
+    shutil.copytree(case / "repo", repo, symlinks=True)
+    args = (case / "case.yaml").read_text() if (case / "case.yaml").exists() else ""
+    policy = INFERMATRIX if "infermatrix" in args else load_policy(repo)
+    check_policy(policy)
+    cold, _ = run_validators(repo, policy, ("tree",), TODAY)
+    warm, _ = run_validators(repo, policy, ("tree",), TODAY)
+    assert (repo / ".kbkit-cache").is_dir()
+    direct = run(load_tree(repo, policy), Context(TODAY))
+    tree_only = sorted(f for f in cold if f.rule_id.startswith("tree/"))
+    assert cold == warm
+    if any(f.rule_id.startswith("kb/") for f in cold):  # suppressions apply in the validator run
+        assert set(tree_only) <= set(direct)
+    else:
+        assert sorted(set(direct)) == tree_only

@@ -145,8 +145,11 @@ def test_corpus_reports_exactly_the_reference_result(
     repo = tmp_path / "corpus"  # a copy: the shared corpus is read-only
     shutil.copytree(corpus, repo)
     argv = ["check-knowledge-tree", "--repo", str(repo), "--policy", "infermatrix"]
+    shutil.rmtree(repo / ".kbkit-cache", ignore_errors=True)
     code = main([*argv, "--format", "json", "--today", "2026-11-30"])
     report = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--format", "json", "--today", "2026-11-30"]) == code  # warm cache
+    assert json.loads(capsys.readouterr().out) == report
     assert code == 0
     assert report["summary"]["errors"] == 0
     assert [(f["path"], f["rule"]) for f in report["findings"]] == [
