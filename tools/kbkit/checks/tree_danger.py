@@ -32,6 +32,8 @@ _DANGER_TEXT: tuple[tuple[str, re.Pattern[str], str], ...] = (
         "takes every GPU (--gpus all)",
     ),
 )
+# A command name that ends a word (`format` holds no `rm`); checked per block, then per line.
+_COMMAND_HINT = re.compile(r"(?:rm|pkill|killall|find|xargs)(?![\w.-])")
 _SEGMENT_SPLIT = re.compile(r"\|\||&&|[|;&\n]")
 _TOKEN_STRIP = "\"'`()[]{}$"
 _CONTINUATION_END = re.compile(r"^[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#)")
@@ -84,7 +86,7 @@ def _rm_is_forced_recursive(tokens: list[str]) -> bool:
 
 def dangerous_commands(line: str) -> list[str]:
     """What is dangerous in one line of shell code (empty when nothing is)."""
-    if not ("rm" in line or "kill" in line or "find" in line or "xargs" in line):
+    if _COMMAND_HINT.search(line) is None:
         return []
     found: list[str] = []
     for segment in _SEGMENT_SPLIT.split(line):
@@ -127,6 +129,8 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
                 key = ("tree/danger-text", _line(text, match.start()))
                 hits.setdefault(key, f"{word!r} names a forbidden practice")
     for block in page.code_blocks:
+        if _COMMAND_HINT.search(block.text) is None:
+            continue
         for line, content in block.lines():
             commands = dangerous_commands(content)
             if commands:

@@ -13,11 +13,17 @@ from kbkit.tree import Tree
 
 
 def body_fingerprint(page: Page, min_chars: int) -> str | None:
-    """A hash of the body without frontmatter, whitespace-normalized; None when too short."""
-    normalized = " ".join(page.text[page.frontmatter.body_offset :].split())
-    if len(normalized) < min_chars:
+    """A hash of the body without frontmatter, whitespace runs collapsed; None when too short
+    (fewer than `min_chars` characters after collapsing)."""
+    body = page.text[page.frontmatter.body_offset :]
+    if len(body) < min_chars:
         return None
-    return hashlib.blake2b(normalized.encode("utf-8"), digest_size=16).hexdigest()
+    # bytes.split() on the UTF-8 body is twice as fast as str.split(); it collapses ASCII
+    # whitespace (Unicode spaces such as U+3000 stay significant)
+    normalized = b" ".join(body.encode("utf-8").split())
+    if len(normalized) < 4 * min_chars and len(normalized.decode("utf-8")) < min_chars:
+        return None
+    return hashlib.blake2b(normalized, digest_size=16).hexdigest()
 
 
 def duplicate_findings(fingerprints: Iterable[tuple[str, str | None]]) -> list[Finding]:

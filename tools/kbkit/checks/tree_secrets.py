@@ -29,6 +29,8 @@ _NAME = r"([^\s/\"'`)\]>,;:|]+)"
 _REMOTE_HOME = re.compile(r"/(home|data)/" + _NAME)
 _MAC_HOME = re.compile(r"/Users/" + _NAME)
 _WINDOWS_HOME = re.compile(r":(?:\\+|/+)[Uu]sers(?:\\+|/+)" + _NAME.replace("/", "\\\\/"))
+# One literal-first scan decides whether a home or data path can match at all.
+_HOME_HINT = re.compile(r"/(?:home|data|Users)/")
 _PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PLACEHOLDER_START = ("<", "$", "{", "%", "*", "...", "…")
 _GENERIC_USERS = frozenset({"public", "shared", "default", "all users"})
@@ -84,6 +86,9 @@ def _public_ips(text: str, policy: Policy) -> Iterator[tuple[int, str]]:
 
 def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
     """(rule id, offset, path) for every personal home or data folder."""
+    windows = "sers\\" in text or "sers/" in text
+    if not windows and _HOME_HINT.search(text) is None:
+        return
     if "/home/" in text or "/data/" in text:
         allow = {
             "home": set(map(str, policy.data["secrets"]["home_allow"])),
@@ -102,7 +107,7 @@ def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
             name = match.group(1).rstrip(".!?")
             if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
                 yield "tree/secret-windows-home", match.start(), match.group(0)
-    if "sers" in text and ":" in text:
+    if windows:
         for match in _WINDOWS_HOME.finditer(text):
             drive = match.start() - 1
             if drive < 0 or not text[drive].isascii() or not text[drive].isalpha():
