@@ -29,7 +29,8 @@ from kbkit.checks.tree_repo import (
     local_tracked_findings,
 )
 from kbkit.checks.tree_secrets import allowed_networks, secret_findings
-from kbkit.checks.tree_structure import split_exemptions, structure_findings
+from kbkit.checks.tree_size import near_limit_findings, over_split, split_exemptions, split_findings
+from kbkit.checks.tree_structure import structure_findings
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -99,44 +100,6 @@ def page_scope(rel: str, policy: Policy) -> str | None:
     return EXTRA
 
 
-def _over_split(lines: int, size: int, policy: Policy) -> bool:
-    return lines >= policy.limit("split_lines") or size >= policy.limit("split_bytes")
-
-
-def near_limit_findings(page: Page, policy: Policy) -> list[Finding]:
-    """T12 (>= near limits) for pages below the split limits (those are decided per tree)."""
-    lines, size = page.nonempty_lines, page.size
-    if _over_split(lines, size, policy):
-        return []
-    if lines >= policy.limit("near_lines") or size >= policy.limit("near_bytes"):
-        limits = f"{policy.limit('near_lines')} lines or {policy.limit('near_bytes')} bytes"
-        return [
-            Finding(
-                page.path,
-                0,
-                "tree/page-near-limit",
-                WARNING,
-                f"{lines} non-empty lines, {size} bytes (warning at {limits}): plan a split",
-            )
-        ]
-    return []
-
-
-def split_findings(path: str, lines: int, size: int, exempt: bool, policy: Policy) -> Finding:
-    """T11 for a page past the split limits, or T12 when its index exempts it."""
-    limits = f"{policy.limit('split_lines')} lines or {policy.limit('split_bytes')} bytes"
-    measure = f"{lines} non-empty lines, {size} bytes (split at {limits})"
-    if exempt:
-        return Finding(
-            path,
-            0,
-            "tree/page-near-limit",
-            WARNING,
-            f"{measure}: exempt from splitting by its index",
-        )
-    return Finding(path, 0, "tree/page-too-large", ERROR, f"{measure}: split the page")
-
-
 def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     """Every check that depends only on this page and the policy (pure, cacheable)."""
     scope = page_scope(rel, policy)
@@ -178,7 +141,7 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         field = incident_id(page, policy)
         if field is not None:
             facts["incident_id"] = [field.value, field.line]
-    if _over_split(page.nonempty_lines, page.size, policy):
+    if over_split(page.nonempty_lines, page.size, policy):
         facts["oversize"] = [page.nonempty_lines, page.size]
     return facts
 

@@ -202,46 +202,6 @@ def owner_findings(tree: Tree) -> list[Finding]:
     return findings
 
 
-def _names_on(line: str, names: tuple[str, ...]) -> set[str]:
-    """Page file names written on a line as whole names (`big.md`, not `not-big.md`)."""
-    found = set()
-    for name in names:
-        start = line.find(name)
-        while start >= 0:
-            before = line[start - 1] if start else " "
-            after = line[start + len(name) : start + len(name) + 1] or " "
-            if not (before.isalnum() or before in "-_./") and not (
-                after.isalnum() or after in "-_"
-            ):
-                found.add(name)
-                break
-            start = line.find(name, start + 1)
-    return found
-
-
-def split_exemptions(tree: Tree) -> frozenset[str]:
-    """Direct pages an index names (a link or the file name) on a line with the no-split marker."""
-    marker = str(tree.policy.data["no_split_marker"] or "")
-    index_name = str(tree.policy.data["index_page"])
-    exempt: set[str] = set()
-    if not marker:
-        return frozenset()
-    for rel, page in tree.pages.items():
-        if rel.rsplit("/", 1)[-1] != index_name or marker not in page.text:
-            continue
-        folder_rel = rel.rsplit("/", 1)[0] if "/" in rel else ""
-        folder = tree.folders.get(folder_rel)
-        names = folder.pages if folder is not None else ()
-        marked = {n + 1: line for n, line in enumerate(page.text.split("\n")) if marker in line}
-        for line in marked.values():
-            exempt.update(_join(folder_rel, name) for name in _names_on(line, names))
-        for target, link_lines in index_targets(tree, rel, page).items():
-            in_folder = (target.rsplit("/", 1)[0] if "/" in target else "") == folder_rel
-            if in_folder and marked.keys() & set(link_lines):
-                exempt.add(target)
-    return frozenset(exempt)
-
-
 def structure_findings(tree: Tree) -> list[Finding]:
     """T1-T8, T23, T24 over the whole tree."""
     findings = root_findings(tree)
@@ -252,4 +212,4 @@ def structure_findings(tree: Tree) -> list[Finding]:
     return findings
 
 
-__all__ = ["index_targets", "split_exemptions", "structure_findings"]
+__all__ = ["index_targets", "structure_findings"]
