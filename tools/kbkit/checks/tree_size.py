@@ -6,15 +6,11 @@ decided per tree, because its folder's index may name it on a line with the no-s
 
 from __future__ import annotations
 
-from kbkit.checks.tree_structure import index_targets
+from kbkit.checks.tree_structure import index_targets, join_rel
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
 from kbkit.tree import Tree
-
-
-def _join(folder: str, name: str) -> str:
-    return f"{folder}/{name}" if folder else name
 
 
 def over_split(lines: int, size: int, policy: Policy) -> bool:
@@ -87,7 +83,7 @@ def split_exemptions(tree: Tree) -> frozenset[str]:
         names = folder.pages if folder is not None else ()
         marked = {n + 1: line for n, line in enumerate(page.text.split("\n")) if marker in line}
         for line in marked.values():
-            exempt.update(_join(folder_rel, name) for name in _names_on(line, names))
+            exempt.update(join_rel(folder_rel, name) for name in _names_on(line, names))
         for target, link_lines in index_targets(tree, rel, page).items():
             in_folder = (target.rsplit("/", 1)[0] if "/" in target else "") == folder_rel
             if in_folder and marked.keys() & set(link_lines):

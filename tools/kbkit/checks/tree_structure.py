@@ -14,7 +14,8 @@ from kbkit.page import Page
 from kbkit.tree import Folder, Tree
 
 
-def _join(folder: str, name: str) -> str:
+def join_rel(folder: str, name: str) -> str:
+    """A root-relative path inside a folder (`""` is the knowledge root)."""
     return f"{folder}/{name}" if folder else name
 
 
@@ -65,7 +66,7 @@ def _has_children_marker(tree: Tree, folder: Folder, index: Page) -> bool:
 def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
     """T2-T6 for one folder."""
     index_name = str(tree.policy.data["index_page"])
-    index_rel = _join(folder.path, index_name)
+    index_rel = join_rel(folder.path, index_name)
     index_path = tree.repo_path(index_rel)
     if index_name not in folder.pages:
         return [
@@ -85,11 +86,11 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
     for name in folder.pages:
         if name == index_name:
             continue
-        lines = targets.get(_join(folder.path, name), [])
+        lines = targets.get(join_rel(folder.path, name), [])
         if not lines:
             findings.append(
                 Finding(
-                    tree.repo_path(_join(folder.path, name)),
+                    tree.repo_path(join_rel(folder.path, name)),
                     0,
                     "tree/page-unregistered",
                     ERROR,
@@ -108,10 +109,10 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
             )
     exempt = _has_children_marker(tree, folder, index)
     for child in folder.children:
-        child_rel = _join(folder.path, child)
+        child_rel = join_rel(folder.path, child)
         if not tree.folders[child_rel].has_markdown:
             continue
-        lines = targets.get(_join(child_rel, index_name), [])
+        lines = targets.get(join_rel(child_rel, index_name), [])
         if not lines and not exempt:
             findings.append(
                 Finding(
@@ -212,4 +213,4 @@ def structure_findings(tree: Tree) -> list[Finding]:
     return findings
 
 
-__all__ = ["index_targets", "structure_findings"]
+__all__ = ["index_targets", "join_rel", "structure_findings"]
