@@ -62,7 +62,7 @@ def broken_link_findings(
                     link.line,
                     "tree/link-broken",
                     ERROR,
-                    f"broken link {link.target!r}: nothing at {tree.repo_path(resolved)}",
+                    f"broken link {link.target!r}: nothing at {tree.repo_path(resolved)}; fix the path or remove the link",
                 )
             )
     return findings

@@ -75,7 +75,7 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
                 0,
                 "tree/index-missing",
                 ERROR,
-                f"this folder has pages but no {index_name}",
+                f"this folder has pages but no {index_name}: add one that links each page and sub-folder",
             )
         ]
     index = tree.pages[index_rel]
@@ -94,7 +94,7 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
                     0,
                     "tree/page-unregistered",
                     ERROR,
-                    f"not linked from {index_path}",
+                    f"not linked from {index_path}: add one link to this page there",
                 )
             )
         for line in lines[1:]:
@@ -104,7 +104,7 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
                     line,
                     "tree/page-registered-twice",
                     ERROR,
-                    f"{name} is already linked on line {lines[0]}",
+                    f"{name} is already linked on line {lines[0]}: keep one link",
                 )
             )
     exempt = _has_children_marker(tree, folder, index)
@@ -120,7 +120,7 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
                     0,
                     "tree/child-unregistered",
                     ERROR,
-                    f"{child}/{index_name} is not linked from {index_path}",
+                    f"{child}/{index_name} is not linked from {index_path}: add one link to it there",
                 )
             )
         for line in lines[1:]:
@@ -130,7 +130,7 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
                     line,
                     "tree/child-registered-twice",
                     ERROR,
-                    f"{child}/{index_name} is already linked on line {lines[0]}",
+                    f"{child}/{index_name} is already linked on line {lines[0]}: keep one link",
                 )
             )
     return findings
