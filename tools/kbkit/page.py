@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
 
+from kbkit import blocks
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, split_frontmatter
 from kbkit.links import Link, extract_links
 
@@ -132,9 +133,48 @@ def parse_page(path: str, data: bytes) -> Page:
     )
 
 
-def _parse_body(
-    body: str, body_line: int
-) -> tuple[tuple[Heading, ...], tuple[Link, ...], tuple[CodeBlock, ...], tuple[Comment, ...]]:
+Body = tuple[tuple[Heading, ...], tuple[Link, ...], tuple[CodeBlock, ...], tuple[Comment, ...]]
+
+
+def _parse_body(body: str, body_line: int) -> Body:
+    """The fast block scanner (`blocks.py`) where it applies, else markdown-it-py."""
+    events = blocks.scan(body)
+    if events is None:
+        return _parse_body_markdown_it(body, body_line)
+    return _parse_body_events(events, body_line)
+
+
+def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
+    """Build the body's parts from the fast scanner's events, as from markdown-it's tokens."""
+    md = markdown_parser()
+    env: dict[str, Any] = {}
+    offset = body_line - 1
+    headings: list[Heading] = []
+    links: list[Link] = []
+    code: list[CodeBlock] = []
+    comments: list[Comment] = []
+    for event in events:
+        kind = event[0]
+        if kind == blocks.INLINE:
+            _, content, line, level = event  # type: ignore[misc]
+            first = line + 1 + offset
+            if level:
+                headings.append(Heading(level, content.strip(), first))
+            if "[" in content or "<" in content:
+                links.extend(extract_links(md, content, env, first))
+                if "<!--" in content:
+                    comments.extend(_inline_comments(content, first))
+        elif kind == blocks.FENCE:
+            _, info, content, line = event  # type: ignore[misc]
+            code.append(CodeBlock(line + offset + 2, info.strip(), content, True))
+        else:
+            _, content, line = event  # type: ignore[misc]
+            comments.extend(_inline_comments(content, line + 1 + offset))
+    return tuple(headings), tuple(links), tuple(code), tuple(comments)
+
+
+def _parse_body_markdown_it(body: str, body_line: int) -> Body:
+    """The reference implementation: markdown-it-py's block parse, every token."""
     md = markdown_parser()
     env: dict[str, Any] = {}
     tokens = md.parse(body, env)
