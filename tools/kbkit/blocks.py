@@ -41,6 +41,18 @@ MAX_AUTOCOMPLETED_CELLS: Final = 0x10000  # markdown-it-py's table rule limit
 _COMMENT_SEQUENCE = 1  # index of the `<!--` sequence in HTML_SEQUENCES
 _STARTERS: Final = frozenset("`~>*-_+<#0123456789")  # first characters of terminator rules
 _DIGITS: Final = frozenset("0123456789")
+_DELIM: Final = frozenset("|-:")  # first characters of a table's delimiter row
+
+
+def _split_cells(row: str) -> list[str]:
+    """markdown-it's `escapedSplit` (a backslash keeps a pipe in the cell), with the ends
+    dropped when empty, as the table rule does."""
+    cells = row.split("|") if "\\" not in row else escapedSplit(row)
+    if cells and cells[0] == "":
+        cells.pop(0)
+    if cells and cells[-1] == "":
+        cells.pop()
+    return cells
 
 
 class Fallback(Exception):
@@ -102,8 +114,9 @@ class _Scanner:
     def tokenize(self, start: int, end: int) -> None:
         line = start
         line_max = self.line_max
+        lines, shift = self.lines, self.t_shift
         while line < end:
-            while line < line_max and self.is_empty(line):
+            while line < line_max and shift[line] >= len(lines[line]):
                 line += 1
             self.line = line
             if line >= end:
@@ -114,19 +127,20 @@ class _Scanner:
                 raise Fallback("nesting limit")
             self.block(line, end)
             line = self.line
-            if line < end and self.is_empty(line):
+            if line < end and (line >= line_max or shift[line] >= len(lines[line])):
                 line += 1
                 self.line = line
 
     def block(self, line: int, end: int) -> None:
         """Try markdown-it's block rules in order: table, code, fence, blockquote, hr,
         list, reference, html_block, heading, lheading, paragraph."""
-        if self.table(line, end, False):
-            return
+        lines, shift = self.lines, self.t_shift
+        if line + 1 < end and lines[line + 1][shift[line + 1] : shift[line + 1] + 1] in _DELIM:
+            if self.table(line, end, False):
+                return
         if self.is_code(line):
             raise Fallback("indented code")
-        text = self.lines[line]
-        char = text[self.t_shift[line]]
+        char = lines[line][shift[line]]
         if char in _STARTERS:
             if char in "`~" and self.fence(line, end, False):
                 return
@@ -203,11 +217,7 @@ class _Scanner:
         head = mdTrim(lines[start][shift[start] :])
         if "|" not in head or self.is_code(start):
             return False
-        cells = escapedSplit(head)
-        if cells and cells[0] == "":
-            cells.pop(0)
-        if cells and cells[-1] == "":
-            cells.pop()
+        cells = _split_cells(head)
         count = len(cells)
         if count == 0 or count != aligns:
             return False
@@ -215,9 +225,10 @@ class _Scanner:
             return True
         old_parent = self.parent
         self.parent = "table"
-        emit = self.emit_inline
+        events = self.events
         for cell in cells:
-            emit(mdTrim(cell), start)
+            if "[" in cell or "<" in cell:
+                events.append((INLINE, mdTrim(cell), start, 0))
         autocompleted = 0
         nxt = start + 2
         while nxt < end:
@@ -228,17 +239,13 @@ class _Scanner:
             row = mdTrim(lines[nxt][shift[nxt] :])
             if not row or self.is_code(nxt):
                 break
-            cells = escapedSplit(row)
-            if cells and cells[0] == "":
-                cells.pop(0)
-            if cells and cells[-1] == "":
-                cells.pop()
+            cells = _split_cells(row)
             autocompleted += count - len(cells)
             if autocompleted > MAX_AUTOCOMPLETED_CELLS:
                 break
             for cell in cells[:count]:
-                if cell:
-                    emit(mdTrim(cell), nxt)
+                if "[" in cell or "<" in cell:
+                    events.append((INLINE, mdTrim(cell), nxt, 0))
             nxt += 1
         self.parent = old_parent
         self.line = nxt
@@ -480,7 +487,7 @@ class _Scanner:
             # Only a line starting with a terminator's character, or a table header (the
             # next line starts with `|`, `-` or `:`), can end the paragraph.
             if char in _STARTERS or (
-                nxt + 1 < end and lines[nxt + 1][shift[nxt + 1] : shift[nxt + 1] + 1] in ("|", "-", ":")
+                nxt + 1 < end and lines[nxt + 1][shift[nxt + 1] : shift[nxt + 1] + 1] in _DELIM
             ):
                 if self.terminates("paragraph", nxt, end):
                     break
