@@ -102,9 +102,7 @@ class _Scanner:
             text = "\n".join(lines[begin:end])
         else:
             shift = self.t_shift
-            text = "\n".join(
-                lines[n][min(indent, shift[n]) :] for n in range(begin, end)
-            )
+            text = "\n".join(lines[n][min(indent, shift[n]) :] for n in range(begin, end))
         if keep_last_lf and (end < self.line_max or self.last_lf):
             text += "\n"
         return text
