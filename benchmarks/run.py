@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # name -> module; explicit registry, no discovery
-BENCHES: dict[str, str] = {}
+BENCHES: dict[str, str] = {"parse": "benchmarks.bench_parse"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from benchmarks.gen_tree import generate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.gen_tree import generate
 from kbkit import blocks
 from kbkit.page import _parse_body, _parse_body_markdown_it, parse_page
 from tests.conftest import CORPUS

@@ -133,9 +133,13 @@ class _Scanner:
         """Try markdown-it's block rules in order: table, code, fence, blockquote, hr,
         list, reference, html_block, heading, lheading, paragraph."""
         lines, shift = self.lines, self.t_shift
-        if line + 1 < end and lines[line + 1][shift[line + 1] : shift[line + 1] + 1] in _DELIM:
-            if self.table(line, end, False):
-                return
+        nxt = line + 1
+        if (
+            nxt < end
+            and lines[nxt][shift[nxt] : shift[nxt] + 1] in _DELIM
+            and self.table(line, end, False)
+        ):
+            return
         if self.is_code(line):
             raise Fallback("indented code")
         char = lines[line][shift[line]]
@@ -484,11 +488,12 @@ class _Scanner:
                 raise Fallback("setext heading")
             # Only a line starting with a terminator's character, or a table header (the
             # next line starts with `|`, `-` or `:`), can end the paragraph.
-            if char in _STARTERS or (
-                nxt + 1 < end and lines[nxt + 1][shift[nxt + 1] : shift[nxt + 1] + 1] in _DELIM
-            ):
-                if self.terminates("paragraph", nxt, end):
-                    break
+            after = nxt + 1
+            if (
+                char in _STARTERS
+                or (after < end and lines[after][shift[after] : shift[after] + 1] in _DELIM)
+            ) and self.terminates("paragraph", nxt, end):
+                break
             nxt += 1
         self.parent = old_parent
         self.line = nxt
