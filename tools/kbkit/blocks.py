@@ -23,6 +23,7 @@ markdown-it-py on the real corpus, a synthetic tree and fuzzed pages.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from markdown_it.common.utils import mdTrim
@@ -41,7 +42,15 @@ MAX_AUTOCOMPLETED_CELLS: Final = 0x10000  # markdown-it-py's table rule limit
 _COMMENT_SEQUENCE = 1  # index of the `<!--` sequence in HTML_SEQUENCES
 _STARTERS: Final = frozenset("`~>*-_+<#0123456789")  # first characters of terminator rules
 _DIGITS: Final = frozenset("0123456789")
-_DELIM: Final = frozenset("|-:")  # first characters of a table's delimiter row
+# The character checks of the table rule on its second line (the delimiter row).
+_DELIM_ROW: Final = re.compile(r"(?:[|:][-|: \t]|-[-|:])[-|: \t]*$")
+# The hr rule: three or more of one marker, spaces or tabs between and after.
+_HR: Final = re.compile(r"([*_-])(?:[ \t]*\1){2,}[ \t]*$")
+# skipBulletListMarker / skipOrderedListMarker: the marker, then a space, a tab or the end.
+# lheading's underline: a run of `=` or of `-`, then only spaces or tabs.
+_UNDERLINE: Final = re.compile(r"(?:=+|-+)[ \t]*$")
+_BULLET: Final = re.compile(r"[*+-](?![^ \t])")
+_ORDERED: Final = re.compile(r"[0-9]{1,9}[.)](?![^ \t])")
 
 
 def _split_cells(row: str) -> list[str]:
@@ -134,11 +143,7 @@ class _Scanner:
         list, reference, html_block, heading, lheading, paragraph."""
         lines, shift = self.lines, self.t_shift
         nxt = line + 1
-        if (
-            nxt < end
-            and lines[nxt][shift[nxt] : shift[nxt] + 1] in _DELIM
-            and self.table(line, end, False)
-        ):
+        if nxt < end and _DELIM_ROW.match(lines[nxt], shift[nxt]) and self.table(line, end, False):
             return
         if self.is_code(line):
             raise Fallback("indented code")
@@ -167,7 +172,13 @@ class _Scanner:
         pos = self.t_shift[n]
         if pos >= len(text):
             return False
-        if kind == "paragraph" and self.table(n, end, True):
+        after = n + 1
+        if (
+            kind == "paragraph"
+            and after < end
+            and _DELIM_ROW.match(self.lines[after], self.t_shift[after])
+            and self.table(n, end, True)
+        ):
             return True
         char = text[pos]
         if char not in _STARTERS:
@@ -195,14 +206,9 @@ class _Scanner:
         nxt = start + 1
         delim = lines[nxt]
         pos = shift[nxt]
-        if pos + 1 >= len(delim) or delim[pos] not in "|-:":
-            return False  # cheap pre-check; the rule's own checks follow
         if self.s_count[nxt] < self.blk_indent or self.is_code(nxt):
             return False
-        first, second = delim[pos], delim[pos + 1]
-        if second not in "|-: \t" or (first == "-" and second in " \t"):
-            return False
-        if delim[pos + 2 :].strip("|-: \t"):
+        if not _DELIM_ROW.match(delim, pos):
             return False
         columns = delim[pos:].split("|")
         aligns = 0
@@ -295,51 +301,17 @@ class _Scanner:
         return True
 
     def hr(self, n: int) -> bool:
-        if self.is_code(n):
-            return False
-        text = self.lines[n]
-        pos = self.t_shift[n]
-        marker = text[pos]
-        if marker not in "*-_":
-            return False
-        rest = text[pos + 1 :]
-        if rest.strip(marker + " \t"):
-            return False
-        return rest.count(marker) >= 2
+        return not self.is_code(n) and _HR.match(self.lines[n], self.t_shift[n]) is not None
 
     def _ordered_marker(self, n: int) -> int:
         """skipOrderedListMarker: the position after `\\d{1,9}[.)]`, or -1."""
-        text = self.lines[n]
-        start = pos = self.t_shift[n]
-        end = len(text)
-        if pos + 1 >= end or text[pos] not in _DIGITS:
-            return -1
-        pos += 1
-        while True:
-            if pos >= end:
-                return -1
-            char = text[pos]
-            pos += 1
-            if char in _DIGITS:
-                if pos - start >= 10:
-                    return -1
-                continue
-            if char in ").":
-                break
-            return -1
-        if pos < end and text[pos] not in " \t":
-            return -1
-        return pos
+        match = _ORDERED.match(self.lines[n], self.t_shift[n])
+        return -1 if match is None else match.end()
 
     def _bullet_marker(self, n: int) -> int:
-        text = self.lines[n]
-        pos = self.t_shift[n]
-        if pos >= len(text) or text[pos] not in "*-+":
-            return -1
-        pos += 1
-        if pos < len(text) and text[pos] not in " \t":
-            return -1
-        return pos
+        """skipBulletListMarker: the position after `[*+-]`, or -1."""
+        match = _BULLET.match(self.lines[n], self.t_shift[n])
+        return -1 if match is None else match.end()
 
     def list(self, start: int, end: int, silent: bool) -> bool:
         s_count, shift, lines = self.s_count, self.t_shift, self.lines
@@ -484,14 +456,13 @@ class _Scanner:
                 nxt += 1
                 continue
             char = text[pos]
-            if char in "-=" and s_count[nxt] >= blk and not text[pos:].rstrip(" \t").strip(char):
+            if char in "-=" and s_count[nxt] >= blk and _UNDERLINE.match(text, pos):
                 raise Fallback("setext heading")
             # Only a line starting with a terminator's character, or a table header (the
             # next line starts with `|`, `-` or `:`), can end the paragraph.
             after = nxt + 1
             if (
-                char in _STARTERS
-                or (after < end and lines[after][shift[after] : shift[after] + 1] in _DELIM)
+                char in _STARTERS or (after < end and _DELIM_ROW.match(lines[after], shift[after]))
             ) and self.terminates("paragraph", nxt, end):
                 break
             nxt += 1
