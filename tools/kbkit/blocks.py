@@ -107,7 +107,9 @@ class _Scanner:
         if begin >= end:
             return ""
         lines = self.lines
-        if indent == 0:
+        if end == begin + 1:
+            text = lines[begin][min(indent, self.t_shift[begin]) :]
+        elif indent == 0:
             text = "\n".join(lines[begin:end])
         else:
             shift = self.t_shift
