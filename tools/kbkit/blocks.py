@@ -46,11 +46,11 @@ _DIGITS: Final = frozenset("0123456789")
 _DELIM_ROW: Final = re.compile(r"(?:[|:][-|: \t]|-[-|:])[-|: \t]*$")
 # The hr rule: three or more of one marker, spaces or tabs between and after.
 _HR: Final = re.compile(r"([*_-])(?:[ \t]*\1){2,}[ \t]*$")
-# skipBulletListMarker / skipOrderedListMarker: the marker, then a space, a tab or the end.
+# skipOrderedListMarker / skipBulletListMarker: the marker, then a space, a tab or the end
 # lheading's underline: a run of `=` or of `-`, then only spaces or tabs.
 _UNDERLINE: Final = re.compile(r"(?:=+|-+)[ \t]*$")
-_BULLET: Final = re.compile(r"[*+-](?![^ \t])")
-_ORDERED: Final = re.compile(r"[0-9]{1,9}[.)](?![^ \t])")
+# (group 1: the number of an ordered item).
+_MARKER: Final = re.compile(r"(?:([0-9]{1,9})[.)]|[*+-])(?![^ \t])")
 
 
 def _split_cells(row: str) -> list[str]:
@@ -305,40 +305,24 @@ class _Scanner:
     def hr(self, n: int) -> bool:
         return not self.is_code(n) and _HR.match(self.lines[n], self.t_shift[n]) is not None
 
-    def _ordered_marker(self, n: int) -> int:
-        """skipOrderedListMarker: the position after `\\d{1,9}[.)]`, or -1."""
-        match = _ORDERED.match(self.lines[n], self.t_shift[n])
-        return -1 if match is None else match.end()
-
-    def _bullet_marker(self, n: int) -> int:
-        """skipBulletListMarker: the position after `[*+-]`, or -1."""
-        match = _BULLET.match(self.lines[n], self.t_shift[n])
-        return -1 if match is None else match.end()
-
     def list(self, start: int, end: int, silent: bool) -> bool:
         s_count, shift, lines = self.s_count, self.t_shift, self.lines
-        if self.is_code(start):
+        count = s_count[start]
+        if count - self.blk_indent >= 4:
             return False
-        if (
-            self.list_indent >= 0
-            and s_count[start] - self.list_indent >= 4
-            and s_count[start] < self.blk_indent
-        ):
+        if self.list_indent >= 0 and count - self.list_indent >= 4 and count < self.blk_indent:
             return False
-        terminating = silent and self.parent == "paragraph" and s_count[start] >= self.blk_indent
-        after = self._ordered_marker(start)
-        if after >= 0:
-            ordered = True
-            value = int(lines[start][shift[start] : after - 1])
-            if terminating and value != 1:
+        found = _MARKER.match(lines[start], shift[start])
+        if found is None:
+            return False
+        after = found.end()
+        ordered = found.group(1) is not None
+        if silent and self.parent == "paragraph" and count >= self.blk_indent:
+            # A list interrupting a paragraph starts at 1 and its first item is not empty.
+            if ordered and int(found.group(1)) != 1:
                 return False
-        else:
-            after = self._bullet_marker(start)
-            if after < 0:
+            if not lines[start][after:].strip(" \t"):
                 return False
-            ordered = False
-        if terminating and not lines[start][after:].strip(" \t"):
-            return False
         marker = lines[start][after - 1]
         if silent:
             return True
@@ -378,8 +362,11 @@ class _Scanner:
                 break
             if self.terminates("list", nxt, end):
                 break
-            after = self._ordered_marker(nxt) if ordered else self._bullet_marker(nxt)
-            if after < 0 or lines[nxt][after - 1] != marker:
+            found = _MARKER.match(lines[nxt], shift[nxt])
+            if found is None or (found.group(1) is not None) != ordered:
+                break
+            after = found.end()
+            if lines[nxt][after - 1] != marker:
                 break
         self.level -= 1
         self.line = nxt
@@ -470,12 +457,10 @@ class _Scanner:
             nxt += 1
         self.parent = old_parent
         self.line = nxt
-        self.emit_inline(mdTrim(self.get_lines(start, nxt, blk, False)), start)
-
-    def emit_inline(self, content: str, line: int) -> None:
-        """Record an inline span, but only when it can hold a link or a comment."""
+        content = self.get_lines(start, nxt, blk, False)
+        # Only a span that can hold a link or a comment matters (trimming keeps `[` and `<`).
         if "[" in content or "<" in content:
-            self.events.append((INLINE, content, line, 0))
+            self.events.append((INLINE, mdTrim(content), start, 0))
 
 
 def scan(body: str) -> list[Event] | None:
