@@ -191,3 +191,11 @@ def test_fuzzing_exercises_the_fast_path() -> None:
     share = _SEEN["fast"] / _SEEN["all"]
     print(f"fuzzed: {_SEEN['fast']}/{_SEEN['all']} on the fast path ({share:.1%})")
     assert share >= 0.3
+
+
+def test_the_port_is_enabled_for_the_installed_markdown_it() -> None:
+    """A markdown-it-py upgrade turns the fast path off until the port is re-verified."""
+    assert blocks.ENABLED, (
+        f"markdown-it-py is not {blocks.VERIFIED_MARKDOWN_IT}: re-run tests/test_blocks.py "
+        "with kbkit.blocks enabled, update the port, then VERIFIED_MARKDOWN_IT"
+    )

@@ -37,23 +37,50 @@ def scanned_links(body: str) -> list[tuple[str, bool]]:
 def test_examples_that_fooled_the_reference_validators() -> None:
     body = (
         "Code `[label](missing.md)` is text.\n\n"
-        "A [titled](p.md \"title\") link and <x> a [pointy](<a b.md>) one.\n\n"
+        'A [titled](p.md "title") link and <x> a [pointy](<a b.md>) one.\n\n'
         "````\n```\n[in](fence.md)\n```\n````\n\n"
         "    [indented](code.md)\n\n"
         "[ref][r] and [r] and ![img](i.png)\n\n[r]: ./ref.md\n"
     )
     assert scanned_links(body) == oracle_links(body)
-    assert [t for t, _ in scanned_links(body)] == ["p.md", "a b.md", "./ref.md", "./ref.md", "i.png"]
+    assert [t for t, _ in scanned_links(body)] == [
+        "p.md",
+        "a b.md",
+        "./ref.md",
+        "./ref.md",
+        "i.png",
+    ]
 
 
 def test_link_lines_are_file_lines() -> None:
-    page = parse_page("p.md", b"---\ntitle: x\n---\n# T\n\npara line\nsecond [a](a.md)\n\n| h |\n|---|\n| [b](b.md) |\n")
+    page = parse_page(
+        "p.md",
+        b"---\ntitle: x\n---\n# T\n\npara line\nsecond [a](a.md)\n\n| h |\n|---|\n| [b](b.md) |\n",
+    )
     assert [(link.target, link.line) for link in page.links] == [("a.md", 7), ("b.md", 11)]
 
 
 ALPHABET = st.sampled_from(
-    list("ab ()[]<>!`\\\"'#:*_\n") + ["](", "![", "[x]", "`x`", "``", "<a>", "\n\n", "    ", "```\n", "~~~\n",
-                                     "[r]: /u\n", "- ", "> ", "|a|\n|-|\n", "&amp;", "%20", "c.md"]
+    list("ab ()[]<>!`\\\"'#:*_\n")
+    + [
+        "](",
+        "![",
+        "[x]",
+        "`x`",
+        "``",
+        "<a>",
+        "\n\n",
+        "    ",
+        "```\n",
+        "~~~\n",
+        "[r]: /u\n",
+        "- ",
+        "> ",
+        "|a|\n|-|\n",
+        "&amp;",
+        "%20",
+        "c.md",
+    ]
 )
 
 

@@ -7,7 +7,8 @@ same terminator lists, same line arithmetic: `tShift`/`sCount`, list-item first 
 `getLines`) for the constructs kbkit's pages use, and emits only what `page.py` consumes:
 
 - paragraphs and ATX headings (their inline text and first line),
-- GFM tables (one inline span per cell, `escapedSplit` from markdown-it-py itself),
+- GFM tables (one inline span per cell; a backslash-escaped pipe stays in its cell, split
+  by markdown-it-py's own `escapedSplit`),
 - fenced code blocks (either marker, any length, info string), also inside list items,
 - thematic breaks, bullet and ordered lists (nested, loose or tight, lazy continuations),
 - HTML comment blocks (`<!-- ... -->`).
@@ -19,6 +20,10 @@ tabs, NUL or CR characters, nesting deeper than markdown-it's limit. Whenever on
 rules *could* apply (even as a paragraph terminator) the whole page falls back, so the
 fast path never has to reproduce them. tests/test_blocks.py checks the result against
 markdown-it-py on the real corpus, a synthetic tree and fuzzed pages.
+
+The port follows the markdown-it-py release it was verified against (`VERIFIED_MARKDOWN_IT`,
+the version requirements/constraints.txt pins); with any other release installed every page
+goes to markdown-it-py until the differential tests have been run and the port updated.
 """
 
 from __future__ import annotations
@@ -26,16 +31,22 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import markdown_it
 from markdown_it.common.utils import mdTrim
 from markdown_it.rules_block.html_block import HTML_SEQUENCES
 from markdown_it.rules_block.table import escapedSplit, headerLineRe
 
-# Event kinds, in token order: what page.py turns into headings, links, code blocks, comments.
-INLINE: Final = 0  # (INLINE, content, first line index, heading level or 0)
-FENCE: Final = 1  # (FENCE, info, content, line index of the opening fence)
-HTML: Final = 2  # (HTML, content, first line index) for an HTML comment block
+# What page.py turns into headings, links, code blocks and comments, in markdown-it's token
+# order: (kind, line, level, content, info) with `line` the 0-based line of the block in the
+# body (of the opening fence for FENCE), `level` a heading's level (else 0) and `info` a
+# fence's info string (else "").
+INLINE: Final = 0  # an inline span: a heading's, a paragraph's or a table cell's text
+FENCE: Final = 1  # a fenced code block
+HTML: Final = 2  # an HTML comment block
+Event = tuple[int, int, int, str, str]
 
-Event = tuple[int, str, object, int] | tuple[int, str, int]
+VERIFIED_MARKDOWN_IT: Final = "4.3.0"
+ENABLED: Final = markdown_it.__version__ == VERIFIED_MARKDOWN_IT
 
 MAX_NESTING: Final = 20  # markdown-it's commonmark preset `maxNesting`
 MAX_AUTOCOMPLETED_CELLS: Final = 0x10000  # markdown-it-py's table rule limit
@@ -46,9 +57,9 @@ _DIGITS: Final = frozenset("0123456789")
 _DELIM_ROW: Final = re.compile(r"(?:[|:][-|: \t]|-[-|:])[-|: \t]*$")
 # The hr rule: three or more of one marker, spaces or tabs between and after.
 _HR: Final = re.compile(r"([*_-])(?:[ \t]*\1){2,}[ \t]*$")
-# skipOrderedListMarker / skipBulletListMarker: the marker, then a space, a tab or the end
 # lheading's underline: a run of `=` or of `-`, then only spaces or tabs.
 _UNDERLINE: Final = re.compile(r"(?:=+|-+)[ \t]*$")
+# skipOrderedListMarker / skipBulletListMarker: the marker, then a space, a tab or the end
 # (group 1: the number of an ordered item).
 _MARKER: Final = re.compile(r"(?:([0-9]{1,9})[.)]|[*+-])(?![^ \t])")
 
@@ -238,7 +249,7 @@ class _Scanner:
         events = self.events
         for cell in cells:
             if "[" in cell or "<" in cell:
-                events.append((INLINE, mdTrim(cell), start, 0))
+                events.append((INLINE, start, 0, mdTrim(cell), ""))
         autocompleted = 0
         nxt = start + 2
         while nxt < end:
@@ -255,7 +266,7 @@ class _Scanner:
                 break
             for cell in cells[:count]:
                 if "[" in cell or "<" in cell:
-                    events.append((INLINE, mdTrim(cell), nxt, 0))
+                    events.append((INLINE, nxt, 0, mdTrim(cell), ""))
             nxt += 1
         self.parent = old_parent
         self.line = nxt
@@ -299,7 +310,7 @@ class _Scanner:
             break
         content = self.get_lines(start + 1, nxt, self.s_count[start], True)
         self.line = nxt + 1 if closed else nxt
-        self.events.append((FENCE, params, content, start))
+        self.events.append((FENCE, start, 0, content, params))
         return True
 
     def hr(self, n: int) -> bool:
@@ -397,7 +408,7 @@ class _Scanner:
                     break
                 nxt += 1
         self.line = nxt
-        self.events.append((HTML, self.get_lines(start, nxt, self.blk_indent, True), start))
+        self.events.append((HTML, start, 0, self.get_lines(start, nxt, self.blk_indent, True), ""))
         return True
 
     def heading(self, n: int, silent: bool) -> bool:
@@ -425,7 +436,7 @@ class _Scanner:
         if tmp > pos and text[tmp - 1] in " \t":
             end = tmp
         self.line = n + 1
-        self.events.append((INLINE, mdTrim(text[pos:end]), n, level))
+        self.events.append((INLINE, n, level, mdTrim(text[pos:end]), ""))
         return True
 
     def paragraph(self, start: int) -> None:
@@ -460,13 +471,15 @@ class _Scanner:
         content = self.get_lines(start, nxt, blk, False)
         # Only a span that can hold a link or a comment matters (trimming keeps `[` and `<`).
         if "[" in content or "<" in content:
-            self.events.append((INLINE, mdTrim(content), start, 0))
+            self.events.append((INLINE, start, 0, mdTrim(content), ""))
 
 
 def scan(body: str) -> list[Event] | None:
     """Events of `body` in markdown-it's token order, or None when markdown-it must parse it."""
-    if not body or "\t" in body or "\r" in body or "\x00" in body:
-        return None if body else []
+    if not ENABLED or "\t" in body or "\r" in body or "\x00" in body:
+        return None
+    if not body:
+        return []
     scanner = _Scanner(body)
     try:
         scanner.tokenize(0, scanner.line_max)

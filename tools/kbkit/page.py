@@ -153,11 +153,9 @@ def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
     links: list[Link] = []
     code: list[CodeBlock] = []
     comments: list[Comment] = []
-    for event in events:
-        kind = event[0]
+    for kind, line, level, content, info in events:
+        first = line + 1 + offset
         if kind == blocks.INLINE:
-            _, content, line, level = event  # type: ignore[misc]
-            first = line + 1 + offset
             if level:
                 headings.append(Heading(level, content.strip(), first))
             if "[" in content or "<" in content:
@@ -165,11 +163,9 @@ def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
                 if "<!--" in content:
                     comments.extend(_inline_comments(content, first))
         elif kind == blocks.FENCE:
-            _, info, content, line = event  # type: ignore[misc]
-            code.append(CodeBlock(line + offset + 2, info.strip(), content, True))
+            code.append(CodeBlock(first + 1, info.strip(), content, True))
         else:
-            _, content, line = event  # type: ignore[misc]
-            comments.extend(_inline_comments(content, line + 1 + offset))
+            comments.extend(_inline_comments(content, first))
     return tuple(headings), tuple(links), tuple(code), tuple(comments)
 
 
