@@ -184,6 +184,51 @@ def test_fuzzed_pages_fast_equals_markdown_it(body: str) -> None:
     _SEEN["fast"] += _check(body, 3)
 
 
+INDENT = st.sampled_from(["", "", " ", "  ", "   ", "    ", "     ", "      ", "        "])
+HEAD = st.sampled_from(
+    [
+        "- ",
+        "* ",
+        "+ ",
+        "1. ",
+        "2) ",
+        "10. ",
+        "-",
+        "```",
+        "````",
+        "~~~",
+        "```js",
+        "<!--",
+        "-->",
+        "<!-- x -->",
+        "| a | b |",
+        "|---|---|",
+        "|-|",
+        "# ",
+        "---",
+        "***",
+        "===",
+        "> ",
+        "",
+        "text",
+        "[a](b.md)",
+        "x <!-- y --> z",
+        "`c`",
+    ]
+)
+TAIL = st.sampled_from(["", "a", "[l](l.md)", " |  c |", "```", "-->", " #", "  ", "|"])
+# Pages of lines `indent + block start + rest`: nesting, lazy lines, fences and HTML in lists.
+STRUCTURED = st.lists(st.tuples(INDENT, HEAD, TAIL).map("".join), min_size=1, max_size=16).map(
+    "\n".join
+)
+
+
+@settings(max_examples=700, deadline=None)
+@given(STRUCTURED, st.sampled_from(["", "\n", "\n\n", "\n  "]))
+def test_fuzzed_nested_structures_fast_equals_markdown_it(body: str, end: str) -> None:
+    _check(body + end, 4)
+
+
 def test_fuzzing_exercises_the_fast_path() -> None:
     """Most fuzzed bodies must take the fast path, or the test above proves little."""
     if _SEEN["all"] < 1000:
