@@ -14,7 +14,10 @@ from kbkit.policy import Policy, builtin_policy
 from kbkit.rules import HEADING, rule_ids
 
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
-INFERMATRIX_VALIDATORS = ("knowledge/tools/check_knowledge_tree.py", "knowledge/tools/check_wiki_lint.py")
+INFERMATRIX_VALIDATORS = (
+    "knowledge/tools/check_knowledge_tree.py",
+    "knowledge/tools/check_wiki_lint.py",
+)
 SHIM = """import sys
 sys.path.insert(0, {tools!r})
 from kbkit.__main__ import main
