@@ -21,7 +21,7 @@ def make_clone(dest: Path, validators: str = "pass") -> Path:
     """Copy knowledge/ into `dest`; validators 'real' (kbkit on the clone) or 'pass' (exit 0)."""
     shutil.copytree(PROJECT / "knowledge", dest / "knowledge")
     if validators == "real":
-        write_shims(dest, "default", DEFAULT_VALIDATORS)
+        write_shims(dest, None, DEFAULT_VALIDATORS)
     else:
         for path in DEFAULT_VALIDATORS:
             (dest / path).parent.mkdir(parents=True, exist_ok=True)

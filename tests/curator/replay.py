@@ -21,17 +21,19 @@ INFERMATRIX_VALIDATORS = (
 SHIM = """import sys
 sys.path.insert(0, {tools!r})
 from kbkit.__main__ import main
-raise SystemExit(main([{command!r}, "--repo", {repo!r}, "--policy", {policy!r}]))
+raise SystemExit(main([{command!r}, "--repo", {repo!r}, *{policy!r}]))
 """
 
 
-def write_shims(clone: Path, policy: str, paths: tuple[str, ...]) -> None:
-    """Validator commands that run this checkout's kbkit on the clone."""
+def write_shims(clone: Path, policy: str | None, paths: tuple[str, ...]) -> None:
+    """Validator commands that run this checkout's kbkit on the clone (policy None: the
+    clone's own knowledge/policy.yaml)."""
+    extra = ["--policy", policy] if policy else []
     for path, command in zip(paths, ("check-knowledge-tree", "check-wiki-lint"), strict=True):
         target = clone / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(
-            SHIM.format(tools=str(TOOLS), command=command, repo=str(clone), policy=policy)
+            SHIM.format(tools=str(TOOLS), command=command, repo=str(clone), policy=extra)
         )
 
 
