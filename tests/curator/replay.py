@@ -86,3 +86,33 @@ def infermatrix() -> Policy:
 
 def python() -> str:
     return sys.executable
+
+
+def replay_rows(
+    commit_dir: Path, policy: Policy, marker: str | None = None
+) -> list[dict[str, Any]]:
+    """Proposal rows for every new rule section of every target page of one replay commit.
+    `marker`: cite this source where a real section carries no provenance marker."""
+    rows = []
+    target_root = commit_dir / "target" / "knowledge"
+    for target in sorted(target_root.rglob("rules*.md")):
+        rel = target.relative_to(target_root).as_posix()
+        base = commit_dir / "base" / "knowledge" / rel
+        for found in new_sections(base.read_bytes(), target.read_bytes(), policy):
+            found["target"] = rel[:-3]
+            if not found["citations"] and marker:
+                found["section"] += f" ^[{marker}]"
+                found["citations"] = [marker]
+            rows.append(found)
+    return rows
+
+
+def replay_batch(rows: list[dict[str, Any]]) -> Any:
+    from kbkit.curator import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
+
+    sources = sorted({c for r in rows for c in r["citations"]})
+    events = [
+        KnowledgeEvidenceEvent("merged_pr", s, "vllm-project/vllm-omni", f"Merged {s}")
+        for s in sources
+    ]
+    return KnowledgeEvidenceBatch(events, max_rules=20)

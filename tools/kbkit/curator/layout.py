@@ -94,8 +94,12 @@ def page_layout(page: Page, policy: Policy) -> Layout:
     total = len(lines) + 1
     found = rule_ids(page, policy)
     ids = tuple(r.id for r in found)
-    prefixes = tuple(p for p, _ in Counter(id_prefix(i) for i in ids).most_common())
     heads = [r for r in found if r.form == HEADING]
+    # New sections take the prefix of the heading-form rules (navigation bullets such as
+    # VOMNI-CFG-0a may carry another one); most used first.
+    counts = Counter(id_prefix(r.id) for r in heads)
+    counts.update({id_prefix(i): 0 for i in ids})
+    prefixes = tuple(p for p, _ in counts.most_common())
     headings = [h for h in page.headings if h.line > page.frontmatter.end_line]
     code = page.code_line_numbers()
     if heads:

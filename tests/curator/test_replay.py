@@ -1,0 +1,90 @@
+"""Replay the real InferMatrixCopilot rule batches (skipped when the corpus is absent)."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from kbkit.curator import KnowledgeCurationError, KnowledgeCurator
+from kbkit.page import parse_page
+from kbkit.rules import HEADING, rule_ids
+from tests.conftest import corpus_or_skip
+from tests.curator.replay import corpus_clone, infermatrix, replay_batch, replay_rows
+
+pytestmark = pytest.mark.corpus
+COMMITS = ("713f3f5", "8883186", "6e1e140")
+
+
+def _heading_ids(data: bytes) -> list[str]:
+    page = parse_page("p.md", data)
+    return [r.id for r in rule_ids(page, infermatrix()) if r.form == HEADING]
+
+
+def _only_growth(base: bytes, result: bytes) -> None:
+    """No existing byte changes except the updated: date and sources: growth."""
+    old, new = base.decode().split("\n"), result.decode().split("\n")
+    end = old.index("---", 1)
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("equal", "insert"):
+            continue
+        assert tag == "replace" and i2 - i1 == j2 - j1 and i2 <= end, (tag, old[i1:i2])
+        for a, b in zip(old[i1:i2], new[j1:j2], strict=True):
+            if a.startswith("updated:"):
+                assert b.startswith("updated:") and b > a
+            else:
+                assert a.startswith("sources: [") and b.startswith(a[:-1]) and b.endswith("]")
+
+
+@pytest.mark.parametrize("commit", COMMITS)
+def test_replay_reproduces_the_real_positions(tmp_path: Path, commit: str) -> None:
+    replay = corpus_or_skip("infermatrix-replay", commit)
+    corpus = corpus_or_skip("infermatrix-knowledge")
+    clone = corpus_clone(corpus, tmp_path / "clone", replay / "base")
+    rows = replay_rows(replay, infermatrix())
+    assert rows, "the replay commit adds rule sections"
+    curator = KnowledgeCurator(clone, policy="infermatrix", today="2026-08-13")
+    batch = replay_batch(rows)
+    curator.build_prompt(batch)
+    validation = curator.validate_proposals({"proposals": rows}, batch)
+    assert validation.rejected == (), validation.rejected
+    result = curator.apply(validation)
+    assert result.validators is not None and result.validators.status == "passed"
+    for change in result.changes:
+        rel = f"knowledge/{change.document_id}.md"
+        base = (replay / "base" / rel).read_bytes()
+        target = (replay / "target" / rel).read_bytes()
+        applied = (clone / rel).read_bytes()
+        assert _heading_ids(applied) == _heading_ids(target)
+        text = applied.decode()
+        for insertion in change.insertions:
+            assert insertion.text in text and insertion.text in target.decode()
+        _only_growth(base, applied)
+
+
+def test_sibling_batches_reusing_ids_are_caught(tmp_path: Path) -> None:
+    """8883186 and 5483cc7 (6e1e140's parent) fork from 8b6d03f and both allocate
+    DIFF-1c, SERV-6a and SERV-6b: the second batch must not land on top of the first."""
+    first = corpus_or_skip("infermatrix-replay", "8883186")
+    second = corpus_or_skip("infermatrix-replay", "5483cc7")
+    clone = corpus_clone(corpus_or_skip("infermatrix-knowledge"), tmp_path / "c", second / "base")
+    curator = KnowledgeCurator(clone, policy="infermatrix", today="2026-08-06")
+    rows_a = replay_rows(first, infermatrix())
+    rows_b = replay_rows(second, infermatrix(), marker="vLLM-Omni v0.26.0 alignment")
+    batch_a, batch_b = replay_batch(rows_a), replay_batch(rows_b)
+    validation_a = curator.validate_proposals({"proposals": rows_a}, batch_a)
+    validation_b = curator.validate_proposals({"proposals": rows_b[:20]}, batch_b)
+    assert not validation_a.rejected and not validation_b.rejected
+    reused = {"DIFF-1c", "SERV-6a", "SERV-6b"}
+    assert reused <= {p.rule_id for p in validation_a.accepted}
+    assert reused <= {p.rule_id for p in validation_b.accepted}
+    curator.apply(validation_a)
+    before = {p: p.read_bytes() for p in (clone / "knowledge").rglob("rules.md")}
+    with pytest.raises(KnowledgeCurationError, match="stale"):
+        curator.apply(validation_b)
+    assert {p: p.read_bytes() for p in before} == before
+    again = curator.validate_proposals({"proposals": rows_b[:20]}, batch_b, curator.catalog())
+    taken = {r.rule_id for r in again.rejected if r.reason == "rule-id-taken"}
+    assert reused <= taken
