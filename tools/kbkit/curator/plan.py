@@ -235,8 +235,8 @@ def plan_page(
         else:
             edits.append(source_edit)
     result = splice(data, edits)
-    new_page = parse_page(rel, result)
-    heads = {r.id: r.line for r in rule_ids(new_page, policy)}
+    new_rules = rule_ids(parse_page(rel, result), policy)
+    heads = {r.id: r.line for r in new_rules}
     insertions = tuple(
         Insertion(p.id, p.rule_id, heads.get(p.rule_id, 0), p.section) for p in proposals
     )
@@ -249,12 +249,19 @@ def plan_page(
         updated,
         tuple(added),
     )
-    check_postcondition(plan, policy)
+    old_ids = [r.id for r in rule_ids(page, policy)]
+    check_postcondition(plan, policy, old_ids, [r.id for r in new_rules])
     return plan
 
 
-def check_postcondition(plan: PagePlan, policy: Policy) -> None:
-    """Undo every edit on the result alone and demand the base; old IDs stay in order."""
+def check_postcondition(
+    plan: PagePlan,
+    policy: Policy,
+    old_ids: list[str] | None = None,
+    new_ids: list[str] | None = None,
+) -> None:
+    """Undo every edit on the result alone and demand the base; old IDs stay in order.
+    (`old_ids`/`new_ids`: the rule IDs of base and result when the caller parsed them.)"""
     result = plan.result
     restored = []
     pos = 0
@@ -273,8 +280,10 @@ def check_postcondition(plan: PagePlan, policy: Policy) -> None:
     if b"".join(restored) != plan.base:
         raise PlanError(f"{plan.document_id}: removing the insertions does not give the base")
     rel = f"{plan.document_id}.md"
-    old_ids = [r.id for r in rule_ids(parse_page(rel, plan.base), policy)]
-    new_ids = [r.id for r in rule_ids(parse_page(rel, result), policy)]
+    if old_ids is None:
+        old_ids = [r.id for r in rule_ids(parse_page(rel, plan.base), policy)]
+    if new_ids is None:
+        new_ids = [r.id for r in rule_ids(parse_page(rel, result), policy)]
     added = {i.rule_id for i in plan.insertions}
     if [i for i in new_ids if i not in added] != old_ids:
         raise PlanError(f"{plan.document_id}: the old rule IDs are not all kept in order")

@@ -218,7 +218,8 @@ def _check_row(
     if rule_id in ctx.catalog.defined:
         return reject("rule-id-taken", f"already defined in {ctx.catalog.defined[rule_id][0]}")
     if rule_id in taken:
-        return reject("rule-id-duplicate", f"row {taken[rule_id]} of this reply uses it")
+        row_index = taken[rule_id].split("@", 1)[0]
+        return reject("rule-id-duplicate", f"row {row_index} of this reply already uses it")
     after = row["after"]
     anchors = {r.id for r in layout.rules} | {g.text for g in layout.groups}
     anchors |= {i for i, where in taken.items() if where.endswith(f"@{target}")}
