@@ -70,7 +70,6 @@ tags: [vllm-omni, models]
 def _gate_refuses_missing_page(curator, validation, clone, commit, batch, rows):  # type: ignore[no-untyped-def]
     """With link checking, the gate refuses the batch and restores every byte; once the
     owner the real commit created exists, the same batch goes through."""
-    owner = clone / "knowledge" / CREATED[commit]
     pages = sorted((clone / "knowledge").rglob("rules.md"))
     before = [p.read_bytes() for p in pages]
     try:
@@ -83,10 +82,15 @@ def _gate_refuses_missing_page(curator, validation, clone, commit, batch, rows):
     else:  # this branch's tree validator does not check links yet: undo and go on
         for path, data in zip(pages, before, strict=True):
             path.write_bytes(data)
+    _create_owner(clone, commit)
+    return curator.validate_proposals({"proposals": rows}, batch, curator.catalog())
+
+
+def _create_owner(clone: Path, commit: str) -> None:
+    owner = clone / "knowledge" / CREATED[commit]
     owner.mkdir(parents=True)
     (owner / "_index.md").write_text(OWNER_INDEX)
     (owner / "rules.md").write_text(OWNER_RULES)
-    return curator.validate_proposals({"proposals": rows}, batch, curator.catalog())
 
 
 @pytest.mark.parametrize("commit", COMMITS)
@@ -123,6 +127,7 @@ def test_sibling_batches_reusing_ids_are_caught(tmp_path: Path) -> None:
     first = corpus_or_skip("infermatrix-replay", "8883186")
     second = corpus_or_skip("infermatrix-replay", "5483cc7")
     clone = corpus_clone(corpus_or_skip("infermatrix-knowledge"), tmp_path / "c", second / "base")
+    _create_owner(clone, "8883186")  # see CREATED
     curator = KnowledgeCurator(clone, policy="infermatrix", today="2026-08-06")
     rows_a = replay_rows(first, infermatrix())
     rows_b = replay_rows(second, infermatrix(), marker="vLLM-Omni v0.26.0 alignment")
