@@ -235,3 +235,45 @@ def test_fallback_journal_folder_ignores_itself(clone: Path) -> None:
     folder = state_dir(clone)
     assert folder == clone / ".kbkit-journal"
     assert (folder / ".gitignore").read_text() == "*\n"
+
+
+def test_results_round_trip_through_to_dict(clone: Path) -> None:
+    import json
+
+    from kbkit.curator import Catalog, KnowledgeApplyResult
+
+    curator, validation = _apply(clone, [row(), row("KBK-3a", target=KBKIT, title="Locks")])
+    catalog = curator.catalog()
+    assert Catalog.from_dict(json.loads(json.dumps(catalog.to_dict()))) == catalog
+    for result in (curator.plan(validation), curator.apply(validation)):
+        data = json.loads(json.dumps(result.to_dict()))
+        assert KnowledgeApplyResult.from_dict(data) == result
+        assert str(clone) not in json.dumps(data)
+
+
+def test_threads_share_the_clone_lock(clone: Path) -> None:
+    import threading
+
+    curator = KnowledgeCurator(clone, today="2026-12-01")
+    validations = [
+        curator.validate_proposals(
+            {"proposals": [row(f"WRITE-3{c}", title=f"Thread {c}")]}, batch()
+        )
+        for c in "bcdef"
+    ]
+    outcomes: list[str] = []
+
+    def work(validation) -> None:  # type: ignore[no-untyped-def]
+        try:
+            KnowledgeCurator(clone, today="2026-12-01").apply(validation)
+            outcomes.append("applied")
+        except KnowledgeCurationError as exc:
+            outcomes.append("stale" if "stale" in str(exc) else str(exc))
+
+    threads = [threading.Thread(target=work, args=(v,)) for v in validations]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["applied"] + ["stale"] * 4
+    assert _page(clone).read_text().count("### WRITE-3") == 2

@@ -100,7 +100,7 @@ def test_every_row_is_accounted_for(curator: KnowledgeCurator) -> None:
     ]
     validation = curator.validate_proposals({"proposals": rows}, batch(max_rules=5))
     assert sorted(validation.accepted_indexes + validation.rejected_indexes) == list(range(6))
-    reasons = {r.index: r.reason for r in validation.rejected}
+    reasons = {r.model_index: r.reason for r in validation.rejected}
     assert reasons == {1: "rule-id-duplicate", 2: "schema", 5: "over-max-rules"}
     assert [a.rule_id for a in validation.accepted] == ["WRITE-3b", "KBK-3a", "WRITE-3c"]
     again = type(validation).from_dict(json.loads(json.dumps(validation.to_dict())))

@@ -43,6 +43,17 @@ class PageChange(NamedTuple):
             "sources_added": list(self.sources_added),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PageChange:
+        return cls(
+            data["document_id"],
+            data["base_sha256"],
+            data["new_sha256"],
+            tuple(Insertion.from_dict(i) for i in data["insertions"]),
+            tuple(data["updated"]) if data["updated"] else None,  # type: ignore[arg-type]
+            tuple(data["sources_added"]),
+        )
+
 
 class KnowledgeApplyResult(NamedTuple):
     changes: tuple[PageChange, ...]
@@ -62,6 +73,16 @@ class KnowledgeApplyResult(NamedTuple):
             "applied": list(self.applied),
             "validators": self.validators.to_dict() if self.validators else None,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> KnowledgeApplyResult:
+        validators = data["validators"]
+        return cls(
+            tuple(PageChange.from_dict(c) for c in data["changes"]),
+            tuple(data["applied"]),
+            ValidatorResult.from_dict(validators) if validators else None,
+            bool(data["dry_run"]),
+        )
 
 
 def change_of(plan: PagePlan) -> PageChange:

@@ -72,7 +72,7 @@ class KnowledgeCurator:
     ) -> dict[str, Any]:
         """The portable wire schema with this clone's targets (and the batch's source IDs)."""
         catalog = self._catalog or self.catalog()
-        targets = sorted(p.document_id for p in catalog.pages.values() if p.style != "bullet")
+        targets = sorted(catalog.pages)  # the same enum validation checks against
         sources = list(batch.source_ids) if batch else []
         return wire_schema(targets, sources, max_rules)
 
@@ -80,10 +80,12 @@ class KnowledgeCurator:
         self, model_json: Any, batch: KnowledgeEvidenceBatch, catalog: Catalog | None = None
     ) -> KnowledgeProposalValidation:
         """Check every row; the catalog defaults to the one the prompt was built from."""
-        if catalog is None:
-            catalog = self._catalog or self.catalog()
+        if catalog is None and self._catalog is None:
+            catalog = self.catalog()  # recovers first
         else:
             self.recover()
+            catalog = catalog or self._catalog
+        assert catalog is not None
         return validate_reply(model_json, batch, catalog, self.clone, self.policy)
 
     def plan(self, validation: KnowledgeProposalValidation) -> KnowledgeApplyResult:

@@ -112,7 +112,7 @@ class KnowledgeEvidenceEvent:
         values = {name: data.get(name) for name in EVENT_FIELDS}
         if values["body"] is None:
             values["body"] = data.get("summary", "")
-        event = cls(**values)
+        event = cls(**values)  # type: ignore[arg-type]  # checked just below
         event.check(where)
         return event
 

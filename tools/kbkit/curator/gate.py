@@ -30,6 +30,10 @@ class ValidatorRun(NamedTuple):
         data["command"] = list(self.command)
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ValidatorRun:
+        return cls(**{**data, "command": tuple(data["command"])})
+
 
 class ValidatorResult(NamedTuple):
     status: str  # passed, failed, timeout, unlaunchable or missing
@@ -44,6 +48,11 @@ class ValidatorResult(NamedTuple):
             "rolled_back": self.rolled_back,
             "runs": [r.to_dict() for r in self.runs],
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ValidatorResult:
+        runs = tuple(ValidatorRun.from_dict(r) for r in data["runs"])
+        return cls(data["status"], data["output"], data["rolled_back"], runs)
 
 
 def commands(policy_validators: Any) -> list[tuple[str, ...]]:

@@ -44,6 +44,10 @@ class Insertion(NamedTuple):
     def to_dict(self) -> dict[str, Any]:
         return self._asdict()
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Insertion:
+        return cls(**data)
+
 
 class PagePlan(NamedTuple):
     document_id: str
@@ -185,9 +189,9 @@ def _sources_edit(
         offset += 1  # after the newline of the last item line
         text = b"".join(indent + b"- " + item + eol for item in items)
         return Edit(offset, b"", text, SOURCES)
-    begin = lines[-1][0] + len(lines[-1][1]) + len(eol) if lines else None
-    if begin is None:
+    if not lines:
         return None
+    begin = lines[-1][0] + len(lines[-1][1]) + len(eol)
     return Edit(begin, b"", b"sources: [" + b", ".join(items) + b"]" + eol, SOURCES)
 
 

@@ -167,6 +167,6 @@ def build_prompt(
     return KnowledgePrompt(
         text,
         hashlib.sha256(text.encode()).hexdigest(),
-        tuple(p.document_id for p in pages if p.style != BULLET_STYLE),
+        tuple(p.document_id for p in pages),
         batch.source_ids,
     )

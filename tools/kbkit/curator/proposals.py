@@ -46,7 +46,7 @@ REASONS = (
 
 class AcceptedProposal(NamedTuple):
     id: str  # SHA-256 of target + "\n" + section: the same rule text gets the same id
-    index: int  # the row's position in the model reply
+    model_index: int  # the row's position in the model reply
     target: str  # document ID
     rule_id: str
     title: str
@@ -69,7 +69,7 @@ class AcceptedProposal(NamedTuple):
 
 
 class RejectedProposal(NamedTuple):
-    index: int
+    model_index: int
     reason: str  # one of REASONS
     message: str
     target: str | None
@@ -91,11 +91,11 @@ class KnowledgeProposalValidation(NamedTuple):
 
     @property
     def accepted_indexes(self) -> list[int]:
-        return [p.index for p in self.accepted]
+        return [p.model_index for p in self.accepted]
 
     @property
     def rejected_indexes(self) -> list[int]:
-        return [p.index for p in self.rejected]
+        return [p.model_index for p in self.rejected]
 
     def to_dict(self) -> dict[str, Any]:
         return {
