@@ -33,7 +33,10 @@ def validators_script(kind: str) -> str:
     return {
         "pass": "raise SystemExit(0)\n",
         "fail": "import sys\nprint('knowledge/x.md:1: tree/link-broken boom')\nsys.exit(1)\n",
-        "hang": "import time\ntime.sleep(60)\n",
+        # a grandchild inherits the output pipe: the gate must kill the whole group
+        "hang": "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "time.sleep(60)\n",
     }[kind]
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -63,6 +66,29 @@ def missing(clone: Path, validators: list[tuple[str, ...]]) -> list[str]:
     return [cmd[0] for cmd in validators if not (clone / cmd[0]).is_file()]
 
 
+def _run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str, bool]:
+    """(returncode, output, timed out). A timed-out validator is killed with its whole
+    process group, so a grandchild holding the output pipe cannot hang the apply."""
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        timed_out = True
+    text = out.decode("utf-8", "replace")[-OUTPUT_CHARS:]
+    return proc.returncode, text, timed_out
+
+
 def run_validators(
     clone: Path, validators: list[tuple[str, ...]], timeout: float, python: str | None = None
 ) -> ValidatorResult:
@@ -72,27 +98,18 @@ def run_validators(
         started = time.monotonic()
         argv = [python or sys.executable, str(clone / command[0]), *command[1:]]
         try:
-            done = subprocess.run(
-                argv, cwd=clone, capture_output=True, text=True, errors="replace", timeout=timeout
-            )
-        except subprocess.TimeoutExpired as exc:
-            out = (exc.stdout or b"") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            text = out.decode("utf-8", "replace") if isinstance(out, bytes) else out
-            run = ValidatorRun(
-                command,
-                TIMEOUT,
-                None,
-                f"{text}\ntimed out after {timeout:g}s",
-                time.monotonic() - started,
-            )
+            code, output, timed_out = _run(argv, clone, timeout)
         except OSError as exc:
             run = ValidatorRun(
                 command, UNLAUNCHABLE, None, f"cannot launch: {exc}", time.monotonic() - started
             )
         else:
-            status = PASSED if done.returncode == 0 else FAILED
-            output = (done.stdout + done.stderr)[-OUTPUT_CHARS:]
-            run = ValidatorRun(command, status, done.returncode, output, time.monotonic() - started)
+            seconds = time.monotonic() - started
+            if timed_out:
+                output = f"{output}\ntimed out after {timeout:g}s".lstrip("\n")
+                run = ValidatorRun(command, TIMEOUT, None, output, seconds)
+            else:
+                run = ValidatorRun(command, PASSED if code == 0 else FAILED, code, output, seconds)
         runs.append(run)
         if run.status != PASSED:
             break
