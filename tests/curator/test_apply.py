@@ -38,7 +38,7 @@ def test_sections_go_before_the_footer_and_after_anchors(clone: Path) -> None:
         [
             row("WRITE-3b"),
             row("WRITE-1d", title="Group one grows", after="WRITE-1c", cite="PR #102"),
-            row("WRITE-2c", title="End of group two", after="2. Safe text"),
+            row("WRITE-2c", title="End of group two", after="## 2. Safe text"),
             row("WRITE-1e", title="After the new one", after="WRITE-1d"),
         ],
     )

@@ -150,6 +150,11 @@ def build_prompt(
         "next unused group digit. Never reuse an ID listed anywhere below, never renumber, "
         "and use each new ID once.",
         "",
+        "# Placement",
+        "`after` names an existing rule ID or group of the target page (or a rule proposed "
+        "earlier in your reply): the new section goes right after that rule, or at the end of "
+        "that group. Use null to append after the page's last rule.",
+        "",
         "# Citations",
         "Cite only the source IDs of the evidence blocks below, in the marker (`^[PR #12]`; "
         "several separated by `; `) and in `citations`. A rule without evidence is not "

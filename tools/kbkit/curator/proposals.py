@@ -221,6 +221,8 @@ def _check_row(
         row_index = taken[rule_id].split("@", 1)[0]
         return reject("rule-id-duplicate", f"row {row_index} of this reply already uses it")
     after = row["after"]
+    if after is not None:
+        after = after.strip().lstrip("#").strip()  # "## 2. Safe text" names the group too
     anchors = {r.id for r in layout.rules} | {g.text for g in layout.groups}
     anchors |= {i for i, where in taken.items() if where.endswith(f"@{target}")}
     if after is not None and after not in anchors:
