@@ -13,6 +13,7 @@ import sys
 # name -> module; explicit registry, no discovery
 BENCHES: dict[str, str] = {
     "check": "benchmarks.bench_check",
+    "intake": "benchmarks.bench_intake",
     "curator": "benchmarks.bench_curator",
 }
 

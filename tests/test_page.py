@@ -52,7 +52,5 @@ def test_unclosed_fence_runs_to_the_end() -> None:
 
 
 def test_plain_round_trip_is_lossless() -> None:
-    page = parse_page(
-        "x.md", b"---\ntitle: t\ntags: [a]\n---\n# H\n\n[a](b.md)\n<!-- c -->\n"
-    )
+    page = parse_page("x.md", b"---\ntitle: t\ntags: [a]\n---\n# H\n\n[a](b.md)\n<!-- c -->\n")
     assert page_from_plain(page_to_plain(page)) == page

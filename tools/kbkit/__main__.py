@@ -46,6 +46,23 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "kbkit.commands.curate_recover",
         "Curator: restore the pages of an interrupted apply",
     ),
+    "intake record-prs": (
+        "kbkit.commands.intake_record_prs",
+        "Record merged PRs from GitHub's REST pulls JSON (arrays or concatenated pages)",
+    ),
+    "intake record-git": (
+        "kbkit.commands.intake_record_git",
+        "Record merged PRs from a local git history, with diff excerpts (offline)",
+    ),
+    "intake drop": ("kbkit.commands.intake_drop", "Write a landed bugfix run's drop record"),
+    "intake collect": ("kbkit.commands.intake_collect", "Import drop files; quarantine bad ones"),
+    "intake mailbox": (
+        "kbkit.commands.intake_mailbox",
+        "Record bugfix drop records posted as collaborator issue comments",
+    ),
+    "intake status": ("kbkit.commands.intake_status", "Counts by state and kind, oldest pending"),
+    "intake check": ("kbkit.commands.intake_check", "Validate every ledger line (JSON Schema)"),
+    "intake compact": ("kbkit.commands.intake_compact", "Rewrite ledgers, duplicates folded"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130

@@ -1,12 +1,42 @@
-"""`check-knowledge-tree`: structure, registration, links, size, sensitive and dangerous text."""
+"""`check-knowledge-tree`: structure, registration, links, size, sensitive and dangerous text.
+
+`page_findings` and `page_facts` depend only on one page (path and parsed bytes) and the
+policy: the loader runs them while the page's full text is at hand and caches the result.
+`tree_findings` holds every cross-page check and reads the cached facts (`tree.facts`), so it
+needs no page text except the index pages'. The split limit (T11) is decided there, because
+an index can exempt a page.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from kbkit.checks import Context, Rule
+from kbkit.checks.incidents import (
+    Field,
+    duplicate_id_findings,
+    incident_findings,
+    incident_id,
+    is_incident,
+    name_pattern,
+)
+from kbkit.checks.tree_danger import danger_findings
+from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings
+from kbkit.checks.tree_repo import (
+    body_fingerprint,
+    duplicate_findings,
+    entry_findings,
+    local_tracked_findings,
+)
+from kbkit.checks.tree_secrets import allowed_networks, secret_findings
+from kbkit.checks.tree_size import near_limit_findings, over_split, split_exemptions, split_findings
+from kbkit.checks.tree_structure import structure_findings
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
 from kbkit.tree import Tree
+
+ROOT, EXTRA = "root", "extra"
 
 RULES: dict[str, Rule] = {
     rule.id: rule
@@ -58,22 +88,107 @@ RULES: dict[str, Rule] = {
 }
 
 
+def page_scope(rel: str, policy: Policy) -> str | None:
+    """`root` for pages under a root, `extra` for other scanned pages (T28), else None."""
+    parts = rel.split("/")
+    if len(parts) > 1 and parts[0] in policy.data["roots"]:
+        return ROOT
+    if not policy.data["extra_scan"] or set(parts[:-1]).intersection(
+        map(str, policy.data["extra_scan_exclude"])
+    ):
+        return None
+    return EXTRA
+
+
 def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
-    return []
+    """Every check that depends only on this page and the policy (pure, cacheable)."""
+    scope = page_scope(rel, policy)
+    if scope is None or page.error is not None:
+        return []
+    findings = link_absolute_findings(page)
+    findings.extend(secret_findings(page.path, page.text, policy))
+    if scope == EXTRA:
+        return findings
+    findings.extend(near_limit_findings(page, policy))
+    findings.extend(danger_findings(page.path, page, policy))
+    if is_incident(rel, policy):
+        findings.extend(incident_findings(rel, page.path, page, policy))
+    return findings
+
+
+def scoped_pages(tree: Tree) -> list[tuple[str, Page, str]]:
+    """(rel, page, scope) for every readable page the tree validator checks, sorted."""
+    out = []
+    for rel, page in tree.page_items():
+        scope = page_scope(rel, tree.policy)
+        if scope is not None and page.error is None:
+            out.append((rel, page, scope))
+    return out
+
+
+def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
+    """What the cross-page checks need once the page text is gone (plain, marshal-friendly):
+    `fingerprint` (T25), `incident_id` as [value, line] (T22), `oversize` as [lines, bytes]
+    (T11)."""
+    if page.error is not None or page_scope(rel, policy) != ROOT:
+        return {}
+    facts: dict[str, Any] = {}
+    if rel.rsplit("/", 1)[-1] != policy.data["index_page"]:
+        digest = body_fingerprint(page, policy.limit("duplicate_min_chars"))
+        if digest is not None:
+            facts["fingerprint"] = digest
+    if is_incident(rel, policy):
+        field = incident_id(page, policy)
+        if field is not None:
+            facts["incident_id"] = [field.value, field.line]
+    if over_split(page.nonempty_lines, page.size, policy):
+        facts["oversize"] = [page.nonempty_lines, page.size]
+    return facts
+
+
+def _facts_of(tree: Tree, rel: str, page: Page) -> dict[str, Any]:
+    cached = tree.facts.get(rel)
+    if cached is not None and "tree" in cached:
+        return dict(cached["tree"])
+    return page_facts(rel, page, tree.policy)  # a tree loaded without the page analysis
 
 
 def tree_findings(tree: Tree, context: Context) -> list[Finding]:
-    """Run every tree rule."""
-    findings: list[Finding] = []
-    for root in tree.policy["roots"]:
-        if root not in tree.folders:
-            findings.append(
-                Finding(
-                    tree.repo_path(root),
-                    0,
-                    "tree/root-missing",
-                    ERROR,
-                    f"the root folder {tree.repo_path(root)}/ is missing",
-                )
-            )
+    """Every cross-page check: structure, registration, links, split limits, duplicates,
+    incident ids, git, entry page."""
+    check_policy(tree.policy)
+    findings = structure_findings(tree)
+    pages = scoped_pages(tree)
+    outside: dict[str, bool] = {}
+    for rel, page, _ in pages:
+        findings.extend(broken_link_findings(tree, rel, page, outside))
+    summary = [(rel, page.path, _facts_of(tree, rel, page)) for rel, page, s in pages if s == ROOT]
+    exempt = split_exemptions(tree)
+    for rel, path, facts in summary:
+        if "oversize" in facts:
+            lines, size = facts["oversize"]
+            findings.append(split_findings(path, lines, size, rel in exempt, tree.policy))
+    findings.extend(duplicate_findings((path, f.get("fingerprint")) for _, path, f in summary))
+    ids = [
+        (path, Field(f["incident_id"][0], f["incident_id"][1]) if "incident_id" in f else None)
+        for _, path, f in summary
+    ]
+    findings.extend(duplicate_id_findings(ids))
+    findings.extend(local_tracked_findings(tree))
+    findings.extend(entry_findings(tree))
     return findings
+
+
+def check_policy(policy: Policy) -> None:
+    """Fail early (exit 2) on policy values that only a check can interpret."""
+    name_pattern(str(policy.data["incidents"]["name_pattern"]))
+    allowed_networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
+
+
+def run(tree: Tree, context: Context) -> list[Finding]:
+    """Every tree rule on a tree loaded with page text: page findings, then tree findings."""
+    check_policy(tree.policy)
+    page_level: list[Finding] = []
+    for rel, page, _ in scoped_pages(tree):
+        page_level.extend(page_findings(rel, page, tree.policy))
+    return page_level + tree_findings(tree, context)

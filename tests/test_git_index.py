@@ -1,0 +1,139 @@
+"""The pure-Python git index reader against indexes written by real git (v2, v3, v4)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kbkit.git_index import GitIndexError, find_git_dir, parse_index, tracked_paths
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("git") is None, reason="git is needed to write indexes"
+)
+
+NAMES = [
+    "README.md",
+    "knowledge/general/_index.md",
+    "knowledge/local/a-very-long-folder-name/notes.md",
+    "knowledge/local/a-very-long-folder-name/notes2.md",
+    "knowledge/local/b.txt",
+    "knowledge/localized.md",
+    "tools/x.py",
+    "ünïcode/päge.md",
+]
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def make_repo(path: Path, version: int | None = None) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q")
+    for name in NAMES:
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(f"{name}\n")
+    git(path, "add", "-A")
+    if version is not None:
+        git(path, "update-index", "--index-version", str(version))
+    return path
+
+
+def git_ls_files(repo: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "-C", str(repo), "-c", "core.quotePath=false", "ls-files", "-z"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return [name for name in out.split("\0") if name]
+
+
+@pytest.mark.parametrize("version", [2, 4])  # git writes v3 only with extended flags (below)
+def test_paths_match_git_ls_files(tmp_path: Path, version: int) -> None:
+    repo = make_repo(tmp_path / "repo", version)
+    assert (repo / ".git" / "index").read_bytes()[7] == version
+    found = tracked_paths(repo)
+    assert found is not None
+    prefix, paths = found
+    assert prefix == ""
+    assert paths == git_ls_files(repo)
+    assert sorted(paths) == sorted(NAMES)
+
+
+def test_extended_flags_in_v3(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (repo / "knowledge/local/intent.md").write_text("x\n")
+    git(repo, "add", "-N", "knowledge/local/intent.md")  # intent-to-add sets an extended flag
+    git(repo, "update-index", "--index-version", "3")
+    assert (repo / ".git" / "index").read_bytes()[7] == 3
+    found = tracked_paths(repo)
+    assert found is not None
+    assert "knowledge/local/intent.md" in found[1]
+    assert found[1] == git_ls_files(repo)
+
+
+def test_subfolder_of_a_repository_gets_a_prefix(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "outer")
+    found = tracked_paths(repo / "knowledge")
+    assert found is not None
+    assert found[0] == "knowledge"
+
+
+def test_worktree_gitdir_file(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    git(repo, "commit", "-q", "-m", "one")
+    worktree = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", str(worktree))
+    assert (worktree / ".git").is_file()
+    found = tracked_paths(worktree)
+    assert found is not None
+    assert sorted(found[1]) == sorted(NAMES)
+
+
+def test_no_repository_and_fresh_repository(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    if find_git_dir(plain) is None:  # the temp folder itself is not inside a repository
+        assert tracked_paths(plain) is None
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git(fresh, "init", "-q")
+    assert tracked_paths(fresh) == ("", [])
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"JUNK" + b"\0" * 20,
+        b"DIRC\0\0\0\x09\0\0\0\0",
+        b"DIRC\0\0\0\x02\0\0\0\x05" + b"\0" * 30,
+    ],
+    ids=["empty", "bad-signature", "bad-version", "truncated"],
+)
+def test_corrupt_indexes_raise_a_readable_error(data: bytes) -> None:
+    with pytest.raises(GitIndexError):
+        parse_index(data)
+
+
+def test_local_tracked_without_git_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import date
+
+    from kbkit.checks.registry import run_validators
+    from kbkit.policy import builtin_policy
+
+    repo = make_repo(tmp_path / "repo", 4)
+    (repo / "knowledge/general/_index.md").write_text("# General\n")
+    (repo / "knowledge/repos").mkdir()
+    (repo / "knowledge/repos/_index.md").write_text("# Repos\n")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no git binary anywhere
+    findings, _ = run_validators(repo, builtin_policy("default"), ("tree",), date(2026, 11, 30))
+    assert [(f.path, f.rule_id) for f in findings if f.rule_id == "tree/local-tracked"] == [
+        ("knowledge/local/a-very-long-folder-name/notes.md", "tree/local-tracked"),
+        ("knowledge/local/a-very-long-folder-name/notes2.md", "tree/local-tracked"),
+        ("knowledge/local/b.txt", "tree/local-tracked"),
+    ]

@@ -1,0 +1,149 @@
+"""Dangerous operations in a page: named anywhere (T17) or as commands in code blocks (T18).
+
+A rule's must-not bullet (`- Must not: ...`, labels from `rules.labels.must_not`) may name the
+forbidden operation: its lines are exempt from both checks. Inline code spans are prose
+(authors quote the command that caused an incident), so T18 looks only at fenced and indented
+code blocks, the text readers copy and run.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from kbkit.findings import ERROR, Finding
+from kbkit.page import Page
+from kbkit.policy import Policy
+
+_DANGER_TEXT: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    (
+        "StrictHostKeyChecking",
+        re.compile(r"StrictHostKeyChecking[ \t]*(?:=|[ \t])[ \t]*[\"']?(?:no|No|NO)\b"),
+        "disables SSH host key checking",
+    ),
+    (
+        "safe.directory",
+        re.compile(r"safe\.directory[ \t]*=?[ \t]*[\"']?\*"),
+        "trusts every git repository (safe.directory *)",
+    ),
+    (
+        "--gpus",
+        re.compile(r"--gpus(?:[ \t]*=[ \t]*|[ \t]+)[\"']?all\b"),
+        "takes every GPU (--gpus all)",
+    ),
+)
+# A command name that ends a word (`format` holds no `rm`); checked per block, then per line.
+_COMMAND_HINT = re.compile(r"(?:rm|pkill|killall|find|xargs)(?![\w.-])")
+_SEGMENT_SPLIT = re.compile(r"\|\||&&|[|;&\n]")
+_TOKEN_STRIP = "\"'`()[]{}$"
+_CONTINUATION_END = re.compile(r"^[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#)")
+
+
+@functools.lru_cache(maxsize=8)
+def _must_not_start(labels: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(label) for label in labels)
+    return re.compile(
+        r"[ \t]*[-*+][ \t]+(?:\*\*|__)?(?:" + alternatives + r")[ \t]*"
+        r"(?:[:：][ \t]*(?:\*\*|__)?|(?:\*\*|__)[ \t]*[:：])"
+    )
+
+
+def must_not_lines(text: str, labels: tuple[str, ...]) -> frozenset[int]:
+    """1-based lines that belong to a must-not bullet (its first line and continuations)."""
+    if not labels or not any(label in text for label in labels):
+        return frozenset()
+    pattern = _must_not_start(labels)
+    found: set[int] = set()
+    inside = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        if any(label in line for label in labels) and pattern.match(line):
+            inside = True
+        elif inside and (not line.strip() or _CONTINUATION_END.match(line)):
+            inside = False
+        if inside:
+            found.add(number)
+    return frozenset(found)
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _rm_is_forced_recursive(tokens: list[str]) -> bool:
+    recursive = force = False
+    for token in tokens:
+        if token == "--":
+            break
+        if token in ("--recursive",):
+            recursive = True
+        elif token == "--force":
+            force = True
+        elif token.startswith("-") and not token.startswith("--"):
+            recursive = recursive or "r" in token or "R" in token
+            force = force or "f" in token
+    return recursive and force
+
+
+def dangerous_commands(line: str) -> list[str]:
+    """What is dangerous in one line of shell code (empty when nothing is)."""
+    if _COMMAND_HINT.search(line) is None:
+        return []
+    found: list[str] = []
+    for segment in _SEGMENT_SPLIT.split(line):
+        tokens = [token.strip(_TOKEN_STRIP) for token in segment.split()]
+        names = [token.rsplit("/", 1)[-1] for token in tokens]
+        for index, name in enumerate(names):
+            if name in ("pkill", "killall"):
+                found.append(name)
+            elif name == "rm" and _rm_is_forced_recursive(tokens[index + 1 :]):
+                found.append("rm with recursive and force flags")
+            elif name == "xargs" and "rm" in names[index + 1 :]:
+                found.append("xargs rm")
+            elif name == "find":
+                rest = names[index + 1 :]
+                if "-delete" in rest:
+                    found.append("find -delete")
+                for flag in ("-exec", "-execdir", "-ok", "-okdir"):
+                    after = rest.index(flag) + 1 if flag in rest else len(rest)
+                    if after < len(rest) and rest[after] == "rm":
+                        found.append(f"find {flag} rm")
+    return list(dict.fromkeys(found))
+
+
+def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
+    """T17 on the whole text and T18 on code-block lines, outside must-not bullets."""
+    text = page.text
+    hits: dict[tuple[str, int], str] = {}
+    for literal, pattern, what in _DANGER_TEXT:
+        if literal in text:
+            for match in pattern.finditer(text):
+                key = ("tree/danger-text", _line(text, match.start()))
+                hits.setdefault(key, f"{match.group(0)!r} {what}")
+    words = [str(word) for word in policy.data["danger"]["words"] if word]
+    # one search per distinct first character (fast) before searching whole words
+    if words and not any(first in text for first in {word[0] for word in words}):
+        words = []
+    for word in words:
+        if word in text:
+            for match in re.finditer(re.escape(word), text):
+                key = ("tree/danger-text", _line(text, match.start()))
+                hits.setdefault(key, f"{word!r} names a forbidden practice")
+    for block in page.code_blocks:
+        if _COMMAND_HINT.search(block.text) is None:
+            continue
+        for line, content in block.lines():
+            commands = dangerous_commands(content)
+            if commands:
+                hits[("tree/danger-code", line)] = (
+                    f"dangerous command in code ({', '.join(commands)}): "
+                    "scope it to what this run created"
+                )
+    if not hits:
+        return []
+    labels = tuple(map(str, policy.data["rules"]["labels"]["must_not"]))
+    exempt = must_not_lines(text, labels)  # only computed for pages with a hit
+    return [
+        Finding(path, line, rule, ERROR, message)
+        for (rule, line), message in hits.items()
+        if line not in exempt
+    ]

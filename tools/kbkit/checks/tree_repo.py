@@ -1,0 +1,123 @@
+"""Tree-wide checks that look past single pages: duplicates (T25), tracked local/ files (T26)
+and the length of the contributor entry page (T27)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from kbkit.findings import ERROR, Finding
+from kbkit.git_index import GitIndexError, tracked_paths
+from kbkit.page import Page, decode
+from kbkit.tree import Tree
+
+
+def body_fingerprint(page: Page, min_chars: int) -> str | None:
+    """A hash of the body without frontmatter, whitespace runs collapsed; None when too short
+    (fewer than `min_chars` characters after collapsing)."""
+    body = page.text[page.frontmatter.body_offset :]
+    if len(body) < min_chars:
+        return None
+    # bytes.split() on the UTF-8 body is twice as fast as str.split(); it collapses ASCII
+    # whitespace (Unicode spaces such as U+3000 stay significant)
+    normalized = b" ".join(body.encode("utf-8").split())
+    if len(normalized) < 4 * min_chars and len(normalized.decode("utf-8")) < min_chars:
+        return None
+    return hashlib.blake2b(normalized, digest_size=16).hexdigest()
+
+
+def duplicate_findings(fingerprints: Iterable[tuple[str, str | None]]) -> list[Finding]:
+    """T25: a page (repo path, body fingerprint) whose body equals an earlier page's body."""
+    first: dict[str, str] = {}
+    findings: list[Finding] = []
+    for path, digest in sorted(fingerprints, key=lambda item: item[0]):
+        if digest is None:
+            continue
+        owner = first.setdefault(digest, path)
+        if owner != path:
+            findings.append(
+                Finding(
+                    path,
+                    0,
+                    "tree/duplicate-page",
+                    ERROR,
+                    f"same text as {owner}: keep one page and link to it",
+                )
+            )
+    return findings
+
+
+def local_tracked_findings(tree: Tree) -> list[Finding]:
+    """T26: files under <knowledge root>/<local_dir>/ listed in the git index (no git needed)."""
+    local = f"{tree.root}/{tree.policy['local_dir']}/"
+    try:
+        found = tracked_paths(tree.repo)
+    except GitIndexError as exc:
+        return [
+            Finding(
+                tree.repo_path(str(tree.policy.data["local_dir"])),
+                0,
+                "tree/local-tracked",
+                ERROR,
+                f"cannot verify that local/ is untracked: {exc}",
+            )
+        ]
+    if found is None:
+        return []  # not a git repository: nothing can be tracked
+    prefix, paths = found
+    lead = f"{prefix}/" if prefix else ""
+    wanted = lead + local
+    return [
+        Finding(
+            path[len(lead) :],
+            0,
+            "tree/local-tracked",
+            ERROR,
+            "tracked by git: local/ is private; run `git rm --cached` on it",
+        )
+        for path in sorted(paths)
+        if path.startswith(wanted)
+    ]
+
+
+def entry_findings(tree: Tree) -> list[Finding]:
+    """T27: the entry page stays short (`>` the limits fails, as in the reference)."""
+    entry = tree.policy.data["entry_page"]
+    if not entry:
+        return []
+    path = str(entry).strip("/")
+    try:
+        data = (tree.repo / path).read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return []  # no entry page in this repository: nothing to gate
+    except OSError as exc:
+        return [
+            Finding(
+                path,
+                0,
+                "tree/entry-too-long",
+                ERROR,
+                f"cannot read the entry page: {exc.strerror or exc}",
+            )
+        ]
+    text, _, error = decode(data)
+    if error is not None:
+        return [
+            Finding(
+                path, 0, "tree/entry-too-long", ERROR, f"cannot measure the entry page: {error}"
+            )
+        ]
+    lines = sum(1 for line in text.splitlines() if line.strip())
+    max_lines, max_bytes = tree.policy.limit("entry_lines"), tree.policy.limit("entry_bytes")
+    if lines > max_lines or len(data) > max_bytes:
+        return [
+            Finding(
+                path,
+                0,
+                "tree/entry-too-long",
+                ERROR,
+                f"entry page has {lines} non-empty lines and {len(data)} bytes "
+                f"(limits {max_lines} lines, {max_bytes} bytes): move detail to linked pages",
+            )
+        ]
+    return []

@@ -1,0 +1,141 @@
+"""Sensitive text in a page (T13-T16): IP addresses, home folders, private keys.
+
+Every check scans the whole text (frontmatter, prose and code) with a cheap `in` prefilter
+first, and reports at most one finding per rule and line. Pure: text and policy in, findings out.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import re
+from collections.abc import Iterator
+
+from kbkit.errors import UsageError
+from kbkit.findings import ERROR, Finding
+from kbkit.policy import Policy
+
+# A dotted quad that is not part of a word, a longer dotted run (`1.2.3.4.5`), a `v1.2.3.4`
+# version or a pinned requirement (`==1.2.3.4`, `>=`, `<=`, `~=`, `!=`). The full pattern is
+# only tried where the literal-first `_IPV4_MIDDLE` (GB/s) found `.d.d.`.
+_IPV4 = re.compile(
+    r"(?<![\w.])(?<![=<>~!]=)([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})(?!\.?\w)"
+)
+_IPV4_MIDDLE = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
+# A home or data folder counts only as an absolute path: at the start of a line or after
+# whitespace, a quote, a backtick, `(`, `[`, `=`, `:` or `,` (so `tests/data/x` is relative).
+_PATH_BEFORE = frozenset(" \t\n\"'`([=:,{>")
+_NAME = r"([^\s/\"'`)\]>,;:|]+)"
+_REMOTE_HOME = re.compile(r"/(home|data)/" + _NAME)
+_MAC_HOME = re.compile(r"/Users/" + _NAME)
+_WINDOWS_HOME = re.compile(r":(?:\\+|/+)[Uu]sers(?:\\+|/+)" + _NAME.replace("/", "\\\\/"))
+# One literal-first scan decides whether a home or data path can match at all.
+_HOME_HINT = re.compile(r"/(?:home|data|Users)/")
+_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PLACEHOLDER_START = ("<", "$", "{", "%", "*", "...", "…")
+_GENERIC_USERS = frozenset({"public", "shared", "default", "all users"})
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _is_placeholder(name: str) -> bool:
+    return name.startswith(_PLACEHOLDER_START) or not name.rstrip(".!?")
+
+
+@functools.lru_cache(maxsize=8)
+def allowed_networks(spec: tuple[str, ...]) -> tuple[ipaddress.IPv4Network, ...]:
+    """The policy's allowed IPv4 networks; a bad entry is a usage error."""
+    nets = []
+    for item in spec:
+        try:
+            nets.append(ipaddress.IPv4Network(item, strict=False))
+        except ValueError as exc:
+            raise UsageError(f"policy key 'secrets.allowed_ip_networks': {exc}") from exc
+    return tuple(nets)
+
+
+def _absolute_at(text: str, offset: int) -> bool:
+    return offset == 0 or text[offset - 1] in _PATH_BEFORE
+
+
+def _ipv4_matches(text: str) -> Iterator[re.Match[str]]:
+    seen = -1
+    for middle in _IPV4_MIDDLE.finditer(text):
+        dot = middle.start()
+        for start in range(max(0, dot - 3, seen + 1), dot):
+            match = _IPV4.match(text, start)
+            if match is not None:
+                seen = match.end()
+                yield match
+                break
+
+
+def _public_ips(text: str, policy: Policy) -> Iterator[tuple[int, str]]:
+    allowed = allowed_networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
+    for match in _ipv4_matches(text):
+        octets = [int(part) for part in match.groups()]
+        if max(octets) > 255:
+            continue
+        address = ipaddress.IPv4Address(".".join(map(str, octets)))
+        if any(address in net for net in allowed):
+            continue
+        yield match.start(), match.group(0)
+
+
+def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
+    """(rule id, offset, path) for every personal home or data folder."""
+    windows = "sers\\" in text or "sers/" in text
+    if not windows and _HOME_HINT.search(text) is None:
+        return
+    if "/home/" in text or "/data/" in text:
+        allow = {
+            "home": set(map(str, policy.data["secrets"]["home_allow"])),
+            "data": set(map(str, policy.data["secrets"]["data_allow"])),
+        }
+        for match in _REMOTE_HOME.finditer(text):
+            if not _absolute_at(text, match.start()):
+                continue
+            kind, name = match.group(1), match.group(2).rstrip(".!?")
+            if name not in allow[kind] and not _is_placeholder(name):
+                yield "tree/secret-remote-home", match.start(), match.group(0)
+    if "/Users/" in text:
+        for match in _MAC_HOME.finditer(text):
+            if not _absolute_at(text, match.start()):
+                continue
+            name = match.group(1).rstrip(".!?")
+            if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
+                yield "tree/secret-windows-home", match.start(), match.group(0)
+    if windows:
+        for match in _WINDOWS_HOME.finditer(text):
+            drive = match.start() - 1
+            if drive < 0 or not text[drive].isascii() or not text[drive].isalpha():
+                continue
+            if drive > 0 and text[drive - 1].isascii() and text[drive - 1].isalpha():
+                continue
+            name = match.group(1).rstrip(".!?")
+            if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
+                yield "tree/secret-windows-home", drive, text[drive : match.end()]
+
+
+def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
+    """T13-T16 on one page's text; one finding per rule and line."""
+    hits: dict[tuple[str, int], str] = {}
+
+    def add(rule: str, offset: int, message: str) -> None:
+        hits.setdefault((rule, _line(text, offset)), message)
+
+    if "." in text:
+        for offset, ip in _public_ips(text, policy):
+            add("tree/secret-ip", offset, f"IP address {ip}: use a placeholder such as <host>")
+    for rule, offset, found in _homes(text, policy):
+        add(rule, offset, f"personal folder {found}: use a placeholder such as <user>")
+    if "PRIVATE KEY" in text:
+        for match in _PRIVATE_KEY.finditer(text):
+            add(
+                "tree/secret-private-key",
+                match.start(),
+                "private key block: remove it and rotate the key",
+            )
+    return [Finding(path, line, rule, ERROR, message) for (rule, line), message in hits.items()]

@@ -1,0 +1,128 @@
+"""Read the paths a git index tracks, in pure Python (no git binary needed).
+
+Supports index versions 2, 3 and 4 (v4 compresses each path against the previous one), SHA-1
+and SHA-256 object formats, plain repositories and worktrees or submodules whose `.git` is a
+file with `gitdir: <path>`. A split index (`link` extension) is not followed: only the paths in
+the main index file are returned. `tracked_paths` never runs git and never raises for a
+corrupt index; it raises `GitIndexError` with a readable reason instead.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+SIGNATURE = b"DIRC"
+_FIXED = 40  # ctime, mtime, dev, ino, mode, uid, gid, size: ten 32-bit fields
+
+
+class GitIndexError(Exception):
+    """The index exists but cannot be read."""
+
+
+def find_git_dir(start: Path) -> tuple[Path, Path] | None:
+    """(work tree top, git dir) for the repository holding `start`, or None."""
+    for folder in (start, *start.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return folder, dot_git
+        if dot_git.is_file():
+            try:
+                first = dot_git.read_text("utf-8").splitlines()[0]
+            except (OSError, UnicodeDecodeError, IndexError):
+                return None
+            if not first.startswith("gitdir:"):
+                return None
+            target = Path(first.split(":", 1)[1].strip())
+            return folder, target if target.is_absolute() else (folder / target)
+    return None
+
+
+def _hash_size(git_dir: Path) -> int:
+    """20 for SHA-1 repositories, 32 for SHA-256 ones (read from the config)."""
+    configs = [git_dir / "config"]
+    try:
+        common = (git_dir / "commondir").read_text("utf-8").strip()
+        configs.append((git_dir / common / "config") if common else git_dir / "config")
+    except (OSError, UnicodeDecodeError):
+        pass
+    for config in configs:
+        try:
+            text = config.read_text("utf-8", errors="replace").lower()
+        except OSError:
+            continue
+        compact = "".join(text.split())
+        if "objectformat=sha256" in compact:
+            return 32
+        if "[core]" in compact:
+            return 20
+    return 20
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """git's offset varint (varint.h): each continuation adds one before shifting."""
+    byte = data[pos]
+    pos += 1
+    value = byte & 0x7F
+    while byte & 0x80:
+        byte = data[pos]
+        pos += 1
+        value = ((value + 1) << 7) | (byte & 0x7F)
+    return value, pos
+
+
+def parse_index(data: bytes, hash_size: int = 20) -> list[str]:
+    """Every path of an index file's entries, in index order."""
+    if len(data) < 12 or data[:4] != SIGNATURE:
+        raise GitIndexError("not a git index (bad signature)")
+    version, count = struct.unpack(">II", data[4:12])
+    if version not in (2, 3, 4):
+        raise GitIndexError(f"unsupported index version {version}")
+    paths: list[str] = []
+    pos = 12
+    previous = b""
+    try:
+        for _ in range(count):
+            start = pos
+            flags_at = start + _FIXED + hash_size
+            (flags,) = struct.unpack(">H", data[flags_at : flags_at + 2])
+            pos = flags_at + 2
+            if version >= 3 and flags & 0x4000:
+                pos += 2
+            if version == 4:
+                strip, pos = _varint(data, pos)
+                end = data.index(b"\0", pos)
+                if strip > len(previous):
+                    raise GitIndexError("corrupt path compression")
+                name = previous[: len(previous) - strip] + data[pos:end]
+                pos = end + 1
+            else:
+                end = data.index(b"\0", pos)
+                name = data[pos:end]
+                pos = start + ((end - start + 8) & ~7)
+            previous = name
+            paths.append(name.decode("utf-8", "surrogateescape"))
+    except (struct.error, ValueError, IndexError) as exc:
+        raise GitIndexError(f"truncated or corrupt index ({exc})") from exc
+    return paths
+
+
+def tracked_paths(repo: Path) -> tuple[str, list[str]] | None:
+    """(repo's path relative to the work tree top, tracked paths) or None without a repository."""
+    found = find_git_dir(repo.absolute())
+    if found is None:
+        return None
+    top, git_dir = found
+    index = git_dir / "index"
+    try:
+        data = index.read_bytes()
+    except FileNotFoundError:
+        return _prefix(repo, top), []  # a fresh repository tracks nothing yet
+    except OSError as exc:
+        raise GitIndexError(f"cannot read {index}: {exc.strerror or exc}") from exc
+    return _prefix(repo, top), parse_index(data, _hash_size(git_dir))
+
+
+def _prefix(repo: Path, top: Path) -> str:
+    rel = repo.absolute().relative_to(top).as_posix()
+    return "" if rel == "." else rel

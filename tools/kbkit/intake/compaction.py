@@ -1,0 +1,82 @@
+"""Compaction: rewrite a ledger atomically with duplicates folded and the same state.
+
+Events keep one row per key (the row the fold picks); status keeps every distinct
+transition once. Unreadable lines (torn writes) are dropped. Both rewrites happen under the
+recording lock and the file's own append lock, then `os.replace`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from kbkit.file_lock import locked
+from kbkit.intake.ledger import (
+    EVENTS_FILE,
+    RECORD_LOCK,
+    STATUS_FILE,
+    LedgerProblem,
+    Row,
+    event_key,
+    fold_events,
+    fold_status,
+    read_ledger,
+)
+from kbkit.jsonl import atomic_write_bytes, encode_row
+
+
+class Compaction(NamedTuple):
+    path: Path
+    lines_before: int
+    lines_after: int
+    dropped: list[LedgerProblem]
+
+    @property
+    def changed(self) -> bool:
+        return self.lines_before != self.lines_after or bool(self.dropped)
+
+
+def _compact_events(rows: list[Row]) -> list[Row]:
+    winners = fold_events(rows)
+    kept: list[Row] = []
+    for row in rows:
+        key = event_key(row)
+        if key is None:
+            kept.append(row)  # not ours to judge: `kb intake check` reports it
+        elif winners.get(key) is row:
+            kept.append(row)
+    return kept
+
+
+def _compact_status(rows: list[Row]) -> list[Row]:
+    seen: set[bytes] = set()
+    kept: list[Row] = []
+    for row in rows:
+        line = encode_row(row)
+        if line not in seen:
+            seen.add(line)
+            kept.append(row)
+    return kept
+
+
+def compact(intake_dir: Path, *, write: bool = True) -> list[Compaction]:
+    """Compact both ledgers (or, with write=False, report what compaction would change)."""
+    results = []
+    with locked(intake_dir / RECORD_LOCK):
+        for name, shrink, fold in (
+            (EVENTS_FILE, _compact_events, fold_events),
+            (STATUS_FILE, _compact_status, fold_status),
+        ):
+            path = intake_dir / name
+            if not path.exists():
+                continue
+            with locked(path):
+                rows, problems = read_ledger(intake_dir, name)
+                kept = shrink(rows)
+                if fold(kept) != fold(rows):  # a bug here must never cost a row
+                    raise AssertionError(f"compaction of {path} would change its state")
+                result = Compaction(path, len(rows) + len(problems), len(kept), problems)
+                if write and result.changed:
+                    atomic_write_bytes(path, b"".join(encode_row(row) for row in kept))
+            results.append(result)
+    return results

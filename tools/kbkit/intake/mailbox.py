@@ -1,0 +1,91 @@
+"""The mailbox: bugfix drop records posted as issue comments by other hosts.
+
+Only comments by an OWNER, MEMBER or COLLABORATOR that carry a bugfix-record marker and
+exactly one fenced JSON block, whose record names the watched repository, are recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, NamedTuple
+
+from kbkit.errors import InputError, UsageError
+from kbkit.intake.bugfixes import MARKER, bugfix_row
+from kbkit.intake.json_pages import Page, page_items
+from kbkit.intake.ledger import Row
+from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.intake.schemas import DROP_RECORD, schema_errors
+
+MARKERS = (MARKER, "<!-- infermatrix-copilot:bugfix-record:v1 -->")
+TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+MAX_COMMENT = 65536  # GitHub's own limit on a comment body
+FENCE = re.compile(r"^```[ \t]*json[ \t]*\r?\n(.*?)\r?\n```[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+class Refusal(NamedTuple):
+    where: str
+    reason: str
+
+
+class MailboxScan(NamedTuple):
+    rows: list[Row]
+    refused: list[Refusal]
+    ignored: int  # comments without a marker: ordinary conversation
+
+
+def comment_record(body: str, association: str, identity: RepoIdentity) -> dict[str, Any]:
+    """The drop record carried by a marked comment; ValueError says why it is refused."""
+    if association not in TRUSTED:
+        raise ValueError(
+            f"author association {association} is not OWNER, MEMBER or "
+            "COLLABORATOR; only collaborators may post records"
+        )
+    if len(body) > MAX_COMMENT:
+        raise ValueError(f"body of {len(body)} characters is longer than GitHub allows")
+    blocks = FENCE.findall(body)
+    if len(blocks) != 1:
+        raise ValueError(f"expected exactly one fenced ```json block, found {len(blocks)}")
+    try:
+        record = json.loads(blocks[0])
+    except ValueError as exc:
+        raise ValueError(f"the fenced block is not valid JSON ({str(exc)[:120]})") from exc
+    errors = schema_errors(DROP_RECORD, record)
+    if errors:
+        raise ValueError(f"not a valid drop record v1: {'; '.join(errors[:3])}")
+    if not identity.watches(record["repo"]):
+        raise ValueError(f"record for {record['repo']}, not the watched repository {identity.slug}")
+    return record  # type: ignore[no-any-return]
+
+
+def parse_comments(label: str, pages: list[Page], identity: RepoIdentity) -> MailboxScan:
+    """Sort every comment into recorded rows, refusals and ordinary conversation."""
+    if identity.slug is None:
+        raise UsageError(
+            "the mailbox needs the watched repository: pass --slug OWNER/NAME "
+            "or set `repo:` in intake/config.yaml"
+        )
+    rows: list[Row] = []
+    refused: list[Refusal] = []
+    ignored = 0
+    for where, item in page_items(label, pages, "issue comment"):
+        body, association = item.get("body"), item.get("author_association")
+        if not isinstance(body, str) or not isinstance(association, str):
+            raise InputError(
+                f"{where}: expected `body` and `author_association` strings; is "
+                "this GitHub's issue comments JSON?",
+                path=label,
+            )
+        if not any(marker in body for marker in MARKERS):
+            ignored += 1
+            continue
+        user = item.get("user")
+        login = user.get("login") if isinstance(user, dict) else None
+        where = f"{where} (comment {item.get('id', '?')} by {login or 'unknown'})"
+        try:
+            rows.append(
+                bugfix_row(comment_record(body, association, identity), identity, "mailbox")
+            )
+        except ValueError as exc:
+            refused.append(Refusal(where, str(exc)))
+    return MailboxScan(rows, refused, ignored)

@@ -1,0 +1,204 @@
+"""Merged pull requests from GitHub's REST `pulls` JSON, and the durable scan cursor.
+
+Every merged PR counts (drafts and PRs no tool tracked too); closed-unmerged ones never do.
+The whole input is checked before anything is recorded, so a bad page touches nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, NamedTuple, NoReturn
+
+from kbkit.errors import InputError
+from kbkit.file_lock import locked
+from kbkit.intake.json_pages import Page, gc_paused, page_items
+from kbkit.intake.ledger import Row, timestamp
+from kbkit.intake.repo_identity import SLUG, RepoIdentity
+from kbkit.jsonl import atomic_write_text
+
+CURSOR_FILE = "cursor.json"
+GITHUB_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+MAX_BODY = 65536  # GitHub's own limit on a PR body; anything longer did not come from GitHub
+MAX_TITLE = 1024
+SUMMARY_CHARS = 4000
+DEFAULT_OVERLAP = timedelta(hours=1)
+
+
+class PullScan(NamedTuple):
+    rows: list[Row]
+    unmerged: int
+    newest: dict[str, str]  # repo -> newest updated_at seen in this input
+
+
+def parse_time(value: Any, field: str, where: str, label: str) -> str:
+    """A GitHub timestamp, normalized to `YYYY-MM-DDTHH:MM:SSZ` in UTC."""
+    if isinstance(value, str) and GITHUB_TIME.fullmatch(value):
+        return value  # already in GitHub's format: the common case, and the cheap one
+    if not isinstance(value, str):
+        raise InputError(f"{where}: `{field}` must be a timestamp string", path=label)
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InputError(
+            f"{where}: `{field}` {value[:40]!r} is not a timestamp", path=label
+        ) from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return timestamp(moment)
+
+
+def _refuse(where: str, label: str, message: str) -> NoReturn:
+    raise InputError(f"{where}: {message}", path=label)
+
+
+def _field(item: dict[str, Any], field: str, kind: type, where: str, label: str) -> Any:
+    value = item.get(field)
+    if type(value) is not kind:
+        if field not in item:
+            _refuse(where, label, f"missing `{field}`; is this GitHub's pulls JSON?")
+        _refuse(where, label, f"`{field}` has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _repo_of(item: dict[str, Any], where: str, label: str) -> str:
+    base = item.get("base")
+    repo = base.get("repo") if isinstance(base, dict) else None
+    name = repo.get("full_name") if isinstance(repo, dict) else None
+    if not isinstance(name, str) or not SLUG.match(name):
+        _refuse(where, label, "missing `base.repo.full_name` (owner/name)")
+    return name
+
+
+def _watched_repo(name: str, identity: RepoIdentity, where: str, label: str) -> str:
+    repo = identity.normalize(name)
+    if not identity.watches(repo):
+        _refuse(
+            where,
+            label,
+            f"PR of {repo}, but the watched repository is {identity.slug}; "
+            f"add --alias {repo}={identity.slug} if it was renamed",
+        )
+    return repo
+
+
+def pr_row(item: dict[str, Any], where: str, label: str, repo: str, recorded_at: str) -> Row | None:
+    """The event row of one PR object of `repo`, None when it was closed without merging."""
+    number = _field(item, "number", int, where, label)
+    where = f"{where} (PR #{number})"
+    if number < 1:
+        _refuse(where, label, "`number` must be positive")
+    if "merged_at" not in item:
+        _refuse(where, label, "missing `merged_at`; cannot tell whether it merged")
+    title = _field(item, "title", str, where, label)
+    body = item.get("body") or ""
+    if type(body) is not str:
+        _refuse(where, label, "`body` must be a string or null")
+    if len(body) > MAX_BODY or len(title) > MAX_TITLE:
+        _refuse(where, label, f"body or title longer than GitHub allows ({len(body)} chars)")
+    merged_at = item["merged_at"]
+    if merged_at is None:
+        return None
+    labels = item.get("labels") or []
+    if type(labels) is not list:
+        _refuse(where, label, "`labels` must be a list of label objects")
+    try:
+        names = [str(x["name"]) for x in labels]
+    except (TypeError, KeyError):
+        _refuse(where, label, "`labels` must be a list of label objects with a `name`")
+    user = item.get("user")
+    author = user.get("login") if type(user) is dict else None
+    sha = item.get("merge_commit_sha")
+    return {
+        "source_kind": "merged_pr",
+        "source_id": f"{repo}#{number}",
+        "repo": repo,
+        "number": number,
+        "title": title,
+        "url": str(item.get("html_url") or f"https://github.com/{repo}/pull/{number}"),
+        "author": str(author or "ghost"),
+        "merged_at": parse_time(merged_at, "merged_at", where, label),
+        "labels": names,
+        "draft": item.get("draft") is True,
+        "summary": body[:SUMMARY_CHARS],
+        "diff_excerpt": "",
+        "merge_commit": sha if type(sha) is str and sha else None,
+        "via": "github",
+        "recorded_at": recorded_at,
+    }
+
+
+def parse_pulls(label: str, pages: list[Page], identity: RepoIdentity) -> PullScan:
+    """Check every PR object of the input, then return the rows of the merged ones."""
+    rows: list[Row] = []
+    unmerged = 0
+    newest: dict[str, str] = {}
+    repos: dict[str, str] = {}  # base.repo.full_name -> watched spelling, checked once
+    recorded_at = timestamp()
+    with gc_paused():
+        for where, item in page_items(label, pages, "pull request"):
+            name = _repo_of(item, where, label)
+            repo = repos.get(name) or repos.setdefault(
+                name, _watched_repo(name, identity, where, label)
+            )
+            row = pr_row(item, where, label, repo, recorded_at)
+            updated = item.get("updated_at")
+            if updated is not None:
+                updated = parse_time(updated, "updated_at", where, label)
+                if updated > newest.get(repo, ""):
+                    newest[repo] = updated
+            if row is None:
+                unmerged += 1
+            else:
+                rows.append(row)
+    return PullScan(rows, unmerged, newest)
+
+
+def read_cursor(intake_dir: Path) -> dict[str, str]:
+    """repo -> newest `updated_at` already scanned (empty when there is no cursor yet)."""
+    path = intake_dir / CURSOR_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(
+            "not a valid cursor file; delete it to rescan everything "
+            "(uniqueness absorbs the repeats)",
+            path=str(path),
+        ) from exc
+    repos = data.get("merged_prs") if isinstance(data, dict) else None
+    if not isinstance(repos, dict) or not all(
+        isinstance(v, str) and GITHUB_TIME.fullmatch(v) for v in repos.values()
+    ):
+        raise InputError(
+            'expected {"version": 1, "merged_prs": {"owner/name": "2026-11-30T08:15:00Z"}}',
+            path=str(path),
+        )
+    return dict(repos)
+
+
+def advance_cursor(intake_dir: Path, newest: dict[str, str]) -> dict[str, str]:
+    """Move each repo's cursor forward (never back), replacing the file atomically."""
+    path = intake_dir / CURSOR_FILE
+    with locked(path):
+        cursor = read_cursor(intake_dir)
+        changed = False
+        for repo, moment in newest.items():
+            if moment > cursor.get(repo, ""):
+                cursor[repo] = moment
+                changed = True
+        if changed:
+            document = {"version": 1, "merged_prs": dict(sorted(cursor.items()))}
+            atomic_write_text(path, json.dumps(document, indent=2) + "\n")
+    return cursor
+
+
+def scan_since(cursor: str | None, overlap: timedelta = DEFAULT_OVERLAP) -> str | None:
+    """Where the next scan starts: the cursor minus the overlap window (None: from the start)."""
+    if not cursor:
+        return None
+    moment = datetime.strptime(cursor, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    return timestamp(moment - overlap)

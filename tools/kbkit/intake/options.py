@@ -1,0 +1,50 @@
+"""The options every `kb intake` command shares, and how they resolve to folders."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from kbkit.intake.ledger import LedgerProblem
+from kbkit.intake.repo_identity import RepoIdentity, load_identity
+from kbkit.paths import intake_root, repo_root
+
+
+def add_repo(parser: argparse.ArgumentParser, *, identity: bool = False) -> None:
+    """`--repo DIR` (ledgers at DIR/intake/ or $INTAKE_ROOT), plus `--slug`/`--alias`."""
+    parser.add_argument(
+        "--repo",
+        metavar="DIR",
+        default=None,
+        help="the repository that holds intake/ (default: current directory)",
+    )
+    if identity:
+        parser.add_argument(
+            "--slug",
+            metavar="OWNER/NAME",
+            default=None,
+            help="the watched repository (default: `repo:` in intake/config.yaml)",
+        )
+        parser.add_argument(
+            "--alias",
+            metavar="OLD=NEW",
+            action="append",
+            default=[],
+            help="normalize slug OLD to NEW (repeatable; adds to `aliases:` in intake/config.yaml)",
+        )
+
+
+def intake_dir(args: argparse.Namespace) -> Path:
+    return intake_root(repo_root(args.repo))
+
+
+def identity(args: argparse.Namespace) -> RepoIdentity:
+    return load_identity(intake_dir(args), args.slug, args.alias)
+
+
+def warn(problems: Iterable[LedgerProblem]) -> None:
+    """Report unreadable ledger lines on stderr; they never stop a command."""
+    for problem in problems:
+        print(f"kb: warning: {problem.path}:{problem.line}: {problem.message}", file=sys.stderr)

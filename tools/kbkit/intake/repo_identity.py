@@ -1,0 +1,90 @@
+"""Repository identity: the watched `owner/name` slug and the aliases that normalize to it.
+
+Configured in `intake/config.yaml` (`repo: owner/name`, `aliases: {old/name: owner/name}`)
+or on the command line (`--slug`, `--alias OLD=NEW`, which win over the file).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+
+from kbkit.errors import UsageError
+
+CONFIG_FILE = "config.yaml"
+SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_REMOTE = re.compile(r"github\.com[:/]+([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
+
+
+class RepoIdentity(NamedTuple):
+    """The watched slug (None: accept any) and aliases keyed by lower-case old slug."""
+
+    slug: str | None
+    aliases: dict[str, str]
+
+    def normalize(self, slug: str) -> str:
+        """The canonical spelling of `slug`: aliases and case folded onto the watched slug."""
+        target = self.aliases.get(slug.lower(), slug)
+        if self.slug is not None and target.lower() == self.slug.lower():
+            return self.slug
+        return target
+
+    def watches(self, slug: str) -> bool:
+        """True when `slug` (after normalizing) is the watched repository."""
+        return self.slug is None or self.normalize(slug) == self.slug
+
+
+def check_slug(slug: str, where: str) -> str:
+    if not SLUG.match(slug):
+        raise UsageError(f"{where}: {slug!r} is not a repository slug; write it as owner/name")
+    return slug
+
+
+def slug_from_remote(url: str | None) -> str | None:
+    """`owner/name` from a GitHub remote URL (https or ssh), else None."""
+    match = _REMOTE.search(url or "")
+    return match.group(1) if match else None
+
+
+def _read_config(intake_dir: Path) -> dict[str, Any]:
+    path = intake_dir / CONFIG_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        problem = exc.__class__.__name__
+        raise UsageError(f"{path}: not valid YAML ({problem}); fix the file") from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected a mapping with `repo:` and `aliases:`")
+    return data
+
+
+def load_identity(
+    intake_dir: Path, slug: str | None = None, aliases: Sequence[str] = ()
+) -> RepoIdentity:
+    """Merge `intake/config.yaml` with `--slug` and `--alias OLD=NEW` options."""
+    config = _read_config(intake_dir)
+    where = str(intake_dir / CONFIG_FILE)
+    watched = slug if slug is not None else config.get("repo")
+    if watched is not None:
+        if not isinstance(watched, str):
+            raise UsageError(f"{where}: `repo` must be a string owner/name")
+        check_slug(watched, "--slug" if slug is not None else where)
+    table = config.get("aliases") or {}
+    if not isinstance(table, dict):
+        raise UsageError(f"{where}: `aliases` must map old/name to owner/name")
+    pairs = [(str(old), str(new), where) for old, new in table.items()]
+    for option in aliases:
+        old, sep, new = option.partition("=")
+        if not sep:
+            raise UsageError(f"--alias {option!r}: write it as OLD/NAME=OWNER/NAME")
+        pairs.append((old.strip(), new.strip(), "--alias"))
+    folded = {}
+    for old, new, origin in pairs:
+        folded[check_slug(old, origin).lower()] = check_slug(new, origin)
+    return RepoIdentity(watched, folded)
