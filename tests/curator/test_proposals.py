@@ -78,15 +78,27 @@ def test_bad_rows_get_their_reason(curator: KnowledgeCurator, reason: str, make:
     assert _reason(curator, make()) == reason
 
 
-def test_unsafe_text_reuses_the_tree_validators_page_checks(curator: KnowledgeCurator) -> None:
-    from kbkit.checks.knowledge_tree import page_findings
-    from kbkit.page import parse_page
+@pytest.mark.parametrize(
+    ("where", "text"),
+    [
+        ("Must", "connect to 10.1.2.3 first"),
+        ("Must", "read /home/alice/notes"),
+        ("Must", "copy C:\\Users\\bob\\key.txt"),
+        ("Must", "paste -----BEGIN OPENSSH PRIVATE KEY----- here"),
+        ("Must", "set StrictHostKeyChecking=no for the runner"),
+        ("Trigger", "CI passes --gpus all to the container"),
+    ],
+)
+def test_unsafe_text_reuses_the_tree_validators_page_checks(
+    curator: KnowledgeCurator, where: str, text: str
+) -> None:
+    body = section().replace(f"- {where}: ", f"- {where}: {text}; ", 1)
+    assert _reason(curator, row(section=body)) == "unsafe-text"
 
-    probe = parse_page("knowledge/general/x.md", b"Connect to 10.1.2.3 as /home/alice.\n")
-    if not page_findings("general/x.md", probe, curator.policy):
-        pytest.skip("the tree validator's page checks have not landed on this branch yet")
-    text = section().replace("outside the knowledge root", "on host 10.1.2.3")
-    assert _reason(curator, row(section=text)) == "unsafe-text"
+
+def test_a_must_not_bullet_may_name_the_forbidden_operation(curator: KnowledgeCurator) -> None:
+    body = section().replace("- Must not: ", "- Must not: set StrictHostKeyChecking=no or ", 1)
+    assert _reason(curator, row(section=body)) is None
 
 
 def test_every_row_is_accounted_for(curator: KnowledgeCurator) -> None:
