@@ -14,6 +14,7 @@ import sys
 BENCHES: dict[str, str] = {
     "check": "benchmarks.bench_check",
     "intake": "benchmarks.bench_intake",
+    "curator": "benchmarks.bench_curator",
     "parse": "benchmarks.bench_parse",
 }
 
