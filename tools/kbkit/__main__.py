@@ -63,6 +63,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "intake status": ("kbkit.commands.intake_status", "Counts by state and kind, oldest pending"),
     "intake check": ("kbkit.commands.intake_check", "Validate every ledger line (JSON Schema)"),
     "intake compact": ("kbkit.commands.intake_compact", "Rewrite ledgers, duplicates folded"),
+    "distill": (
+        "kbkit.commands.distill",
+        "Pending events -> model -> curator -> commit on the day branch -> shadow or PR",
+    ),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130

@@ -37,3 +37,12 @@ def rel_posix(path: Path, base: Path) -> str:
 def document_id(rel_to_knowledge: str) -> str:
     """The document ID of a page: its path under the knowledge root without `.md`."""
     return rel_to_knowledge[:-3] if rel_to_knowledge.endswith(".md") else rel_to_knowledge
+
+
+STATE_DIR = "state"
+
+
+def state_root(repo: Path) -> Path:
+    """Local, git-ignored state (work clone, artifacts); KBKIT_STATE_ROOT overrides it."""
+    override = os.environ.get("KBKIT_STATE_ROOT")
+    return Path(override) if override else repo / STATE_DIR

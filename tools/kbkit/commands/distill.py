@@ -1,0 +1,137 @@
+"""`kb distill`: the daily job (cron or CI): pending intake rows -> rules on a day branch."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from kbkit import distill
+from kbkit.errors import UsageError
+from kbkit.intake.repo_identity import _read_config
+from kbkit.models import RecordingGateway, open_gateway
+from kbkit.paths import intake_root, repo_root, state_root
+from kbkit.publication import settings_from_env
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kb distill",
+        description="Take up to 20 pending intake events, ask the model for rule sections, "
+        "validate and apply them in the work clone (state/clone/), commit on "
+        "knowledge/intake-YYYY-MM-DD and publish (shadow by default; a PR with "
+        "POST_MODE=review, KNOWLEDGE_PR_ENABLED=true and KNOWLEDGE_FORK_SLUG).",
+    )
+    p.add_argument(
+        "--repo", metavar="DIR", help="the folder holding intake/ and state/ (default: .)"
+    )
+    p.add_argument("--knowledge-repo", metavar="URL|PATH",
+                   help="the knowledge repository to clone (default: $KNOWLEDGE_REPO, then "
+                   "`knowledge_repo:` in intake/config.yaml)")  # fmt: skip
+    p.add_argument("--base-branch", help="the branch day branches start from (default: origin's)")
+    p.add_argument("--model", help="replay:FILE or llm:MODEL_ID (default: $KB_DISTILL_MODEL)")
+    p.add_argument("--record", metavar="FILE", type=Path, help="append each reply to a replay file")
+    p.add_argument("--today", help="the UTC day YYYY-MM-DD (default: today)")
+    p.add_argument("--max-events", type=int, default=20, help="events per batch (at most 20)")
+    p.add_argument("--max-rules", type=int, default=5, help="rules the model may propose")
+    p.add_argument("--max-attempts", type=int, default=3, help="attempts before a row is failed")
+    p.add_argument("--timeout", type=float, default=300.0, help="model call timeout (seconds)")
+    p.add_argument("--scheduled", action="store_true",
+                   help="an automatic run (also when GITHUB_EVENT_NAME=schedule): at most one PR a day")  # fmt: skip
+    p.add_argument("--dry-run", action="store_true",
+                   help="everything up to validation; no ledger, page, commit or artifact write")  # fmt: skip
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    return p
+
+
+def options_from(args: argparse.Namespace) -> distill.Options:
+    repo = repo_root(args.repo)
+    intake = intake_root(repo)
+    source = (
+        args.knowledge_repo
+        or os.environ.get("KNOWLEDGE_REPO")
+        or _read_config(intake).get("knowledge_repo")
+    )
+    if not source:
+        raise UsageError(
+            "no knowledge repository: pass --knowledge-repo URL|PATH, set KNOWLEDGE_REPO, or "
+            "add `knowledge_repo:` to intake/config.yaml"
+        )
+    spec = args.model or os.environ.get("KB_DISTILL_MODEL")
+    if not spec:
+        raise UsageError("no model: pass --model replay:FILE or --model llm:MODEL_ID")
+    if not 1 <= args.max_events <= 20:
+        raise UsageError("--max-events must be between 1 and 20")
+    if args.max_attempts < 1:
+        raise UsageError("--max-attempts must be at least 1")
+    day = args.today or datetime.now(UTC).date().isoformat()
+    try:
+        date.fromisoformat(day)
+    except ValueError as exc:
+        raise UsageError(f"--today {day!r}: write the day as YYYY-MM-DD") from exc
+    gateway = open_gateway(spec, timeout=args.timeout)
+    if args.record and not args.dry_run:
+        gateway = RecordingGateway(gateway, args.record)
+    return distill.Options(
+        intake_dir=intake,
+        state_dir=state_root(repo),
+        knowledge_repo=str(source),
+        day=day,
+        gateway=gateway,
+        settings=settings_from_env(os.environ, str(source), args.base_branch or ""),
+        base_branch=args.base_branch,
+        max_events=args.max_events,
+        max_rules=args.max_rules,
+        max_attempts=args.max_attempts,
+        dry_run=args.dry_run,
+        scheduled=args.scheduled or os.environ.get("GITHUB_EVENT_NAME") == "schedule",
+        quiet=args.quiet,
+    )
+
+
+def render(report: distill.Report) -> str:
+    lines = [f"{report.day}: {report.outcome} ({report.branch})"]
+    if report.events:
+        lines.append(f"events: {len(report.events)} ({', '.join(report.events)})")
+    for row in report.accepted:
+        lines.append(f"accepted: {row['rule_id']} on {row['target']}: {row['title']}")
+    for row in report.rejected:
+        lines.append(
+            f"rejected: row {row['model_index']} ({row['rule_id']}): {row['reason']}: {row['message']}"
+        )
+    if report.pages:
+        lines.append(f"pages: {', '.join(report.pages)}")
+    if report.commit:
+        lines.append(f"commit: {report.commit}")
+    if report.url:
+        lines.append(f"pull request: {report.url}")
+    if report.artifacts:
+        lines.append(f"artifacts: {report.artifacts}")
+    lines += [f"note: {note}" for note in report.notes]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one distill batch; exit 0 done, 1 failed attempt (rows stay pending) or dry-run changes."""
+    args = parser().parse_args(argv)
+    options = options_from(args)
+    if not args.quiet:
+        print(f"distill: {options.settings.explanation}", file=sys.stderr)
+    report = distill.run(options)
+    if args.format == "json":
+        data = report._asdict()
+        data["artifacts"] = str(report.artifacts) if report.artifacts else None
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(render(report))
+    if report.outcome == "failed":
+        return 1
+    return 1 if report.outcome == "dry-run" and report.pages else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,372 @@
+"""Distill: pending ledger rows -> one bounded batch -> model -> curator -> day branch -> publish.
+
+Order of a run (every step recoverable after a kill at any point):
+1. prepare the work clone (uncommitted leftovers of a killed run are dropped: their rows are
+   still pending and are simply redone);
+2. publish what is committed but unpublished (found from commit trailers, so a kill between
+   commit and status append loses nothing); if that fails, stop: no row is marked done while
+   a committed batch sits unpublished;
+3. take at most 20 pending rows within the curator's byte bounds, build prompt and schema,
+   call the model once, validate, apply (validator gate), commit with trailers naming every
+   source, publish, and only then append status rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit import git, work_clone
+from kbkit.curator import (
+    InvalidRequestError,
+    KnowledgeCurationError,
+    KnowledgeCurator,
+    KnowledgeEvidenceBatch,
+    KnowledgeEvidenceEvent,
+    KnowledgeValidatorError,
+)
+from kbkit.curator.events import DIFF_BATCH_BYTES, DIFF_EVENT_BYTES, MAX_EVENTS, TEXT_BYTES
+from kbkit.errors import KbkitError
+from kbkit.intake.ledger import Key, Row, append_status, load_status, pending_events
+from kbkit.jsonl import atomic_write_text
+from kbkit.models import Gateway, ModelCallError
+from kbkit.publication import DeferredError, PendingCommit, PublicationError, Publisher, Settings
+
+ARTIFACTS = Path("artifacts") / "knowledge-intake"
+
+
+class Options(NamedTuple):
+    intake_dir: Path
+    state_dir: Path
+    knowledge_repo: str
+    day: str
+    gateway: Gateway
+    settings: Settings
+    base_branch: str | None = None
+    max_events: int = MAX_EVENTS
+    max_rules: int = 5
+    max_attempts: int = 3
+    dry_run: bool = False
+    scheduled: bool = False
+    quiet: bool = False
+
+
+class Report(NamedTuple):
+    day: str
+    branch: str
+    batch_id: str | None
+    events: tuple[str, ...]  # "kind id" of the batch
+    accepted: tuple[dict[str, Any], ...]
+    rejected: tuple[dict[str, Any], ...]
+    pages: tuple[str, ...]  # document IDs changed
+    commit: str | None
+    artifacts: Path | None
+    outcome: str  # nothing-pending, no-rules, shadowed, published, deferred, failed, dry-run
+    url: str | None
+    notes: tuple[str, ...]
+
+
+class _Run:
+    def __init__(self, options: Options):
+        self.o = options
+        self.notes: list[str] = []
+
+    def say(self, message: str) -> None:
+        if not self.o.quiet:
+            print(f"distill: {message}", file=sys.stderr, flush=True)
+
+
+def to_event(row: Row) -> KnowledgeEvidenceEvent:
+    """The curator event of a ledger row (bounded: long text is cut, never refused)."""
+    kind = str(row.get("source_kind"))
+    record = row.get("record") if isinstance(row.get("record"), dict) else {}
+    if kind == "bugfix_run":
+        parts = []
+        for group in record.get("groups") or []:
+            parts += [
+                f"Signature: {group.get('signature', '')}",
+                f"Root cause: {group.get('root_cause', '')}",
+                f"Fix: {group.get('fix_summary', '')}",
+                f"Verification: {group.get('verification', '')}",
+                f"Files: {', '.join(map(str, group.get('files') or []))}",
+                "",
+            ]
+        body = "\n".join(parts).strip()
+        stamp = record.get("created_at")
+    else:
+        body = str(row.get("summary") or row.get("body") or row.get("text") or "")
+        stamp = row.get("merged_at") or row.get("created_at")
+    diff = str(row.get("diff_excerpt") or "") or None
+    event = KnowledgeEvidenceEvent(
+        kind=kind,
+        source_id=str(row.get("source_id")),
+        repo=str(row.get("repo") or record.get("repo") or "unknown/unknown"),
+        title=_cut(" ".join(str(row.get("title") or row.get("source_id")).split()), "title"),
+        body=_cut(body, "body"),
+        diff_excerpt=_cut(diff, "diff") if diff else None,
+        url=str(row["url"]) if row.get("url") else None,
+        merged_at=str(stamp) if stamp else None,
+    )
+    event.check()
+    return event
+
+
+def _cut(text: str, field: str) -> str:
+    limit = DIFF_EVENT_BYTES if field == "diff" else TEXT_BYTES[field]
+    data = text.encode("utf-8")
+    return text if len(data) <= limit else data[: limit - 4].decode("utf-8", "ignore") + " …"
+
+
+def _key_text(key: Key) -> str:
+    return f"{key[0]} {key[1]}"
+
+
+def run(options: Options) -> Report:
+    """One distill run; raises KbkitError for problems that touch no row."""
+    r = _Run(options)
+    o = options
+    clone_dir = o.state_dir / "clone"
+    r.say(f"work clone {clone_dir} from {o.knowledge_repo}")
+    clone = work_clone.prepare(
+        clone_dir, o.knowledge_repo, o.day, o.base_branch, switch=not o.dry_run
+    )
+    if clone.discarded:
+        r.notes.append(
+            f"dropped uncommitted leftovers of an interrupted run: {len(clone.discarded)} path(s)"
+        )
+    publisher = Publisher(
+        o.settings._replace(base_branch=clone.base_branch), clone.path, o.scheduled
+    )
+    status = load_status(o.intake_dir)
+    committed = _unpublished(clone.path, status)
+    if committed and not o.dry_run:
+        r.say(f"republishing {len(committed)} committed batch(es) not yet published")
+        outcome, url = _publish(r, publisher, committed, status)
+        if outcome != "done":
+            raise KbkitError(
+                f"{len(committed)} committed batch(es) are still unpublished ({outcome}); "
+                "nothing new was distilled. Fix the cause above and rerun `kb distill`"
+            )
+    taken_keys = {s for c in committed for s in c.sources}
+    pending = [
+        p
+        for p in pending_events(o.intake_dir)
+        if (p.event["source_kind"], p.event["source_id"]) not in taken_keys
+    ]
+    events: list[KnowledgeEvidenceEvent] = []
+    rows: dict[str, tuple[Key, int]] = {}
+    diff_total = 0
+    for item in pending:
+        key: Key = (item.event["source_kind"], item.event["source_id"])
+        if item.attempts >= o.max_attempts:
+            if not o.dry_run:
+                append_status(o.intake_dir, *key, "failed", attempts=item.attempts,
+                              reason=f"attempt cap {o.max_attempts} reached")  # fmt: skip
+            continue
+        try:
+            event = to_event(item.event)
+        except InvalidRequestError as exc:
+            if not o.dry_run:
+                append_status(o.intake_dir, *key, "failed", attempts=item.attempts + 1,
+                              reason=f"unusable event: {exc}")  # fmt: skip
+            continue
+        size = len((event.diff_excerpt or "").encode())
+        if len(events) >= o.max_events or diff_total + size > DIFF_BATCH_BYTES:
+            break
+        diff_total += size
+        events.append(event)
+        rows[event.source_id] = (key, item.attempts)
+    branch = clone.branch
+    if not events:
+        r.say("nothing pending")
+        return Report(o.day, branch, None, (), (), (), (), None, None, "nothing-pending", None,
+                      tuple(r.notes))  # fmt: skip
+    events.sort(key=lambda e: (e.kind, e.source_id))  # a stable prompt for a stable request hash
+    keys = [rows[e.source_id][0] for e in events]
+    batch_id = _batch_id(o.day, keys)
+    folder = o.state_dir / ARTIFACTS / o.day / batch_id
+    event_lines = tuple(_key_text(k) for k in keys)
+    r.say(f"batch {batch_id}: {len(events)} event(s)")
+    batch = KnowledgeEvidenceBatch(events, o.max_rules)
+    curator = KnowledgeCurator(clone.path, today=o.day)
+    prompt = curator.build_prompt(batch)
+    schema = curator.proposal_schema(max_rules=batch.max_rules, batch=batch)
+    art = _Artifacts(folder, o.dry_run)
+    art.write("batch.json", batch.to_dict())
+    art.write("prompt.md", prompt.text)
+    art.write("schema.json", schema)
+
+    def fail(reason: str) -> Report:
+        outcome = "failed"
+        if not o.dry_run:
+            for key, attempts in rows.values():
+                tries = attempts + 1
+                state = "failed" if tries >= o.max_attempts else "pending"
+                append_status(o.intake_dir, *key, state, attempts=tries, batch_id=batch_id,
+                              reason=reason[:1900])  # fmt: skip
+        r.say(f"failed: {reason}")
+        return Report(o.day, branch, batch_id, event_lines, (), (), (), None,
+                      art.shown(), outcome, None, (*r.notes, reason))  # fmt: skip
+
+    r.say(f"model {o.gateway.name}")
+    try:
+        reply = o.gateway.complete(prompt.text, schema)
+    except ModelCallError as exc:
+        return fail(f"model call failed: {exc}")
+    art.write("reply.txt", reply)
+    validation = curator.validate_proposals(reply, batch)
+    art.write("validation.json", validation.to_dict())
+    accepted = tuple(
+        {"rule_id": p.rule_id, "target": p.target, "title": p.title} for p in validation.accepted
+    )
+    rejected = tuple(
+        {"model_index": p.model_index, "rule_id": p.rule_id, "reason": p.reason,
+         "message": p.message} for p in validation.rejected
+    )  # fmt: skip
+    r.say(f"validated: {len(accepted)} accepted, {len(rejected)} rejected")
+    if validation.reply_error:
+        return fail(f"model reply unusable: {validation.reply_error}")
+    if o.dry_run:
+        plan = curator.plan(validation) if validation.accepted else None
+        pages = tuple(c.document_id for c in plan.changes) if plan else ()
+        return Report(o.day, branch, batch_id, event_lines, accepted, rejected, pages, None,
+                      None, "dry-run", None, tuple(r.notes))  # fmt: skip
+    if not validation.accepted:
+        for key, attempts in rows.values():
+            append_status(o.intake_dir, *key, "shadowed", attempts=attempts + 1,
+                          batch_id=batch_id, reason="no rules: nothing durable to add")  # fmt: skip
+        art.write("apply.json", {"changes": [], "note": "no accepted proposals"})
+        return Report(o.day, branch, batch_id, event_lines, accepted, rejected, (), None,
+                      art.shown(), "no-rules", None, tuple(r.notes))  # fmt: skip
+    r.say("applying (validator gate)")
+    try:
+        result = curator.apply(validation)
+    except KnowledgeValidatorError as exc:
+        art.write("validators.txt", exc.result.output)
+        return fail(f"validators refused the change ({exc.result.status}): {exc}")
+    except KnowledgeCurationError as exc:
+        return fail(f"curator refused: {exc}")
+    art.write("apply.json", result.to_dict())
+    art.write("validators.txt", result.validators.output if result.validators else "")
+    pages = tuple(c.document_id for c in result.changes)
+    paths = sorted({f"{curator.root}/{c.document_id}.md".lstrip("/") for c in result.changes})
+    titles = [f"{p.rule_id} — {p.title} ({p.target})" for p in validation.accepted]
+    sha = git.commit_paths(
+        clone.path, paths, work_clone.commit_message(batch_id, o.day, keys, titles)
+    )
+    art.write("commit.txt", sha + "\n")
+    r.say(f"committed {sha[:12]} on {branch}")
+    commit = work_clone.CommittedBatch(sha, batch_id, o.day, tuple(keys))
+    outcome, url = _publish(r, publisher, [commit], load_status(o.intake_dir))
+    return Report(
+        o.day,
+        branch,
+        batch_id,
+        event_lines,
+        accepted,
+        rejected,
+        pages,
+        sha,
+        art.shown(),
+        outcome
+        if outcome != "done"
+        # fmt: skip
+        else ("published" if url else "shadowed"),
+        url,
+        tuple(r.notes),
+    )
+
+
+def _unpublished(clone: Path, status: Mapping[Key, Row]) -> list[work_clone.CommittedBatch]:
+    """Committed batches with at least one source whose row is still pending."""
+    found = []
+    for commit in work_clone.committed_batches(clone):
+        if any(status.get(k, {}).get("state", "pending") == "pending" for k in commit.sources):
+            found.append(commit)
+    return found
+
+
+def _publish(
+    r: _Run,
+    publisher: Publisher,
+    commits: list[work_clone.CommittedBatch],
+    status: Mapping[Key, Row],
+) -> tuple[str, str | None]:
+    """Publish commits day by day and mark their pending rows; ("done", url) or a failure."""
+    o = r.o
+    by_day: dict[str, list[work_clone.CommittedBatch]] = {}
+    for commit in commits:
+        by_day.setdefault(commit.day, []).append(commit)
+    last_url = None
+    for day, group in sorted(by_day.items()):
+        branch = work_clone.day_branch(day)
+        pending = [_pending_commit(o.state_dir, c) for c in group]
+        r.say(f"publishing {branch} ({publisher.settings.mode})")
+        try:
+            url = publisher.publish(branch, day, pending)
+        except DeferredError as exc:
+            r.notes.append(str(exc))
+            r.say(str(exc))
+            return "deferred", None
+        except PublicationError as exc:
+            for commit in group:
+                for key in commit.sources:
+                    current = status.get(key, {})
+                    if current.get("state", "pending") != "pending":
+                        continue
+                    tries = int(current.get("attempts", 0)) + 1
+                    state = "failed" if tries >= o.max_attempts else "pending"
+                    append_status(o.intake_dir, *key, state, attempts=tries,
+                                  batch_id=commit.batch_id,
+                                  reason=f"committed {commit.sha[:12]}, publication failed: {exc}"[:1900])  # fmt: skip
+            r.notes.append(f"publication failed: {exc}")
+            r.say(f"publication failed: {exc}")
+            return "failed", None
+        state = "published" if url else "shadowed"
+        for commit in group:
+            for key in commit.sources:
+                current = status.get(key, {})
+                if current.get("state", "pending") != "pending":
+                    continue
+                append_status(o.intake_dir, *key, state,
+                              attempts=int(current.get("attempts", 0)) + 1,
+                              batch_id=commit.batch_id, url=url,
+                              reason=None if url else f"shadow: committed {commit.sha[:12]} on {branch}")  # fmt: skip
+        last_url = url or last_url
+    return "done", last_url
+
+
+def _pending_commit(state_dir: Path, commit: work_clone.CommittedBatch) -> PendingCommit:
+    transcript_file = state_dir / ARTIFACTS / commit.day / commit.batch_id / "validators.txt"
+    try:
+        transcript = transcript_file.read_text(encoding="utf-8")
+    except OSError:
+        transcript = "(transcript not found in the artifacts)"
+    events = tuple(_key_text(k) for k in commit.sources)
+    return PendingCommit(commit.sha, commit.batch_id, events, transcript)
+
+
+def _batch_id(day: str, keys: list[Key]) -> str:
+    digest = hashlib.sha256("\n".join(_key_text(k) for k in keys).encode()).hexdigest()[:8]
+    return f"{day}T{datetime.now(UTC).strftime('%H%M%S%f')[:8]}-{digest}"
+
+
+class _Artifacts:
+    def __init__(self, folder: Path, dry_run: bool):
+        self.folder = folder
+        self.dry_run = dry_run
+
+    def write(self, name: str, content: Any) -> None:
+        if self.dry_run:
+            return
+        if not isinstance(content, str):
+            content = json.dumps(content, indent=2, ensure_ascii=False) + "\n"
+        atomic_write_text(self.folder / name, content)
+
+    def shown(self) -> Path | None:
+        return None if self.dry_run else self.folder

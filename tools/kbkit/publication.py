@@ -1,0 +1,173 @@
+"""Publication of committed day branches: shadow (default) or a reviewed PR on GitHub.
+
+This is the only module that pushes or talks to GitHub (through `kbkit.github`). Review mode
+needs POST_MODE=review and KNOWLEDGE_PR_ENABLED=true and KNOWLEDGE_FORK_SLUG; anything less
+means shadow, with a one-line explanation. One `Publisher` performs every outward write.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit import git, github
+from kbkit.errors import KbkitError
+from kbkit.intake.repo_identity import SLUG, slug_from_remote
+
+SHADOW, REVIEW = "shadow", "review"
+
+
+class PublicationError(KbkitError):
+    """Push or PR failed: the commits stay on the day branch, the rows stay pending."""
+
+
+class DeferredError(KbkitError):
+    """The automatic cadence allows one PR a day and today's was merged or closed."""
+
+
+class Settings(NamedTuple):
+    mode: str  # shadow or review
+    explanation: str  # one line: why this mode
+    fork_slug: str | None
+    fork_url: str | None
+    upstream_slug: str | None
+    base_branch: str
+
+
+class PendingCommit(NamedTuple):
+    sha: str
+    batch_id: str
+    events: tuple[str, ...]  # "kind id" lines
+    transcript: str  # the validator transcript of the batch
+
+
+def settings_from_env(env: Mapping[str, str], knowledge_repo: str, base_branch: str) -> Settings:
+    """Decide the mode from the environment; any missing switch means shadow."""
+    mode = env.get("POST_MODE", "").strip().lower()
+    enabled = env.get("KNOWLEDGE_PR_ENABLED", "").strip().lower() == "true"
+    fork = env.get("KNOWLEDGE_FORK_SLUG", "").strip() or None
+    upstream = env.get("KNOWLEDGE_REPO_SLUG", "").strip() or slug_from_remote(knowledge_repo)
+    fork_url = env.get("KNOWLEDGE_FORK_URL", "").strip() or (
+        f"https://github.com/{fork}.git" if fork else None
+    )
+
+    def shadow(why: str) -> Settings:
+        return Settings(SHADOW, why, fork, fork_url, upstream, base_branch)
+
+    if mode != REVIEW:
+        return shadow("shadow mode: POST_MODE is not `review` (local commit and artifact only)")
+    if not enabled:
+        return shadow("shadow mode: POST_MODE=review but KNOWLEDGE_PR_ENABLED is not `true`")
+    if not fork or not SLUG.match(fork):
+        return shadow("shadow mode: POST_MODE=review but KNOWLEDGE_FORK_SLUG (owner/name) is unset")
+    if not upstream:
+        return shadow(
+            "shadow mode: cannot tell the knowledge repository's owner/name; set "
+            "KNOWLEDGE_REPO_SLUG"
+        )
+    return Settings(REVIEW, f"review mode: PRs from {fork} to {upstream}", fork, fork_url,
+                    upstream, base_branch)  # fmt: skip
+
+
+def pr_body(day: str, commits: list[PendingCommit], follow_up_of: int | None) -> str:
+    lines = [f"Knowledge intake for {day}, distilled by `kb distill`.", ""]
+    if follow_up_of:
+        lines += [f"Follow-up of #{follow_up_of}: only the commits below are new.", ""]
+    lines += ["A model proposed these rule sections; kbkit validated each one mechanically", ""]
+    for commit in commits:
+        lines.append(f"## Batch {commit.batch_id} ({commit.sha[:12]})")
+        lines += ["", "Source events:"]
+        lines += [f"- {event}" for event in commit.events]
+        lines += ["", "Validator transcript:", "", "```", commit.transcript.strip() or "(none)",
+                  "```", ""]  # fmt: skip
+    return "\n".join(lines)
+
+
+class Publisher:
+    """Performs every outward write of a run: push, PR create, PR comment."""
+
+    def __init__(self, settings: Settings, clone: Path, scheduled: bool = False):
+        self.settings = settings
+        self.clone = clone
+        self.scheduled = scheduled
+
+    def publish(self, branch: str, day: str, commits: list[PendingCommit]) -> str | None:
+        """Shadow: None. Review: the URL of the PR that now carries every commit."""
+        if self.settings.mode != REVIEW:
+            return None
+        s = self.settings
+        assert s.fork_url and s.fork_slug and s.upstream_slug
+        try:
+            git.push(self.clone, s.fork_url, branch)
+        except git.GitError as exc:
+            raise PublicationError(f"push of {branch} to {s.fork_slug} rejected: {exc}") from exc
+        owner = s.fork_slug.split("/")[0]
+        try:
+            prs = [
+                pr
+                for pr in github.list_prs(s.upstream_slug, branch, self.clone)
+                if _owner(pr).lower() == owner.lower()
+            ]
+            return self._pr_for(branch, day, commits, prs)
+        except github.GitHubError as exc:
+            raise PublicationError(str(exc)) from exc
+
+    def _pr_for(
+        self, branch: str, day: str, commits: list[PendingCommit], prs: list[dict[str, Any]]
+    ) -> str:
+        s = self.settings
+        assert s.upstream_slug and s.fork_slug
+        for pr in prs:  # a PR whose head already holds every commit carries them
+            head = str(pr.get("headRefOid") or "")
+            if pr.get("state") != "OPEN" and head and self._contains(head, commits):
+                return str(pr["url"])
+        open_pr = next((pr for pr in prs if pr.get("state") == "OPEN"), None)
+        if open_pr is not None:
+            number = int(open_pr["number"])
+            texts = github.pr_texts(s.upstream_slug, number, self.clone)
+            missing = [c for c in commits if not any(c.batch_id in text for text in texts)]
+            if missing:
+                with self._body(pr_body(day, missing, None)) as body:
+                    github.comment_pr(s.upstream_slug, number, body, self.clone)
+            return str(open_pr["url"])
+        follow_up_of = int(prs[0]["number"]) if prs else None
+        if follow_up_of is not None and self.scheduled:
+            raise DeferredError(
+                f"today's PR #{follow_up_of} is {str(prs[0].get('state')).lower()}; the "
+                "automatic cadence opens at most one PR a day, so the new commits wait on "
+                f"{branch}; run `kb distill` by hand to open a follow-up PR"
+            )
+        title = f"Knowledge intake {day}" + (" (follow-up)" if follow_up_of else "")
+        with self._body(pr_body(day, commits, follow_up_of)) as body:
+            return github.create_pr(
+                s.upstream_slug, f"{s.fork_slug.split('/')[0]}:{branch}", s.base_branch, title,
+                body, self.clone,
+            )  # fmt: skip
+
+    def _contains(self, head: str, commits: list[PendingCommit]) -> bool:
+        if git.rev_parse(self.clone, head) is None:
+            return False
+        return all(git.is_ancestor(self.clone, c.sha, head) for c in commits)
+
+    class _body:
+        """A temporary body file for gh's --body-file (removed afterwards)."""
+
+        def __init__(self, text: str):
+            self.text = text
+
+        def __enter__(self) -> Path:
+            handle = tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8")
+            with handle:
+                handle.write(self.text)
+            self.path = Path(handle.name)
+            return self.path
+
+        def __exit__(self, *exc: object) -> None:
+            self.path.unlink(missing_ok=True)
+
+
+def _owner(pr: dict[str, Any]) -> str:
+    owner = pr.get("headRepositoryOwner")
+    return str(owner.get("login", "")) if isinstance(owner, dict) else ""

@@ -1,0 +1,108 @@
+"""The dedicated work clone under `state/clone/` and its day branches.
+
+Never the user's checkout and never the installed package: a clone of the configured
+knowledge repository. Same-day runs build on the day branch; it is never reset.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import NamedTuple
+
+from kbkit import git
+from kbkit.errors import UsageError
+
+BRANCH_PREFIX = "knowledge/intake-"
+TRAILER_BATCH = "Kbkit-Batch: "
+TRAILER_DAY = "Kbkit-Day: "
+TRAILER_SOURCE = "Kbkit-Source: "
+
+
+class WorkClone(NamedTuple):
+    path: Path
+    branch: str
+    base_branch: str
+    discarded: tuple[str, ...]  # uncommitted leftovers of an interrupted run
+
+
+class CommittedBatch(NamedTuple):
+    sha: str
+    batch_id: str
+    day: str
+    sources: tuple[tuple[str, str], ...]  # (source_kind, source_id)
+
+
+def day_branch(day: str) -> str:
+    return f"{BRANCH_PREFIX}{day}"
+
+
+def _source_url(source: str) -> str:
+    path = Path(source)
+    return str(path.absolute()) if "://" not in source and path.exists() else source
+
+
+def prepare(
+    clone_dir: Path, source: str, day: str, base_branch: str | None, *, switch: bool = True
+) -> WorkClone:
+    """Clone or fetch, drop uncommitted leftovers, and check out the day branch."""
+    url = _source_url(source)
+    if not (clone_dir / ".git").is_dir():
+        if clone_dir.exists():
+            raise UsageError(f"{clone_dir}: exists but is not a git clone; remove it and rerun")
+        clone_dir.parent.mkdir(parents=True, exist_ok=True)
+        partial = clone_dir.with_name(f"{clone_dir.name}.partial-{os.getpid()}")
+        shutil.rmtree(partial, ignore_errors=True)
+        git.clone(url, partial)
+        os.replace(partial, clone_dir)  # a killed clone never leaves a half clone in place
+    else:
+        origin = git.remote_url(clone_dir)
+        if origin != url:
+            raise UsageError(
+                f"{clone_dir}: cloned from {origin}, but the knowledge repository is {url}; "
+                "remove the work clone (nothing unpublished is lost: rerun republishes) or "
+                "pass the same --knowledge-repo"
+            )
+        git.fetch(clone_dir)
+    base = base_branch or git.remote_head(clone_dir)
+    discarded = tuple(git.discard_changes(clone_dir))
+    branch = day_branch(day)
+    if switch:
+        if git.rev_parse(clone_dir, f"refs/heads/{branch}"):
+            git.checkout(clone_dir, branch)
+        else:
+            git.checkout(clone_dir, branch, f"origin/{base}")
+    return WorkClone(clone_dir, branch, base, discarded)
+
+
+def commit_message(
+    batch_id: str, day: str, sources: list[tuple[str, str]], titles: list[str]
+) -> str:
+    lines = [f"knowledge: {len(titles)} rule(s) from intake batch {batch_id}", ""]
+    lines += [f"- {title}" for title in titles]
+    lines += ["", f"{TRAILER_BATCH}{batch_id}", f"{TRAILER_DAY}{day}"]
+    lines += [f"{TRAILER_SOURCE}{kind} {source_id}" for kind, source_id in sources]
+    return "\n".join(lines) + "\n"
+
+
+def committed_batches(clone_dir: Path) -> list[CommittedBatch]:
+    """Every distill commit on any local day branch (parsed from its trailers), oldest first."""
+    seen: dict[str, CommittedBatch] = {}
+    for branch in git.local_branches(clone_dir, f"{BRANCH_PREFIX}*"):
+        for sha, message in git.commit_messages(clone_dir, branch, TRAILER_BATCH):
+            if sha in seen:
+                continue
+            batch_id = day = ""
+            sources: list[tuple[str, str]] = []
+            for line in message.splitlines():
+                if line.startswith(TRAILER_BATCH):
+                    batch_id = line[len(TRAILER_BATCH) :].strip()
+                elif line.startswith(TRAILER_DAY):
+                    day = line[len(TRAILER_DAY) :].strip()
+                elif line.startswith(TRAILER_SOURCE):
+                    kind, _, source_id = line[len(TRAILER_SOURCE) :].strip().partition(" ")
+                    sources.append((kind, source_id))
+            if batch_id and day:
+                seen[sha] = CommittedBatch(sha, batch_id, day, tuple(sources))
+    return sorted(seen.values(), key=lambda c: c.batch_id)
