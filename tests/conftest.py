@@ -54,6 +54,13 @@ def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         "POST_MODE",
         "KNOWLEDGE_PR_ENABLED",
         "KNOWLEDGE_FORK_SLUG",
+        "KNOWLEDGE_FORK_URL",
+        "KNOWLEDGE_REPO",
+        "KNOWLEDGE_REPO_SLUG",
+        "KB_DISTILL_MODEL",
+        "KBKIT_STATE_ROOT",
+        "KBKIT_DISTILL_TEST_KILL_AT",
+        "GITHUB_EVENT_NAME",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

@@ -35,7 +35,14 @@ from kbkit.errors import KbkitError
 from kbkit.intake.ledger import Key, Row, append_status, load_status, pending_events
 from kbkit.jsonl import atomic_write_text
 from kbkit.models import Gateway, ModelCallError
-from kbkit.publication import DeferredError, PendingCommit, PublicationError, Publisher, Settings
+from kbkit.publication import (
+    DeferredError,
+    PendingCommit,
+    PublicationError,
+    Publisher,
+    Settings,
+    checkpoint,
+)
 
 ARTIFACTS = Path("artifacts") / "knowledge-intake"
 
@@ -147,6 +154,9 @@ def run(options: Options) -> Report:
     if committed and not o.dry_run:
         r.say(f"republishing {len(committed)} committed batch(es) not yet published")
         outcome, url = _publish(r, publisher, committed, status)
+        if outcome == "deferred":
+            return Report(o.day, clone.branch, None, (), (), (), (), None, None, "deferred",
+                          None, tuple(r.notes))  # fmt: skip
         if outcome != "done":
             raise KbkitError(
                 f"{len(committed)} committed batch(es) are still unpublished ({outcome}); "
@@ -219,6 +229,7 @@ def run(options: Options) -> Report:
     except ModelCallError as exc:
         return fail(f"model call failed: {exc}")
     art.write("reply.txt", reply)
+    checkpoint("reply")
     validation = curator.validate_proposals(reply, batch)
     art.write("validation.json", validation.to_dict())
     accepted = tuple(
@@ -251,6 +262,7 @@ def run(options: Options) -> Report:
         return fail(f"validators refused the change ({exc.result.status}): {exc}")
     except KnowledgeCurationError as exc:
         return fail(f"curator refused: {exc}")
+    checkpoint("apply")
     art.write("apply.json", result.to_dict())
     art.write("validators.txt", result.validators.output if result.validators else "")
     pages = tuple(c.document_id for c in result.changes)
@@ -259,6 +271,7 @@ def run(options: Options) -> Report:
     sha = git.commit_paths(
         clone.path, paths, work_clone.commit_message(batch_id, o.day, keys, titles)
     )
+    checkpoint("commit")
     art.write("commit.txt", sha + "\n")
     r.say(f"committed {sha[:12]} on {branch}")
     commit = work_clone.CommittedBatch(sha, batch_id, o.day, tuple(keys))

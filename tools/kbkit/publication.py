@@ -7,6 +7,8 @@ means shadow, with a one-line explanation. One `Publisher` performs every outwar
 
 from __future__ import annotations
 
+import os
+import signal
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +19,14 @@ from kbkit.errors import KbkitError
 from kbkit.intake.repo_identity import SLUG, slug_from_remote
 
 SHADOW, REVIEW = "shadow", "review"
+# Test seam: SIGKILL this process at a named stage, so crash tests can land exactly there.
+KILL_ENV = "KBKIT_DISTILL_TEST_KILL_AT"
+
+
+def checkpoint(stage: str) -> None:
+    """Die here when the crash test asks for this stage (no-op otherwise)."""
+    if os.environ.get(KILL_ENV) == stage:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class PublicationError(KbkitError):
@@ -103,6 +113,7 @@ class Publisher:
             git.push(self.clone, s.fork_url, branch)
         except git.GitError as exc:
             raise PublicationError(f"push of {branch} to {s.fork_slug} rejected: {exc}") from exc
+        checkpoint("push")
         owner = s.fork_slug.split("/")[0]
         try:
             prs = [
@@ -141,10 +152,12 @@ class Publisher:
             )
         title = f"Knowledge intake {day}" + (" (follow-up)" if follow_up_of else "")
         with self._body(pr_body(day, commits, follow_up_of)) as body:
-            return github.create_pr(
+            url = github.create_pr(
                 s.upstream_slug, f"{s.fork_slug.split('/')[0]}:{branch}", s.base_branch, title,
                 body, self.clone,
             )  # fmt: skip
+        checkpoint("pr")
+        return url
 
     def _contains(self, head: str, commits: list[PendingCommit]) -> bool:
         if git.rev_parse(self.clone, head) is None:

@@ -1,0 +1,5 @@
+"""Distill fixtures live in world.py (shared with tests/test_publication.py)."""
+
+from tests.distill.world import world_fixture
+
+__all__ = ["world_fixture"]

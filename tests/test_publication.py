@@ -1,0 +1,176 @@
+"""Publication: every scenario end to end over real bare repos and a fake `gh` on PATH."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kbkit import git
+from kbkit.publication import REVIEW, SHADOW, settings_from_env
+from tests.distill.world import DAY, FORK, UPSTREAM, ScriptedGateway, World, world_fixture
+
+__all__ = ["world_fixture"]  # the `world` fixture
+
+BRANCH = f"knowledge/intake-{DAY}"
+FULL = {"POST_MODE": "review", "KNOWLEDGE_PR_ENABLED": "true", "KNOWLEDGE_FORK_SLUG": FORK}
+
+
+@pytest.mark.parametrize(
+    ("missing", "why"),
+    [
+        ("POST_MODE", "POST_MODE is not `review`"),
+        ("KNOWLEDGE_PR_ENABLED", "KNOWLEDGE_PR_ENABLED is not `true`"),
+        ("KNOWLEDGE_FORK_SLUG", "KNOWLEDGE_FORK_SLUG"),
+    ],
+)
+def test_review_gate_needs_all_three(missing: str, why: str) -> None:
+    env = {k: v for k, v in FULL.items() if k != missing}
+    settings = settings_from_env(env, f"https://github.com/{UPSTREAM}.git", "main")
+    assert settings.mode == SHADOW
+    assert why in settings.explanation and "\n" not in settings.explanation
+    full = settings_from_env(FULL, f"https://github.com/{UPSTREAM}.git", "main")
+    assert full.mode == REVIEW and full.upstream_slug == UPSTREAM
+
+
+def test_review_gate_incomplete_runs_shadow_and_touches_no_fork(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world.review()
+    monkeypatch.delenv("KNOWLEDGE_PR_ENABLED")
+    world.env.pop("KNOWLEDGE_PR_ENABLED")
+    keys = world.record(1)
+    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert report.outcome == "shadowed" and report.url is None
+    assert world.states(keys) == ["shadowed"]
+    assert git.rev_parse(world.fork, f"refs/heads/{BRANCH}") is None
+    assert world.gh()["prs"] == []
+
+
+def test_create_pr_then_reuse_it_the_same_day(world: World) -> None:
+    world.review()
+    first = world.record(1)
+    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert report.outcome == "published"
+    assert report.url == f"https://github.com/{UPSTREAM}/pull/1"
+    assert world.states(first) == ["published"]
+    fork_tip = git.rev_parse(world.fork, f"refs/heads/{BRANCH}")
+    assert fork_tip == report.commit
+    pr = world.gh()["prs"][0]
+    assert pr["headRefName"] == BRANCH and pr["baseRefName"] == "main"
+    assert "merged_pr acme/app#1" in pr["body"] and "check_knowledge_tree.py" in pr["body"]
+    second = world.record(2)
+    again = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert again.url == report.url  # reused, not a second PR
+    assert len(world.gh()["prs"]) == 1
+    comments = world.gh()["prs"][0]["comments"]
+    assert len(comments) == 1 and "merged_pr acme/app#2" in comments[0]["body"]
+    assert world.states(second) == ["published"]
+    history = world.branch_commits(world.fork, BRANCH)
+    assert report.commit in history and again.commit in history  # built on, never reset
+
+
+def test_merged_then_manual_rerun_opens_a_follow_up_with_only_new_commits(world: World) -> None:
+    world.review()
+    world.record(1)
+    first = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    world.merge_pr(1)
+    keys = world.record(2)
+    scheduled = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}), scheduled=True)
+    assert scheduled.outcome == "deferred" and "at most one PR a day" in scheduled.notes[-1]
+    assert world.states(keys) == ["pending"] and len(world.gh()["prs"]) == 1
+    manual = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert manual.outcome == "nothing-pending"  # the committed batch was republished first
+    assert world.states(keys) == ["published"]
+    prs = world.gh()["prs"]
+    assert len(prs) == 2 and prs[1]["state"] == "OPEN" and "Follow-up of #1" in prs[1]["body"]
+    new_commits = git.run_git(world.fork, "rev-list", f"{BRANCH}", "^main").split()
+    upstream_main = git.rev_parse(world.upstream, "refs/heads/main")
+    shown = git.run_git(world.root, "--git-dir", str(world.upstream), "rev-list", "HEAD").split()
+    assert first.commit in shown and upstream_main
+    only_new = [c for c in new_commits if c not in shown]
+    assert len(only_new) == 1 and only_new[0] not in (first.commit,)
+
+
+def test_closed_then_rerun_opens_a_new_pr(world: World) -> None:
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    world.merge_pr(1, state="CLOSED")
+    keys = world.record(2)
+    report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert report.outcome == "published" and report.url.endswith("/pull/2")
+    assert world.states(keys) == ["published"]
+
+
+def test_crash_between_push_and_pr_is_recovered_next_run(world: World) -> None:
+    world.review()
+    keys = world.record(1)
+    world.set_gh(fail={"pr create": "HTTP 502: Bad Gateway"})
+    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert report.outcome == "failed" and "502" in report.notes[-1]
+    assert world.states(keys) == ["pending"]
+    assert git.rev_parse(world.fork, f"refs/heads/{BRANCH}") == report.commit  # pushed
+    world.set_gh(fail={})
+    gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    again = world.run(gateway)
+    assert gateway.calls == 0  # nothing re-distilled: the committed batch was published
+    assert world.states(keys) == ["published"] and len(world.gh()["prs"]) == 1
+    assert again.outcome == "nothing-pending"
+    assert len(world.branch_commits(world.clone, BRANCH)) == 2  # seed + one batch, no double
+
+
+def test_push_rejected_keeps_rows_pending(world: World) -> None:
+    world.review()
+    # someone else pushed a different history to the fork's day branch
+    other = world.root / "other"
+    git.run_git(world.root, "clone", "--quiet", str(world.fork), str(other))
+    (other / "x.txt").write_text("x\n")
+    git.run_git(other, "checkout", "--quiet", "-b", BRANCH)
+    git.commit_paths(other, ["x.txt"], "diverge\n")
+    git.run_git(other, "push", "--quiet", "origin", BRANCH)
+    keys = world.record(1)
+    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert report.outcome == "failed" and "rejected" in report.notes[-1]
+    assert world.states(keys) == ["pending"] and world.gh()["prs"] == []
+
+
+def test_gh_missing_keeps_rows_pending(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    world.review()
+    (world.bin / "gh").unlink()
+    monkeypatch.setenv("PATH", f"{world.bin}:/usr/bin:/bin")
+    keys = world.record(1)
+    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert report.outcome == "failed" and "gh (the GitHub CLI) is not installed" in report.notes[-1]
+    assert world.states(keys) == ["pending"]
+
+
+def test_no_rules_never_marks_done_while_a_batch_is_unpublished(world: World) -> None:
+    world.review()
+    committed = world.record(1)
+    world.set_gh(fail={"pr list": "HTTP 503"})
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    fresh = world.record(2)
+    nothing = ScriptedGateway(reply=json.dumps({"proposals": []}))
+    with pytest.raises(Exception, match="still unpublished"):
+        world.run(nothing)
+    assert nothing.calls == 0
+    assert world.states(committed + fresh) == ["pending", "pending"]
+    world.set_gh(fail={})
+    report = world.run(nothing)
+    assert report.outcome == "no-rules"
+    assert world.states(committed + fresh) == ["published", "shadowed"]
+
+
+def test_shadow_is_the_default(world: World) -> None:
+    keys = world.record(1, 2)
+    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c", "acme/app#2": "VAL-2d"}))
+    assert report.outcome == "shadowed" and world.states(keys) == ["shadowed", "shadowed"]
+    assert git.current_branch(world.clone) == BRANCH
+    assert report.artifacts is not None
+    names = sorted(p.name for p in report.artifacts.iterdir())
+    assert names == [
+        "apply.json", "batch.json", "commit.txt", "prompt.md", "reply.txt", "schema.json",
+        "validation.json", "validators.txt",
+    ]  # fmt: skip
+    assert (report.artifacts / "commit.txt").read_text().strip() == report.commit
