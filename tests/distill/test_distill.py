@@ -1,0 +1,112 @@
+"""kb distill end to end: the command, dry runs, attempts and the cap, the validator gate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kbkit import git
+from kbkit.commands.distill import main
+from kbkit.intake.ledger import load_status
+from kbkit.models import RecordingGateway, ReplayGateway
+from tests.distill.world import DAY, ScriptedGateway, World
+
+BRANCH = f"knowledge/intake-{DAY}"
+
+
+def record_replay(world: World, rules: dict[str, str]) -> Path:
+    """A replay file for the world's current pending batch (recorded from a dry run)."""
+    replay = world.root / "replay.jsonl"
+    world.run(RecordingGateway(ScriptedGateway(rules), replay), dry_run=True)
+    return replay
+
+
+def cli(world: World, *extra: str) -> list[str]:
+    return [
+        "--repo", str(world.root / "project"), "--knowledge-repo", str(world.upstream),
+        "--today", DAY, "--quiet", *extra,
+    ]  # fmt: skip
+
+
+def ledger_bytes(world: World) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(world.intake.glob("*.jsonl")))
+
+
+def test_command_distills_commits_and_shadows(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    keys = world.record(1, 2)
+    replay = record_replay(world, {"acme/app#1": "VAL-2c", "acme/app#2": "VAL-2d"})
+    before = ledger_bytes(world)
+    assert main(cli(world, "--model", f"replay:{replay}", "--dry-run")) == 1  # would change
+    assert ledger_bytes(world) == before and not (world.state / "artifacts").exists()
+    assert git.rev_parse(world.clone, f"refs/heads/{BRANCH}") is None
+    capsys.readouterr()
+    assert main(cli(world, "--model", f"replay:{replay}", "--format", "json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["outcome"] == "shadowed"
+    assert [a["rule_id"] for a in report["accepted"]] == ["VAL-2c", "VAL-2d"]
+    assert report["pages"] == ["repos/kbkit/components/validators/rules"]
+    assert world.states(keys) == ["shadowed", "shadowed"]
+    page = (world.clone / "knowledge/repos/kbkit/components/validators/rules.md").read_text()
+    assert "### VAL-2c — Lesson from acme/app#1" in page
+    assert main(cli(world, "--model", f"replay:{replay}")) == 0  # second run: nothing pending
+    assert "nothing-pending" in capsys.readouterr().out
+    assert len(git.run_git(world.clone, "rev-list", BRANCH).split()) == 2
+
+
+def test_model_failures_count_attempts_up_to_the_cap(world: World) -> None:
+    keys = world.record(1)
+    broken = ScriptedGateway(reply='{"proposals": [')  # truncated JSON
+    first = world.run(broken, max_attempts=2)
+    assert first.outcome == "failed" and "unusable" in first.notes[-1]
+    status = load_status(world.intake)[keys[0]]
+    assert (status["state"], status["attempts"]) == ("pending", 1)
+    world.run(broken, max_attempts=2)
+    status = load_status(world.intake)[keys[0]]
+    assert (status["state"], status["attempts"]) == ("failed", 2)
+    assert world.run(broken, max_attempts=2).outcome == "nothing-pending"
+    assert (world.state / "artifacts/knowledge-intake" / DAY).is_dir()
+
+
+def test_replay_miss_touches_no_row(world: World) -> None:
+    keys = world.record(1)
+    replay = world.root / "empty.jsonl"
+    replay.write_text("")
+    with pytest.raises(Exception, match="no recorded reply for request sha256:"):
+        world.run(ReplayGateway(replay))
+    assert world.states(keys) == ["pending"]
+
+
+def test_validator_failure_rolls_back_and_keeps_rows_pending(world: World) -> None:
+    keys = world.record(1)
+    gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    world.run(gateway, dry_run=True)  # creates the clone
+    shim = world.clone / "tools/check_wiki_lint.py"
+    shim.write_text("import sys\nprint('knowledge/x.md:1: lint/boom')\nsys.exit(1)\n")
+    git.commit_paths(world.clone, ["tools/check_wiki_lint.py"], "break the gate\n")
+    git.run_git(world.clone, "push", "--quiet", "origin", "HEAD:main")
+    report = world.run(gateway)
+    assert report.outcome == "failed" and "validators refused" in report.notes[-1]
+    assert world.states(keys) == ["pending"]
+    assert git.run_git(world.clone, "status", "--porcelain") == ""
+    assert "lint/boom" in (report.artifacts / "validators.txt").read_text()
+
+
+def test_no_knowledge_repo_is_a_usage_error(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    from kbkit.__main__ import main as kb
+
+    world.record(1)
+    assert kb(["distill", "--repo", str(world.root / "project"), "--model", "replay:x"]) == 2
+    assert "--knowledge-repo" in capsys.readouterr().err
+
+
+def test_bad_replay_file_is_named(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    from kbkit.__main__ import main as kb
+
+    world.record(1)
+    bad = world.root / "bad.jsonl"
+    bad.write_text("{not json\n")
+    assert kb(["distill", *cli(world, "--model", f"replay:{bad}")]) == 1
+    assert f"{bad}:1:" in capsys.readouterr().err
+    assert not (world.state / "artifacts").exists()
