@@ -34,7 +34,9 @@ def ledger_bytes(world: World) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(world.intake.glob("*.jsonl")))
 
 
-def test_command_distills_commits_and_shadows(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+def test_command_distills_commits_and_shadows(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
     keys = world.record(1, 2)
     replay = record_replay(world, {"acme/app#1": "VAL-2c", "acme/app#2": "VAL-2d"})
     before = ledger_bytes(world)
@@ -93,7 +95,9 @@ def test_validator_failure_rolls_back_and_keeps_rows_pending(world: World) -> No
     assert "lint/boom" in (report.artifacts / "validators.txt").read_text()
 
 
-def test_no_knowledge_repo_is_a_usage_error(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_knowledge_repo_is_a_usage_error(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
     from kbkit.__main__ import main as kb
 
     world.record(1)
