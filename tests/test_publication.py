@@ -83,7 +83,7 @@ def test_merged_then_manual_rerun_opens_a_follow_up_with_only_new_commits(world:
     assert manual.outcome == "nothing-pending"  # the committed batch was republished first
     assert world.states(keys) == ["published"]
     prs = world.gh()["prs"]
-    assert len(prs) == 2 and prs[1]["state"] == "OPEN" and "Follow-up of #1" in prs[1]["body"]
+    assert len(prs) == 2 and prs[1]["state"] == "OPEN" and "Follow-up of #1 " in prs[1]["body"]
     new_commits = git.run_git(world.fork, "rev-list", f"{BRANCH}", "^main").split()
     upstream_main = git.rev_parse(world.upstream, "refs/heads/main")
     shown = git.run_git(world.root, "--git-dir", str(world.upstream), "rev-list", "HEAD").split()

@@ -139,9 +139,7 @@ def run(options: Options) -> Report:
     o = options
     clone_dir = o.state_dir / "clone"
     r.say(f"work clone {clone_dir} from {o.knowledge_repo}")
-    clone = work_clone.prepare(
-        clone_dir, o.knowledge_repo, o.day, o.base_branch, switch=not o.dry_run
-    )
+    clone = work_clone.prepare(clone_dir, o.knowledge_repo, o.day, o.base_branch, dry_run=o.dry_run)
     if clone.discarded:
         r.notes.append(
             f"dropped uncommitted leftovers of an interrupted run: {len(clone.discarded)} path(s)"
@@ -198,7 +196,7 @@ def run(options: Options) -> Report:
                       tuple(r.notes))  # fmt: skip
     events.sort(key=lambda e: (e.kind, e.source_id))  # a stable prompt for a stable request hash
     keys = [rows[e.source_id][0] for e in events]
-    batch_id = _batch_id(o.day, keys)
+    batch_id = _batch_id(o.state_dir / ARTIFACTS / o.day, o.day, keys)
     folder = o.state_dir / ARTIFACTS / o.day / batch_id
     event_lines = tuple(_key_text(k) for k in keys)
     r.say(f"batch {batch_id}: {len(events)} event(s)")
@@ -364,9 +362,15 @@ def _pending_commit(state_dir: Path, commit: work_clone.CommittedBatch) -> Pendi
     return PendingCommit(commit.sha, commit.batch_id, events, transcript)
 
 
-def _batch_id(day: str, keys: list[Key]) -> str:
+def _batch_id(folder: Path, day: str, keys: list[Key]) -> str:
+    """`<day>T<HHMMSS>Z-<hash of the sources>`, unique among the day's artifact folders."""
     digest = hashlib.sha256("\n".join(_key_text(k) for k in keys).encode()).hexdigest()[:8]
-    return f"{day}T{datetime.now(UTC).strftime('%H%M%S%f')[:8]}-{digest}"
+    base = f"{day}T{datetime.now(UTC).strftime('%H%M%S')}Z-{digest}"
+    candidate, n = base, 1
+    while (folder / candidate).exists():
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
 
 
 class _Artifacts:

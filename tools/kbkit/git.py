@@ -91,9 +91,11 @@ def current_branch(repo: Path) -> str | None:
     return run_git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).strip() or None
 
 
-def checkout(repo: Path, branch: str, start: str | None = None) -> None:
+def checkout(repo: Path, branch: str, start: str | None = None, *, detach: bool = False) -> None:
     """Switch to `branch`; with `start`, create it there first (never moves an existing one)."""
-    if start is None:
+    if detach:
+        run_git(repo, "checkout", "--quiet", "--detach", branch)
+    elif start is None:
         run_git(repo, "checkout", "--quiet", branch)
     else:
         run_git(repo, "checkout", "--quiet", "--no-track", "-b", branch, start)

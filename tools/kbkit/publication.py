@@ -84,8 +84,15 @@ def settings_from_env(env: Mapping[str, str], knowledge_repo: str, base_branch: 
 def pr_body(day: str, commits: list[PendingCommit], follow_up_of: int | None) -> str:
     lines = [f"Knowledge intake for {day}, distilled by `kb distill`.", ""]
     if follow_up_of:
-        lines += [f"Follow-up of #{follow_up_of}: only the commits below are new.", ""]
-    lines += ["A model proposed these rule sections; kbkit validated each one mechanically", ""]
+        lines += [
+            f"Follow-up of #{follow_up_of} (merged or closed): the batches below are new.",
+            "",
+        ]
+    lines += [
+        "A model proposed these rule sections; kbkit validated each one mechanically and ran "
+        "the validators. Review them like any other change.",
+        "",
+    ]
     for commit in commits:
         lines.append(f"## Batch {commit.batch_id} ({commit.sha[:12]})")
         lines += ["", "Source events:"]

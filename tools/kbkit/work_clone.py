@@ -44,9 +44,12 @@ def _source_url(source: str) -> str:
 
 
 def prepare(
-    clone_dir: Path, source: str, day: str, base_branch: str | None, *, switch: bool = True
+    clone_dir: Path, source: str, day: str, base_branch: str | None, *, dry_run: bool = False
 ) -> WorkClone:
-    """Clone or fetch, drop uncommitted leftovers, and check out the day branch."""
+    """Clone or fetch, drop uncommitted leftovers, and check out the day branch.
+
+    A dry run creates no day branch (it looks at the base) and keeps leftovers as they are.
+    """
     url = _source_url(source)
     if not (clone_dir / ".git").is_dir():
         if clone_dir.exists():
@@ -66,13 +69,14 @@ def prepare(
             )
         git.fetch(clone_dir)
     base = base_branch or git.remote_head(clone_dir)
-    discarded = tuple(git.discard_changes(clone_dir))
+    discarded = () if dry_run else tuple(git.discard_changes(clone_dir))
     branch = day_branch(day)
-    if switch:
-        if git.rev_parse(clone_dir, f"refs/heads/{branch}"):
-            git.checkout(clone_dir, branch)
-        else:
-            git.checkout(clone_dir, branch, f"origin/{base}")
+    if git.rev_parse(clone_dir, f"refs/heads/{branch}"):
+        git.checkout(clone_dir, branch)
+    elif dry_run:
+        git.checkout(clone_dir, f"origin/{base}", detach=True)
+    else:
+        git.checkout(clone_dir, branch, f"origin/{base}")
     return WorkClone(clone_dir, branch, base, discarded)
 
 

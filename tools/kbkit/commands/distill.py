@@ -42,7 +42,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduled", action="store_true",
                    help="an automatic run (also when GITHUB_EVENT_NAME=schedule): at most one PR a day")  # fmt: skip
     p.add_argument("--dry-run", action="store_true",
-                   help="everything up to validation; no ledger, page, commit or artifact write")  # fmt: skip
+                   help="everything up to validation (the work clone is cloned or fetched); no ledger, "
+                   "page, branch, commit or artifact write")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--format", choices=("text", "json"), default="text")
     return p
@@ -74,7 +75,7 @@ def options_from(args: argparse.Namespace) -> distill.Options:
     except ValueError as exc:
         raise UsageError(f"--today {day!r}: write the day as YYYY-MM-DD") from exc
     gateway = open_gateway(spec, timeout=args.timeout)
-    if args.record and not args.dry_run:
+    if args.record:  # also in a dry run: recording is the write that was asked for
         gateway = RecordingGateway(gateway, args.record)
     return distill.Options(
         intake_dir=intake,
