@@ -91,7 +91,8 @@ class _Run:
 def to_event(row: Row) -> KnowledgeEvidenceEvent:
     """The curator event of a ledger row (bounded: long text is cut, never refused)."""
     kind = str(row.get("source_kind"))
-    record = row.get("record") if isinstance(row.get("record"), dict) else {}
+    raw = row.get("record")
+    record: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if kind == "bugfix_run":
         parts = []
         for group in record.get("groups") or []:
