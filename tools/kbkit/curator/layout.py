@@ -52,6 +52,12 @@ class Layout(NamedTuple):
     area_end: int  # where a section without an anchor goes
 
 
+def heading_text(rule_id: str, separator: str, title: str) -> str:
+    """`ID — title` in the page's style (a colon hugs the ID: `ID: title`)."""
+    gap = "" if separator in ":：" else " "
+    return f"{rule_id}{gap}{separator} {title.strip()}"
+
+
 def id_prefix(rule_id: str) -> str:
     return _ID_TAIL.sub("", rule_id)
 

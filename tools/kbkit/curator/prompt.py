@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from kbkit.curator.catalog import Catalog, CatalogPage
 from kbkit.curator.charset import visible
 from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
-from kbkit.curator.layout import BULLET_STYLE
+from kbkit.curator.layout import BULLET_STYLE, heading_text
 from kbkit.curator.schema import field_descriptions
 from kbkit.policy import Policy
 
@@ -84,7 +84,9 @@ def _page_block(page: CatalogPage) -> str:
     if page.style == BULLET_STYLE:
         style = "bullet-style rules: do not propose sections for this page"
     else:
-        style = f"sections `{page.heading_marker()} <ID> {page.separator} <title>`"
+        style = (
+            f"sections `{page.heading_marker()} {heading_text('<ID>', page.separator, '<title>')}`"
+        )
     lines = [
         f"- target `{page.document_id}` ({_one_line(page.title)})",
         f"  owner: {_one_line(page.owner_summary) or page.owner}",
