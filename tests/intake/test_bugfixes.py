@@ -185,6 +185,8 @@ def _bad_drops(drops: Path, outside: Path) -> dict[str, str]:
     (drops / "notes.txt").write_text("hello")
     outside.write_text(json.dumps(good | {"run_id": "outside"}))
     (drops / "escape.json").symlink_to(outside)
+    (drops / "loop.json").symlink_to(drops / "loop.json")
+    (drops / "dangling.json").symlink_to(drops / "gone.json")
     return {
         "malformed.json": "malformed JSON",
         "latin1.json": "not UTF-8",
@@ -194,6 +196,8 @@ def _bad_drops(drops: Path, outside: Path) -> dict[str, str]:
         "folder.json": "a directory, not a drop file",
         "notes.txt": "not a .json file",
         "escape.json": "a symlink pointing outside the drop directory",
+        "loop.json": "a dangling symlink or a symlink loop",
+        "dangling.json": "a dangling symlink or a symlink loop",
     }
 
 
