@@ -63,11 +63,41 @@ def _body(rng: random.Random, size: int, links: list[str]) -> str:
         parts.append(f"See [{target.rsplit('/', 1)[-1]} {i}]({target}) for the details.")
     while sum(len(p) for p in parts) < size:
         parts.append(_para(rng, rng.randint(20, 60)))
-        if rng.random() < 0.15:
+        roll = rng.random()
+        if roll < 0.15:
             parts.append("```bash\nmake check\nkb check --format json\n```")
-        if rng.random() < 0.1:
-            parts.append("| key | value |\n|---|---|\n| `a` | b |")
+        elif roll < 0.25:
+            rows = "".join(
+                f"| `{rng.choice(WORDS)}` | {_para(rng, 6)} |\n" for _ in range(rng.randint(1, 4))
+            )
+            parts.append("| key | value |\n|---|---|\n" + rows.rstrip("\n"))
+        elif roll < 0.37:
+            parts.append(_bullets(rng))
+        elif roll < 0.43:
+            parts.append(_steps(rng))
+        elif roll < 0.47:
+            parts.append(f"## Notes {len(parts)}")
+        elif roll < 0.472:  # about 2% of pages quote someone (the corpus: 1.4%)
+            parts.append(f"> {_para(rng, 12)}\n> {_para(rng, 8)}")
     return "\n\n".join(parts) + "\n"
+
+
+def _bullets(rng: random.Random) -> str:
+    """A bullet list, some items with nested items (as real guides have)."""
+    out = []
+    for _ in range(rng.randint(2, 4)):
+        out.append(f"- **{rng.choice(WORDS)}**: {_para(rng, rng.randint(5, 15))}")
+        if rng.random() < 0.4:
+            out += [f"  - `{rng.choice(WORDS)}` {_para(rng, 6)}" for _ in range(rng.randint(1, 3))]
+    return "\n".join(out)
+
+
+def _steps(rng: random.Random) -> str:
+    """Numbered steps, one with a fenced command inside the item."""
+    return (
+        f"1. {_para(rng, 8)}\n2. {_para(rng, 6)}:\n   ```bash\n   kb check --format json\n   ```\n"
+        f"3. {_para(rng, 10)}"
+    )
 
 
 def _rules(rng: random.Random, prefix: str, groups: int, links: list[str]) -> str:

@@ -14,6 +14,7 @@ import sys
 BENCHES: dict[str, str] = {
     "check": "benchmarks.bench_check",
     "intake": "benchmarks.bench_intake",
+    "parse": "benchmarks.bench_parse",
     "curator": "benchmarks.bench_curator",
 }
 

@@ -29,8 +29,17 @@ def _digest_guarded() -> str:
 def project_data_untouched() -> Iterator[None]:
     """Fail loudly if any test wrote into the project's own knowledge/ or intake/."""
     before = _digest_guarded()
+    shared_before = _shared_listing()
     yield
     assert _digest_guarded() == before, "a test modified the project's knowledge/ or intake/"
+    assert _shared_listing() == shared_before, "a test wrote into ../shared (read-only input)"
+
+
+def _shared_listing() -> list[str]:
+    """Names under ../shared/corpus (a cache folder appearing there is a write)."""
+    if not CORPUS.exists():
+        return []
+    return sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*"))
 
 
 @pytest.fixture(autouse=True)

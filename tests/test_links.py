@@ -102,3 +102,38 @@ def test_scanner_matches_full_inline_parse_on_the_real_corpus() -> None:
         page = parse_page(str(path), path.read_bytes())
         body = page.text[page.frontmatter.body_offset :]
         assert [(link.target, link.image) for link in page.links] == oracle_links(body), path
+
+
+LABELS = st.sampled_from(
+    [
+        "[",
+        "]",
+        "](",
+        ")",
+        "![",
+        "<",
+        ">",
+        "`",
+        "``",
+        "\\",
+        "*",
+        "_",
+        "a",
+        " ",
+        "\n",
+        "x.md",
+        "<http://h.x>",
+        "<a>",
+        "&amp;",
+        "[r]",
+        '"t"',
+        "[r]: /u\n\n",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(LABELS, max_size=40).map("".join))
+def test_link_texts_with_and_without_nested_constructs(body: str) -> None:
+    """Link texts are tokenized only when they can hold a link or image (links._LinkTextParser)."""
+    assert scanned_links(body) == oracle_links(body)

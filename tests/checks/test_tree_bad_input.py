@@ -156,3 +156,21 @@ def test_corpus_reports_exactly_the_reference_result(
         ("knowledge/general/review/guides/review-execution-contract.md", "tree/page-near-limit"),
         ("knowledge/repos/vllm-omni/models/hunyuan-image3/rules.md", "tree/page-near-limit"),
     ]
+
+
+@pytest.mark.corpus
+def test_kb_check_on_the_corpus_reports_what_both_reference_validators_report(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Both validators in one process: 0 errors and the 2 near-limit warnings (README of the
+    corpus); run in place without a cache, so the read-only corpus is never written."""
+    repo = corpus_or_skip("infermatrix-knowledge")
+    argv = ["check", "--repo", str(repo), "--policy", "infermatrix", "--no-cache"]
+    code = main([*argv, "--format", "json", "--today", "2026-11-30"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert report["summary"] == {"errors": 0, "warnings": 2, "pages": 426}
+    assert [(f["rule"], f["severity"]) for f in report["findings"]] == [
+        ("tree/page-near-limit", "warning"),
+        ("tree/page-near-limit", "warning"),
+    ]

@@ -36,9 +36,14 @@ def digest(data: bytes) -> bytes:
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """Changes whenever any kbkit source file changes (editable installs included)."""
+    """Changes whenever a kbkit source file or the parsing libraries change (editable installs too)."""
+    import markdown_it
+    import yaml
+
     package = Path(__file__).resolve().parent
-    h = hashlib.sha256()
+    h = hashlib.sha256(
+        f"markdown-it-py {markdown_it.__version__}; pyyaml {yaml.__version__}".encode()
+    )
     for path in sorted(package.rglob("*")):
         if path.suffix in (".py", ".yaml", ".json") and "__pycache__" not in path.parts:
             st = path.stat()

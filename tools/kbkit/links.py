@@ -10,15 +10,26 @@ result against a full markdown-it parse on fuzzed pages.
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-if TYPE_CHECKING:  # markdown-it is imported lazily: a warm `kb check` never parses
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
+from markdown_it import MarkdownIt
+from markdown_it.parser_inline import ParserInline
+from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.autolink import autolink
+from markdown_it.rules_inline.backticks import backtick
+from markdown_it.rules_inline.html_inline import html_inline
+from markdown_it.rules_inline.image import image
+from markdown_it.rules_inline.link import link
+from markdown_it.token import Token
 
 _SPECIAL = re.compile(r"[\[!`\\<]")
+# What a link's text needs before it can hold a link or an image (or touch the state that a
+# later candidate reads: the backtick cache).
+_NESTABLE = re.compile(r"[\[<`]")
 _EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
 
 
@@ -52,19 +63,34 @@ def _collect(tokens: list[Token], offset: int, src: str, base_line: int, out: li
                 stack[:0] = token.children
 
 
+class _LinkTextParser(ParserInline):
+    """markdown-it's inline parser (same rules and settings), except that a link's text
+    without `[`, `<` or a backtick is not tokenized: such text yields no link or image
+    token, and the link rule's result (end position, href) does not depend on it."""
+
+    def tokenize(self, state: StateInline) -> None:
+        if state.linkLevel > 0 and not _NESTABLE.search(state.src, state.pos, state.posMax):
+            state.pos = state.posMax
+            return
+        super().tokenize(state)
+
+
+@functools.lru_cache(maxsize=8)
+def _scanner(md: MarkdownIt) -> MarkdownIt:
+    """A shallow copy of `md` whose inline parser is a `_LinkTextParser` (`md` is unchanged)."""
+    inline = _LinkTextParser.__new__(_LinkTextParser)
+    inline.__dict__.update(md.inline.__dict__)
+    scanner = copy.copy(md)
+    scanner.inline = inline
+    return scanner
+
+
 def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int) -> list[Link]:
     """All links and images in one inline span; `base_line` is the span's first line."""
     if "[" not in src and "<" not in src:
         return []
-    from markdown_it.rules_inline import StateInline
-    from markdown_it.rules_inline.autolink import autolink
-    from markdown_it.rules_inline.backticks import backtick
-    from markdown_it.rules_inline.html_inline import html_inline
-    from markdown_it.rules_inline.image import image
-    from markdown_it.rules_inline.link import link
-
     out: list[Link] = []
-    state = StateInline(src, md, env, [])
+    state = StateInline(src, _scanner(md), env, [])
     end = len(src)
     pos = 0
     while True:
@@ -110,10 +136,6 @@ def extract_comments(md: MarkdownIt, src: str, base_line: int) -> list[tuple[str
     escapes hide them exactly as CommonMark says."""
     if "<!--" not in src:
         return []
-    from markdown_it.rules_inline import StateInline
-    from markdown_it.rules_inline.backticks import backtick
-    from markdown_it.rules_inline.html_inline import html_inline
-
     out: list[tuple[str, int]] = []
     state = StateInline(src, md, {}, [])
     pos = 0

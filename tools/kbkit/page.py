@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from kbkit import blocks
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.links import Link, extract_comments, extract_links
 
@@ -135,16 +136,52 @@ def parse_page(path: str, data: bytes) -> Page:
     )
 
 
-def _parse_body(
-    body: str, body_line: int
-) -> tuple[tuple[Heading, ...], tuple[Link, ...], tuple[CodeBlock, ...], tuple[Comment, ...]]:
+Body = tuple[tuple[Heading, ...], tuple[Link, ...], tuple[CodeBlock, ...], tuple[Comment, ...]]
+
+
+def _parse_body(body: str, body_line: int) -> Body:
+    """The fast block scanner (`blocks.py`) where it applies, else markdown-it-py."""
+    events = blocks.scan(body)
+    if events is None:
+        return _parse_body_markdown_it(body, body_line)
+    return _parse_body_events(events, body_line)
+
+
+def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
+    """Build the body's parts from the fast scanner's events, as from markdown-it's tokens."""
+    md = markdown_parser()
+    env: dict[str, Any] = {}
+    offset = body_line - 1
+    headings: list[Heading] = []
+    links: list[Link] = []
+    code: list[CodeBlock] = []
+    comments: list[Comment] = []
+    for kind, line, level, content, info in events:
+        first = line + 1 + offset
+        if kind == blocks.INLINE:
+            if level:
+                headings.append(Heading(level, content.strip(), first))
+            if "[" in content or "<" in content:
+                links.extend(extract_links(md, content, env, first))
+                if "<!--" in content:
+                    found = extract_comments(md, content, first)
+                    comments.extend(Comment(text, at) for text, at in found)
+        elif kind == blocks.FENCE:
+            code.append(CodeBlock(first + 1, info.strip(), content, True))
+        else:
+            comments.extend(_inline_comments(content, first))
+    return tuple(headings), tuple(links), tuple(code), tuple(comments)
+
+
+def _parse_body_markdown_it(body: str, body_line: int) -> Body:
+    """The reference implementation: markdown-it-py's block parse, every token."""
     md = markdown_parser()
     env: dict[str, Any] = {}
     tokens = md.parse(body, env)
     offset = body_line - 1
     headings: list[Heading] = []
     links: list[Link] = []
-    blocks: list[CodeBlock] = []
+    code: list[CodeBlock] = []
     comments: list[Comment] = []
     pending_heading: int | None = None
     for token in tokens:
@@ -162,11 +199,11 @@ def _parse_body(
             pending_heading = int(token.tag[1])
         elif kind in ("fence", "code_block"):
             start = (token.map[0] if token.map else 0) + offset + (2 if kind == "fence" else 1)
-            blocks.append(CodeBlock(start, token.info.strip(), token.content, kind == "fence"))
+            code.append(CodeBlock(start, token.info.strip(), token.content, kind == "fence"))
         elif kind == "html_block" and "<!--" in token.content:
             first = (token.map[0] if token.map else 0) + 1 + offset
             comments.extend(_inline_comments(token.content, first))
-    return tuple(headings), tuple(links), tuple(blocks), tuple(comments)
+    return tuple(headings), tuple(links), tuple(code), tuple(comments)
 
 
 def _inline_comments(content: str, first_line: int) -> list[Comment]:

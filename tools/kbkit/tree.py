@@ -176,7 +176,7 @@ class LoadOptions(NamedTuple):
     """How to load: page-local analysis to run while each page's full text is at hand."""
 
     analyze: Analyzer | None = None
-    use_cache: bool = True
+    use_cache: bool = False  # the check commands turn it on; library loads write nothing
     jobs: int = 0  # 0: decide from the work size and the CPU count
     keep_text: bool = True  # False: only index pages keep their text (bounded memory)
 
