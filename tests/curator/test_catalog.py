@@ -82,3 +82,13 @@ def test_first_rule_of_an_empty_page_goes_before_related(tmp_path: Path) -> None
     text = page.read_text()
     assert text.index("### KCI-1a — CI runs the validators") < text.index("## Related")
     assert text.index("Only `KCI-<digit><letter>`") < text.index("### KCI-1a")
+
+
+def test_related_sections_are_not_groups(clone: Path) -> None:
+    from tests.curator.conftest import batch, row
+
+    curator = KnowledgeCurator(clone)
+    page = curator.catalog().pages["general/review/rules"]
+    assert page.groups == ("1. What may enter the tree", "2. Reviewing the day branch")
+    r = row("REV-2c", target="general/review/rules", title="Anchor test", after="Related")
+    assert curator.validate_proposals({"proposals": [r]}, batch()).rejected[0].reason == "anchor"
