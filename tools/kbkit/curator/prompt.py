@@ -155,7 +155,8 @@ def build_prompt(
         "# Placement",
         "`after` names an existing rule ID or group of the target page (or a rule proposed "
         "earlier in your reply): the new section goes right after that rule, or at the end of "
-        "that group. Use null to append after the page's last rule.",
+        "that group. Use null to append after the page's last rule. Open a new group "
+        "(`group`) only when no listed group fits.",
         "",
         "# Citations",
         "Cite only the source IDs of the evidence blocks below, in the marker (`^[PR #12]`; "
