@@ -162,14 +162,30 @@ Analyzer = Callable[[str, Page, Policy], Analysis]
 NO_ANALYSIS: Analysis = ([], {})
 
 
-def compact(rel: str, page: Page, keep_text: bool) -> Page:
-    """The page as the loaded tree keeps it: validators keep text only for index pages,
-    so memory stays bounded at any tree size (page-local checks ran on the full page)."""
+CROSS_PAGE_META = ("confidence", "contested")
+
+
+def compact(rel: str, page: Page, policy: Policy, keep_text: bool) -> Page:
+    """The page as the loaded tree keeps it. Validators (keep_text=False) keep the text only
+    of index pages and of pages with an inline suppression, drop code blocks and headings,
+    and keep only the frontmatter keys that cross-page checks read (the required ones);
+    page-local checks already ran on the full page, so memory stays bounded at any size."""
     if keep_text:
         return page
-    if rel.endswith("/_index.md") or rel == "_index.md":
-        return page._replace(code_blocks=())
-    return page._replace(text="", code_blocks=())
+    front = page.frontmatter
+    if front.data:
+        wanted = (*policy.data["frontmatter"]["required"], *CROSS_PAGE_META)
+        front = front._replace(data={k: front.data[k] for k in wanted if k in front.data})
+    text = page.text if _keeps_text(rel, page) else ""
+    return page._replace(text=text, frontmatter=front, code_blocks=(), headings=())
+
+
+def _keeps_text(rel: str, page: Page) -> bool:
+    return rel.endswith("/_index.md") or rel == "_index.md" or _has_suppression(page)
+
+
+def _has_suppression(page: Page) -> bool:
+    return any(comment.text.startswith("kb-disable-next-line") for comment in page.comments)
 
 
 class LoadOptions(NamedTuple):
@@ -199,7 +215,7 @@ def _read_and_analyze(
     findings, facts = NO_ANALYSIS
     if options.analyze is not None and page.error is None:
         findings, facts = options.analyze(rel, page, policy)
-    return rel, compact(rel, page, options.keep_text), findings, facts, digest(data)
+    return rel, compact(rel, page, policy, options.keep_text), findings, facts, digest(data)
 
 
 def _work_chunk(
