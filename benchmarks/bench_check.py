@@ -39,14 +39,16 @@ def floor(repo: Path) -> float:
     return time.perf_counter() - start
 
 
-def _tree_rss_kb(pid: int) -> int:
+def _tree_pss_kb(pid: int) -> int:
+    """Proportional set size of a process and its children: shared pages (a forked worker's
+    copy-on-write memory) are split between the processes instead of counted in each."""
     total = 0
     stack = [pid]
     while stack:
         current = stack.pop()
         try:
-            status = Path(f"/proc/{current}/status").read_text()
-            total += int(next(x.split()[1] for x in status.splitlines() if x.startswith("VmRSS")))
+            rollup = Path(f"/proc/{current}/smaps_rollup").read_text()
+            total += int(next(x.split()[1] for x in rollup.splitlines() if x.startswith("Pss:")))
             for task in Path(f"/proc/{current}/task").iterdir():
                 stack.extend(int(c) for c in (task / "children").read_text().split())
         except (OSError, StopIteration, ValueError):
@@ -55,7 +57,7 @@ def _tree_rss_kb(pid: int) -> int:
 
 
 def run_check(repo: Path, *extra: str) -> tuple[float, int]:
-    """Wall time of one `kb check` process and the peak RSS (MB) of its process tree."""
+    """Wall time of one `kb check` process and the peak memory (PSS, MB) of its process tree."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         [*KB, "check", "--repo", str(repo), "--today", "2026-11-30", *extra],
@@ -64,7 +66,7 @@ def run_check(repo: Path, *extra: str) -> tuple[float, int]:
     )
     peak = 0
     while proc.poll() is None:
-        peak = max(peak, _tree_rss_kb(proc.pid))
+        peak = max(peak, _tree_pss_kb(proc.pid))
         time.sleep(0.01)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):

@@ -66,6 +66,7 @@ def _rows(curator, labels: dict[str, list[str]]) -> list[dict[str, object]]:  # 
                 "rule_id": rule_id,
                 "title": title,
                 "after": None,
+                "group": None,
                 "section": section,
                 "citations": [f"PR #{9000 + n}"],
                 "rationale": "benchmark",

@@ -14,8 +14,8 @@ import sys
 BENCHES: dict[str, str] = {
     "check": "benchmarks.bench_check",
     "intake": "benchmarks.bench_intake",
-    "curator": "benchmarks.bench_curator",
     "parse": "benchmarks.bench_parse",
+    "curator": "benchmarks.bench_curator",
 }
 
 

@@ -56,8 +56,8 @@ def test_racy_entries_are_verified_by_content(tmp_path: Path) -> None:
     now = time.time_ns()
     key = (10, now, now, 1)
     writer = PageCache(path, "ns")
-    writer.put_digest("a.md", key, digest(b"old bytes!"), "payload")
-    writer.save()
+    writer.put("a.md", key, digest(b"old bytes!"), "payload")
+    writer.save(str)
     reader = PageCache(path, "ns")
     assert reader.get("a.md", key, lambda: b"new bytes!") is None
     assert PageCache(path, "ns").get("a.md", key, lambda: b"old bytes!") == "payload"
@@ -69,8 +69,8 @@ def test_old_entries_trust_the_stat_key(tmp_path: Path) -> None:
     old = time.time_ns() - 60 * 10**9
     key = (10, old, old, 1)
     writer = PageCache(path, "ns")
-    writer.put_digest("a.md", key, digest(b"old bytes!"), "payload")
-    writer.save()
+    writer.put("a.md", key, digest(b"old bytes!"), "payload")
+    writer.save(str)
 
     def no_read() -> bytes:
         raise AssertionError("a non-racy entry must not be read again")

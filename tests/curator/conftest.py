@@ -90,12 +90,14 @@ def row(
     **kw: Any,
 ) -> dict[str, Any]:
     title = kw.pop("title", "Link targets stay inside the tree")
+    kw_group = kw.pop("group", None)
     text = kw.pop("section", None) or section(rule_id, title, cite=cite, **kw)
     return {
         "target": target,
         "rule_id": rule_id,
         "title": title,
         "after": after,
+        "group": kw_group,
         "section": text,
         "citations": [c.strip() for c in cite.split(";")],
         "rationale": "seen in review",

@@ -51,7 +51,9 @@ def corpus_clone(corpus: Path, dest: Path, overlay: Path | None = None) -> Path:
 
 def new_sections(base: bytes, target: bytes, policy: Policy) -> list[dict[str, Any]]:
     """Each rule section the target adds, as a proposal row (anchor: the previous rule)."""
-    base_ids = {r.id for r in rule_ids(parse_page("b.md", base), policy)}
+    base_page = parse_page("b.md", base)
+    base_ids = {r.id for r in rule_ids(base_page, policy)}
+    base_groups = {h.text for h in base_page.headings}
     page = parse_page("t.md", target)
     layout = page_layout(page, policy)
     lines = page.text.split("\n")
@@ -72,12 +74,21 @@ def new_sections(base: bytes, target: bytes, policy: Policy) -> list[dict[str, A
                 "rule_id": span.id,
                 "title": title,
                 "after": heading_ids[position - 1] if position else None,
+                "group": _new_group(page, base_groups, span.line, layout.level),
                 "section": text,
                 "citations": cited,
                 "rationale": "replayed from the real batch",
             }
         )
     return rows
+
+
+def _new_group(page: Any, base_groups: set[str], line: int, level: int) -> str | None:
+    """The group heading the target opened right before this section, if any."""
+    before = [h for h in page.headings if h.line < line]
+    if before and before[-1].level == level - 1 and before[-1].text not in base_groups:
+        return str(before[-1].text)
+    return None
 
 
 def infermatrix() -> Policy:

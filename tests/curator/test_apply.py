@@ -256,3 +256,34 @@ def test_threads_share_the_clone_lock(clone: Path) -> None:
         t.join()
     assert sorted(outcomes) == ["applied"] + ["stale"] * 4
     assert _page(clone).read_text().count("### WRITE-3") == 2
+
+
+def test_a_new_group_opens_at_a_group_boundary(clone: Path) -> None:
+    curator, validation = _apply(
+        clone,
+        [
+            row("WRITE-4a", title="Groups come from reviews", group="4. Review hygiene"),
+            row("WRITE-4b", title="Second of the new group", after="4. Review hygiene"),
+            row("WRITE-2c", title="Safe text again", after="WRITE-2b", group="2b. Extra"),
+        ],
+    )
+    curator.apply(validation)
+    text = _page(clone).read_text()
+    assert "\n## 4. Review hygiene\n\n### WRITE-4a — Groups come from reviews\n" in text
+    assert text.index("### WRITE-4a") < text.index("### WRITE-4b") < text.index("Related:")
+    assert text.index("### WRITE-2b") < text.index("## 2b. Extra") < text.index("## 3. Links")
+
+
+@pytest.mark.parametrize(
+    ("group", "after", "message"),
+    [
+        ("1. Page shape", None, "exists"),
+        ("Mid group", "WRITE-1a", "opens after a group"),
+        ("Bad\u200bname", None, "plain text"),
+    ],
+)
+def test_bad_new_groups_are_refused(clone: Path, group: str, after: str, message: str) -> None:
+    curator = KnowledgeCurator(clone)
+    r = row("WRITE-4a", title="A rule", group=group, after=after)
+    rejected = curator.validate_proposals({"proposals": [r]}, batch()).rejected
+    assert rejected[0].reason == "group" and message in rejected[0].message

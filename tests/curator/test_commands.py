@@ -72,6 +72,7 @@ def test_rejections_exit_1_and_apply_with_batch(
         capsys,
     )
     assert code == 0 and json.loads(out)["changes"] == []
+    assert json.loads(out)["rejected"][0]["reason"] == "rule-id-taken"
 
 
 @pytest.mark.parametrize(
@@ -101,3 +102,36 @@ def test_usage_errors(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
         ["curate", "apply", "--repo", str(clone), "--validation", "missing.json"], capsys
     )
     assert code == 1 and "missing.json" in err
+
+
+def test_recover_restores_an_interrupted_apply(
+    clone: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kbkit.curator.journal import JOURNAL, state_dir, write_journal
+
+    page = clone / "knowledge" / f"{WRITING}.md"
+    base = page.read_bytes()
+    write_journal(clone, "knowledge", {WRITING: base, "general/review/rules": b"unchanged?"})
+    page.write_bytes(base + b"\n### WRITE-9z half\n")
+    (clone / "knowledge/general/review/rules.md").write_bytes(b"unchanged?")
+    code, out, _ = _run(["curate", "recover", "--repo", str(clone)], capsys)
+    assert code == 0
+    assert json.loads(out) == {
+        "journal_found": True,
+        "restored": [WRITING],
+        "unchanged": ["general/review/rules"],
+    }
+    assert page.read_bytes() == base
+    assert not (state_dir(clone) / JOURNAL).exists()
+
+
+def test_a_corrupt_journal_is_reported_not_guessed(
+    clone: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kbkit.curator.journal import JOURNAL, state_dir
+
+    (state_dir(clone) / JOURNAL).write_text('{"version": 1, "pages": {"../../etc/x": {}}}')
+    before = sorted(p.read_bytes() for p in (clone / "knowledge").rglob("*.md"))
+    code, _, err = _run(["curate", "recover", "--repo", str(clone)], capsys)
+    assert code == 1 and "journal" in err and "restore the pages with git" in err
+    assert sorted(p.read_bytes() for p in (clone / "knowledge").rglob("*.md")) == before

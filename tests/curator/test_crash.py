@@ -27,7 +27,7 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _start(clone: Path, validation: Path, pause: str = "0.01") -> subprocess.Popen[str]:
+def _start(clone: Path, validation: Path, pause: str = "0.03") -> subprocess.Popen[str]:
     env = dict(os.environ, KBKIT_CURATOR_TEST_PAUSE=pause)
     env["PYTHONPATH"] = f"{PROJECT}{os.pathsep}{PROJECT / 'tools'}"
     proc = subprocess.Popen(

@@ -154,3 +154,15 @@ def test_infermatrix_labels(tmp_path: Path) -> None:
     must = section(labels=("触发", "必须", "禁止", "验收"))
     assert _reason(curator, row(section=must)) is None
     assert _reason(curator, row()) == "bullets"  # English labels under the Chinese policy
+
+
+def test_colon_style_pages_take_colon_headings(tmp_path: Path) -> None:
+    clone = make_clone(tmp_path / "c")
+    page = clone / "knowledge" / f"{WRITING}.md"
+    page.write_text(page.read_text().replace(" — ", ": "))
+    curator = KnowledgeCurator(clone)
+    assert curator.catalog().pages[WRITING].separator == ":"
+    assert _reason(curator, row()) == "heading"
+    assert (
+        _reason(curator, row(section=section(sep=":").replace("WRITE-3b :", "WRITE-3b:"))) is None
+    )

@@ -22,6 +22,10 @@ def _heading_ids(data: bytes) -> list[str]:
     return [r.id for r in rule_ids(page, infermatrix()) if r.form == HEADING]
 
 
+def _headings(data: bytes) -> list[tuple[int, str]]:
+    return [(h.level, h.text) for h in parse_page("p.md", data).headings]
+
+
 def _only_growth(base: bytes, result: bytes) -> None:
     """No existing byte changes except the updated: date and sources: growth."""
     old, new = base.decode().split("\n"), result.decode().split("\n")
@@ -131,6 +135,7 @@ def test_replay_reproduces_the_real_positions(tmp_path: Path, commit: str, ancho
         target = (replay / "target" / rel).read_bytes()
         applied = (clone / rel).read_bytes()
         assert _heading_ids(applied) == _heading_ids(target)
+        assert _headings(applied) == _headings(target)  # new groups (713f3f5) included
         text = applied.decode()
         for insertion in change.insertions:
             assert insertion.text in text and insertion.text in target.decode()

@@ -75,3 +75,20 @@ def test_limits_schema_holds_the_bounds() -> None:
     assert _keys(limits) & FORBIDDEN
     wire = wire_schema(["a"], ["PR #1"], 3)
     assert "maxItems" not in wire["properties"]["proposals"]
+
+
+def test_schema_defaults_to_the_last_prompts_batch(clone: Path) -> None:
+    import pytest
+
+    from kbkit.curator import InvalidRequestError
+
+    curator = KnowledgeCurator(clone)
+    b = batch("PR #7")
+    curator.build_prompt(b)
+    schema = curator.proposal_schema(max_rules=b.max_rules)
+    item = schema["properties"]["proposals"]["items"]["properties"]
+    assert item["citations"]["items"]["enum"] == ["PR #7"]
+    with pytest.raises(InvalidRequestError, match="batch"):
+        curator.build_prompt({"events": []})  # type: ignore[arg-type]
+    with pytest.raises(InvalidRequestError, match="validation"):
+        curator.apply({"proposals": []})  # type: ignore[arg-type]

@@ -185,6 +185,8 @@ def _bad_drops(drops: Path, outside: Path) -> dict[str, str]:
     (drops / "notes.txt").write_text("hello")
     outside.write_text(json.dumps(good | {"run_id": "outside"}))
     (drops / "escape.json").symlink_to(outside)
+    (drops / "loop.json").symlink_to(drops / "loop.json")
+    (drops / "dangling.json").symlink_to(drops / "gone.json")
     return {
         "malformed.json": "malformed JSON",
         "latin1.json": "not UTF-8",
@@ -194,6 +196,8 @@ def _bad_drops(drops: Path, outside: Path) -> dict[str, str]:
         "folder.json": "a directory, not a drop file",
         "notes.txt": "not a .json file",
         "escape.json": "a symlink pointing outside the drop directory",
+        "loop.json": "a dangling symlink or a symlink loop",
+        "dangling.json": "a dangling symlink or a symlink loop",
     }
 
 
@@ -235,3 +239,12 @@ def test_collect_needs_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "pass --drops DIR or set KNOWLEDGE_INTAKE_DIR" in capsys.readouterr().err
     assert main(["intake", "collect", "--drops", "missing"]) == 1
     assert "missing: not a directory" in capsys.readouterr().err
+
+
+def test_producer_never_writes_outside_the_drop_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "run.json").write_text(json.dumps(producer_run() | {"run_id": "../escaped"}))
+    assert main(["intake", "drop", "--run", "run.json", "--dir", "drops/inner"]) == 1
+    assert "at $.run_id" in capsys.readouterr().err
+    assert not (tmp_path / "drops").exists() and not list(tmp_path.glob("**/escaped*"))

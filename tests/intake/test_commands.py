@@ -152,6 +152,10 @@ def test_check_reports_every_bad_line_and_warns_on_a_torn_tail(
     text = capsys.readouterr().out
     assert f"{folder / STATUS_FILE}:10: intake-schema at $.state: 'done' is not one of" in text
     assert "kb intake check failed: 5 error(s), 1 warning(s)" in text
+    assert main(["intake", "check", "--format", "github"]) == 1
+    annotations = capsys.readouterr().out.splitlines()
+    assert f"::error file={folder / STATUS_FILE},line=11,title=intake-json::" in annotations[4]
+    assert annotations[5].startswith(f"::warning file={folder / STATUS_FILE},line=12,")
 
 
 def test_check_a_file_through_a_real_kb_process(tmp_path: Path) -> None:

@@ -9,15 +9,15 @@ does for its index. Any unreadable or foreign cache file is ignored and rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import marshal
 import os
 import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-from kbkit.jsonl import atomic_write_bytes
 
 CACHE_DIR = ".kbkit-cache"
 FORMAT = 1
@@ -56,58 +56,90 @@ def cache_file(repo: Path, name: str) -> Path:
 
 
 class PageCache:
-    """Entries by root-relative path: (stat key, digest or None, payload)."""
+    """Entries by root-relative path: (stat key, digest or None, payload).
+
+    The file is a marshal stream: a header, then one object per entry, then None. Entries
+    are read and written one at a time, and an entry read from disk is handed over (not
+    kept) so that a large tree is never held twice in memory. Payloads are encoded by
+    `encode` only when the cache is written.
+    """
 
     def __init__(self, path: Path, namespace: str) -> None:
         self.path = path
         self.namespace = namespace
         self.entries: dict[str, tuple[StatKey, bytes | None, Any]] = {}
         self.fresh: dict[str, tuple[StatKey, bytes | None, Any]] = {}
+        self.dirty = False
         self.started_ns = time.time_ns()
+        self._pending_digest: bytes | None = None  # the digest of the last hit, for keep()
         self._load()
 
     def _load(self) -> None:
         try:
-            blob = self.path.read_bytes()
-            header, entries = marshal.loads(blob)
+            with io.BytesIO(self.path.read_bytes()) as handle:  # one read; loads from memory
+                if marshal.load(handle) != (FORMAT, self.namespace):
+                    self.dirty = True
+                    return
+                while (item := marshal.load(handle)) is not None:
+                    rel, key, content_digest, payload = item
+                    self.entries[rel] = (tuple(key), content_digest, payload)
+        except FileNotFoundError:
+            self.dirty = True
         except (OSError, ValueError, EOFError, TypeError):
-            return
-        if header == (FORMAT, self.namespace) and isinstance(entries, dict):
-            self.entries = entries
+            self.entries.clear()
+            self.dirty = True
 
     def get(self, rel: str, key: StatKey, read: Any) -> Any | None:
-        """The cached payload for `rel`, or None; `read()` gives the bytes for racy entries."""
-        entry = self.entries.get(rel)
-        if entry is None or tuple(entry[0]) != key:
+        """The cached (encoded) payload for `rel`, or None; `read()` gives the bytes of racy
+        entries. A hit must be handed back with `keep`, a miss replaced with `put`."""
+        entry = self.entries.pop(rel, None)
+        if entry is None or entry[0] != key:
+            self.dirty = True
             return None
         if entry[1] is not None:
             try:
                 if digest(read()) != entry[1]:
+                    self.dirty = True
                     return None
             except OSError:
+                self.dirty = True
                 return None
-            if key[1] < self.started_ns - RACY_NS:
-                entry = (key, None, entry[2])  # no longer racy: the stat key suffices now
-        self.fresh[rel] = entry
+        self._pending_digest = entry[1]
         return entry[2]
 
-    def put_digest(self, rel: str, key: StatKey, content_digest: bytes, payload: Any) -> None:
-        """Store a payload; the content digest is kept only for racy (recently changed) files."""
-        racy = key[1] >= self.started_ns - RACY_NS
-        self.fresh[rel] = (key, content_digest if racy else None, payload)
+    def keep(self, rel: str, key: StatKey, value: Any) -> None:
+        """Keep a hit (decoded `value`) for the next save."""
+        content_digest = self._pending_digest
+        if content_digest is not None and key[1] < self.started_ns - RACY_NS:
+            content_digest = None  # no longer racy: the stat key suffices from now on
+            self.dirty = True
+        self.fresh[rel] = (key, content_digest, value)
 
-    def save(self) -> None:
-        """Write the entries used or made by this run (others are dropped)."""
-        if self.fresh.keys() == self.entries.keys() and all(
-            self.fresh[k] is self.entries[k] for k in self.fresh
-        ):
+    def put(self, rel: str, key: StatKey, content_digest: bytes, value: Any) -> None:
+        """Store a freshly parsed value; the digest is kept only for racy files."""
+        racy = key[1] >= self.started_ns - RACY_NS
+        self.fresh[rel] = (key, content_digest if racy else None, value)
+        self.dirty = True
+
+    def save(self, encode: Any) -> None:
+        """Write the entries kept or put by this run (others, e.g. deleted pages, drop out)."""
+        if not self.dirty and not self.entries:
             return
+        import tempfile
+
+        folder = self.path.parent
         try:
-            folder = self.path.parent
             folder.mkdir(parents=True, exist_ok=True)
             ignore = folder / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# kbkit's parse cache; safe to delete\n*\n")
-            atomic_write_bytes(self.path, marshal.dumps(((FORMAT, self.namespace), self.fresh)))
+            fd, tmp = tempfile.mkstemp(prefix=".pages.", suffix=".tmp", dir=folder)
+            with os.fdopen(fd, "wb") as handle:
+                marshal.dump((FORMAT, self.namespace), handle)
+                for rel, (key, content_digest, value) in self.fresh.items():
+                    marshal.dump((rel, key, content_digest, encode(value)), handle)
+                marshal.dump(None, handle)
+            os.replace(tmp, self.path)
         except (OSError, ValueError):
-            pass  # a cache that cannot be written only costs speed
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(tmp)  # a cache that cannot be written only costs speed

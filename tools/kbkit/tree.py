@@ -7,10 +7,11 @@ the in-memory index (`Tree.exists`), never with one filesystem call per link.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -62,12 +63,7 @@ class Tree(NamedTuple):
 
     def resolve(self, page_rel: str, target: str) -> str | None:
         """Root-relative path a relative link target points to (None for empty targets)."""
-        path = target.split("#", 1)[0].split("?", 1)[0]
-        if not path:
-            return None
-        base = posixpath.dirname(page_rel)
-        joined = posixpath.normpath(posixpath.join(base, path))
-        return "" if joined == "." else joined
+        return _resolve(posixpath.dirname(page_rel), target)
 
     def in_roots(self, rel: str) -> bool:
         first = rel.split("/", 1)[0]
@@ -75,6 +71,15 @@ class Tree(NamedTuple):
 
     def page_items(self) -> list[tuple[str, Page]]:
         return sorted(self.pages.items())
+
+
+@functools.lru_cache(maxsize=65536)
+def _resolve(base: str, target: str) -> str | None:
+    path = target.split("#", 1)[0].split("?", 1)[0]
+    if not path:
+        return None
+    joined = posixpath.normpath(posixpath.join(base, path))
+    return "" if joined == "." else joined
 
 
 def _walk(
@@ -162,14 +167,30 @@ Analyzer = Callable[[str, Page, Policy], Analysis]
 NO_ANALYSIS: Analysis = ([], {})
 
 
-def compact(rel: str, page: Page, keep_text: bool) -> Page:
-    """The page as the loaded tree keeps it: validators keep text only for index pages,
-    so memory stays bounded at any tree size (page-local checks ran on the full page)."""
+CROSS_PAGE_META = ("confidence", "contested")
+
+
+def compact(rel: str, page: Page, policy: Policy, keep_text: bool) -> Page:
+    """The page as the loaded tree keeps it. Validators (keep_text=False) keep the text only
+    of index pages and of pages with an inline suppression, drop code blocks and headings,
+    and keep only the frontmatter keys that cross-page checks read (the required ones);
+    page-local checks already ran on the full page, so memory stays bounded at any size."""
     if keep_text:
         return page
-    if rel.endswith("/_index.md") or rel == "_index.md":
-        return page._replace(code_blocks=())
-    return page._replace(text="", code_blocks=())
+    front = page.frontmatter
+    if front.data:
+        wanted = (*policy.data["frontmatter"]["required"], *CROSS_PAGE_META)
+        front = front._replace(data={k: front.data[k] for k in wanted if k in front.data})
+    text = page.text if _keeps_text(rel, page) else ""
+    return page._replace(text=text, frontmatter=front, code_blocks=(), headings=())
+
+
+def _keeps_text(rel: str, page: Page) -> bool:
+    return rel.endswith("/_index.md") or rel == "_index.md" or _has_suppression(page)
+
+
+def _has_suppression(page: Page) -> bool:
+    return any(comment.text.startswith("kb-disable-next-line") for comment in page.comments)
 
 
 class LoadOptions(NamedTuple):
@@ -199,7 +220,7 @@ def _read_and_analyze(
     findings, facts = NO_ANALYSIS
     if options.analyze is not None and page.error is None:
         findings, facts = options.analyze(rel, page, policy)
-    return rel, compact(rel, page, options.keep_text), findings, facts, digest(data)
+    return rel, compact(rel, page, policy, options.keep_text), findings, facts, digest(data)
 
 
 def _work_chunk(
@@ -214,31 +235,27 @@ def _work_chunk(
 
 
 PARALLEL_MIN_PAGES = 600
+CHUNK = 100  # pages per message between processes
 
 
 def _parse_all(
     top: Path, todo: list[tuple[str, str]], policy: Policy, options: LoadOptions
-) -> list[Loaded]:
-    """Parse pages, on several processes when the batch is large enough to pay for them."""
+) -> Iterator[Loaded]:
+    """Parse pages, on several processes when the batch is large enough to pay for them.
+    Results stream back in small chunks so neither side ever holds the whole tree twice."""
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
     if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES:
-        return [
-            _read_and_analyze(str(top), rel, repo_rel, policy, options) for rel, repo_rel in todo
-        ]
-    size = max(50, len(todo) // (jobs * 4))
-    chunks = [(str(top), todo[i : i + size], policy, options) for i in range(0, len(todo), size)]
+        for rel, repo_rel in todo:
+            yield _read_and_analyze(str(top), rel, repo_rel, policy, options)
+        return
+    chunks = [(str(top), todo[i : i + CHUNK], policy, options) for i in range(0, len(todo), CHUNK)]
     import multiprocessing  # only large cold loads pay for it
 
-    context = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    )
-    with context.Pool(jobs) as pool:
-        parts = pool.map(_work_chunk, chunks)
-    return [
-        (rel, page_from_plain(plain), [Finding(*f) for f in found], facts, dig)
-        for part in parts
-        for rel, plain, found, facts, dig in part
-    ]
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    with multiprocessing.get_context(method).Pool(jobs) as pool:
+        for part in pool.imap(_work_chunk, chunks):
+            for rel, plain, found, facts, dig in part:
+                yield rel, page_from_plain(plain), [Finding(*f) for f in found], facts, dig
 
 
 def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) -> Tree:
@@ -266,19 +283,17 @@ def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) ->
         hit = cache.get(rel, keys[rel], path.read_bytes) if cache is not None else None
         if hit is None:
             todo.append((rel, f"{root_rel}/{rel}"))
-        else:
-            pages[rel] = page_from_plain(hit[0])
-            analysis[rel] = [Finding(*f) for f in hit[1]]
-            facts[rel] = hit[2]
-    for rel, page, findings, page_facts, dig in _parse_all(top, todo, policy, options):
-        pages[rel] = page
-        analysis[rel] = findings
-        facts[rel] = page_facts
+            continue
+        page, found, page_facts = _decode(hit)
+        pages[rel], analysis[rel], facts[rel] = page, found, page_facts
+        if cache is not None:
+            cache.keep(rel, keys[rel], (page, found, page_facts))
+    for rel, page, found, page_facts, dig in _parse_all(top, todo, policy, options):
+        pages[rel], analysis[rel], facts[rel] = page, found, page_facts
         if cache is not None and page.error is None:
-            payload = (page_to_plain(page), [tuple(f) for f in findings], page_facts)
-            cache.put_digest(rel, keys[rel], dig, payload)
+            cache.put(rel, keys[rel], dig, (page, found, page_facts))
     if cache is not None:
-        cache.save()
+        cache.save(_encode)
     folders = _build_folders(files_by_dir, dirs_by_dir)
     ordered = {rel: pages[rel] for rel in md_files}
     return Tree(
@@ -293,6 +308,15 @@ def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) ->
         analysis,
         facts,
     )
+
+
+def _encode(value: tuple[Page, list[Finding], dict[str, Any]]) -> tuple[Any, ...]:
+    page, found, page_facts = value
+    return (page_to_plain(page), [tuple(f) for f in found], page_facts)
+
+
+def _decode(plain: tuple[Any, ...]) -> tuple[Page, list[Finding], dict[str, Any]]:
+    return page_from_plain(plain[0]), [Finding(*f) for f in plain[1]], plain[2]
 
 
 def _open_cache(repo: Path, policy: Policy, options: LoadOptions) -> PageCache | None:

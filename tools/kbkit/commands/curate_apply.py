@@ -40,16 +40,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError("--batch and --proposals go together")
         batch = read_batch(args.batch)
         validation = curator.validate_proposals(read_json(args.proposals), batch)
+    # Rows rejected here would otherwise vanish silently: report them with the result.
+    extra = {} if args.validation else {"rejected": [r.to_dict() for r in validation.rejected]}
     if args.dry_run:
         result = curator.plan(validation)
-        sys.stdout.write(dump(result.to_dict()))
+        sys.stdout.write(dump({**result.to_dict(), **extra}))
         return 1 if result.changed else 0
     try:
         result = curator.apply(validation)
     except KnowledgeValidatorError as exc:
-        sys.stdout.write(dump({"error": str(exc), "validators": exc.result.to_dict()}))
+        sys.stdout.write(dump({"error": str(exc), "validators": exc.result.to_dict(), **extra}))
         raise
-    sys.stdout.write(dump(result.to_dict()))
+    sys.stdout.write(dump({**result.to_dict(), **extra}))
     return 0
 
 

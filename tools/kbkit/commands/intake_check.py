@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from kbkit.findings import count, sort_findings
+from kbkit.findings import ERROR, count, sort_findings
 from kbkit.intake import options
 from kbkit.intake.validation import check_intake
 
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         help="ledger files to check (default: the ledgers under --repo)",
     )
     options.add_repo(parser)
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "json", "github"), default="text")
     args = parser.parse_args(argv)
     findings = sort_findings(check_intake(options.intake_dir(args), args.files))
     errors, warnings = count(findings)
@@ -41,6 +41,12 @@ def main(argv: list[str] | None = None) -> int:
                 indent=2,
             )
         )
+    elif args.format == "github":
+        for f in findings:
+            level = "error" if f.severity == ERROR else "warning"
+            line = f",line={f.line}" if f.line else ""
+            text = f"{f.rule_id} {f.message}".replace("%", "%25").replace("\n", "%0A")
+            print(f"::{level} file={f.path}{line},title={f.rule_id}::{text}")
     else:
         for f in findings:
             print(f"{f.path}:{f.line}: {f.rule_id} {f.message}")

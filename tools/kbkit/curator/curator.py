@@ -12,7 +12,7 @@ from typing import Any
 
 from kbkit.curator.apply import KnowledgeApplyResult, change_of, commit_plans, plan_all
 from kbkit.curator.catalog import Catalog, load_catalog
-from kbkit.curator.errors import KnowledgeCurationError
+from kbkit.curator.errors import InvalidRequestError, KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.gate import commands
 from kbkit.curator.journal import RecoveryResult, lock_target, recover
@@ -21,6 +21,13 @@ from kbkit.curator.proposals import KnowledgeProposalValidation, validate_reply
 from kbkit.curator.schema import wire_schema
 from kbkit.file_lock import locked
 from kbkit.policy import Policy, load_policy
+
+
+def _require(value: Any, kind: type, name: str) -> None:
+    if not isinstance(value, kind):
+        raise InvalidRequestError(
+            f"expected a {kind.__name__}, got {type(value).__name__}", field=name
+        )
 
 
 class KnowledgeCurator:
@@ -43,6 +50,7 @@ class KnowledgeCurator:
         self.python = python  # the interpreter validators run with (default: this one)
         self.lock_timeout = lock_timeout
         self._catalog: Catalog | None = None
+        self._source_ids: tuple[str, ...] = ()  # of the batch the last prompt was built for
 
     @property
     def root(self) -> str:
@@ -65,7 +73,10 @@ class KnowledgeCurator:
         return self._catalog
 
     def build_prompt(self, batch: KnowledgeEvidenceBatch) -> KnowledgePrompt:
-        return build_prompt(self.catalog(), batch, self.policy)
+        _require(batch, KnowledgeEvidenceBatch, "batch")
+        prompt = build_prompt(self.catalog(), batch, self.policy)
+        self._source_ids = batch.source_ids
+        return prompt
 
     def proposal_schema(
         self, max_rules: int, batch: KnowledgeEvidenceBatch | None = None
@@ -73,13 +84,14 @@ class KnowledgeCurator:
         """The portable wire schema with this clone's targets (and the batch's source IDs)."""
         catalog = self._catalog or self.catalog()
         targets = sorted(catalog.pages)  # the same enum validation checks against
-        sources = list(batch.source_ids) if batch else []
+        sources = list(batch.source_ids if batch else self._source_ids)
         return wire_schema(targets, sources, max_rules)
 
     def validate_proposals(
         self, model_json: Any, batch: KnowledgeEvidenceBatch, catalog: Catalog | None = None
     ) -> KnowledgeProposalValidation:
         """Check every row; the catalog defaults to the one the prompt was built from."""
+        _require(batch, KnowledgeEvidenceBatch, "batch")
         if catalog is None and self._catalog is None:
             catalog = self.catalog()  # recovers first
         else:
@@ -90,6 +102,7 @@ class KnowledgeCurator:
 
     def plan(self, validation: KnowledgeProposalValidation) -> KnowledgeApplyResult:
         """What apply would write (a dry run: nothing is written)."""
+        _require(validation, KnowledgeProposalValidation, "validation")
         with locked(lock_target(self.clone), self.lock_timeout):
             recover(self.clone)
             plans = plan_all(self.clone, self.root, validation.accepted, self.policy, self.today)
@@ -99,6 +112,7 @@ class KnowledgeCurator:
 
     def apply(self, validation: KnowledgeProposalValidation) -> KnowledgeApplyResult:
         """Insert every accepted section, bump dates and sources, gate on the validators."""
+        _require(validation, KnowledgeProposalValidation, "validation")
         validators = commands(self.policy.data.get("validators"))
         timeout = float(self.policy.data.get("validator_timeout") or 120)
         with locked(lock_target(self.clone), self.lock_timeout):

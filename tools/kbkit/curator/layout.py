@@ -52,6 +52,12 @@ class Layout(NamedTuple):
     area_end: int  # where a section without an anchor goes
 
 
+def heading_text(rule_id: str, separator: str, title: str) -> str:
+    """`ID — title` in the page's style (a colon hugs the ID: `ID: title`)."""
+    gap = "" if separator in ":：" else " "
+    return f"{rule_id}{gap}{separator} {title.strip()}"
+
+
 def id_prefix(rule_id: str) -> str:
     return _ID_TAIL.sub("", rule_id)
 
@@ -123,8 +129,8 @@ def page_layout(page: Page, policy: Policy) -> Layout:
     rule_lines = {r.line for r in heads}
     groups: list[GroupSpan] = []
     for h in headings:
-        if h.line in rule_lines or not 2 <= h.level < level:
-            continue
+        if h.line in rule_lines or not 2 <= h.level < level or RELATED.match(h.text):
+            continue  # a related-links section is never a place for rules
         stop = next((g.line for g in headings if g.line > h.line and g.level <= h.level), total)
         inside = [s for s in spans if h.line < s.line < stop]
         end = inside[-1].end if inside else _last_nonblank(lines, h.line, stop)

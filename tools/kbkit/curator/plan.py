@@ -90,18 +90,27 @@ def _section_edits(
             line = ends[proposal.after] if proposal.after is not None else layout.area_end
             offset = _offset_of_line(data, starts, line)
         placed[proposal.rule_id] = offset
+        if proposal.group is not None:
+            placed[proposal.group] = offset
         groups.setdefault(offset, []).append(proposal)
     edits = []
+    marker = "#" * (layout.level - 1)
     for offset, items in groups.items():
         lead = eol if offset == len(data) and data and not data.endswith(b"\n") else b""
-        blob = lead + b"".join(
-            eol + p.section.replace("\n", eol.decode()).encode() + eol for p in items
-        )
+        blob = lead + b"".join(_blob(p, marker, eol) for p in items)
         following = data[offset : data.find(b"\n", offset) if b"\n" in data[offset:] else len(data)]
         if offset < len(data) and following.strip():
             blob += eol
         edits.append(Edit(offset, b"", blob, SECTION, ",".join(p.rule_id for p in items)))
     return edits
+
+
+def _blob(proposal: AcceptedProposal, marker: str, eol: bytes) -> bytes:
+    """One section (with its new group heading, if any) and a blank line before it."""
+    text = proposal.section
+    if proposal.group is not None:
+        text = f"{marker} {proposal.group}\n\n{text}"
+    return eol + text.replace("\n", eol.decode()).encode() + eol
 
 
 def _frontmatter_lines(data: bytes, end_line: int) -> list[tuple[int, bytes]]:

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from kbkit.curator.catalog import Catalog, CatalogPage
 from kbkit.curator.charset import visible
 from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
-from kbkit.curator.layout import BULLET_STYLE
+from kbkit.curator.layout import BULLET_STYLE, heading_text
 from kbkit.curator.schema import field_descriptions
 from kbkit.policy import Policy
 
@@ -84,7 +84,9 @@ def _page_block(page: CatalogPage) -> str:
     if page.style == BULLET_STYLE:
         style = "bullet-style rules: do not propose sections for this page"
     else:
-        style = f"sections `{page.heading_marker()} <ID> {page.separator} <title>`"
+        style = (
+            f"sections `{page.heading_marker()} {heading_text('<ID>', page.separator, '<title>')}`"
+        )
     lines = [
         f"- target `{page.document_id}` ({_one_line(page.title)})",
         f"  owner: {_one_line(page.owner_summary) or page.owner}",
@@ -153,7 +155,8 @@ def build_prompt(
         "# Placement",
         "`after` names an existing rule ID or group of the target page (or a rule proposed "
         "earlier in your reply): the new section goes right after that rule, or at the end of "
-        "that group. Use null to append after the page's last rule.",
+        "that group. Use null to append after the page's last rule. Open a new group "
+        "(`group`) only when no listed group fits.",
         "",
         "# Citations",
         "Cite only the source IDs of the evidence blocks below, in the marker (`^[PR #12]`; "

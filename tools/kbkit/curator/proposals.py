@@ -2,7 +2,7 @@
 
 Reason codes (README, "Curator"): reply-invalid, over-max-rules, schema, unknown-target,
 target-changed, bullet-style-page, rule-id-format, rule-id-prefix, rule-id-taken,
-rule-id-duplicate, anchor, heading, section-shape, bullets, provenance, citation,
+rule-id-duplicate, anchor, group, heading, section-shape, bullets, provenance, citation,
 unsafe-text.
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.curator.catalog import Catalog, CatalogPage, sha256
+from kbkit.curator.charset import INVISIBLE
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
 from kbkit.curator.schema import item_schemas
@@ -35,6 +36,7 @@ REASONS = (
     "rule-id-taken",
     "rule-id-duplicate",
     "anchor",
+    "group",
     "heading",
     "section-shape",
     "bullets",
@@ -55,6 +57,7 @@ class AcceptedProposal(NamedTuple):
     citations: tuple[str, ...]
     base_sha256: str
     rationale: str
+    group: str | None = None  # a new group heading opened right before the section
 
     def to_dict(self) -> dict[str, Any]:
         data = self._asdict()
@@ -65,6 +68,7 @@ class AcceptedProposal(NamedTuple):
     def from_dict(cls, data: dict[str, Any]) -> AcceptedProposal:
         values = dict(data)
         values["citations"] = tuple(values["citations"])
+        values.setdefault("group", None)
         return cls(**values)
 
 
@@ -223,10 +227,17 @@ def _check_row(
     after = row["after"]
     if after is not None:
         after = after.strip().lstrip("#").strip()  # "## 2. Safe text" names the group too
-    anchors = {r.id for r in layout.rules} | {g.text for g in layout.groups}
+    new_groups = {g for g, where in taken.items() if where.endswith(f"@{target}#group")}
+    anchors = {r.id for r in layout.rules} | {g.text for g in layout.groups} | new_groups
     anchors |= {i for i, where in taken.items() if where.endswith(f"@{target}")}
     if after is not None and after not in anchors:
         return reject("anchor", f"{after!r} is neither a rule section nor a group of the page")
+    group = row.get("group")
+    if group is not None:
+        problem_text = _group_problem(group.strip(), after, layout, new_groups)
+        if problem_text:
+            return reject("group", problem_text)
+        group = group.strip()
     section = normalize(row["section"])
     problem, cited = check_section(
         section,
@@ -257,7 +268,23 @@ def _check_row(
         tuple(row["citations"]),
         page.sha256,
         row["rationale"],
+        group,
     )
+
+
+def _group_problem(group: str, after: str | None, layout: Layout, new: set[str]) -> str | None:
+    """Why a new group heading cannot open here (None: it can)."""
+    if layout.level < 3:
+        return "the page's rules are top-level headings: it has no groups"
+    if INVISIBLE.search(group) or not group or group.startswith("#"):
+        return "a group heading is one line of plain text"
+    if group in {g.text for g in layout.groups} | new:
+        return f"the group {group!r} exists: name it in 'after' instead"
+    ends = {g.end for g in layout.groups} | {layout.area_end}
+    boundary = {g.text for g in layout.groups} | {r.id for r in layout.rules if r.end in ends}
+    if after is not None and after not in boundary | new:
+        return "a new group opens after a group, after the last rule of one, or at the end"
+    return None
 
 
 def validate_reply(
@@ -292,6 +319,8 @@ def validate_reply(
         if isinstance(outcome, AcceptedProposal):
             accepted.append(outcome)
             taken[outcome.rule_id] = f"{index}@{outcome.target}"
+            if outcome.group is not None:
+                taken[outcome.group] = f"{index}@{outcome.target}#group"
         else:
             rejected.append(outcome)
     return KnowledgeProposalValidation(tuple(accepted), tuple(rejected), len(rows), None)

@@ -12,6 +12,7 @@ import re
 from typing import NamedTuple
 
 from kbkit.curator.charset import INVISIBLE
+from kbkit.curator.layout import heading_text
 from kbkit.page import parse_page
 from kbkit.policy import Policy
 from kbkit.rules import rule_ids
@@ -51,7 +52,7 @@ def check_section(
         return SectionProblem(
             "heading", f"the page's rule headings are level {level} ({'#' * level})"
         ), ()
-    expected = f"{rule_id} {separator} {title.strip()}"
+    expected = heading_text(rule_id, separator, title)
     if match.group(2).strip() != expected:
         return SectionProblem("heading", f"the heading must read {'#' * level} {expected}"), ()
     if len(lines) < 3 or lines[1].strip():

@@ -132,7 +132,10 @@ def read_drop_file(path: Path, drop_dir: Path) -> dict[str, Any]:
     """The record in one drop file; InputError with the reason when it is not usable."""
     label = path.name
     if path.is_symlink():
-        target = path.resolve()
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:
+            raise InputError("a dangling symlink or a symlink loop", path=label) from exc
         if not target.is_relative_to(drop_dir.resolve()):
             raise InputError("a symlink pointing outside the drop directory", path=label)
     if path.is_dir():

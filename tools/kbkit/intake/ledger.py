@@ -9,7 +9,6 @@ or interleaved lines a `merge=union` leaves behind are harmless.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +17,11 @@ from typing import Any, NamedTuple
 from kbkit.errors import UsageError
 from kbkit.file_lock import locked
 from kbkit.intake.json_pages import gc_paused
-from kbkit.jsonl import append_rows, read_jsonl
+
+# re-exported, so the whole ledger API is importable from this module
+from kbkit.intake.ledger_reading import LedgerProblem as LedgerProblem
+from kbkit.intake.ledger_reading import read_ledger as read_ledger
+from kbkit.jsonl import append_rows
 
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "status.jsonl"
@@ -28,18 +31,8 @@ STATES = ("pending", "published", "shadowed", "failed")
 # On equal timestamps and attempts, the further state wins: the fold never moves backwards.
 _RANK = {"pending": 0, "failed": 1, "shadowed": 2, "published": 3}
 
-_TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*,[ \t\r]*\{")
 Key = tuple[str, str]
 Row = dict[str, Any]
-
-
-class LedgerProblem(NamedTuple):
-    """A line of a ledger that could not be read (a torn last line is only a warning)."""
-
-    path: Path
-    line: int
-    message: str
-    torn: bool
 
 
 class RecordResult(NamedTuple):
@@ -128,45 +121,6 @@ def _fold_status(rows: Iterable[Row]) -> dict[Key, Row]:
             folded[key] = row
             order[key] = mine
     return folded
-
-
-def read_ledger(intake_dir: Path, name: str) -> tuple[list[Row], list[LedgerProblem]]:
-    """Every readable row of one ledger file, and the lines that could not be read."""
-    path = intake_dir / name
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return [], []
-    rows = _parse_whole(data)
-    if rows is not None:
-        return rows, []
-    contents = read_jsonl(path)  # the careful path: names every unreadable line
-    problems = [LedgerProblem(path, p.line, p.message, p.torn) for p in contents.problems]
-    return [row.data for row in contents.rows], problems
-
-
-def _parse_whole(data: bytes) -> list[Row] | None:
-    """Parse a clean ledger in one C call (about twice as fast as line by line), else None.
-
-    The lines are joined into one array, `[line1,\nline2]`, and the result must be one object
-    per line. Why that is exact: strings cannot span lines (a raw newline is invalid JSON), so
-    two objects can only share a line as `}` `,` `{` with blanks between, which we refuse to
-    fast-parse; without that, N lines can only yield N objects if every inserted comma
-    separates two of them, that is, if every line is exactly one object. Anything else (a
-    torn line, a blank line, such a pattern, even inside a string) takes the careful path.
-    """
-    if not data:
-        return []
-    if not data.endswith(b"\n") or _TWO_ON_A_LINE.search(data):
-        return None
-    try:
-        with gc_paused():
-            rows = json.loads(b"[" + data[:-1].replace(b"\n", b",\n") + b"]")
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if len(rows) != data.count(b"\n") or not all(type(row) is dict for row in rows):
-        return None
-    return rows  # type: ignore[no-any-return]
 
 
 def load_events(intake_dir: Path) -> dict[Key, Row]:
