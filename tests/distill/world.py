@@ -56,6 +56,7 @@ class ScriptedGateway:
                     "rule_id": rule_id,
                     "title": f"Lesson from {source_id}",
                     "after": None,
+                    "group": None,
                     "section": section,
                     "citations": [source_id],
                     "rationale": "test",

@@ -9,19 +9,23 @@ leaves a shadow artifact. A second run over the same folder adds nothing.
 from __future__ import annotations
 
 import argparse
-import os
+import json
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from kbkit import distill, git
+from kbkit.errors import KbkitError
 from kbkit.intake.bugfixes import collect_drops
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
 from kbkit.intake.merged_prs import parse_pulls
 from kbkit.intake.repo_identity import RepoIdentity
-from kbkit.models import ReplayGateway
+from kbkit.jsonl import atomic_write_text
+from kbkit.models import Gateway, ReplayGateway, ReplayMissError, request_hash
 from kbkit.publication import settings_from_env
 
 DAY = "2026-11-30"  # fixed: the replay keys are hashes of a deterministic prompt
@@ -61,34 +65,85 @@ def record(project: Path, work: Path, intake: Path) -> int:
     return added
 
 
+class _Rekey:
+    """A gateway that answers with the recorded reply and notes the current request key."""
+
+    name = "rekey"
+
+    def __init__(self, reply: str):
+        self.reply = reply
+        self.key: str | None = None
+
+    def complete(self, prompt: str, schema: dict[str, Any]) -> str:
+        self.key = request_hash(prompt, schema)
+        return self.reply
+
+
+def rekey(project: Path) -> int:
+    """Maintainers: keep the recorded reply, key it to today's prompt (after a prompt change)."""
+    path = project / "intake" / "samples" / "replay.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    if len(rows) != 1:
+        raise SystemExit(f"{path}: expected exactly one recorded reply, found {len(rows)}")
+    with tempfile.TemporaryDirectory(prefix="kbkit-demo-rekey-") as folder:
+        work = Path(folder)
+        make_knowledge_repo(project, work / "knowledge-repo")
+        record(project, work, work / "intake")
+        gateway = _Rekey(rows[0]["reply"])
+        options = _options(work, gateway)
+        report = distill.run(options._replace(dry_run=True))
+    rows[0]["key"] = gateway.key
+    atomic_write_text(path, json.dumps(rows[0], ensure_ascii=False) + "\n")
+    print(f"{path}: keyed to {gateway.key}; the reply gives {len(report.accepted)} accepted, "
+          f"{len(report.rejected)} rejected: check that this is still the demo you want")  # fmt: skip
+    return 0
+
+
+def _options(work: Path, gateway: Gateway) -> distill.Options:
+    upstream = work / "knowledge-repo"
+    return distill.Options(
+        intake_dir=work / "intake",
+        state_dir=work / "state",
+        knowledge_repo=str(upstream),
+        day=DAY,
+        gateway=gateway,
+        settings=settings_from_env({}, str(upstream), "main"),
+        quiet=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the demo; print a short human summary."""
     parser = argparse.ArgumentParser(prog="python -m kbkit.demo", description=__doc__)
     parser.add_argument("--dir", type=Path, help="work here instead of a new temporary folder")
+    parser.add_argument("--rekey", action="store_true", help=rekey.__doc__)
     args = parser.parse_args(argv)
+    if args.rekey:
+        return rekey(project_root())
+    try:
+        return _demo(args.dir)
+    except KbkitError as exc:
+        print(f"kbkit demo: error: {exc}", file=sys.stderr)
+        if isinstance(exc, ReplayMissError):
+            print(
+                "kbkit demo: the curator's prompt changed since the sample reply was keyed; "
+                "maintainers run `python -m kbkit.demo --rekey` and review the result",
+                file=sys.stderr,
+            )
+        return exc.exit_code
+
+
+def _demo(folder: Path | None) -> int:
     started = time.monotonic()
     project = project_root()
-    work = args.dir or Path(tempfile.mkdtemp(prefix="kbkit-demo-"))
+    work = folder or Path(tempfile.mkdtemp(prefix="kbkit-demo-"))
     work.mkdir(parents=True, exist_ok=True)
     upstream = work / "knowledge-repo"
     if not upstream.exists():
         make_knowledge_repo(project, upstream)
     intake = work / "intake"
     added = record(project, work, intake)
-    options = distill.Options(
-        intake_dir=intake,
-        state_dir=work / "state",
-        knowledge_repo=str(upstream),
-        day=DAY,
-        gateway=ReplayGateway(
-            Path(
-                os.environ.get("KBKIT_DEMO_REPLAY")
-                or project / "intake" / "samples" / "replay.jsonl"
-            )
-        ),
-        settings=settings_from_env({}, str(upstream), "main"),
-        quiet=True,
-    )
+    options = _options(work, ReplayGateway(project / "intake" / "samples" / "replay.jsonl"))
     report = distill.run(options)
     print(f"kbkit demo in {work}")
     print(f"recorded {added} new event(s) from intake/samples/ (4 merged PRs, 3 bugfix runs)")
