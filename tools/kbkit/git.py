@@ -102,11 +102,14 @@ def checkout(repo: Path, branch: str, start: str | None = None, *, detach: bool 
 
 
 def discard_changes(repo: Path) -> list[str]:
-    """Throw away uncommitted changes of the work tree (not the branch); return their paths."""
-    dirty = [line[3:] for line in run_git(repo, "status", "--porcelain").splitlines() if line]
+    """Throw away uncommitted changes to tracked files (not the branch); return their paths.
+
+    Untracked files (a validator's cache, say) are left alone: an apply only edits pages.
+    """
+    status = run_git(repo, "status", "--porcelain", "--untracked-files=no")
+    dirty = [line[3:] for line in status.splitlines() if line]
     if dirty:
         run_git(repo, "reset", "--quiet", "--hard", "HEAD")
-        run_git(repo, "clean", "--quiet", "-fd")
     return dirty
 
 
