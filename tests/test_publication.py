@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -122,17 +123,21 @@ def test_crash_between_push_and_pr_is_recovered_next_run(world: World) -> None:
 
 def test_push_rejected_keeps_rows_pending(world: World) -> None:
     world.review()
-    # someone else pushed a different history to the fork's day branch
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    # someone rewrote the fork's day branch after our push (a force-push elsewhere)
     other = world.root / "other"
-    git.run_git(world.root, "clone", "--quiet", str(world.fork), str(other))
+    git.run_git(world.root, "clone", "--quiet", "--branch", "main", str(world.fork), str(other))
     (other / "x.txt").write_text("x\n")
     git.run_git(other, "checkout", "--quiet", "-b", BRANCH)
     git.commit_paths(other, ["x.txt"], "diverge\n")
-    git.run_git(other, "push", "--quiet", "origin", BRANCH)
-    keys = world.record(1)
-    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    git.run_git(other, "push", "--quiet", "--force", "origin", BRANCH)
+    keys = world.record(2)
+    report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
     assert report.outcome == "failed" and "rejected" in report.notes[-1]
-    assert world.states(keys) == ["pending"] and world.gh()["prs"] == []
+    assert world.states(keys) == ["pending"]
+    comments = world.gh()["prs"][0]["comments"]
+    assert comments == []  # nothing announced that did not reach the fork
 
 
 def test_gh_missing_keeps_rows_pending(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -174,3 +179,15 @@ def test_shadow_is_the_default(world: World) -> None:
         "validation.json", "validators.txt",
     ]  # fmt: skip
     assert (report.artifacts / "commit.txt").read_text().strip() == report.commit
+
+
+def test_a_wiped_work_clone_builds_on_the_published_day_branch(world: World) -> None:
+    world.review()
+    world.record(1)
+    first = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    shutil.rmtree(world.clone)
+    keys = world.record(2)
+    again = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert again.outcome == "published" and again.url == first.url
+    assert first.commit in world.branch_commits(world.fork, BRANCH)
+    assert world.states(keys) == ["published"] and len(world.gh()["prs"]) == 1

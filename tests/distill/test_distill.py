@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import llm
 import pytest
 
 from kbkit import git
@@ -114,3 +115,46 @@ def test_bad_replay_file_is_named(world: World, capsys: pytest.CaptureFixture[st
     assert kb(["distill", *cli(world, "--model", f"replay:{bad}")]) == 1
     assert f"{bad}:1:" in capsys.readouterr().err
     assert not (world.state / "artifacts").exists()
+
+
+def test_overlapping_runs_fail_fast(world: World) -> None:
+    from kbkit.file_lock import locked
+
+    keys = world.record(1)
+    world.state.mkdir(parents=True)
+    with locked(world.state / "distill"), pytest.raises(Exception, match="another `kb distill`"):
+        world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert world.states(keys) == ["pending"]
+
+
+class EmptyModel(llm.Model):
+    model_id = "kbkit-test-empty"
+    supports_schema = True
+
+    def execute(self, prompt, stream, response, conversation):  # type: ignore[no-untyped-def]
+        yield '{"proposals": []}'
+
+
+class EmptyPlugin:
+    @llm.hookimpl
+    def register_models(self, register):  # type: ignore[no-untyped-def]
+        register(EmptyModel())
+
+
+def test_llm_model_through_the_command_and_record(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from llm.plugins import pm
+
+    monkeypatch.setenv("LLM_USER_PATH", str(world.root / "llm-home"))
+    pm.register(EmptyPlugin(), name="kbkit-test-empty")
+    try:
+        keys = world.record(1)
+        replay = world.root / "recorded.jsonl"
+        code = main(cli(world, "--model", "llm:kbkit-test-empty", "--record", str(replay)))
+    finally:
+        pm.unregister(name="kbkit-test-empty")
+    assert code == 0 and "no-rules" in capsys.readouterr().out
+    assert world.states(keys) == ["shadowed"]
+    row = json.loads(replay.read_text())
+    assert row["model"] == "llm:kbkit-test-empty" and row["reply"] == '{"proposals": []}'

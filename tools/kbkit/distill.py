@@ -31,11 +31,13 @@ from kbkit.curator import (
     KnowledgeValidatorError,
 )
 from kbkit.curator.events import DIFF_BATCH_BYTES, DIFF_EVENT_BYTES, MAX_EVENTS, TEXT_BYTES
-from kbkit.errors import KbkitError
+from kbkit.errors import KbkitError, LockTimeoutError
+from kbkit.file_lock import locked
 from kbkit.intake.ledger import Key, Row, append_status, load_status, pending_events
 from kbkit.jsonl import atomic_write_text
 from kbkit.models import Gateway, ModelCallError
 from kbkit.publication import (
+    REVIEW,
     DeferredError,
     PendingCommit,
     PublicationError,
@@ -135,12 +137,29 @@ def _key_text(key: Key) -> str:
 
 
 def run(options: Options) -> Report:
-    """One distill run; raises KbkitError for problems that touch no row."""
+    """One distill run; raises KbkitError for problems that touch no row.
+
+    One run at a time per state folder: an overlapping cron run fails fast instead of
+    distilling the same rows twice.
+    """
+    try:
+        with locked(options.state_dir / "distill", timeout=1.0):
+            return _run(options)
+    except LockTimeoutError as exc:
+        raise KbkitError(
+            f"another `kb distill` is running on {options.state_dir}; let it finish, then rerun"
+        ) from exc
+
+
+def _run(options: Options) -> Report:
     r = _Run(options)
     o = options
     clone_dir = o.state_dir / "clone"
     r.say(f"work clone {clone_dir} from {o.knowledge_repo}")
-    clone = work_clone.prepare(clone_dir, o.knowledge_repo, o.day, o.base_branch, dry_run=o.dry_run)
+    seed = o.settings.fork_url if o.settings.mode == REVIEW else None
+    clone = work_clone.prepare(
+        clone_dir, o.knowledge_repo, o.day, o.base_branch, dry_run=o.dry_run, seed_url=seed
+    )
     if clone.discarded:
         r.notes.append(
             f"dropped uncommitted leftovers of an interrupted run: {len(clone.discarded)} path(s)"

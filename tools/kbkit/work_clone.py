@@ -44,10 +44,18 @@ def _source_url(source: str) -> str:
 
 
 def prepare(
-    clone_dir: Path, source: str, day: str, base_branch: str | None, *, dry_run: bool = False
+    clone_dir: Path,
+    source: str,
+    day: str,
+    base_branch: str | None,
+    *,
+    dry_run: bool = False,
+    seed_url: str | None = None,
 ) -> WorkClone:
     """Clone or fetch, drop uncommitted leftovers, and check out the day branch.
 
+    A missing day branch starts from the fork's copy when `seed_url` (review mode) has one,
+    so a wiped work clone still builds on what was published; else from the base branch.
     A dry run creates no day branch (it looks at the base) and keeps leftovers as they are.
     """
     url = _source_url(source)
@@ -75,6 +83,8 @@ def prepare(
         git.checkout(clone_dir, branch)
     elif dry_run:
         git.checkout(clone_dir, f"origin/{base}", detach=True)
+    elif seed_url and git.fetch_branch(clone_dir, seed_url, branch):
+        git.checkout(clone_dir, branch, "FETCH_HEAD")
     else:
         git.checkout(clone_dir, branch, f"origin/{base}")
     return WorkClone(clone_dir, branch, base, discarded)
