@@ -30,8 +30,9 @@ from kbkit.curator import (
     KnowledgeEvidenceEvent,
     KnowledgeValidatorError,
 )
-from kbkit.curator.events import DIFF_BATCH_BYTES, DIFF_EVENT_BYTES, MAX_EVENTS, TEXT_BYTES
+from kbkit.curator.events import DIFF_BATCH_BYTES, MAX_EVENTS
 from kbkit.errors import KbkitError, LockTimeoutError
+from kbkit.evidence import to_event
 from kbkit.file_lock import locked
 from kbkit.intake.ledger import Key, Row, append_status, load_status, pending_events
 from kbkit.jsonl import atomic_write_text
@@ -88,48 +89,6 @@ class _Run:
     def say(self, message: str) -> None:
         if not self.o.quiet:
             print(f"distill: {message}", file=sys.stderr, flush=True)
-
-
-def to_event(row: Row) -> KnowledgeEvidenceEvent:
-    """The curator event of a ledger row (bounded: long text is cut, never refused)."""
-    kind = str(row.get("source_kind"))
-    raw = row.get("record")
-    record: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    if kind == "bugfix_run":
-        parts = []
-        for group in record.get("groups") or []:
-            parts += [
-                f"Signature: {group.get('signature', '')}",
-                f"Root cause: {group.get('root_cause', '')}",
-                f"Fix: {group.get('fix_summary', '')}",
-                f"Verification: {group.get('verification', '')}",
-                f"Files: {', '.join(map(str, group.get('files') or []))}",
-                "",
-            ]
-        body = "\n".join(parts).strip()
-        stamp = record.get("created_at")
-    else:
-        body = str(row.get("summary") or row.get("body") or row.get("text") or "")
-        stamp = row.get("merged_at") or row.get("created_at")
-    diff = str(row.get("diff_excerpt") or "") or None
-    event = KnowledgeEvidenceEvent(
-        kind=kind,
-        source_id=str(row.get("source_id")),
-        repo=str(row.get("repo") or record.get("repo") or "unknown/unknown"),
-        title=_cut(" ".join(str(row.get("title") or row.get("source_id")).split()), "title"),
-        body=_cut(body, "body"),
-        diff_excerpt=_cut(diff, "diff") if diff else None,
-        url=str(row["url"]) if row.get("url") else None,
-        merged_at=str(stamp) if stamp else None,
-    )
-    event.check()
-    return event
-
-
-def _cut(text: str, field: str) -> str:
-    limit = DIFF_EVENT_BYTES if field == "diff" else TEXT_BYTES[field]
-    data = text.encode("utf-8")
-    return text if len(data) <= limit else data[: limit - 4].decode("utf-8", "ignore") + " …"
 
 
 def _key_text(key: Key) -> str:

@@ -1,0 +1,56 @@
+"""Ledger rows as curator evidence: one typed, bounded `KnowledgeEvidenceEvent` per row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbkit.curator import KnowledgeEvidenceEvent
+from kbkit.curator.events import DIFF_EVENT_BYTES, TEXT_BYTES
+
+
+def to_event(row: dict[str, Any]) -> KnowledgeEvidenceEvent:
+    """The curator event of a ledger row; long text is cut to the curator's bounds, never
+    refused. Raises InvalidRequestError for a row no cut can save (e.g. a bad source id)."""
+    kind = str(row.get("source_kind"))
+    raw = row.get("record")
+    record: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    created = merged = None
+    if kind == "bugfix_run":
+        parts = [f"Pull request: #{record['pr']}"] if record.get("pr") else []
+        for group in record.get("groups") or []:
+            parts += [
+                f"Signature: {group.get('signature', '')}",
+                f"Root cause: {group.get('root_cause', '')}",
+                f"Fix: {group.get('fix_summary', '')}",
+                f"Verification: {group.get('verification', '')}",
+                f"Files: {', '.join(map(str, group.get('files') or []))}",
+                "",
+            ]
+        body = "\n".join(parts).strip()
+        created = record.get("created_at")
+    else:
+        body = str(row.get("summary") or row.get("body") or row.get("text") or "")
+        merged, created = row.get("merged_at"), row.get("created_at")
+    diff = str(row.get("diff_excerpt") or "") or None
+    event = KnowledgeEvidenceEvent(
+        kind=kind,
+        source_id=str(row.get("source_id")),
+        repo=str(row.get("repo") or record.get("repo") or "unknown/unknown"),
+        title=cut(" ".join(str(row.get("title") or row.get("source_id")).split()), "title"),
+        body=cut(body, "body"),
+        diff_excerpt=cut(diff, "diff_excerpt") if diff else None,
+        url=str(row["url"]) if row.get("url") else None,
+        created_at=str(created) if created else None,
+        merged_at=str(merged) if merged else None,
+    )
+    event.check()
+    return event
+
+
+def cut(text: str, field: str) -> str:
+    """`text` within the curator's byte limit for `field`, cut on a character boundary."""
+    limit = DIFF_EVENT_BYTES if field == "diff_excerpt" else TEXT_BYTES[field]
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    return data[: limit - 4].decode("utf-8", "ignore") + " …"
