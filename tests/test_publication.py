@@ -143,7 +143,10 @@ def test_push_rejected_keeps_rows_pending(world: World) -> None:
 def test_gh_missing_keeps_rows_pending(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     world.review()
     (world.bin / "gh").unlink()
-    monkeypatch.setenv("PATH", f"{world.bin}:/usr/bin:/bin")
+    only_git = world.root / "only-git"  # a PATH with git and nothing else: no gh anywhere
+    only_git.mkdir()
+    (only_git / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    monkeypatch.setenv("PATH", str(only_git))
     keys = world.record(1)
     report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
     assert report.outcome == "failed" and "gh (the GitHub CLI) is not installed" in report.notes[-1]
