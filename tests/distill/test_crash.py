@@ -17,7 +17,7 @@ from tests.conftest import PROJECT
 from tests.distill.world import DAY, ScriptedGateway, World
 
 BRANCH = f"knowledge/intake-{DAY}"
-STAGES = ("reply", "apply", "commit", "push", "pr")
+STAGES = ("reply", "apply", "commit", "push", "pr", "status")
 
 
 def distill_process(world: World, replay: str, kill_at: str | None) -> subprocess.Popen[bytes]:
@@ -59,7 +59,8 @@ def test_sigkill_at_each_stage_then_rerun(world: World, stage: str) -> None:
     killed = distill_process(world, replay, stage)
     _, err = killed.communicate(timeout=120)
     assert killed.returncode == -9, err.decode()
-    assert world.states(keys) == ["pending", "pending"]  # nothing marked before the PR URL
+    expected = ["published", "pending"] if stage == "status" else ["pending", "pending"]
+    assert world.states(keys) == expected  # nothing marked before the PR URL
     rerun = distill_process(world, replay, None)
     out, err = rerun.communicate(timeout=120)
     assert rerun.returncode == 0, err.decode() + out.decode()

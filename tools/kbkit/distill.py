@@ -327,6 +327,7 @@ def _publish(
                               attempts=int(current.get("attempts", 0)) + 1,
                               batch_id=commit.batch_id, url=url,
                               reason=None if url else f"shadow: committed {commit.sha[:12]} on {branch}")  # fmt: skip
+                checkpoint("status")  # a kill here leaves some rows marked, some pending
         last_url = url or last_url
     return "done", last_url
 
