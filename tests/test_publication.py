@@ -194,3 +194,21 @@ def test_a_wiped_work_clone_builds_on_the_published_day_branch(world: World) -> 
     assert again.outcome == "published" and again.url == first.url
     assert first.commit in world.branch_commits(world.fork, BRANCH)
     assert world.states(keys) == ["published"] and len(world.gh()["prs"]) == 1
+
+
+def test_a_deferred_batch_gets_its_follow_up_on_the_next_scheduled_day(world: World) -> None:
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    world.merge_pr(1)
+    waiting = world.record(2)
+    assert world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}), scheduled=True).outcome == (
+        "deferred"
+    )
+    fresh = world.record(3)
+    tomorrow = world.run(ScriptedGateway({"acme/app#3": "VAL-2e"}), scheduled=True,
+                         day="2026-12-01")  # fmt: skip
+    assert world.states(waiting) == ["published"]  # yesterday's follow-up, opened today
+    assert tomorrow.outcome == "published" and world.states(fresh) == ["published"]
+    prs = world.gh()["prs"]
+    assert [p["headRefName"] for p in prs] == [BRANCH, BRANCH, "knowledge/intake-2026-12-01"]

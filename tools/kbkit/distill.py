@@ -124,7 +124,7 @@ def _run(options: Options) -> Report:
             f"dropped uncommitted leftovers of an interrupted run: {len(clone.discarded)} path(s)"
         )
     publisher = Publisher(
-        o.settings._replace(base_branch=clone.base_branch), clone.path, o.scheduled
+        o.settings._replace(base_branch=clone.base_branch), clone.path, o.scheduled, o.day
     )
     status = load_status(o.intake_dir)
     committed = _unpublished(clone.path, status)

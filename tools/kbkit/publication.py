@@ -105,10 +105,13 @@ def pr_body(day: str, commits: list[PendingCommit], follow_up_of: int | None) ->
 class Publisher:
     """Performs every outward write of a run: push, PR create, PR comment."""
 
-    def __init__(self, settings: Settings, clone: Path, scheduled: bool = False):
+    def __init__(
+        self, settings: Settings, clone: Path, scheduled: bool = False, today: str | None = None
+    ):
         self.settings = settings
         self.clone = clone
         self.scheduled = scheduled
+        self.today = today
 
     def publish(self, branch: str, day: str, commits: list[PendingCommit]) -> str | None:
         """Shadow: None. Review: the URL of the PR that now carries every commit."""
@@ -151,7 +154,9 @@ class Publisher:
                     github.comment_pr(s.upstream_slug, number, body, self.clone)
             return str(open_pr["url"])
         follow_up_of = int(prs[0]["number"]) if prs else None
-        if follow_up_of is not None and self.scheduled:
+        # The cadence limits today's branch; a branch of an earlier day that still waits gets
+        # its follow-up now, or an automatic run would wait for it forever.
+        if follow_up_of is not None and self.scheduled and day == self.today:
             raise DeferredError(
                 f"today's PR #{follow_up_of} is {str(prs[0].get('state')).lower()}; the "
                 "automatic cadence opens at most one PR a day, so the new commits wait on "
