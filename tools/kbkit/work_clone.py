@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from kbkit import git
 from kbkit.errors import UsageError
+from kbkit.jsonl import atomic_write_bytes
 
 BRANCH_PREFIX = "knowledge/intake-"
 TRAILER_BATCH = "Kbkit-Batch: "
@@ -63,6 +64,9 @@ def prepare(
         if clone_dir.exists():
             raise UsageError(f"{clone_dir}: exists but is not a git clone; remove it and rerun")
         clone_dir.parent.mkdir(parents=True, exist_ok=True)
+        ignore = clone_dir.parent / ".gitignore"
+        if not ignore.exists():  # state/ never shows up in the checkout that holds it
+            atomic_write_bytes(ignore, b"*\n")
         partial = clone_dir.with_name(f"{clone_dir.name}.partial-{os.getpid()}")
         shutil.rmtree(partial, ignore_errors=True)
         git.clone(url, partial)
