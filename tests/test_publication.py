@@ -85,12 +85,11 @@ def test_merged_then_manual_rerun_opens_a_follow_up_with_only_new_commits(world:
     assert world.states(keys) == ["published"]
     prs = world.gh()["prs"]
     assert len(prs) == 2 and prs[1]["state"] == "OPEN" and "Follow-up of #1 " in prs[1]["body"]
-    new_commits = git.run_git(world.fork, "rev-list", f"{BRANCH}", "^main").split()
-    upstream_main = git.rev_parse(world.upstream, "refs/heads/main")
-    shown = git.run_git(world.root, "--git-dir", str(world.upstream), "rev-list", "HEAD").split()
-    assert first.commit in shown and upstream_main
-    only_new = [c for c in new_commits if c not in shown]
-    assert len(only_new) == 1 and only_new[0] not in (first.commit,)
+    # what the follow-up PR shows: commits on its head that the base (upstream main) lacks
+    git.fetch(world.clone)
+    shown = git.run_git(world.clone, "rev-list", BRANCH, "^origin/main").split()
+    second = git.commit_messages(world.clone, BRANCH, "acme/app#2")
+    assert len(shown) == 1 and shown == [second[0][0]] and first.commit not in shown
 
 
 def test_closed_then_rerun_opens_a_new_pr(world: World) -> None:
