@@ -69,16 +69,16 @@ class Options(NamedTuple):
 class Report(NamedTuple):
     day: str
     branch: str
-    batch_id: str | None
-    events: tuple[str, ...]  # "kind id" of the batch
-    accepted: tuple[dict[str, Any], ...]
-    rejected: tuple[dict[str, Any], ...]
-    pages: tuple[str, ...]  # document IDs changed
-    commit: str | None
-    artifacts: Path | None
     outcome: str  # nothing-pending, no-rules, shadowed, published, deferred, failed, dry-run
-    url: str | None
-    notes: tuple[str, ...]
+    batch_id: str | None = None
+    events: tuple[str, ...] = ()  # "kind id" of the batch
+    accepted: tuple[dict[str, Any], ...] = ()
+    rejected: tuple[dict[str, Any], ...] = ()
+    pages: tuple[str, ...] = ()  # document IDs changed
+    commit: str | None = None
+    artifacts: Path | None = None
+    url: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 class _Run:
@@ -132,8 +132,7 @@ def _run(options: Options) -> Report:
         r.say(f"republishing {len(committed)} committed batch(es) not yet published")
         outcome, url = _publish(r, publisher, committed, status)
         if outcome == "deferred":
-            return Report(o.day, clone.branch, None, (), (), (), (), None, None, "deferred",
-                          None, tuple(r.notes))  # fmt: skip
+            return Report(o.day, clone.branch, "deferred", notes=tuple(r.notes))
         if outcome != "done":
             raise KbkitError(
                 f"{len(committed)} committed batch(es) are still unpublished ({outcome}); "
@@ -171,8 +170,7 @@ def _run(options: Options) -> Report:
     branch = clone.branch
     if not events:
         r.say("nothing pending")
-        return Report(o.day, branch, None, (), (), (), (), None, None, "nothing-pending", None,
-                      tuple(r.notes))  # fmt: skip
+        return Report(o.day, branch, "nothing-pending", notes=tuple(r.notes))
     events.sort(key=lambda e: (e.kind, e.source_id))  # a stable prompt for a stable request hash
     keys = [rows[e.source_id][0] for e in events]
     batch_id = _batch_id(o.state_dir / ARTIFACTS / o.day, o.day, keys)
@@ -189,7 +187,6 @@ def _run(options: Options) -> Report:
     art.write("schema.json", schema)
 
     def fail(reason: str) -> Report:
-        outcome = "failed"
         if not o.dry_run:
             for key, attempts in rows.values():
                 tries = attempts + 1
@@ -197,8 +194,8 @@ def _run(options: Options) -> Report:
                 append_status(o.intake_dir, *key, state, attempts=tries, batch_id=batch_id,
                               reason=reason[:1900])  # fmt: skip
         r.say(f"failed: {reason}")
-        return Report(o.day, branch, batch_id, event_lines, (), (), (), None,
-                      art.shown(), outcome, None, (*r.notes, reason))  # fmt: skip
+        return Report(o.day, branch, "failed", batch_id, event_lines, artifacts=art.shown(),
+                      notes=(*r.notes, reason))  # fmt: skip
 
     r.say(f"model {o.gateway.name}")
     try:
@@ -222,15 +219,15 @@ def _run(options: Options) -> Report:
     if o.dry_run:
         plan = curator.plan(validation) if validation.accepted else None
         pages = tuple(c.document_id for c in plan.changes) if plan else ()
-        return Report(o.day, branch, batch_id, event_lines, accepted, rejected, pages, None,
-                      None, "dry-run", None, tuple(r.notes))  # fmt: skip
+        return Report(o.day, branch, "dry-run", batch_id, event_lines, accepted, rejected, pages,
+                      notes=tuple(r.notes))  # fmt: skip
     if not validation.accepted:
         for key, attempts in rows.values():
             append_status(o.intake_dir, *key, "shadowed", attempts=attempts + 1,
                           batch_id=batch_id, reason="no rules: nothing durable to add")  # fmt: skip
         art.write("apply.json", {"changes": [], "note": "no accepted proposals"})
-        return Report(o.day, branch, batch_id, event_lines, accepted, rejected, (), None,
-                      art.shown(), "no-rules", None, tuple(r.notes))  # fmt: skip
+        return Report(o.day, branch, "no-rules", batch_id, event_lines, accepted, rejected,
+                      artifacts=art.shown(), notes=tuple(r.notes))  # fmt: skip
     r.say("applying (validator gate)")
     try:
         result = curator.apply(validation)
@@ -253,23 +250,10 @@ def _run(options: Options) -> Report:
     r.say(f"committed {sha[:12]} on {branch}")
     commit = work_clone.CommittedBatch(sha, batch_id, o.day, tuple(keys))
     outcome, url = _publish(r, publisher, [commit], load_status(o.intake_dir))
-    return Report(
-        o.day,
-        branch,
-        batch_id,
-        event_lines,
-        accepted,
-        rejected,
-        pages,
-        sha,
-        art.shown(),
-        outcome
-        if outcome != "done"
-        # fmt: skip
-        else ("published" if url else "shadowed"),
-        url,
-        tuple(r.notes),
-    )
+    if outcome == "done":
+        outcome = "published" if url else "shadowed"
+    return Report(o.day, branch, outcome, batch_id, event_lines, accepted, rejected, pages, sha,
+                  art.shown(), url, tuple(r.notes))  # fmt: skip
 
 
 def _unpublished(clone: Path, status: Mapping[Key, Row]) -> list[work_clone.CommittedBatch]:
