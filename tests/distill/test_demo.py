@@ -25,17 +25,18 @@ def run_demo(work: Path) -> str:
 
 
 def test_demo_runs_end_to_end_and_a_second_run_adds_nothing(tmp_path: Path) -> None:
-    first = run_demo(tmp_path / "demo")
+    out = run_demo(tmp_path / "demo")
+    first, second = out.split("== second run")
     assert "recorded 7 new event(s)" in first
     assert "7 event(s) taken" in first
     assert "proposals: 4 accepted, 1 rejected" in first
     assert "rejected VAL-1b (rule-id-taken)" in first
     assert "knowledge/repos/kbkit/components/validators/rules.md" in first  # git show --stat
     assert "outcome: shadowed" in first
-    artifact = first.split("artifact: ")[1].split()[0].rstrip(";")
+    artifact = first.split("artifact: ")[1].split()[0]
     for name in ("prompt.md", "reply.txt", "validation.json", "apply.json", "validators.txt",
                  "commit.txt"):  # fmt: skip
         assert (Path(artifact) / name).is_file(), name
-    second = run_demo(tmp_path / "demo")
-    assert "recorded 0 new event(s)" in second
-    assert "this run adds nothing" in second
+    assert "recorded 0 new event(s)" in second and "this run adds nothing" in second
+    again = run_demo(tmp_path / "demo")  # a later `--dir` run over the same folder: still nothing
+    assert "recorded 7 new" not in again and again.count("this run adds nothing") == 2

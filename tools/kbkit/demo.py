@@ -138,19 +138,28 @@ def _demo(folder: Path | None) -> int:
     project = project_root()
     work = folder or Path(tempfile.mkdtemp(prefix="kbkit-demo-"))
     work.mkdir(parents=True, exist_ok=True)
+    print(f"kbkit demo in {work} (offline; the model is the recorded reply in "
+          "intake/samples/replay.jsonl)")  # fmt: skip
+    first = _pass(project, work, "first run")
+    second = _pass(project, work, "second run (same folder)")
+    print(f"done in {time.monotonic() - started:.1f}s")
+    ok = first in ("shadowed", "no-rules", "nothing-pending") and second == "nothing-pending"
+    return 0 if ok else 1
+
+
+def _pass(project: Path, work: Path, label: str) -> str:
+    """Record the sample events and distill them once; print what happened."""
     upstream = work / "knowledge-repo"
     if not upstream.exists():
         make_knowledge_repo(project, upstream)
-    intake = work / "intake"
-    added = record(project, work, intake)
+    added = record(project, work, work / "intake")
     options = _options(work, ReplayGateway(project / "intake" / "samples" / "replay.jsonl"))
     report = distill.run(options)
-    print(f"kbkit demo in {work}")
-    print(f"recorded {added} new event(s) from intake/samples/ (4 merged PRs, 3 bugfix runs)")
+    print(f"\n== {label}: recorded {added} new event(s) from intake/samples/ "
+          "(4 merged PRs, 3 bugfix runs)")  # fmt: skip
     if report.outcome == "nothing-pending":
-        print("nothing pending: this run adds nothing (every sample event was already distilled)")
-        print(f"done in {time.monotonic() - started:.1f}s")
-        return 0
+        print("nothing pending: this run adds nothing (no new event, no commit, no artifact)")
+        return report.outcome
     print(f"batch {report.batch_id}: {len(report.events)} event(s) taken")
     for event in report.events:
         print(f"  - {event}")
@@ -162,13 +171,13 @@ def _demo(folder: Path | None) -> int:
     print(f"pages changed: {', '.join(report.pages) or 'none'}")
     if report.commit:
         print(f"{options.settings.explanation}")
+        print(f"$ git show --stat {report.commit[:12]}   # in {work / 'state' / 'clone'}, "
+              f"branch {report.branch}")  # fmt: skip
         print(git.show_stat(work / "state" / "clone", report.commit).rstrip())
     print(f"outcome: {report.outcome}; artifact: {report.artifacts}")
     for note in report.notes:
         print(f"note: {note}")
-    print(f"done in {time.monotonic() - started:.1f}s; run `python -m kbkit.demo --dir {work}` "
-          "again to see that a second run adds nothing")  # fmt: skip
-    return 0 if report.outcome in ("shadowed", "no-rules") else 1
+    return report.outcome
 
 
 if __name__ == "__main__":
