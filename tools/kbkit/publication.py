@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -150,7 +151,7 @@ class Publisher:
             texts = github.pr_texts(s.upstream_slug, number, self.clone)
             missing = [c for c in commits if not any(c.batch_id in text for text in texts)]
             if missing:
-                with self._body(pr_body(day, missing, None)) as body:
+                with _body_file(pr_body(day, missing, None)) as body:
                     github.comment_pr(s.upstream_slug, number, body, self.clone)
             return str(open_pr["url"])
         follow_up_of = int(prs[0]["number"]) if prs else None
@@ -163,7 +164,7 @@ class Publisher:
                 f"{branch}; run `kb distill` by hand to open a follow-up PR"
             )
         title = f"Knowledge intake {day}" + (" (follow-up)" if follow_up_of else "")
-        with self._body(pr_body(day, commits, follow_up_of)) as body:
+        with _body_file(pr_body(day, commits, follow_up_of)) as body:
             url = github.create_pr(
                 s.upstream_slug, f"{s.fork_slug.split('/')[0]}:{branch}", s.base_branch, title,
                 body, self.clone,
@@ -176,21 +177,17 @@ class Publisher:
             return False
         return all(git.is_ancestor(self.clone, c.sha, head) for c in commits)
 
-    class _body:
-        """A temporary body file for gh's --body-file (removed afterwards)."""
 
-        def __init__(self, text: str):
-            self.text = text
-
-        def __enter__(self) -> Path:
-            handle = tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8")
-            with handle:
-                handle.write(self.text)
-            self.path = Path(handle.name)
-            return self.path
-
-        def __exit__(self, *exc: object) -> None:
-            self.path.unlink(missing_ok=True)
+@contextmanager
+def _body_file(text: str) -> Iterator[Path]:
+    """A temporary file for gh's --body-file, removed afterwards."""
+    with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as out:
+        out.write(text)
+    path = Path(out.name)
+    try:
+        yield path
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def _owner(pr: dict[str, Any]) -> str:

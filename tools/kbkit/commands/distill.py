@@ -67,6 +67,8 @@ def options_from(args: argparse.Namespace) -> distill.Options:
         raise UsageError("no model: pass --model replay:FILE or --model llm:MODEL_ID")
     if not 1 <= args.max_events <= 20:
         raise UsageError("--max-events must be between 1 and 20")
+    if not 1 <= args.max_rules <= 20:
+        raise UsageError("--max-rules must be between 1 and 20")
     if args.max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
     day = args.today or datetime.now(UTC).date().isoformat()
