@@ -106,21 +106,24 @@ def commit_message(
 
 def committed_batches(clone_dir: Path) -> list[CommittedBatch]:
     """Every distill commit on any local day branch (parsed from its trailers), oldest first."""
-    seen: dict[str, CommittedBatch] = {}
-    for branch in git.local_branches(clone_dir, f"{BRANCH_PREFIX}*"):
-        for sha, message in git.commit_messages(clone_dir, branch, TRAILER_BATCH):
-            if sha in seen:
-                continue
-            batch_id = day = ""
-            sources: list[tuple[str, str]] = []
-            for line in message.splitlines():
-                if line.startswith(TRAILER_BATCH):
-                    batch_id = line[len(TRAILER_BATCH) :].strip()
-                elif line.startswith(TRAILER_DAY):
-                    day = line[len(TRAILER_DAY) :].strip()
-                elif line.startswith(TRAILER_SOURCE):
-                    kind, _, source_id = line[len(TRAILER_SOURCE) :].strip().partition(" ")
-                    sources.append((kind, source_id))
-            if batch_id and day:
-                seen[sha] = CommittedBatch(sha, batch_id, day, tuple(sources))
-    return sorted(seen.values(), key=lambda c: c.batch_id)
+    if not git.local_branches(clone_dir, f"{BRANCH_PREFIX}*"):
+        return []
+    # one history walk over every day branch at once: git lists each commit once
+    found = git.commit_messages(clone_dir, f"--branches={BRANCH_PREFIX}*", TRAILER_BATCH)
+    batches = [batch for sha, message in found if (batch := parse_trailers(sha, message))]
+    return sorted(batches, key=lambda c: c.batch_id)
+
+
+def parse_trailers(sha: str, message: str) -> CommittedBatch | None:
+    """The batch a distill commit message describes, or None for any other commit."""
+    batch_id = day = ""
+    sources: list[tuple[str, str]] = []
+    for line in message.splitlines():
+        if line.startswith(TRAILER_BATCH):
+            batch_id = line[len(TRAILER_BATCH) :].strip()
+        elif line.startswith(TRAILER_DAY):
+            day = line[len(TRAILER_DAY) :].strip()
+        elif line.startswith(TRAILER_SOURCE):
+            kind, _, source_id = line[len(TRAILER_SOURCE) :].strip().partition(" ")
+            sources.append((kind, source_id))
+    return CommittedBatch(sha, batch_id, day, tuple(sources)) if batch_id and day else None
