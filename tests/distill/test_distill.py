@@ -159,3 +159,19 @@ def test_llm_model_through_the_command_and_record(
     assert world.states(keys) == ["shadowed"]
     row = json.loads(replay.read_text())
     assert row["model"] == "llm:kbkit-test-empty" and row["reply"] == '{"proposals": []}'
+
+
+def test_leftovers_of_a_crash_are_cleaned_before_the_next_run(world: World) -> None:
+    keys = world.record(1)
+    gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    world.run(gateway, dry_run=True)  # the clone exists now
+    partial = world.state / "clone.partial-999999"  # a clone killed half way
+    (partial / "junk").mkdir(parents=True)
+    (world.clone / ".git" / "index.lock").write_text("")  # a commit killed half way
+    page = world.clone / "knowledge/repos/kbkit/components/validators/rules.md"
+    page.write_text(page.read_text() + "\nhalf an apply\n")  # an apply killed before commit
+    report = world.run(gateway)
+    assert report.outcome == "shadowed" and world.states(keys) == ["shadowed"]
+    assert "half an apply" not in page.read_text()
+    assert any("leftovers" in note for note in report.notes)
+    assert not partial.exists()

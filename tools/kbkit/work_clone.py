@@ -60,6 +60,8 @@ def prepare(
     A dry run creates no day branch (it looks at the base) and keeps leftovers as they are.
     """
     url = _source_url(source)
+    for stale in clone_dir.parent.glob(f"{clone_dir.name}.partial-*"):
+        shutil.rmtree(stale, ignore_errors=True)  # a clone killed half way
     if not (clone_dir / ".git").is_dir():
         if clone_dir.exists():
             raise UsageError(f"{clone_dir}: exists but is not a git clone; remove it and rerun")
@@ -68,7 +70,6 @@ def prepare(
         if not ignore.exists():  # state/ never shows up in the checkout that holds it
             atomic_write_bytes(ignore, b"*\n")
         partial = clone_dir.with_name(f"{clone_dir.name}.partial-{os.getpid()}")
-        shutil.rmtree(partial, ignore_errors=True)
         git.clone(url, partial)
         os.replace(partial, clone_dir)  # a killed clone never leaves a half clone in place
     else:
@@ -79,6 +80,9 @@ def prepare(
                 "remove the work clone (nothing unpublished is lost: rerun republishes) or "
                 "pass the same --knowledge-repo"
             )
+        # The caller holds the distill lock, so no git of ours runs here: an index lock
+        # is what a crash mid-commit left behind, and would block every later run.
+        (clone_dir / ".git" / "index.lock").unlink(missing_ok=True)
         git.fetch(clone_dir)
     base = base_branch or git.remote_head(clone_dir)
     discarded = () if dry_run else tuple(git.discard_changes(clone_dir))
