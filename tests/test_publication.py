@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from kbkit import git
+from kbkit.intake.ledger import load_status
 from kbkit.publication import REVIEW, SHADOW, settings_from_env
 from tests.distill.world import DAY, FORK, UPSTREAM, ScriptedGateway, World, world_fixture
 
@@ -55,6 +56,8 @@ def test_create_pr_then_reuse_it_the_same_day(world: World) -> None:
     assert report.outcome == "published"
     assert report.url == f"https://github.com/{UPSTREAM}/pull/1"
     assert world.states(first) == ["published"]
+    row = load_status(world.intake)[first[0]]
+    assert row["url"] == report.url and row["batch_id"] == report.batch_id
     fork_tip = git.rev_parse(world.fork, f"refs/heads/{BRANCH}")
     assert fork_tip == report.commit
     pr = world.gh()["prs"][0]

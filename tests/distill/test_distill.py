@@ -175,3 +175,14 @@ def test_leftovers_of_a_crash_are_cleaned_before_the_next_run(world: World) -> N
     assert "half an apply" not in page.read_text()
     assert any("leftovers" in note for note in report.notes)
     assert not partial.exists()
+
+
+def test_knowledge_repo_from_intake_config(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    keys = world.record(1)
+    replay = record_replay(world, {"acme/app#1": "VAL-2c"})
+    (world.intake / "config.yaml").write_text(f"repo: acme/app\nknowledge_repo: {world.upstream}\n")
+    argv = ["--repo", str(world.root / "project"), "--today", DAY, "--quiet"]
+    assert main([*argv, "--model", f"replay:{replay}"]) == 0
+    assert world.states(keys) == ["shadowed"]
