@@ -161,6 +161,8 @@ def _run(options: Options) -> Report:
                 append_status(o.intake_dir, *key, "failed", attempts=item.attempts + 1,
                               reason=f"unusable event: {exc}")  # fmt: skip
             continue
+        if event.source_id in rows:
+            continue  # two kinds share a source id: one batch can cite it once; next batch
         size = len((event.diff_excerpt or "").encode())
         if len(events) >= o.max_events or diff_total + size > DIFF_BATCH_BYTES:
             break
