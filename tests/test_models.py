@@ -47,6 +47,8 @@ class ScriptedModel(llm.Model):
             response.response_json = {"stop_reason": "refusal"}
             yield ""
             return
+        if text == "nokey":
+            raise llm.errors.NeedsKeyException("No key found - add one using 'llm keys set x'")
         if text == "boom":
             raise RuntimeError("provider returned 529 overloaded")
         yield json.dumps({"proposals": [], "echo": text})
@@ -157,3 +159,8 @@ def test_bad_replay_files_are_named(tmp_path: Path) -> None:
         ReplayGateway(tmp_path / "absent.jsonl")
     with pytest.raises(UsageError, match="replay:FILE or llm:MODEL_ID"):
         open_gateway("replay:")
+
+
+def test_a_missing_key_is_configuration_not_a_failed_attempt(scripted: None) -> None:
+    with pytest.raises(UsageError, match="No key found.*rerun"):
+        LlmGateway("kbkit-scripted").complete("nokey", SCHEMA)

@@ -123,6 +123,11 @@ class LlmGateway:
                 f"{self.name}: no reply within {self.timeout:g}s (timeout)"
             ) from None
         except Exception as exc:  # any provider failure is a failed attempt, with its cause
+            if type(exc).__name__ == "NeedsKeyException":  # configuration, not a bad reply
+                raise UsageError(
+                    f"{self.name}: {exc}; set the key (`llm keys set ...` or the provider's "
+                    "environment variable) and rerun"
+                ) from exc
             raise ModelCallError(f"{self.name}: {exc.__class__.__name__}: {exc}") from exc
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
