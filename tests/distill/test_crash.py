@@ -81,3 +81,14 @@ def test_sigkill_at_random_moments(world: World, seed: int) -> None:
     out, err = final.communicate(timeout=120)
     assert final.returncode == 0, err.decode() + out.decode()
     check_exactly_once(world, keys)
+
+
+def test_two_runs_at_once_distill_each_row_once(world: World) -> None:
+    keys, replay = prepare(world)
+    runs = [distill_process(world, replay, None) for _ in range(2)]
+    results = [(p.wait(timeout=120), p.stderr.read().decode() if p.stderr else "") for p in runs]
+    codes = sorted(code for code, _ in results)
+    assert codes[0] == 0, results
+    if codes[1] != 0:  # the later one found the lock held and changed nothing
+        assert any("another `kb distill` is running" in err for _, err in results)
+    check_exactly_once(world, keys)
