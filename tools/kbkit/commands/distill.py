@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kbkit import distill
 from kbkit.errors import UsageError
-from kbkit.intake.repo_identity import _read_config
+from kbkit.intake.repo_identity import read_config
 from kbkit.models import RecordingGateway, open_gateway
 from kbkit.paths import intake_root, repo_root, state_root
 from kbkit.publication import settings_from_env
@@ -55,7 +55,7 @@ def options_from(args: argparse.Namespace) -> distill.Options:
     source = (
         args.knowledge_repo
         or os.environ.get("KNOWLEDGE_REPO")
-        or _read_config(intake).get("knowledge_repo")
+        or read_config(intake).get("knowledge_repo")
     )
     if not source:
         raise UsageError(

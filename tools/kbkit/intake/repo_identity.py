@@ -64,6 +64,11 @@ def _read_config(intake_dir: Path) -> dict[str, Any]:
     return data
 
 
+def read_config(intake_dir: Path) -> dict[str, Any]:
+    """`intake/config.yaml` as a mapping ({} when absent); other commands read their keys too."""
+    return _read_config(intake_dir)
+
+
 def load_identity(
     intake_dir: Path, slug: str | None = None, aliases: Sequence[str] = ()
 ) -> RepoIdentity:
