@@ -1,0 +1,262 @@
+"""The derived fold of the lessons logs, and its cache.
+
+The JSONL logs are the only source of truth. Folding them (first row per lesson id, first
+row per evidence key, tombstones, last outcome card per task) is cached under `.index/` so
+a large store is not re-parsed on every call. Because the logs are append-only, the cache
+remembers how far it read each log (inode, size, mtime, byte offset and the bytes just
+before it) and only reads what was appended since; anything else (a rewritten, truncated
+or union-merged file) triggers a full rebuild. Delete `.index/` at any time.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+LOG_NAMES = ("lessons", "evidence", "tombstones", "outcomes")
+FORMAT = (1, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
+TAIL = 64
+KINDS = ("positive", "negative", "caution")
+KIND_RANK = {kind: rank for rank, kind in enumerate(KINDS)}
+
+
+class LessonRow(NamedTuple):
+    kind: str
+    company: str | None
+    category: str | None
+    cue: str
+    action: str
+    subject: str
+    created_at: str
+    line: int
+
+
+class FoldState:
+    """Everything the logs say, folded; plain containers so marshal can cache it."""
+
+    def __init__(self) -> None:
+        self.marks: dict[str, tuple[int, int, int, int, int, bytes]] = {}
+        self.lessons: dict[str, tuple[Any, ...]] = {}
+        # (lesson, source_kind, source_id) -> (task, at, line)
+        self.evidence: dict[tuple[str, str, str], tuple[str, str, int]] = {}
+        self.tombstones: dict[tuple[str, str], str] = {}  # (kind, id) -> at
+        self.outcomes: dict[str, dict[str, Any]] = {}
+        self.problems: list[tuple[str, int, str]] = []  # (log, line, message)
+        self.torn: dict[str, int] = {}  # log -> line of an unterminated fragment
+
+    def dump(self) -> bytes:
+        payload = (
+            FORMAT,
+            self.marks,
+            self.lessons,
+            self.evidence,
+            self.tombstones,
+            self.outcomes,
+            self.problems,
+        )
+        return marshal.dumps(payload, 4)
+
+    @classmethod
+    def load(cls, data: bytes) -> FoldState | None:
+        try:
+            payload = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            return None
+        if not isinstance(payload, tuple) or len(payload) != 7 or payload[0] != FORMAT:
+            return None
+        state = cls()
+        (
+            _,
+            state.marks,
+            state.lessons,
+            state.evidence,
+            state.tombstones,
+            state.outcomes,
+            state.problems,
+        ) = payload
+        return state
+
+    def lesson(self, lesson_id: str) -> LessonRow | None:
+        row = self.lessons.get(lesson_id)
+        return LessonRow(*row) if row is not None else None
+
+    def is_live(self, key: tuple[str, str, str], task: str) -> bool:
+        """Evidence survives unless its source or its whole task was forgotten."""
+        return (key[1], key[2]) not in self.tombstones and ("task", task) not in self.tombstones
+
+
+def log_path(root: Path, name: str) -> Path:
+    return root / f"{name}.jsonl"
+
+
+def signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def is_current(state: FoldState, root: Path, names: tuple[str, ...] = LOG_NAMES) -> bool:
+    """True when no log changed since the state was folded."""
+    for name in names:
+        sig = signature(log_path(root, name))
+        mark = state.marks.get(name)
+        if (mark[:3] if mark else None) != sig:
+            return False
+    return True
+
+
+def refresh(state: FoldState, root: Path) -> FoldState:
+    """Fold what was appended since `state`; rebuild from scratch when a log was rewritten."""
+    if not _can_continue(state, root):
+        state = FoldState()
+    for name in LOG_NAMES:
+        _fold_log(state, root, name)
+    return state
+
+
+def _can_continue(state: FoldState, root: Path) -> bool:
+    for name, mark in state.marks.items():
+        path = log_path(root, name)
+        sig = signature(path)
+        ino, _size, _mtime, consumed, _lines, tail = mark
+        if sig is None or sig[0] != ino or sig[1] < consumed:
+            return False
+        if consumed:
+            with path.open("rb") as handle:
+                handle.seek(max(0, consumed - TAIL))
+                if handle.read(min(TAIL, consumed)) != tail:
+                    return False
+    return True
+
+
+def _fold_log(state: FoldState, root: Path, name: str) -> None:
+    path = log_path(root, name)
+    sig = signature(path)
+    if sig is None:
+        state.marks.pop(name, None)
+        state.torn.pop(name, None)
+        return
+    mark = state.marks.get(name)
+    if mark and mark[:3] == sig:
+        return
+    consumed, newlines = (mark[3], mark[4]) if mark else (0, 0)
+    with path.open("rb") as handle:
+        handle.seek(consumed)
+        data = handle.read()
+    end = data.rfind(b"\n") + 1
+    fragment = data[end:]
+    state.torn.pop(name, None)
+    if fragment.strip():
+        # An unterminated last line: keep it when it is a whole row (a crash right before
+        # the newline); otherwise leave it unread: the next append starts a fresh line and
+        # it is then reported as a malformed line.
+        if isinstance(_decode(fragment), dict):
+            end = len(data)
+        else:
+            state.torn[name] = newlines + data.count(b"\n") + 1
+    folder = _FOLDERS[name]
+    for index, raw in enumerate(data[:end].split(b"\n")):
+        if not raw.strip():
+            continue
+        line = newlines + index + 1
+        row = _decode(raw)
+        problem = row if isinstance(row, str) else folder(state, row, line)
+        if problem:
+            state.problems.append((name, line, problem))
+    newlines += data.count(b"\n", 0, end)
+    consumed += end
+    with path.open("rb") as handle:
+        handle.seek(max(0, consumed - TAIL))
+        tail = handle.read(min(TAIL, consumed))
+    state.marks[name] = (*sig, consumed, newlines, tail)
+
+
+def _decode(raw: bytes) -> dict[str, Any] | str:
+    try:
+        value = json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as exc:
+        return f"not valid JSON ({exc.__class__.__name__})"
+    return value if isinstance(value, dict) else "expected a JSON object"
+
+
+def _strings(row: dict[str, Any], *names: str) -> bool:
+    return all(isinstance(row.get(n), str) and row.get(n) for n in names)
+
+
+def _fold_lesson(state: FoldState, row: dict[str, Any], line: int) -> str:
+    if not _strings(row, "id", "cue", "action") or row.get("kind") not in KIND_RANK:
+        return "lesson row without id, kind, cue or action"
+    if row["id"] not in state.lessons:
+        state.lessons[sys.intern(row["id"])] = (
+            row["kind"],
+            _opt(row.get("company")),
+            _opt(row.get("category")),
+            row["cue"],
+            row["action"],
+            str(row.get("subject") or ""),
+            str(row.get("created_at") or ""),
+            line,
+        )
+    return ""
+
+
+def _opt(value: object) -> str | None:
+    return sys.intern(value) if isinstance(value, str) and value else None
+
+
+def _fold_evidence(state: FoldState, row: dict[str, Any], line: int) -> str:
+    if not _strings(row, "lesson", "source_kind", "source_id", "task"):
+        return "evidence row without lesson, source_kind, source_id or task"
+    intern = sys.intern
+    key = (intern(row["lesson"]), intern(row["source_kind"]), row["source_id"])
+    if key not in state.evidence:
+        state.evidence[key] = (intern(row["task"]), intern(str(row.get("at") or "")), line)
+    return ""
+
+
+def _fold_tombstone(state: FoldState, row: dict[str, Any], line: int) -> str:
+    if not _strings(row, "source_kind", "source_id"):
+        return "tombstone row without source_kind or source_id"
+    state.tombstones.setdefault((row["source_kind"], row["source_id"]), str(row.get("at") or ""))
+    return ""
+
+
+def _fold_outcome(state: FoldState, row: dict[str, Any], line: int) -> str:
+    if not _strings(row, "task"):
+        return "outcome row without task"
+    state.outcomes[row["task"]] = row
+    return ""
+
+
+_FOLDERS = {
+    "lessons": _fold_lesson,
+    "evidence": _fold_evidence,
+    "tombstones": _fold_tombstone,
+    "outcomes": _fold_outcome,
+}
+
+
+def read_cache(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def write_cache(path: Path, data: bytes) -> None:
+    """Best effort: a read-only checkout still works, only slower."""
+    from kbkit.jsonl import atomic_write_bytes
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# derived cache of the lessons logs; safe to delete\n*\n")
+        atomic_write_bytes(path, data)
+    except OSError:
+        pass
