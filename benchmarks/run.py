@@ -11,7 +11,9 @@ import importlib
 import sys
 
 # name -> module; explicit registry, no discovery
-BENCHES: dict[str, str] = {}
+BENCHES: dict[str, str] = {
+    "lessons": "benchmarks.bench_lessons",
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,6 +88,29 @@ class FoldState:
         return (key[1], key[2]) not in self.tombstones and ("task", task) not in self.tombstones
 
 
+class Support(NamedTuple):
+    count: int
+    latest: str
+    tasks: list[str]
+
+
+def live_support(state: FoldState) -> dict[str, Support]:
+    """Per lesson id: live evidence rows, latest evidence time, and the tasks behind them."""
+    count: dict[str, int] = {}
+    latest: dict[str, str] = {}
+    tasks: dict[str, list[str]] = {}
+    check = bool(state.tombstones)
+    for key, (task, at, _line) in state.evidence.items():
+        if check and not state.is_live(key, task):
+            continue
+        lesson = key[0]
+        count[lesson] = count.get(lesson, 0) + 1
+        if at > latest.get(lesson, ""):
+            latest[lesson] = at
+        tasks.setdefault(lesson, []).append(task)
+    return {lid: Support(n, latest[lid], tasks[lid]) for lid, n in count.items()}
+
+
 def log_path(root: Path, name: str) -> Path:
     return root / f"{name}.jsonl"
 

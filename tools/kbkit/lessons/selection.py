@@ -68,24 +68,13 @@ Marks = dict[str, tuple[int, int, int] | None]
 
 def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
     """Support, recency and evidence tasks per live lesson, ranked once for every task."""
-    support: dict[str, int] = {}
-    latest: dict[str, str] = {}
-    tasks: dict[str, list[str]] = {}
-    tombstones = state.tombstones
-    for key, (task, at, _line) in state.evidence.items():
-        if tombstones and not state.is_live(key, task):
-            continue
-        lesson = key[0]
-        support[lesson] = support.get(lesson, 0) + 1
-        if at > latest.get(lesson, ""):
-            latest[lesson] = at
-        tasks.setdefault(lesson, []).append(task)
-    live = [lid for lid in support if lid in state.lessons]
+    supports = index.live_support(state)
+    live = [lid for lid in supports if lid in state.lessons]
     rows = [index.LessonRow(*state.lessons[lid]) for lid in live]
     order = list(range(len(live)))
     order.sort(key=lambda i: live[i])
-    order.sort(key=lambda i: latest[live[i]], reverse=True)  # stable: ties keep id order
-    order.sort(key=lambda i: support[live[i]], reverse=True)
+    order.sort(key=lambda i: supports[live[i]].latest, reverse=True)  # stable sorts: ties
+    order.sort(key=lambda i: supports[live[i]].count, reverse=True)  # keep the last order
     order.sort(key=lambda i: index.KIND_RANK[rows[i].kind])
     view = SelectionView(marks, [], [], [], [], [], [], [], [], [], {})
     for i in order:  # columns in global rank order: a bucket's list is then already sorted
@@ -97,9 +86,9 @@ def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
         view.categories.append(row.category)
         view.cues.append(row.cue)
         view.actions.append(row.action)
-        view.supports.append(support[lid])
-        view.recency.append(latest[lid])
-        view.tasks.append(TASK_SEPARATOR.join(sorted(set(tasks[lid]))))
+        view.supports.append(supports[lid].count)
+        view.recency.append(supports[lid].latest)
+        view.tasks.append(TASK_SEPARATOR.join(sorted(set(supports[lid].tasks))))
         view.buckets.setdefault((row.company, row.category), []).append(position)
     return view
 
