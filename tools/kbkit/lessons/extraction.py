@@ -90,24 +90,21 @@ def normalize_time(value: object, default: str) -> str:
 def _rules(task: dict[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
     """(kind, cue, action, subject, source_kind, local id) for every rule that fires."""
     fired = []
-    findings = {f["id"]: f for f in task.get("findings") or []}
+    cleaned = {}  # finding id -> (status, class, summary)
     for finding in task.get("findings") or []:
         status = normalize_status(finding.get("status"))
         cls = clean_text(finding.get("class"), SCOPE_CAP)
         summary = clean_text(finding.get("summary"))
+        cleaned[finding["id"]] = (status, cls, summary)
         if status in POSITIVE_STATUSES:
-            fired.append(
-                ("positive", cls, f"Confirmed {cls}: {summary}", summary, "finding", finding["id"])
-            )
+            action = f"Confirmed {cls}: {summary}"
+            fired.append(("positive", cls, action, summary, "finding", finding["id"]))
         elif status in NEGATIVE_STATUSES:
             action = f"Do not re-report without new mechanics: {summary} (prior {status})"
             fired.append(("negative", cls, action, summary, "finding", finding["id"]))
     for retest in task.get("retests") or []:
         verdict = normalize_status(retest.get("verdict"))
-        finding = findings.get(retest["finding_id"])
-        status = normalize_status(finding.get("status")) if finding else ""
-        cls = clean_text(finding.get("class"), SCOPE_CAP) if finding else ""
-        summary = clean_text(finding.get("summary")) if finding else ""
+        status, cls, summary = cleaned.get(retest["finding_id"], ("", "", ""))
         if verdict in REPRODUCED_VERDICTS and status in POSITIVE_STATUSES:
             action = f"Reproduced {cls} on retest: {summary}"
             fired.append(("positive", cls, action, summary, "retest", retest["id"]))

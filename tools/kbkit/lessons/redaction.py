@@ -7,6 +7,7 @@ written or rendered. The patterns err on the side of redacting too much.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from kbkit.lessons.rendering import flatten
@@ -71,7 +72,13 @@ def redact(text: str) -> str:
 
 def clean_text(value: object, cap: int = 1000) -> str:
     """Redact, then flatten to one capped line: the form that is keyed, stored and shown."""
-    return flatten(redact(str(value)), cap) if value is not None else ""
+    return _clean(str(value), cap) if value is not None else ""
+
+
+@functools.lru_cache(maxsize=65536)
+def _clean(text: str, cap: int) -> str:
+    # classes and scopes repeat across thousands of tasks: clean each distinct text once
+    return flatten(redact(text), cap)
 
 
 def clean_scope(value: object) -> str | None:

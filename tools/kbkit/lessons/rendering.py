@@ -41,13 +41,16 @@ def flatten(text: str | None, cap: int | None = None) -> str:
     """One line of visible text: drop invisible characters, collapse whitespace, cap length."""
     if not text:
         return ""
-    chars = []
-    for char in text:
-        category = unicodedata.category(char)
-        if category in _DROP:
-            continue
-        chars.append(" " if category in _SPACE else char)
-    flat = " ".join("".join(chars).split())
+    if text.isprintable():  # no Cc/Cf/Cs/Co/Cn/Zl/Zp at all: only spaces to collapse
+        flat = " ".join(text.split())
+    else:
+        chars = []
+        for char in text:
+            category = unicodedata.category(char)
+            if category in _DROP:
+                continue
+            chars.append(" " if category in _SPACE else char)
+        flat = " ".join("".join(chars).split())
     if cap is not None and len(flat) > cap:
         flat = flat[: max(cap - 1, 0)].rstrip() + ELLIPSIS
     return flat
