@@ -23,10 +23,18 @@ def store(tmp_path: Path) -> LessonStore:
 def make_task() -> TaskFactory:
     """A terminal task record; pass findings as (id, status, class, summary) tuples."""
 
-    def build(task_id: str = "T1", *, status: str = "done", company: str | None = "acme",
-              category: str | None = "web", findings: list[tuple[str, str, str, str]] = (),
-              retests: list[tuple[str, str, str]] = (), tokens: int = 1000,
-              tool_calls: int = 10, **extra: Any) -> dict[str, Any]:
+    def build(
+        task_id: str = "T1",
+        *,
+        status: str = "done",
+        company: str | None = "acme",
+        category: str | None = "web",
+        findings: list[tuple[str, str, str, str]] = (),
+        retests: list[tuple[str, str, str]] = (),
+        tokens: int = 1000,
+        tool_calls: int = 10,
+        **extra: Any,
+    ) -> dict[str, Any]:
         task: dict[str, Any] = {
             "id": task_id,
             "status": status,

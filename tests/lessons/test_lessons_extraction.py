@@ -15,16 +15,23 @@ FINDING_RULES = [
     ("resolved", ("positive", f"Confirmed sqli: {SUMMARY}")),
     ("fixed", ("positive", f"Confirmed sqli: {SUMMARY}")),
     ("Confirmed", ("positive", f"Confirmed sqli: {SUMMARY}")),
-    ("false_positive", ("negative", f"Do not re-report without new mechanics: {SUMMARY} "
-                                    "(prior false_positive)")),
-    ("false-positive", ("negative", f"Do not re-report without new mechanics: {SUMMARY} "
-                                    "(prior false_positive)")),
-    ("duplicate", ("negative", f"Do not re-report without new mechanics: {SUMMARY} "
-                               "(prior duplicate)")),
-    ("ignored", ("negative", f"Do not re-report without new mechanics: {SUMMARY} "
-                             "(prior ignored)")),
-    ("risk_accepted", ("negative", f"Do not re-report without new mechanics: {SUMMARY} "
-                                   "(prior risk_accepted)")),
+    (
+        "false_positive",
+        ("negative", f"Do not re-report without new mechanics: {SUMMARY} (prior false_positive)"),
+    ),
+    (
+        "false-positive",
+        ("negative", f"Do not re-report without new mechanics: {SUMMARY} (prior false_positive)"),
+    ),
+    (
+        "duplicate",
+        ("negative", f"Do not re-report without new mechanics: {SUMMARY} (prior duplicate)"),
+    ),
+    ("ignored", ("negative", f"Do not re-report without new mechanics: {SUMMARY} (prior ignored)")),
+    (
+        "risk_accepted",
+        ("negative", f"Do not re-report without new mechanics: {SUMMARY} (prior risk_accepted)"),
+    ),
     ("pending", None),
     ("in_progress", None),
     ("In Progress", None),
@@ -51,10 +58,16 @@ RETEST_RULES = [
     ("false_positive", "reproduced", None),  # reproduced only counts on a confirmed finding
     ("pending", "reproduced", None),
     ("confirmed", "fixed", ("caution", "Recheck before reporting sqli: a prior retest was fixed")),
-    ("confirmed", "inconclusive",
-     ("caution", "Recheck before reporting sqli: a prior retest was inconclusive")),
-    ("duplicate", "inconclusive",
-     ("caution", "Recheck before reporting sqli: a prior retest was inconclusive")),
+    (
+        "confirmed",
+        "inconclusive",
+        ("caution", "Recheck before reporting sqli: a prior retest was inconclusive"),
+    ),
+    (
+        "duplicate",
+        "inconclusive",
+        ("caution", "Recheck before reporting sqli: a prior retest was inconclusive"),
+    ),
     ("pending", "inconclusive", None),  # pending findings produce nothing, retests included
     ("in_progress", "fixed", None),
     ("confirmed", "not_reproduced", None),
@@ -62,10 +75,12 @@ RETEST_RULES = [
 
 
 @pytest.mark.parametrize(("finding_status", "verdict", "expected"), RETEST_RULES)
-def test_retest_rules(make_task, finding_status: str, verdict: str,
-                      expected: tuple[str, str] | None) -> None:
-    task = make_task(findings=[("F1", finding_status, "sqli", SUMMARY)],
-                     retests=[("R1", "F1", verdict)])
+def test_retest_rules(
+    make_task, finding_status: str, verdict: str, expected: tuple[str, str] | None
+) -> None:
+    task = make_task(
+        findings=[("F1", finding_status, "sqli", SUMMARY)], retests=[("R1", "F1", verdict)]
+    )
     result = extract(task)
     from_retest = [(c.kind, c.action) for c in result.candidates if c.source_kind == "retest"]
     assert from_retest == ([expected] if expected else [])
@@ -80,10 +95,19 @@ def test_terminal_tasks_are_extracted(make_task, status: str) -> None:
 
 @pytest.mark.parametrize("status", ["running", "pending", "open", "in_progress", "queued"])
 def test_non_terminal_tasks_yield_nothing(make_task, status: str) -> None:
-    result = extract(make_task(status=status, findings=[("F1", "confirmed", "xss", "x")],
-                               retests=[("R1", "F1", "reproduced")]))
+    result = extract(
+        make_task(
+            status=status,
+            findings=[("F1", "confirmed", "xss", "x")],
+            retests=[("R1", "F1", "reproduced")],
+        )
+    )
     assert (result.terminal, result.candidates, result.refusals, result.outcome) == (
-        False, [], [], None)
+        False,
+        [],
+        [],
+        None,
+    )
 
 
 # the gate: (finding, retest) -> refusal reason fragment
@@ -113,8 +137,11 @@ def test_gate_refuses_null_class_and_summary(make_task) -> None:
 
 def test_every_rule_at_once_and_determinism(make_task) -> None:
     task = make_task(
-        findings=[("F1", "confirmed", "sqli", "a"), ("F2", "duplicate", "xss", "b"),
-                  ("F3", "pending", "rce", "c")],
+        findings=[
+            ("F1", "confirmed", "sqli", "a"),
+            ("F2", "duplicate", "xss", "b"),
+            ("F3", "pending", "rce", "c"),
+        ],
         retests=[("R1", "F1", "reproduced"), ("R2", "F2", "fixed")],
     )
     first = extract(task, now="2026-01-01T00:00:00Z")
@@ -139,10 +166,21 @@ KEY_CASES = [
 
 @pytest.mark.parametrize(("change", "same"), KEY_CASES)
 def test_dedupe_key_is_kind_scope_cue_action(make_task, change: dict, same: bool) -> None:
-    def lesson(task_id="T1", status="done", company="acme", category="web",
-               summary="login form accepts a quote", cls="sqli") -> str:
-        task = make_task(task_id, status=status, company=company, category=category,
-                         findings=[("F1", "confirmed", cls, summary)])
+    def lesson(
+        task_id="T1",
+        status="done",
+        company="acme",
+        category="web",
+        summary="login form accepts a quote",
+        cls="sqli",
+    ) -> str:
+        task = make_task(
+            task_id,
+            status=status,
+            company=company,
+            category=category,
+            findings=[("F1", "confirmed", cls, summary)],
+        )
         return extract(task).candidates[0].lesson_id
 
     assert (lesson(**change) == lesson()) is same
@@ -151,7 +189,8 @@ def test_dedupe_key_is_kind_scope_cue_action(make_task, change: dict, same: bool
 def test_lesson_id_is_stable() -> None:
     # a change here would split every existing store: ids must never move
     assert lesson_id("positive", "acme", "web", "sqli", "Confirmed sqli: x") == lesson_id(
-        "positive", "acme", "web", "sqli", "Confirmed sqli: x")
+        "positive", "acme", "web", "sqli", "Confirmed sqli: x"
+    )
     assert lesson_id("positive", None, None, "a", "b").startswith("L")
     assert len(lesson_id("positive", None, None, "a", "b")) == 17
 
@@ -164,10 +203,16 @@ REDACTIONS = [
     ("ghp_" + "a" * 36 + " in repo", "ghp_aaaa", "[redacted]"),
     ("xoxb-1234567890-abcdef slack", "xoxb-1234567890", "[redacted]"),
     ("https://admin:s3cret@db.example.com/x", "s3cret", "https://[redacted]@db.example.com"),
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- tail",
-     "MIIEow", "[redacted private key] tail"),
-    ("-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC (truncated", "b3BlbnNzaC",
-     "[redacted private key]"),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- tail",
+        "MIIEow",
+        "[redacted private key] tail",
+    ),
+    (
+        "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC (truncated",
+        "b3BlbnNzaC",
+        "[redacted private key]",
+    ),
     ("read /home/alice/.ssh/id_rsa", "alice", "[home]/.ssh/id_rsa"),
     ("read /Users/bob/Library", "bob", "[home]/Library"),
     (r"read C:\Users\carol\AppData", "carol", r"[home]\AppData"),
@@ -187,35 +232,53 @@ def test_redaction(text: str, secret: str, expected: str) -> None:
     assert secret not in out and expected in out
 
 
-@pytest.mark.parametrize("text", [
-    "version 10.1.2.3.4 of the library",  # not an address: more than four parts
-    "public host 8.8.8.8", "172.32.0.1 is public", "path /usr/share/doc", "the token bucket",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "version 10.1.2.3.4 of the library",  # not an address: more than four parts
+        "public host 8.8.8.8",
+        "172.32.0.1 is public",
+        "path /usr/share/doc",
+        "the token bucket",
+    ],
+)
 def test_redaction_leaves_harmless_text(text: str) -> None:
     assert redact(text) == text
 
 
 def test_sensitive_text_never_reaches_a_lesson(make_task) -> None:
-    task = make_task(company="acme", findings=[
-        ("F1", "confirmed", "sqli", "dump via password=hunter2 from 10.0.0.5 as /home/ops"),
-    ])
+    task = make_task(
+        company="acme",
+        findings=[
+            ("F1", "confirmed", "sqli", "dump via password=hunter2 from 10.0.0.5 as /home/ops"),
+        ],
+    )
     (candidate,) = extract(task).candidates
     for secret in ("hunter2", "10.0.0.5", "/home/ops"):
         assert secret not in candidate.action and secret not in candidate.subject
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("In-Progress", "in_progress"), (" FALSE POSITIVE ", "false_positive"), (None, ""),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("In-Progress", "in_progress"),
+        (" FALSE POSITIVE ", "false_positive"),
+        (None, ""),
+    ],
+)
 def test_normalize_status(raw, expected) -> None:
     assert normalize_status(raw) == expected
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("2026-11-30T08:15:00Z", "2026-11-30T08:15:00Z"),
-    ("2026-11-30T09:15:00+01:00", "2026-11-30T08:15:00Z"),
-    ("2026-11-30T08:15:00", "2026-11-30T08:15:00Z"),
-    ("yesterday", "DEFAULT"), (None, "DEFAULT"),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("2026-11-30T08:15:00Z", "2026-11-30T08:15:00Z"),
+        ("2026-11-30T09:15:00+01:00", "2026-11-30T08:15:00Z"),
+        ("2026-11-30T08:15:00", "2026-11-30T08:15:00Z"),
+        ("yesterday", "DEFAULT"),
+        (None, "DEFAULT"),
+    ],
+)
 def test_closed_at_sets_evidence_time(raw, expected) -> None:
     assert normalize_time(raw, "DEFAULT") == expected

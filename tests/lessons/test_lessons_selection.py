@@ -29,8 +29,19 @@ def seed(store: LessonStore, specs: list[Spec]) -> dict[str, str]:
         ids[spec.name] = lid
         for n in range(spec.support):
             task = f"{spec.name}-task{n}"
-            candidate = Candidate(lid, spec.kind, spec.company, spec.category, "sqli",
-                                  spec.name, spec.name, "finding", f"{task}/F1", task, spec.at)
+            candidate = Candidate(
+                lid,
+                spec.kind,
+                spec.company,
+                spec.category,
+                "sqli",
+                spec.name,
+                spec.name,
+                "finding",
+                f"{task}/F1",
+                task,
+                spec.at,
+            )
             batch.append(Extraction(task, True, [candidate], [], None))
     store.add(batch)
     return ids
@@ -40,30 +51,52 @@ TASK = {"id": "T-new", "company": "acme", "category": "web"}
 
 RANKING = [
     pytest.param(  # 1. scope tier beats kind and support
-        [Spec("generic", company=None, category=None, support=9),
-         Spec("same-category", company="globex", support=5),
-         Spec("same-company", category="mobile", support=3),
-         Spec("exact", kind="caution")],
-        ["exact", "same-company", "same-category", "generic"], id="tier"),
+        [
+            Spec("generic", company=None, category=None, support=9),
+            Spec("same-category", company="globex", support=5),
+            Spec("same-company", category="mobile", support=3),
+            Spec("exact", kind="caution"),
+        ],
+        ["exact", "same-company", "same-category", "generic"],
+        id="tier",
+    ),
     pytest.param(  # scoped to one field only
-        [Spec("company-only", category=None), Spec("category-only", company=None),
-         Spec("generic", company=None, category=None)],
-        ["company-only", "category-only", "generic"], id="tier-half-scoped"),
+        [
+            Spec("company-only", category=None),
+            Spec("category-only", company=None),
+            Spec("generic", company=None, category=None),
+        ],
+        ["company-only", "category-only", "generic"],
+        id="tier-half-scoped",
+    ),
     pytest.param(  # 2. within a tier, positive > negative > caution, whatever the support
-        [Spec("caution", kind="caution", support=9), Spec("negative", kind="negative", support=5),
-         Spec("positive", kind="positive")],
-        ["positive", "negative", "caution"], id="kind"),
+        [
+            Spec("caution", kind="caution", support=9),
+            Spec("negative", kind="negative", support=5),
+            Spec("positive", kind="positive"),
+        ],
+        ["positive", "negative", "caution"],
+        id="kind",
+    ),
     pytest.param(  # 3. same kind: higher support first, whatever the recency
-        [Spec("one", at="2026-11-30T00:00:00Z"), Spec("three", support=3),
-         Spec("two", support=2)],
-        ["three", "two", "one"], id="support"),
+        [Spec("one", at="2026-11-30T00:00:00Z"), Spec("three", support=3), Spec("two", support=2)],
+        ["three", "two", "one"],
+        id="support",
+    ),
     pytest.param(  # 4. same support: newer evidence first
-        [Spec("old", at="2026-01-01T00:00:00Z"), Spec("new", at="2026-11-30T00:00:00Z"),
-         Spec("mid", at="2026-06-01T00:00:00Z")],
-        ["new", "mid", "old"], id="recency"),
+        [
+            Spec("old", at="2026-01-01T00:00:00Z"),
+            Spec("new", at="2026-11-30T00:00:00Z"),
+            Spec("mid", at="2026-06-01T00:00:00Z"),
+        ],
+        ["new", "mid", "old"],
+        id="recency",
+    ),
     pytest.param(  # invisible: another company and another category
         [Spec("elsewhere", company="globex", category="mobile"), Spec("mine")],
-        ["mine"], id="visibility"),
+        ["mine"],
+        id="visibility",
+    ),
 ]
 
 
@@ -79,12 +112,21 @@ def test_last_tie_break_is_the_lesson_id(store: LessonStore) -> None:
     assert [x.id for x in select_lessons(TASK, store)] == sorted(ids.values())
 
 
-@pytest.mark.parametrize(("lesson_scope", "task_scope", "tier"), [
-    (("a", "w"), ("a", "w"), 0), (("a", "w"), ("a", "m"), 1), (("a", None), ("a", "w"), 1),
-    (("a", None), ("a", None), 1), (("b", "w"), ("a", "w"), 2), ((None, "w"), ("a", "w"), 2),
-    ((None, None), ("a", "w"), 3), ((None, None), (None, None), 3), (("b", "m"), ("a", "w"), None),
-    (("a", "w"), (None, None), None),
-])
+@pytest.mark.parametrize(
+    ("lesson_scope", "task_scope", "tier"),
+    [
+        (("a", "w"), ("a", "w"), 0),
+        (("a", "w"), ("a", "m"), 1),
+        (("a", None), ("a", "w"), 1),
+        (("a", None), ("a", None), 1),
+        (("b", "w"), ("a", "w"), 2),
+        ((None, "w"), ("a", "w"), 2),
+        ((None, None), ("a", "w"), 3),
+        ((None, None), (None, None), 3),
+        (("b", "m"), ("a", "w"), None),
+        (("a", "w"), (None, None), None),
+    ],
+)
 def test_scope_tier(lesson_scope, task_scope, tier) -> None:
     assert scope_tier(*lesson_scope, *task_scope) == tier
 
