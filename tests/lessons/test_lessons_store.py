@@ -105,7 +105,7 @@ def test_same_lesson_from_several_tasks_is_one_row(store: LessonStore, make_task
     lessons, evidence, _ = snapshot(store.root)
     assert len(lessons) == 1 and len(evidence) == 4
     (support,) = index.live_support(store.state()).values()
-    assert support.count == 4 and sorted(support.tasks) == ["T0", "T1", "T2", "T3"]
+    assert support.rows == 4 and sorted(support.tasks) == ["T0", "T1", "T2", "T3"]
 
 
 def test_a_changed_outcome_card_is_recorded_again(store: LessonStore, make_task) -> None:

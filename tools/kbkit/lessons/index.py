@@ -89,7 +89,7 @@ class FoldState:
 
 
 class Support(NamedTuple):
-    count: int
+    rows: int  # live evidence rows: the lesson's support
     latest: str
     tasks: list[str]
 

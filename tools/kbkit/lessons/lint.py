@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.lessons.index import FoldState, LessonRow, live_support
@@ -124,7 +124,7 @@ def lint_store(
 
 
 def _conflicts(
-    lessons: dict[str, LessonRow], support: dict[str, object], path: str
+    lessons: dict[str, LessonRow], support: Mapping[str, object], path: str
 ) -> list[Finding]:
     confirmed: dict[tuple[object, ...], list[str]] = defaultdict(list)
     refuted: dict[tuple[object, ...], list[str]] = defaultdict(list)
@@ -137,16 +137,16 @@ def _conflicts(
         elif row.kind == "negative" and row.action.endswith("(prior false_positive)"):
             refuted[key].append(lid)
     findings = []
-    for key in sorted(set(confirmed) & set(refuted), key=repr):
-        for negative in refuted[key]:
+    for conflict in sorted(set(confirmed) & set(refuted), key=repr):
+        for negative in refuted[conflict]:
             findings.append(
                 Finding(
                     path,
                     lessons[negative].line,
                     "lessons-conflict",
                     ERROR,
-                    f"{negative} (a false positive) contradicts {', '.join(confirmed[key])} "
-                    f"(confirmed) for {key[2]!r}; forget the wrong source (kb lessons forget)",
+                    f"{negative} (a false positive) contradicts {', '.join(confirmed[conflict])} "
+                    f"(confirmed) for {conflict[2]!r}; forget the wrong source (kb lessons forget)",
                 )
             )
     return findings

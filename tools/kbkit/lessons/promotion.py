@@ -45,7 +45,7 @@ def plan_promotions(store: LessonStore, intake: Path, min_support: int) -> list[
     }
     plans = []
     for lid, support in sorted(live_support(state).items()):
-        if support.count < min_support or lid in present or lid not in state.lessons:
+        if support.rows < min_support or lid in present or lid not in state.lessons:
             continue
         row = LessonRow(*state.lessons[lid])
         scope = ", ".join(
@@ -54,12 +54,12 @@ def plan_promotions(store: LessonStore, intake: Path, min_support: int) -> list[
         tasks = sorted(set(support.tasks))
         title = flatten(f"Lesson ({row.kind}, {row.cue}): {row.action}", 200)
         summary = flatten(
-            f"{row.action}. Support: {support.count} evidence row(s) from {len(tasks)} task(s) "
+            f"{row.action}. Support: {support.rows} evidence row(s) from {len(tasks)} task(s) "
             f"({', '.join(tasks[:10])}{', ...' if len(tasks) > 10 else ''}); "
             f"scope: {scope or 'generic'}; lesson {lid}.",
             2000,
         )
-        plans.append(Promotion(lid, support.count, title, summary))
+        plans.append(Promotion(lid, support.rows, title, summary))
     return plans
 
 

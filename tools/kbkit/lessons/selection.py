@@ -74,7 +74,7 @@ def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
     order = list(range(len(live)))
     order.sort(key=lambda i: live[i])
     order.sort(key=lambda i: supports[live[i]].latest, reverse=True)  # stable sorts: ties
-    order.sort(key=lambda i: supports[live[i]].count, reverse=True)  # keep the last order
+    order.sort(key=lambda i: supports[live[i]].rows, reverse=True)  # keep the last order
     order.sort(key=lambda i: index.KIND_RANK[rows[i].kind])
     view = SelectionView(marks, [], [], [], [], [], [], [], [], [], {})
     for i in order:  # columns in global rank order: a bucket's list is then already sorted
@@ -86,7 +86,7 @@ def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
         view.categories.append(row.category)
         view.cues.append(row.cue)
         view.actions.append(row.action)
-        view.supports.append(supports[lid].count)
+        view.supports.append(supports[lid].rows)
         view.recency.append(supports[lid].latest)
         view.tasks.append(TASK_SEPARATOR.join(sorted(set(supports[lid].tasks))))
         view.buckets.setdefault((row.company, row.category), []).append(position)
