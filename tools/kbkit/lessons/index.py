@@ -10,9 +10,12 @@ or union-merged file) triggers a full rebuild. Delete `.index/` at any time.
 
 from __future__ import annotations
 
+import gc
 import json
 import marshal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,6 +24,18 @@ FORMAT = (1, sys.version_info[:2])  # marshal is version-specific: rebuild on a 
 TAIL = 64
 KINDS = ("positive", "negative", "caution")
 KIND_RANK = {kind: rank for rank, kind in enumerate(KINDS)}
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Millions of small containers, none cyclic: the cyclic collector only costs time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class LessonRow(NamedTuple):
@@ -183,7 +198,11 @@ def _fold_log(state: FoldState, root: Path, name: str) -> None:
         else:
             state.torn[name] = newlines + data.count(b"\n") + 1
     folder = _FOLDERS[name]
-    for index, raw in enumerate(data[:end].split(b"\n")):
+    try:  # one decode for the whole chunk; a bad byte sends us line by line
+        lines: list[Any] = data[:end].decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        lines = data[:end].split(b"\n")
+    for index, raw in enumerate(lines):
         if not raw.strip():
             continue
         line = newlines + index + 1
@@ -199,16 +218,23 @@ def _fold_log(state: FoldState, root: Path, name: str) -> None:
     state.marks[name] = (*sig, consumed, newlines, tail)
 
 
-def _decode(raw: bytes) -> dict[str, Any] | str:
+_DECODER = json.JSONDecoder()
+
+
+def _decode(raw: str | bytes) -> dict[str, Any] | str:
     try:
-        value = json.loads(raw)
+        value = _DECODER.decode(raw) if isinstance(raw, str) else json.loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         return f"not valid JSON ({exc.__class__.__name__})"
     return value if isinstance(value, dict) else "expected a JSON object"
 
 
 def _strings(row: dict[str, Any], *names: str) -> bool:
-    return all(isinstance(row.get(n), str) and row.get(n) for n in names)
+    for name in names:
+        value = row.get(name)
+        if type(value) is not str or not value:
+            return False
+    return True
 
 
 def _fold_lesson(state: FoldState, row: dict[str, Any], line: int) -> str:

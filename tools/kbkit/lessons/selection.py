@@ -95,6 +95,11 @@ def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
 
 def load_view(store: LessonStore) -> SelectionView:
     """The cached view when no log changed since it was built; otherwise rebuild it."""
+    with index.paused_gc():
+        return _load_view(store)
+
+
+def _load_view(store: LessonStore) -> SelectionView:
     path = store.cache_dir / "view.marshal"
     data = index.read_cache(path)
     if data:

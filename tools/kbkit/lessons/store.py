@@ -65,13 +65,14 @@ class LessonStore:
 
     def state(self) -> index.FoldState:
         """The folded logs, from the cache when it is current (refreshed and saved if not)."""
-        cached = index.read_cache(self.cache_dir / "state.marshal")
-        state = (index.FoldState.load(cached) if cached else None) or index.FoldState()
-        if index.is_current(state, self.root):
+        with index.paused_gc():
+            cached = index.read_cache(self.cache_dir / "state.marshal")
+            state = (index.FoldState.load(cached) if cached else None) or index.FoldState()
+            if index.is_current(state, self.root):
+                return state
+            state = index.refresh(state, self.root)
+            index.write_cache(self.cache_dir / "state.marshal", state.dump())
             return state
-        state = index.refresh(state, self.root)
-        index.write_cache(self.cache_dir / "state.marshal", state.dump())
-        return state
 
     def usage_rows(self) -> list[dict[str, Any]]:
         from kbkit.jsonl import iter_rows
