@@ -282,3 +282,21 @@ def test_normalize_status(raw, expected) -> None:
 )
 def test_closed_at_sets_evidence_time(raw, expected) -> None:
     assert normalize_time(raw, "DEFAULT") == expected
+
+
+def test_library_extract_validates_the_record() -> None:
+    from kbkit.errors import InputError
+
+    with pytest.raises(InputError, match="task 'T1'.*findings/0"):
+        extract({"id": "T1", "status": "done", "findings": [{"status": "confirmed"}]})
+    with pytest.raises(InputError, match="must be a JSON object"):
+        extract(["not", "a", "record"])  # type: ignore[arg-type]
+
+
+def test_package_exports_the_library_calls(make_task) -> None:
+    import kbkit.lessons as lessons
+
+    assert lessons.extract(make_task(findings=[("F1", "confirmed", "a", "b")])).candidates
+    assert callable(lessons.select_lessons) and callable(lessons.bundle_prompts)
+    with pytest.raises(AttributeError):
+        _ = lessons.select  # no name shadowing the stdlib module

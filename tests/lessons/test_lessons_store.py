@@ -229,3 +229,20 @@ def test_sigkill_during_extraction_leaves_a_store_that_folds(tmp_path: Path) -> 
 @pytest.mark.stress
 def test_sigkill_during_extraction_many_times(tmp_path: Path) -> None:
     _kill_runs(tmp_path, kills=220, tasks_count=30000)
+
+
+def test_a_non_utf8_line_in_a_log_is_one_problem(store: LessonStore, make_task) -> None:
+    store.add([extract(make_task("T1", findings=[("F1", "confirmed", "sqli", "a")]))])
+    with store.log("evidence").open("ab") as handle:
+        handle.write(b'{"lesson": "\xff"}\n')
+    store.add([extract(make_task("T2", findings=[("F1", "confirmed", "sqli", "a")]))])
+    state = assert_folds_like_fresh(store)
+    assert len(state.evidence) == 2 and [p[:2] for p in state.problems] == [("evidence", 2)]
+
+
+def test_reading_an_empty_store_writes_nothing(tmp_path: Path) -> None:
+    from kbkit.lessons.selection import select_lessons
+
+    store = LessonStore.for_repo(tmp_path)
+    assert select_lessons({"id": "T1", "company": "acme"}, store) == []
+    assert not (tmp_path / "intake").exists()

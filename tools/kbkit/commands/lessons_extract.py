@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     records = [read_task(path) for path in args.tasks]
     for path in args.from_jsonl:
         records += read_tasks_jsonl(path)
-    result = store.add(extract(record) for record in records)
+    result = store.add(extract(record, validate=False) for record in records)
     if args.format == "json":
         document = result._asdict()
         document["refusals"] = [r._asdict() for r in result.refusals]

@@ -12,6 +12,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from kbkit.errors import InputError
 from kbkit.lessons.outcomes import outcome_card
 from kbkit.lessons.redaction import clean_scope, clean_text
 
@@ -114,8 +115,21 @@ def _rules(task: dict[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
     return fired
 
 
-def extract(task: dict[str, Any], *, now: str | None = None) -> Extraction:
-    """Lessons of one schema-valid task record; non-terminal tasks yield nothing."""
+def extract(task: dict[str, Any], *, now: str | None = None, validate: bool = True) -> Extraction:
+    """Lessons of one task record; non-terminal tasks yield nothing.
+
+    The record is checked against the shipped schema first (an InputError names the task);
+    callers that already validated it, like `kb lessons extract`, pass `validate=False`.
+    """
+    if validate:
+        from kbkit.lessons.task_records import schema_problem
+
+        problem = schema_problem(task)
+        if problem:
+            raise InputError(
+                problem,
+                path=f"task {str(task.get('id'))[:80]!r}" if isinstance(task, dict) else "task",
+            )
     task_id = str(task["id"])
     if normalize_status(task.get("status")) not in TERMINAL_STATUSES:
         return Extraction(task_id, False, [], [], None)

@@ -114,7 +114,8 @@ def _load_view(store: LessonStore) -> SelectionView:
     state = store.state()
     marks = {n: (state.marks[n][:3] if n in state.marks else None) for n in VIEW_LOGS}
     view = build_view(state, marks)
-    index.write_cache(path, marshal.dumps((index.FORMAT, tuple(view)), 4))
+    if state.marks:
+        index.write_cache(path, marshal.dumps((index.FORMAT, tuple(view)), 4))
     return view
 
 

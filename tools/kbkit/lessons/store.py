@@ -71,7 +71,8 @@ class LessonStore:
             if index.is_current(state, self.root):
                 return state
             state = index.refresh(state, self.root)
-            index.write_cache(self.cache_dir / "state.marshal", state.dump())
+            if state.marks:  # an empty store stays empty: no cache folder for nothing
+                index.write_cache(self.cache_dir / "state.marshal", state.dump())
             return state
 
     def usage_rows(self) -> list[dict[str, Any]]:
