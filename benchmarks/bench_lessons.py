@@ -147,10 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         if show >= SHOW_TARGET:
             missed.append("show")
         store = LessonStore(root / "intake" / "lessons")
-        start = time.perf_counter()
+        cold, warm_times = [], []
         view = load_view(store)
-        print(f"view load from cache in-process: {(time.perf_counter() - start) * 1000:.0f} ms")
-        times = []
         for n in range(200):
             task = {
                 "id": f"T{n}",
@@ -158,14 +156,20 @@ def main(argv: list[str] | None = None) -> int:
                 "category": rng.choice(CATEGORIES),
             }
             start = time.perf_counter()
-            selected = select_lessons(task, view=view)
-            times.append(time.perf_counter() - start)
-            assert selected, "every task sees some generic lessons"
-        worst, mean = max(times), statistics.mean(times)
+            selected = select_lessons(task, store)  # opens the cached view every time
+            cold.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            assert select_lessons(task, view=view) == selected and selected
+            warm_times.append(time.perf_counter() - start)
+        worst = max(cold)
         print(
-            f"selection in-process (200 tasks): mean {mean * 1000:.2f} ms, max "
-            f"{worst * 1000:.2f} ms  target < {SELECT_TARGET * 1000:.0f} ms  "
-            f"ratio {worst / SELECT_TARGET:.2f}"
+            f"selection in-process, view opened per call (200 tasks): mean "
+            f"{statistics.mean(cold) * 1000:.2f} ms, max {worst * 1000:.2f} ms  "
+            f"target < {SELECT_TARGET * 1000:.0f} ms  ratio {worst / SELECT_TARGET:.2f}"
+        )
+        print(
+            f"selection in-process, view already open: mean "
+            f"{statistics.mean(warm_times) * 1000:.2f} ms, max {max(warm_times) * 1000:.2f} ms"
         )
         if worst >= SELECT_TARGET:
             missed.append("selection")

@@ -169,13 +169,14 @@ def test_forgotten_evidence_lowers_support_and_orphans_are_not_selectable(
 def test_view_cache_follows_appends_and_rebuilds_when_deleted(store: LessonStore) -> None:
     seed(store, [Spec("first")])
     assert len(select_lessons(TASK, store)) == 1
-    assert (store.cache_dir / "view.marshal").exists()
+    assert (store.cache_dir / "view.bin").exists()
     seed(store, [Spec("second", support=2)])
     assert [x.action for x in select_lessons(TASK, store)] == ["second", "first"]
-    for cached in store.cache_dir.glob("*.marshal"):
+    for cached in [*store.cache_dir.glob("*.marshal"), store.cache_dir / "view.bin"]:
         cached.write_bytes(b"garbage")
     assert [x.action for x in select_lessons(TASK, store)] == ["second", "first"]
-    assert load_view(store).ids == load_view(store).ids
+    assert list(load_view(store).ids) == list(load_view(store).ids)
+    assert len(load_view(store).ids) == 2
 
 
 def test_rewritten_log_triggers_a_full_rebuild(store: LessonStore) -> None:

@@ -11,40 +11,23 @@ lesson is visible when it shares the task's company or category. Ranking, first 
 A lesson whose evidence includes the task itself is never shown to it, a lesson without
 live evidence is never shown at all, and at most 8 lessons / 1800 rendered characters are.
 
-The ranked view is derived from the store's fold and cached (`.index/view.marshal`), so a
-selection reads one compact file instead of a million evidence rows.
+A lesson that would push the block past the budget ends the selection (lower-ranked lessons
+never jump the queue). The ranked view (`kbkit.lessons.view`) is derived from the store's
+fold and cached, so a selection reads one compact file instead of a million evidence rows.
 """
 
 from __future__ import annotations
 
 import heapq
-import marshal
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from kbkit.lessons import index
 from kbkit.lessons.redaction import clean_scope
 from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line
 from kbkit.lessons.store import LessonStore
+from kbkit.lessons.view import TASK_SEPARATOR, Scope, SelectionView, load_view
 
-TASK_SEPARATOR = "\x1f"  # task ids cannot hold control characters (task record schema)
-VIEW_LOGS = ("lessons", "evidence", "tombstones")
-
-
-class SelectionView(NamedTuple):
-    """Selectable lessons as columns, plus scope buckets pre-sorted by global rank."""
-
-    marks: dict[str, tuple[int, int, int] | None]
-    ids: list[str]
-    kinds: list[str]
-    companies: list[str | None]
-    categories: list[str | None]
-    cues: list[str]
-    actions: list[str]
-    supports: list[int]
-    recency: list[str]
-    tasks: list[str]
-    buckets: dict[tuple[str | None, str | None], list[int]]
+__all__ = ["SelectedLesson", "SelectionView", "load_view", "ranked", "scope_tier", "select_lessons"]
 
 
 class SelectedLesson(NamedTuple):
@@ -61,62 +44,6 @@ class SelectedLesson(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         return self._asdict()
-
-
-Marks = dict[str, tuple[int, int, int] | None]
-
-
-def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
-    """Support, recency and evidence tasks per live lesson, ranked once for every task."""
-    supports = index.live_support(state)
-    live = [lid for lid in supports if lid in state.lessons]
-    rows = [index.LessonRow(*state.lessons[lid]) for lid in live]
-    order = list(range(len(live)))
-    order.sort(key=lambda i: live[i])
-    order.sort(key=lambda i: supports[live[i]].latest, reverse=True)  # stable sorts: ties
-    order.sort(key=lambda i: supports[live[i]].rows, reverse=True)  # keep the last order
-    order.sort(key=lambda i: index.KIND_RANK[rows[i].kind])
-    view = SelectionView(marks, [], [], [], [], [], [], [], [], [], {})
-    for i in order:  # columns in global rank order: a bucket's list is then already sorted
-        row, lid = rows[i], live[i]
-        position = len(view.ids)
-        view.ids.append(lid)
-        view.kinds.append(row.kind)
-        view.companies.append(row.company)
-        view.categories.append(row.category)
-        view.cues.append(row.cue)
-        view.actions.append(row.action)
-        view.supports.append(supports[lid].rows)
-        view.recency.append(supports[lid].latest)
-        view.tasks.append(TASK_SEPARATOR.join(sorted(set(supports[lid].tasks))))
-        view.buckets.setdefault((row.company, row.category), []).append(position)
-    return view
-
-
-def load_view(store: LessonStore) -> SelectionView:
-    """The cached view when no log changed since it was built; otherwise rebuild it."""
-    with index.paused_gc():
-        return _load_view(store)
-
-
-def _load_view(store: LessonStore) -> SelectionView:
-    path = store.cache_dir / "view.marshal"
-    data = index.read_cache(path)
-    if data:
-        try:
-            payload = marshal.loads(data)
-        except (EOFError, ValueError, TypeError):
-            payload = None
-        if isinstance(payload, tuple) and len(payload) == 2 and payload[0] == index.FORMAT:
-            view = SelectionView(*payload[1])
-            if all(view.marks.get(n) == index.signature(store.log(n)) for n in VIEW_LOGS):
-                return view
-    state = store.state()
-    marks = {n: (state.marks[n][:3] if n in state.marks else None) for n in VIEW_LOGS}
-    view = build_view(state, marks)
-    if state.marks:
-        index.write_cache(path, marshal.dumps((index.FORMAT, tuple(view)), 4))
-    return view
 
 
 def scope_tier(
@@ -136,10 +63,8 @@ def scope_tier(
     return None
 
 
-def _tiers(
-    view: SelectionView, company: str | None, category: str | None
-) -> list[list[tuple[str | None, str | None]]]:
-    tiers: list[list[tuple[str | None, str | None]]] = [[], [], [], []]
+def _tiers(view: SelectionView, company: str | None, category: str | None) -> list[list[Scope]]:
+    tiers: list[list[Scope]] = [[], [], [], []]
     for bucket in view.buckets:
         tier = scope_tier(bucket[0], bucket[1], company, category)
         if tier is not None:
@@ -188,8 +113,8 @@ def select_lessons(
         SelectedLesson(
             view.ids[p],
             view.kinds[p],
-            view.companies[p],
-            view.categories[p],
+            view.companies[p] or None,
+            view.categories[p] or None,
             view.cues[p],
             view.actions[p],
             view.supports[p],

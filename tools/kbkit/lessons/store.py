@@ -131,8 +131,7 @@ class LessonStore:
             append_rows(self.log("lessons"), lessons)
             append_rows(self.log("evidence"), evidence)
             append_rows(self.log("outcomes"), outcomes)
-            if lessons or evidence or outcomes:
-                self.state()
+            # No refold here: the next reader folds just these appended bytes, lazily.
         return AddResult(
             tasks=len(batch),
             skipped_tasks=[e.task for e in batch if not e.terminal],
