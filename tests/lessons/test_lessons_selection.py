@@ -186,3 +186,18 @@ def test_rewritten_log_triggers_a_full_rebuild(store: LessonStore) -> None:
     kept = [line for line in evidence.read_text().splitlines() if "dropped" not in line]
     evidence.write_text("\n".join(kept) + "\n")  # e.g. a checkout replaced the file
     assert [x.action for x in select_lessons(TASK, store)] == ["kept"]
+
+
+def test_a_truncated_view_file_is_rebuilt(store: LessonStore) -> None:
+    seed(store, [Spec("first"), Spec("second", support=2)])
+    assert len(select_lessons(TASK, store)) == 2
+    view_file = store.cache_dir / "view.bin"
+    view_file.write_bytes(view_file.read_bytes()[:-40])
+    assert [x.action for x in select_lessons(TASK, store)] == ["second", "first"]
+
+
+def test_selection_needs_a_task_id(store: LessonStore) -> None:
+    from kbkit.errors import InputError
+
+    with pytest.raises(InputError, match="needs an id"):
+        select_lessons({"company": "acme"}, store)

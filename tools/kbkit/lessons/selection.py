@@ -22,6 +22,7 @@ import heapq
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from kbkit.errors import InputError
 from kbkit.lessons.redaction import clean_scope
 from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line
 from kbkit.lessons.store import LessonStore
@@ -93,6 +94,8 @@ def select_lessons(
     """The lessons a task would see, in rank order, within the render budget."""
     if view is None:
         view = load_view(store if store is not None else LessonStore.for_repo())
+    if not isinstance(task, dict) or not task.get("id"):
+        raise InputError("a task record needs an id to select lessons for it")
     task_id = str(task["id"])
     company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
     picked: list[tuple[int, int]] = []

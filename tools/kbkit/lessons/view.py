@@ -122,6 +122,8 @@ class SelectionView(NamedTuple):
             if fmt != index.FORMAT:
                 return None
             body = memoryview(mapped)[start + length :]
+            if any(offset + size > len(body) for offset, size in sections.values()):
+                return None  # a truncated file: rebuild rather than read past the end
 
             def section(name: str) -> memoryview:
                 offset, size = sections[name]
