@@ -71,6 +71,7 @@ class FoldState:
             self.tombstones,
             self.outcomes,
             self.problems,
+            self.torn,
         )
         return marshal.dumps(payload, 4)
 
@@ -80,7 +81,7 @@ class FoldState:
             payload = marshal.loads(data)
         except (EOFError, ValueError, TypeError):
             return None
-        if not isinstance(payload, tuple) or len(payload) != 7 or payload[0] != FORMAT:
+        if not isinstance(payload, tuple) or len(payload) != 8 or payload[0] != FORMAT:
             return None
         state = cls()
         (
@@ -91,6 +92,7 @@ class FoldState:
             state.tombstones,
             state.outcomes,
             state.problems,
+            state.torn,
         ) = payload
         return state
 

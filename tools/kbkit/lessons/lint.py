@@ -13,6 +13,7 @@ Rules (ids are stable):
 - lessons-unsupported (warning): a lesson with no live evidence; it is never selected.
 - lessons-never-selected (warning): a live lesson absent from every usage row.
 - lessons-malformed-row (warning): a line of a log that could not be folded.
+- lessons-torn-line (warning): an unterminated last line a crash left behind.
 """
 
 from __future__ import annotations
@@ -120,6 +121,14 @@ def lint_store(
         )
     for log, line, message in state.problems:
         add("lessons-malformed-row", WARNING, message, line, log)
+    for log, line in sorted(state.torn.items()):
+        add(
+            "lessons-torn-line",
+            WARNING,
+            "unterminated last line (an interrupted write); skipped until the next append",
+            line,
+            log,
+        )
     return findings
 
 
