@@ -257,3 +257,16 @@ def test_reading_an_empty_store_writes_nothing(tmp_path: Path) -> None:
     store = LessonStore.for_repo(tmp_path)
     assert select_lessons({"id": "T1", "company": "acme"}, store) == []
     assert not (tmp_path / "intake").exists()
+
+
+def test_temp_files_of_killed_cache_writers_are_swept(store: LessonStore, make_task) -> None:
+    store.add([extract(make_task("T1", findings=[("F1", "confirmed", "sqli", "a")]))])
+    store.state()
+    old = store.cache_dir / ".state.marshal.dead.tmp"
+    fresh = store.cache_dir / ".state.marshal.alive.tmp"  # maybe a writer at work right now
+    for temp in (old, fresh):
+        temp.write_bytes(b"partial")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    store.add([extract(make_task("T2", findings=[("F1", "confirmed", "sqli", "a")]))])
+    store.state()
+    assert not old.exists() and fresh.exists()
