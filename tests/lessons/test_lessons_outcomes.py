@@ -112,3 +112,20 @@ def test_report_groups_side_by_side(make_task) -> None:
     assert groups[("company", "acme")]["with_lessons"]["tasks"] == 1
     assert groups[("category", "web")]["without_lessons"]["tasks"] == 1
     assert set(groups) >= {("company", "globex"), ("category", "api")}
+
+
+def test_report_counts_how_tasks_were_assigned(make_task) -> None:
+    cards = [outcome_card(make_task(t)) for t in ("A", "B", "C", "D")]
+    usage = [
+        {"task": "A", "mode": "inject", "assign": "hash", "lessons": ["L1"]},
+        {"task": "B", "mode": "shadow", "assign": "hash", "lessons": ["L1"]},
+        {"task": "C", "mode": "shadow", "assign": "none", "lessons": []},
+        {"task": "Z", "mode": "inject", "assign": "hash", "lessons": ["L1"]},  # still open
+    ]
+    assert build_report(cards, usage)["assignment"] == {
+        "hash_inject": 1,
+        "hash_shadow": 1,
+        "configured_inject": 0,
+        "configured_shadow": 1,
+        "never_considered": 1,
+    }

@@ -49,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0
     print(f"{len(cards)} closed task(s) with outcome cards. {report['methods']}")
+    arms = report["assignment"]
+    print(
+        f"assignment: by hash {arms['hash_inject']} inject / {arms['hash_shadow']} shadow; "
+        f"by mode {arms['configured_inject']} inject / {arms['configured_shadow']} shadow; "
+        f"{arms['never_considered']} never considered"
+    )
     for group in report["groups"]:
         print(f"\n{group['group']}: {group['value']}")
         for arm, label in (("with_lessons", "saw lessons"), ("without_lessons", "no lessons")):

@@ -176,7 +176,34 @@ def build_report(cards: list[dict[str, Any]], usage_rows: list[dict[str, Any]]) 
                 "without_lessons": {"tasks": len(not_saw), **_as_dicts(group_metrics(not_saw))},
             }
         )
-    return {"version": 1, "methods": METHODS, "caveat": CAVEAT, "groups": rows}
+    return {
+        "version": 1,
+        "methods": METHODS,
+        "caveat": CAVEAT,
+        "assignment": assignment(usage_rows, {c["task"] for c in cards}),
+        "groups": rows,
+    }
+
+
+def assignment(usage_rows: list[dict[str, Any]], closed: set[str]) -> dict[str, int]:
+    """How the closed tasks were assigned: by hash (randomised) or by the configured mode."""
+    arms: dict[str, tuple[str, str]] = {}
+    for row in usage_rows:
+        task = str(row.get("task"))
+        if task in closed:
+            arms[task] = (str(row.get("assign") or "none"), str(row.get("mode")))
+    counts = {
+        "hash_inject": 0,
+        "hash_shadow": 0,
+        "configured_inject": 0,
+        "configured_shadow": 0,
+        "never_considered": len(closed - set(arms)),
+    }
+    for assign, mode in arms.values():
+        key = f"{'hash' if assign == 'hash' else 'configured'}_{mode}"
+        if key in counts:
+            counts[key] += 1
+    return counts
 
 
 def _as_dicts(metrics: dict[str, Interval]) -> dict[str, dict[str, Any]]:
