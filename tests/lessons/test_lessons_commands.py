@@ -442,3 +442,44 @@ def test_intake_root_override_moves_the_store(tmp_path: Path, make_task, monkeyp
     assert main(["lessons", "extract", task]) == 0
     assert (tmp_path / "elsewhere" / "lessons" / "lessons.jsonl").exists()
     assert not (tmp_path / "intake").exists()
+
+
+def test_lint_accepts_known_tasks_and_github_format(tmp_path: Path, make_task, capsys) -> None:
+    task = make_task("T1", findings=[("F1", "confirmed", "xss", "search box")])
+    assert main(["lessons", "extract", put(tmp_path / "t1.json", task)]) == 0
+    with (tmp_path / "intake/lessons/evidence.jsonl").open("a") as handle:
+        row = {
+            "lesson": json.loads((tmp_path / "intake/lessons/lessons.jsonl").read_text())["id"],
+            "source_kind": "finding",
+            "source_id": "T7/F1",
+            "task": "T7",
+            "at": "x",
+        }
+        handle.write(json.dumps(row) + "\n")
+    capsys.readouterr()
+    assert main(["lessons", "lint", "--format", "github"]) == 1
+    assert "::error file=intake/lessons/evidence.jsonl,line=1,title=lessons-missing-task::" in (
+        capsys.readouterr().out
+    )
+    (tmp_path / "known.jsonl").write_text(json.dumps({"id": "T7", "status": "done"}) + "\n")
+    assert main(["lessons", "lint", "--tasks", "known.jsonl"]) == 0
+
+
+def test_bundle_refuses_a_non_utf8_prompt(seeded: Path, capsys) -> None:
+    put(seeded / "task.json", NEW_TASK)
+    (seeded / "p.txt").write_bytes(b"\xff\xfe")
+    (seeded / "w.txt").write_text("ok")
+    args = [
+        "lessons",
+        "bundle",
+        "--task",
+        str(seeded / "task.json"),
+        "--planner",
+        str(seeded / "p.txt"),
+        "--worker",
+        str(seeded / "w.txt"),
+        "--out",
+        str(seeded / "o"),
+    ]
+    assert main(args) == 1
+    assert "p.txt: not UTF-8" in capsys.readouterr().err and not (seeded / "o").exists()
