@@ -5,6 +5,8 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.rendering import (
@@ -148,3 +150,14 @@ def _assert_block_shape(block: str, count: int) -> None:
     assert BLOCK_CLOSE not in "".join(body) and BLOCK_OPEN not in "".join(body)
     assert not any(_invisible_or_breaking(c) for c in block)
     assert len(block) <= BLOCK_BUDGET
+
+
+@settings(max_examples=300, deadline=None)
+@given(summaries=st.lists(st.text(max_size=400), min_size=1, max_size=8), cue=st.text())
+def test_any_text_keeps_the_block_shape(summaries: list[str], cue: str) -> None:
+    lines = [render_line("caution", 1, cue, s) for s in summaries]
+    block = render_block(lines)
+    if len(block) <= BLOCK_BUDGET:
+        _assert_block_shape(block, len(lines))
+    for line in lines:
+        assert line.splitlines() == [line] and line.startswith("- [caution; ")
