@@ -86,6 +86,8 @@ def assert_folds_like_fresh(store: LessonStore) -> index.FoldState:
     fresh = index.refresh(index.FoldState(), store.root)
     assert cached.lessons == fresh.lessons and cached.evidence == fresh.evidence
     assert cached.tombstones == fresh.tombstones and cached.outcomes == fresh.outcomes
+    # incremental support aggregates equal a recount from scratch
+    assert cached.support == fresh.support == index.count_support(fresh)
     return fresh
 
 
@@ -273,3 +275,19 @@ def test_temp_files_of_killed_cache_writers_are_swept(store: LessonStore, make_t
     store.add([extract(make_task("T2", findings=[("F1", "confirmed", "sqli", "a")]))])
     store.state()
     assert not old.exists() and fresh.exists()
+
+
+def test_evidence_from_a_forgotten_task_never_counts_again(store: LessonStore, make_task) -> None:
+    finding = ("F1", "confirmed", "sqli", "a")
+    store.add(
+        [extract(make_task("T1", findings=[finding])), extract(make_task("T9", findings=[finding]))]
+    )
+    (lesson,) = index.live_support(store.state())
+    assert index.live_support(store.state())[lesson].rows == 2
+    assert store.forget("task", "T9").removed == 1
+    assert index.live_support(store.state())[lesson].rows == 1
+    # T9 is re-run with a second finding teaching the same lesson: a new evidence key
+    store.add([extract(make_task("T9", findings=[finding, ("F2", "confirmed", "sqli", "a")]))])
+    state = assert_folds_like_fresh(store)
+    assert index.live_support(state)[lesson] == index.Support(1, state.support[lesson][1], ["T1"])
+    assert len(state.evidence) == 3

@@ -61,6 +61,10 @@ class FoldState:
         self.outcomes: dict[str, dict[str, Any]] = {}
         self.problems: list[tuple[str, int, str]] = []  # (log, line, message)
         self.torn: dict[str, int] = {}  # log -> line of an unterminated fragment
+        # lesson -> [live evidence rows, latest evidence time, tasks]: kept up to date while
+        # folding, so readers never walk every evidence row; a new tombstone recomputes it
+        self.support: dict[str, list[Any]] = {}
+        self.support_stale = False
 
     def dump(self) -> bytes:
         payload = (
@@ -72,6 +76,7 @@ class FoldState:
             self.outcomes,
             self.problems,
             self.torn,
+            self.support,
         )
         return marshal.dumps(payload, 4)
 
@@ -81,7 +86,7 @@ class FoldState:
             payload = marshal.loads(data)
         except (EOFError, ValueError, TypeError):
             return None
-        if not isinstance(payload, tuple) or len(payload) != 8 or payload[0] != FORMAT:
+        if not isinstance(payload, tuple) or len(payload) != 9 or payload[0] != FORMAT:
             return None
         state = cls()
         (
@@ -93,6 +98,7 @@ class FoldState:
             state.outcomes,
             state.problems,
             state.torn,
+            state.support,
         ) = payload
         return state
 
@@ -113,6 +119,11 @@ class Support(NamedTuple):
 
 def live_support(state: FoldState) -> dict[str, Support]:
     """Per lesson id: live evidence rows, latest evidence time, and the tasks behind them."""
+    return {lid: Support(*agg) for lid, agg in state.support.items() if agg[0]}
+
+
+def count_support(state: FoldState) -> dict[str, list[Any]]:
+    """The support aggregates from scratch: one walk over every evidence row."""
     count: dict[str, int] = {}
     latest: dict[str, str] = {}
     tasks: dict[str, list[str]] = {}
@@ -125,7 +136,7 @@ def live_support(state: FoldState) -> dict[str, Support]:
         if at > latest.get(lesson, ""):
             latest[lesson] = at
         tasks.setdefault(lesson, []).append(task)
-    return {lid: Support(n, latest[lid], tasks[lid]) for lid, n in count.items()}
+    return {lid: [n, latest[lid], tasks[lid]] for lid, n in count.items()}
 
 
 def log_path(root: Path, name: str) -> Path:
@@ -156,6 +167,9 @@ def refresh(state: FoldState, root: Path) -> FoldState:
         state = FoldState()
     for name in LOG_NAMES:
         _fold_log(state, root, name)
+    if state.support_stale:
+        state.support = count_support(state)
+        state.support_stale = False
     return state
 
 
@@ -266,14 +280,27 @@ def _fold_evidence(state: FoldState, row: dict[str, Any], line: int) -> str:
     intern = sys.intern
     key = (intern(row["lesson"]), intern(row["source_kind"]), row["source_id"])
     if key not in state.evidence:
-        state.evidence[key] = (intern(row["task"]), intern(str(row.get("at") or "")), line)
+        task, at = intern(row["task"]), intern(str(row.get("at") or ""))
+        state.evidence[key] = (task, at, line)
+        if state.is_live(key, task):
+            aggregate = state.support.get(key[0])
+            if aggregate is None:
+                state.support[key[0]] = [1, at, [task]]
+            else:
+                aggregate[0] += 1
+                if at > aggregate[1]:
+                    aggregate[1] = at
+                aggregate[2].append(task)
     return ""
 
 
 def _fold_tombstone(state: FoldState, row: dict[str, Any], line: int) -> str:
     if not _strings(row, "source_kind", "source_id"):
         return "tombstone row without source_kind or source_id"
-    state.tombstones.setdefault((row["source_kind"], row["source_id"]), str(row.get("at") or ""))
+    key = (row["source_kind"], row["source_id"])
+    if key not in state.tombstones:
+        state.tombstones[key] = str(row.get("at") or "")
+        state.support_stale = True
     return ""
 
 
