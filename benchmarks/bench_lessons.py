@@ -136,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
                 }
             )
         )
-        cold = kb("lessons", "show", str(task_file), "--repo", str(root))
-        print(f"show, cold (builds the derived cache): {cold:.2f}s (no target)")
+        first = kb("lessons", "show", str(task_file), "--repo", str(root))
+        print(f"show, cold (builds the derived cache): {first:.2f}s (no target)")
         warm = [kb("lessons", "show", str(task_file), "--repo", str(root)) for _ in range(5)]
         show = statistics.median(warm)
         print(
