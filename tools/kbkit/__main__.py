@@ -43,6 +43,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "intake status": ("kbkit.commands.intake_status", "Counts by state and kind, oldest pending"),
     "intake check": ("kbkit.commands.intake_check", "Validate every ledger line (JSON Schema)"),
     "intake compact": ("kbkit.commands.intake_compact", "Rewrite ledgers, duplicates folded"),
+    "lessons extract": ("kbkit.commands.lessons_extract", "Extract lessons from closed tasks"),
+    "lessons show": ("kbkit.commands.lessons_show", "Preview the lessons a task would see"),
+    "lessons bundle": ("kbkit.commands.lessons_bundle", "Prompts per KB_LESSONS mode"),
+    "lessons outcome": ("kbkit.commands.lessons_outcome", "Outcome card of one task"),
+    "lessons report": ("kbkit.commands.lessons_report", "Tasks with vs without lessons, 95% CIs"),
+    "lessons lint": ("kbkit.commands.lessons_lint", "Duplicates, conflicts, dangling evidence"),
+    "lessons forget": ("kbkit.commands.lessons_forget", "Tombstone a source's evidence"),
+    "lessons promote": ("kbkit.commands.lessons_promote", "Supported lessons -> intake events"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
