@@ -16,6 +16,7 @@ BENCHES: dict[str, str] = {
     "intake": "benchmarks.bench_intake",
     "parse": "benchmarks.bench_parse",
     "lessons": "benchmarks.bench_lessons",
+    "curator": "benchmarks.bench_curator",
 }
 
 

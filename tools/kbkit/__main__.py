@@ -26,6 +26,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "kbkit.commands.check_wiki_lint",
         "Check frontmatter, tags, dates, staleness, orphans, adapter manifests",
     ),
+    "curate prompt": (
+        "kbkit.commands.curate_prompt",
+        "Curator: the model prompt for an evidence batch (catalog + fenced evidence)",
+    ),
+    "curate schema": (
+        "kbkit.commands.curate_schema",
+        "Curator: the strict JSON Schema a model reply must follow",
+    ),
+    "curate validate": (
+        "kbkit.commands.curate_validate",
+        "Curator: accept or reject each proposed rule section with a reason code",
+    ),
+    "curate apply": (
+        "kbkit.commands.curate_apply",
+        "Curator: insert accepted sections, run the validators, roll back on failure",
+    ),
+    "curate recover": (
+        "kbkit.commands.curate_recover",
+        "Curator: restore the pages of an interrupted apply",
+    ),
     "intake record-prs": (
         "kbkit.commands.intake_record_prs",
         "Record merged PRs from GitHub's REST pulls JSON (arrays or concatenated pages)",

@@ -1,0 +1,94 @@
+"""The catalog: which pages may receive rules, and what each entry tells the model."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from kbkit.curator import KnowledgeCurator
+from tests.curator.conftest import WRITING, make_clone
+
+TOPIC_PAGE = """---
+title: "CI rules"
+created: 2026-11-01
+updated: 2026-11-01
+type: rule
+tags: [kbkit, rules]
+---
+
+# CI rules
+
+Only `KCI-<digit><letter>` IDs are auditable rules.
+
+## Related
+
+- [kbkit](_index.md)
+"""
+
+
+def test_catalog_entries_of_the_own_tree(clone: Path) -> None:
+    catalog = KnowledgeCurator(clone).catalog()
+    assert set(catalog.pages) == {
+        "general/review/rules",
+        "general/writing/rules",
+        "repos/kbkit/rules",
+        "repos/kbkit/components/curator/rules",
+        "repos/kbkit/components/intake/rules",
+        "repos/kbkit/components/validators/rules",
+    }
+    page = catalog.pages[WRITING]
+    data = (clone / "knowledge" / f"{WRITING}.md").read_bytes()
+    assert page.sha256 == hashlib.sha256(data).hexdigest()
+    assert page.prefix == "WRITE" and page.style == "heading" and page.heading_level == 3
+    assert page.separator == "—" and page.heading_marker() == "###"
+    assert page.rule_ids[:3] == ("WRITE-1a", "WRITE-1b", "WRITE-1c")
+    assert page.groups == ("1. Page shape", "2. Safe text", "3. Links")
+    assert page.owner == "general/writing/_index"
+    assert page.owner_summary.startswith("Writing knowledge pages: Owner of the house format")
+    assert catalog.defined["WRITE-1a"] == (WRITING,)
+    assert str(clone) not in str(catalog.to_dict())
+
+
+def test_topic_pages_count_and_other_pages_do_not(tmp_path: Path) -> None:
+    clone = make_clone(tmp_path / "c")
+    folder = clone / "knowledge" / "repos" / "kbkit"
+    (folder / "rules-ci.md").write_text(TOPIC_PAGE)
+    (folder / "rules-draft.md").write_text(TOPIC_PAGE.replace("type: rule", "type: guide"))
+    (folder / "rules_other.md").write_text(TOPIC_PAGE)
+    (clone / "knowledge" / "rules.md").write_text(TOPIC_PAGE)  # outside the roots
+    catalog = KnowledgeCurator(clone).catalog()
+    assert "repos/kbkit/rules-ci" in catalog.pages
+    for absent in ("repos/kbkit/rules-draft", "repos/kbkit/rules_other", "rules"):
+        assert absent not in catalog.pages
+    empty = catalog.pages["repos/kbkit/rules-ci"]
+    assert empty.style == "empty" and empty.prefix is None and empty.rule_ids == ()
+
+
+def test_first_rule_of_an_empty_page_goes_before_related(tmp_path: Path) -> None:
+    from tests.curator.conftest import batch, row
+
+    clone = make_clone(tmp_path / "c")
+    page = clone / "knowledge" / "repos" / "kbkit" / "rules-ci.md"
+    page.write_text(TOPIC_PAGE)
+    curator = KnowledgeCurator(clone, today="2026-12-01")
+    target = "repos/kbkit/rules-ci"
+    rows = [
+        row("WRITE-4a", target=target, title="Borrowed prefix"),
+        row("KCI-1a", target=target, title="CI runs the validators"),
+    ]
+    validation = curator.validate_proposals({"proposals": rows}, batch())
+    assert [r.reason for r in validation.rejected] == ["rule-id-prefix"]
+    curator.apply(validation)
+    text = page.read_text()
+    assert text.index("### KCI-1a — CI runs the validators") < text.index("## Related")
+    assert text.index("Only `KCI-<digit><letter>`") < text.index("### KCI-1a")
+
+
+def test_related_sections_are_not_groups(clone: Path) -> None:
+    from tests.curator.conftest import batch, row
+
+    curator = KnowledgeCurator(clone)
+    page = curator.catalog().pages["general/review/rules"]
+    assert page.groups == ("1. What may enter the tree", "2. Reviewing the day branch")
+    r = row("REV-2c", target="general/review/rules", title="Anchor test", after="Related")
+    assert curator.validate_proposals({"proposals": [r]}, batch()).rejected[0].reason == "anchor"

@@ -1,0 +1,94 @@
+"""The wire schema is portable and strict; the limits schema carries the local bounds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from kbkit.curator import KnowledgeCurator
+from kbkit.curator.schema import limits_schema, wire_schema
+from tests.curator.conftest import WRITING, batch, row
+
+FORBIDDEN = {
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "format",
+    "uniqueItems",
+}
+
+
+def _objects(node: Any) -> list[dict[str, Any]]:
+    found = []
+    if isinstance(node, dict):
+        if node.get("type") == "object":
+            found.append(node)
+        for value in node.values():
+            found.extend(_objects(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_objects(value))
+    return found
+
+
+def _keys(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {k for v in node.values() for k in _keys(v)}
+    if isinstance(node, list):
+        return {k for v in node for k in _keys(v)}
+    return set()
+
+
+def test_wire_schema_is_strict_and_portable(clone: Path) -> None:
+    curator = KnowledgeCurator(clone)
+    b = batch("PR #101", "PR #102")
+    schema = curator.proposal_schema(max_rules=b.max_rules, batch=b)
+    Draft202012Validator.check_schema(schema)
+    assert schema["type"] == "object"
+    objects = _objects(schema)
+    assert len(objects) == 2
+    for obj in objects:
+        assert obj["additionalProperties"] is False
+        assert sorted(obj["required"]) == sorted(obj["properties"])
+    assert not _keys(schema) & FORBIDDEN
+    item = schema["properties"]["proposals"]["items"]["properties"]
+    assert WRITING in item["target"]["enum"]
+    assert item["citations"]["items"]["enum"] == ["PR #101", "PR #102"]
+    assert item["after"]["type"] == ["string", "null"]
+    assert Draft202012Validator(schema).is_valid({"proposals": [row()]})
+    assert not Draft202012Validator(schema).is_valid({"proposals": [{**row(), "extra": 1}]})
+    assert not Draft202012Validator(schema).is_valid({"proposals": [row(target="x/rules")]})
+
+
+def test_limits_schema_holds_the_bounds() -> None:
+    limits = limits_schema(3)
+    Draft202012Validator.check_schema(limits)
+    assert limits["properties"]["proposals"]["maxItems"] == 3
+    assert _keys(limits) & FORBIDDEN
+    wire = wire_schema(["a"], ["PR #1"], 3)
+    assert "maxItems" not in wire["properties"]["proposals"]
+
+
+def test_schema_defaults_to_the_last_prompts_batch(clone: Path) -> None:
+    import pytest
+
+    from kbkit.curator import InvalidRequestError
+
+    curator = KnowledgeCurator(clone)
+    b = batch("PR #7")
+    curator.build_prompt(b)
+    schema = curator.proposal_schema(max_rules=b.max_rules)
+    item = schema["properties"]["proposals"]["items"]["properties"]
+    assert item["citations"]["items"]["enum"] == ["PR #7"]
+    with pytest.raises(InvalidRequestError, match="batch"):
+        curator.build_prompt({"events": []})  # type: ignore[arg-type]
+    with pytest.raises(InvalidRequestError, match="validation"):
+        curator.apply({"proposals": []})  # type: ignore[arg-type]

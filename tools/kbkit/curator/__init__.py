@@ -1,0 +1,56 @@
+"""kbkit's public curator API, version 1. Everything else in kbkit is private.
+
+curator = KnowledgeCurator(clone_path)
+batch = KnowledgeEvidenceBatch(events=[KnowledgeEvidenceEvent(...)], max_rules=N)
+prompt = curator.build_prompt(batch)
+schema = curator.proposal_schema(max_rules=batch.max_rules, batch=batch)
+validation = curator.validate_proposals(model_json, batch)
+result = curator.apply(validation)
+"""
+
+from __future__ import annotations
+
+from kbkit.curator.apply import KnowledgeApplyResult, PageChange
+from kbkit.curator.catalog import Catalog, CatalogPage
+from kbkit.curator.curator import KnowledgeCurator
+from kbkit.curator.errors import (
+    InvalidRequestError,
+    KnowledgeCurationError,
+    KnowledgeValidatorError,
+)
+from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
+from kbkit.curator.gate import ValidatorResult, ValidatorRun
+from kbkit.curator.journal import RecoveryResult
+from kbkit.curator.plan import Insertion
+from kbkit.curator.prompt import KnowledgePrompt
+from kbkit.curator.proposals import (
+    REASONS,
+    AcceptedProposal,
+    KnowledgeProposalValidation,
+    RejectedProposal,
+)
+
+API_VERSION = 1
+
+__all__ = [
+    "API_VERSION",
+    "REASONS",
+    "AcceptedProposal",
+    "Catalog",
+    "CatalogPage",
+    "Insertion",
+    "InvalidRequestError",
+    "KnowledgeApplyResult",
+    "KnowledgeCurationError",
+    "KnowledgeCurator",
+    "KnowledgeEvidenceBatch",
+    "KnowledgeEvidenceEvent",
+    "KnowledgePrompt",
+    "KnowledgeProposalValidation",
+    "KnowledgeValidatorError",
+    "PageChange",
+    "RecoveryResult",
+    "RejectedProposal",
+    "ValidatorResult",
+    "ValidatorRun",
+]

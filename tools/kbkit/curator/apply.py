@@ -1,0 +1,174 @@
+"""Apply accepted proposals as one transaction across all their pages.
+
+Order (STYLE 9): take the clone lock (threads and processes), recover an interrupted apply,
+re-check every target SHA (stale -> refuse), plan every page and prove its post-condition,
+journal the base bytes, write each page atomically, run the validators; on any failure put
+every page back byte-for-byte, and clear the journal only at the very end.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit.curator.catalog import sha256
+from kbkit.curator.errors import KnowledgeCurationError, KnowledgeValidatorError
+from kbkit.curator.gate import MISSING, ValidatorResult, ValidatorRun, missing, run_validators
+from kbkit.curator.journal import clear_journal, restore_pages, write_journal
+from kbkit.curator.plan import Insertion, PagePlan, PlanError, plan_page
+from kbkit.curator.proposals import AcceptedProposal
+from kbkit.jsonl import atomic_write_bytes
+from kbkit.policy import Policy
+
+# Test seam: pause (seconds) after each page write, so crash tests can land mid-apply.
+PAUSE_ENV = "KBKIT_CURATOR_TEST_PAUSE"
+
+
+class PageChange(NamedTuple):
+    document_id: str
+    base_sha256: str
+    new_sha256: str
+    insertions: tuple[Insertion, ...]
+    updated: tuple[str, str] | None
+    sources_added: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "document_id": self.document_id,
+            "base_sha256": self.base_sha256,
+            "new_sha256": self.new_sha256,
+            "insertions": [i.to_dict() for i in self.insertions],
+            "updated": list(self.updated) if self.updated else None,
+            "sources_added": list(self.sources_added),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PageChange:
+        return cls(
+            data["document_id"],
+            data["base_sha256"],
+            data["new_sha256"],
+            tuple(Insertion.from_dict(i) for i in data["insertions"]),
+            tuple(data["updated"]) if data["updated"] else None,  # type: ignore[arg-type]
+            tuple(data["sources_added"]),
+        )
+
+
+class KnowledgeApplyResult(NamedTuple):
+    changes: tuple[PageChange, ...]
+    applied: tuple[str, ...]  # proposal ids, in reply order
+    validators: ValidatorResult | None  # None: nothing to apply, or a dry run
+    dry_run: bool
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "api_version": 1,
+            "dry_run": self.dry_run,
+            "changes": [c.to_dict() for c in self.changes],
+            "applied": list(self.applied),
+            "validators": self.validators.to_dict() if self.validators else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> KnowledgeApplyResult:
+        validators = data["validators"]
+        return cls(
+            tuple(PageChange.from_dict(c) for c in data["changes"]),
+            tuple(data["applied"]),
+            ValidatorResult.from_dict(validators) if validators else None,
+            bool(data["dry_run"]),
+        )
+
+
+def change_of(plan: PagePlan) -> PageChange:
+    return PageChange(
+        plan.document_id,
+        sha256(plan.base),
+        sha256(plan.result),
+        plan.insertions,
+        plan.updated,
+        plan.sources_added,
+    )
+
+
+def plan_all(
+    clone: Path, root: str, accepted: tuple[AcceptedProposal, ...], policy: Policy, today: str
+) -> list[PagePlan]:
+    """Re-check each target's SHA and plan its bytes (call with the lock held)."""
+    by_target: dict[str, list[AcceptedProposal]] = {}
+    for proposal in accepted:
+        by_target.setdefault(proposal.target, []).append(proposal)
+    plans = []
+    for target, proposals in by_target.items():
+        if ".." in target.split("/") or target.startswith("/"):
+            raise KnowledgeCurationError(f"{target}: not a document ID inside the knowledge root")
+        path = clone / root / f"{target}.md"
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise KnowledgeCurationError(f"stale: {target} cannot be read ({exc})") from exc
+        bases = {p.base_sha256 for p in proposals}
+        if bases != {sha256(data)}:
+            raise KnowledgeCurationError(
+                f"stale: {target} changed since the proposals were validated "
+                f"(expected {sorted(bases)[0][:12]}, found {sha256(data)[:12]}); "
+                "build a new catalog and ask again"
+            )
+        try:
+            plans.append(plan_page(target, f"{root}/{target}.md", data, proposals, policy, today))
+        except (PlanError, KeyError) as exc:
+            raise KnowledgeCurationError(f"integrity: {target}: {exc}") from exc
+    return plans
+
+
+def _pause() -> None:
+    delay = os.environ.get(PAUSE_ENV)
+    if delay:
+        import time
+
+        time.sleep(float(delay))
+
+
+def commit_plans(
+    clone: Path,
+    root: str,
+    plans: list[PagePlan],
+    validators: list[tuple[str, ...]],
+    timeout: float,
+    python: str | None,
+) -> ValidatorResult:
+    """Journal, write, validate; roll back on any failure (call with the lock held)."""
+    absent = missing(clone, validators)
+    if absent:
+        run = ValidatorRun(tuple(absent), MISSING, None, f"missing: {', '.join(absent)}", 0.0)
+        result = ValidatorResult(MISSING, run.output, False, (run,))
+        raise KnowledgeValidatorError(
+            f"validator {absent[0]} is missing in the clone; nothing was written", result
+        )
+    bases = {plan.document_id: plan.base for plan in plans}
+    write_journal(clone, root, bases)
+    try:
+        for plan in plans:
+            atomic_write_bytes(clone / root / f"{plan.document_id}.md", plan.result)
+            _pause()
+        result = run_validators(clone, validators, timeout, python)
+    except BaseException:
+        restore_pages(clone, root, bases)
+        clear_journal(clone)
+        raise
+    if result.status != "passed":
+        restore_pages(clone, root, bases)
+        clear_journal(clone)
+        result = result._replace(rolled_back=True)
+        raise KnowledgeValidatorError(
+            f"validator {result.runs[-1].command[0]} {result.status}; every page was restored "
+            "byte-for-byte",
+            result,
+        )
+    clear_journal(clone)
+    return result

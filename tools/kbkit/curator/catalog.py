@@ -1,0 +1,157 @@
+"""The catalog: the rule pages of a clone that may receive new rule sections.
+
+A page qualifies when it is named `rules.md` or `rules-<topic>.md`, lies under a configured
+root and has the policy's rule type (`type: rule`). Each entry carries what a model needs to
+place a rule (owner summary, prefix, existing IDs and groups, heading style) and what the
+applier needs to refuse a stale base (the SHA-256 of the page's bytes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit.curator.layout import BULLET_STYLE, Layout, page_layout
+from kbkit.page import Page, parse_page
+from kbkit.paths import document_id
+from kbkit.policy import Policy
+from kbkit.rules import rule_ids
+from kbkit.tree import LoadOptions, load_tree
+
+RULE_PAGE_NAME = re.compile(r"^rules(?:-[a-z0-9][a-z0-9-]*)?\.md$")
+SUMMARY_CHARS = 400
+
+
+class CatalogPage(NamedTuple):
+    document_id: str
+    title: str
+    owner: str  # document ID of the owner's index page
+    owner_summary: str
+    prefix: str | None  # the ID prefix new rules take (None: the page has no rule yet)
+    rule_ids: tuple[str, ...]
+    groups: tuple[str, ...]
+    style: str  # heading, bullet (refuses new heading sections) or empty
+    heading_level: int
+    separator: str
+    sha256: str
+
+    def heading_marker(self) -> str:
+        return "#" * self.heading_level
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self._asdict()
+        data["rule_ids"] = list(self.rule_ids)
+        data["groups"] = list(self.groups)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CatalogPage:
+        values = dict(data)
+        values["rule_ids"] = tuple(values["rule_ids"])
+        values["groups"] = tuple(values["groups"])
+        return cls(**values)
+
+
+class Catalog(NamedTuple):
+    pages: dict[str, CatalogPage]  # by document ID
+    defined: dict[str, tuple[str, ...]]  # every rule ID in the tree -> document IDs defining it
+    knowledge_root: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "knowledge_root": self.knowledge_root,
+            "pages": [page.to_dict() for page in self.pages.values()],
+            "defined": {k: list(v) for k, v in sorted(self.defined.items())},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Catalog:
+        pages = [CatalogPage.from_dict(p) for p in data["pages"]]
+        defined = {k: tuple(v) for k, v in data["defined"].items()}
+        return cls({p.document_id: p for p in pages}, defined, data["knowledge_root"])
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _rule_facts(rel: str, page: Page, policy: Policy) -> tuple[list[Any], dict[str, Any]]:
+    """Page-local fact for the tree-wide ID check (cached with the page)."""
+    return [], {"curator_ids": [r.id for r in rule_ids(page, policy)]}
+
+
+def is_rule_page(rel: str, page: Page, policy: Policy) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    if not RULE_PAGE_NAME.match(name) or rel.split("/", 1)[0] not in policy.data["roots"]:
+        return False
+    return page.error is None and page.meta.get("type") == policy.data["rules"]["page_type"]
+
+
+def owner_summary(index: Page | None) -> str:
+    """The owner's title plus its first prose paragraph, flattened and capped."""
+    if index is None:
+        return ""
+    title = str(index.meta.get("title") or "").strip()
+    body = index.text[index.frontmatter.body_offset :]
+    paragraph: list[str] = []
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            if paragraph:
+                break
+            continue
+        if stripped.startswith(("#", "|", "<!--", "```", "---")):
+            if paragraph:
+                break
+            continue
+        paragraph.append(stripped)
+    text = " ".join(paragraph)
+    summary = f"{title}: {text}" if title and text else title or text
+    return summary[:SUMMARY_CHARS]
+
+
+def catalog_entry(rel: str, data: bytes, policy: Policy, index: Page | None) -> CatalogPage:
+    page = parse_page(rel, data)
+    layout: Layout = page_layout(page, policy)
+    folder = rel.rsplit("/", 1)[0]
+    return CatalogPage(
+        document_id=document_id(rel),
+        title=str(page.meta.get("title") or ""),
+        owner=document_id(f"{folder}/{policy.data['index_page']}"),
+        owner_summary=owner_summary(index),
+        prefix=layout.prefixes[0] if layout.prefixes else None,
+        rule_ids=layout.ids,
+        groups=tuple(g.text for g in layout.groups),
+        style=layout.style,
+        heading_level=layout.level,
+        separator=layout.separator,
+        sha256=sha256(data),
+    )
+
+
+def load_catalog(repo: Path, policy: Policy) -> Catalog:
+    """Read the clone's tree once and list its rule pages (bullet-style pages included,
+    marked so validation can refuse heading sections on them)."""
+    tree = load_tree(repo, policy, LoadOptions(analyze=_rule_facts, keep_text=False))
+    top = repo / tree.root
+    defined: dict[str, list[str]] = {}
+    for rel in tree.pages:
+        for rule in tree.facts.get(rel, {}).get("curator_ids", ()):
+            defined.setdefault(rule, []).append(document_id(rel))
+    pages: dict[str, CatalogPage] = {}
+    for rel, page in tree.pages.items():
+        if not is_rule_page(rel, page, policy):
+            continue
+        data = (top / rel).read_bytes()
+        folder = rel.rsplit("/", 1)[0]
+        index_rel = f"{folder}/{policy.data['index_page']}"
+        index = tree.pages.get(index_rel)
+        entry = catalog_entry(rel, data, policy, index)
+        pages[entry.document_id] = entry
+    return Catalog(pages, {k: tuple(v) for k, v in defined.items()}, tree.root)
+
+
+def refuses_headings(page: CatalogPage) -> bool:
+    return page.style == BULLET_STYLE

@@ -1,0 +1,129 @@
+"""`KnowledgeCurator`: the v1 facade over catalog, prompt, schema, validation and apply.
+
+Every public call first takes the clone's lock long enough to restore an interrupted apply.
+The curator never clones, calls a model, touches the ledger, commits, pushes or schedules.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Any
+
+from kbkit.curator.apply import KnowledgeApplyResult, change_of, commit_plans, plan_all
+from kbkit.curator.catalog import Catalog, load_catalog
+from kbkit.curator.errors import InvalidRequestError, KnowledgeCurationError
+from kbkit.curator.events import KnowledgeEvidenceBatch
+from kbkit.curator.gate import commands
+from kbkit.curator.journal import RecoveryResult, lock_target, recover
+from kbkit.curator.prompt import KnowledgePrompt, build_prompt
+from kbkit.curator.proposals import KnowledgeProposalValidation, validate_reply
+from kbkit.curator.schema import wire_schema
+from kbkit.file_lock import locked
+from kbkit.policy import Policy, load_policy
+
+
+def _require(value: Any, kind: type, name: str) -> None:
+    if not isinstance(value, kind):
+        raise InvalidRequestError(
+            f"expected a {kind.__name__}, got {type(value).__name__}", field=name
+        )
+
+
+class KnowledgeCurator:
+    """The curator of one dedicated work clone of a knowledge repository."""
+
+    def __init__(
+        self,
+        clone_path: str | Path,
+        *,
+        policy: Policy | str | None = None,
+        today: str | datetime.date | None = None,
+        python: str | None = None,
+        lock_timeout: float = 60.0,
+    ):
+        self.clone = Path(clone_path).absolute()
+        if not self.clone.is_dir():
+            raise KnowledgeCurationError(f"{clone_path}: the clone is not a directory")
+        self.policy = policy if isinstance(policy, Policy) else load_policy(self.clone, policy)
+        self.today = str(today) if today else datetime.datetime.now(datetime.UTC).date().isoformat()
+        self.python = python  # the interpreter validators run with (default: this one)
+        self.lock_timeout = lock_timeout
+        self._catalog: Catalog | None = None
+        self._source_ids: tuple[str, ...] = ()  # of the batch the last prompt was built for
+
+    @property
+    def root(self) -> str:
+        return self.policy.knowledge_root
+
+    def recover(self) -> RecoveryResult:
+        """Restore the pages of an interrupted apply (no-op without a journal)."""
+        with locked(lock_target(self.clone), self.lock_timeout):
+            return recover(self.clone)
+
+    def catalog(self) -> Catalog:
+        """The rule pages that may receive rules, read now."""
+        self.recover()
+        self._catalog = load_catalog(self.clone, self.policy)
+        if not self._catalog.pages:
+            raise KnowledgeCurationError(
+                f"{self.clone.name}: no rule pages (rules.md, rules-<topic>.md with "
+                f"type: {self.policy.data['rules']['page_type']}) under the roots"
+            )
+        return self._catalog
+
+    def build_prompt(self, batch: KnowledgeEvidenceBatch) -> KnowledgePrompt:
+        _require(batch, KnowledgeEvidenceBatch, "batch")
+        prompt = build_prompt(self.catalog(), batch, self.policy)
+        self._source_ids = batch.source_ids
+        return prompt
+
+    def proposal_schema(
+        self, max_rules: int, batch: KnowledgeEvidenceBatch | None = None
+    ) -> dict[str, Any]:
+        """The portable wire schema with this clone's targets (and the batch's source IDs)."""
+        catalog = self._catalog or self.catalog()
+        targets = sorted(catalog.pages)  # the same enum validation checks against
+        sources = list(batch.source_ids if batch else self._source_ids)
+        return wire_schema(targets, sources, max_rules)
+
+    def validate_proposals(
+        self, model_json: Any, batch: KnowledgeEvidenceBatch, catalog: Catalog | None = None
+    ) -> KnowledgeProposalValidation:
+        """Check every row; the catalog defaults to the one the prompt was built from."""
+        _require(batch, KnowledgeEvidenceBatch, "batch")
+        if catalog is None and self._catalog is None:
+            catalog = self.catalog()  # recovers first
+        else:
+            self.recover()
+            catalog = catalog or self._catalog
+        assert catalog is not None
+        return validate_reply(model_json, batch, catalog, self.clone, self.policy)
+
+    def plan(self, validation: KnowledgeProposalValidation) -> KnowledgeApplyResult:
+        """What apply would write (a dry run: nothing is written)."""
+        _require(validation, KnowledgeProposalValidation, "validation")
+        with locked(lock_target(self.clone), self.lock_timeout):
+            recover(self.clone)
+            plans = plan_all(self.clone, self.root, validation.accepted, self.policy, self.today)
+        return KnowledgeApplyResult(
+            tuple(change_of(p) for p in plans), tuple(p.id for p in validation.accepted), None, True
+        )
+
+    def apply(self, validation: KnowledgeProposalValidation) -> KnowledgeApplyResult:
+        """Insert every accepted section, bump dates and sources, gate on the validators."""
+        _require(validation, KnowledgeProposalValidation, "validation")
+        validators = commands(self.policy.data.get("validators"))
+        timeout = float(self.policy.data.get("validator_timeout") or 120)
+        with locked(lock_target(self.clone), self.lock_timeout):
+            recover(self.clone)
+            plans = plan_all(self.clone, self.root, validation.accepted, self.policy, self.today)
+            if not plans:
+                return KnowledgeApplyResult((), (), None, False)
+            result = commit_plans(self.clone, self.root, plans, validators, timeout, self.python)
+        return KnowledgeApplyResult(
+            tuple(change_of(p) for p in plans),
+            tuple(p.id for p in validation.accepted),
+            result,
+            False,
+        )

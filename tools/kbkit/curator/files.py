@@ -1,0 +1,68 @@
+"""Reading the curator's JSON input files; every error names the file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from kbkit.curator.errors import InvalidRequestError
+from kbkit.curator.events import KnowledgeEvidenceBatch
+from kbkit.curator.proposals import KnowledgeProposalValidation
+from kbkit.errors import InputError
+
+
+def read_json(path: str) -> Any:
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read ({exc.__class__.__name__}: {exc})", path=path) from exc
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        raise InputError(f"not valid JSON ({exc})", path=path, line=line) from exc
+
+
+def read_batch(path: str) -> KnowledgeEvidenceBatch:
+    try:
+        return KnowledgeEvidenceBatch.from_dict(read_json(path))
+    except InvalidRequestError as exc:
+        raise InputError(f"invalid evidence batch: {exc}", path=path) from exc
+
+
+def read_validation(path: str) -> KnowledgeProposalValidation:
+    data = read_json(path)
+    try:
+        return KnowledgeProposalValidation.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(
+            f"not a validation written by `kb curate validate` ({exc.__class__.__name__}: {exc})",
+            path=path,
+        ) from exc
+
+
+def dump(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+
+
+def common_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument(
+        "--repo", default=None, help="the work clone that holds knowledge/ (default: .)"
+    )
+    parser.add_argument(
+        "--policy",
+        default=None,
+        help="a built-in profile (default, infermatrix) or a policy YAML file "
+        "(default: knowledge/policy.yaml of the clone when present)",
+    )
+    return parser
+
+
+def curator_for(args: argparse.Namespace, **kwargs: Any) -> Any:
+    from kbkit.curator import KnowledgeCurator
+    from kbkit.paths import repo_root
+
+    return KnowledgeCurator(repo_root(args.repo), policy=args.policy, **kwargs)

@@ -1,0 +1,115 @@
+"""The crash journal: base bytes of every page an apply touches, written before the first
+page write and removed once the validators passed (or the rollback finished).
+
+It lives inside the clone but is never tracked: under `.git/kbkit/` when `.git` is a
+folder, else in `.kbkit-journal/` (which ignores itself with its own `.gitignore`). The
+clone-wide lock file sits next to it. A journal found by the next curator call means an
+apply was interrupted: every page it lists goes back to its base bytes first.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit.curator.catalog import sha256
+from kbkit.curator.errors import KnowledgeCurationError
+from kbkit.jsonl import atomic_write_bytes
+
+JOURNAL = "journal.json"
+LOCK_NAME = "curator"
+FALLBACK_DIR = ".kbkit-journal"
+
+
+def state_dir(clone: Path) -> Path:
+    git = clone / ".git"
+    if git.is_dir():
+        folder = git / "kbkit"
+        folder.mkdir(exist_ok=True)
+        return folder
+    folder = clone / FALLBACK_DIR
+    folder.mkdir(exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        atomic_write_bytes(ignore, b"*\n")
+    return folder
+
+
+def lock_target(clone: Path) -> Path:
+    return state_dir(clone) / LOCK_NAME
+
+
+class RecoveryResult(NamedTuple):
+    journal_found: bool
+    restored: tuple[str, ...]  # document IDs put back to their base bytes
+    unchanged: tuple[str, ...]  # document IDs that still had their base bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "journal_found": self.journal_found,
+            "restored": list(self.restored),
+            "unchanged": list(self.unchanged),
+        }
+
+
+def write_journal(clone: Path, root: str, bases: dict[str, bytes]) -> None:
+    """Record every page's base bytes (document ID -> bytes) atomically."""
+    entries = {
+        doc: {"sha256": sha256(data), "base64": base64.b64encode(data).decode("ascii")}
+        for doc, data in bases.items()
+    }
+    blob = json.dumps({"version": 1, "knowledge_root": root, "pages": entries}, sort_keys=True)
+    atomic_write_bytes(state_dir(clone) / JOURNAL, blob.encode())
+
+
+def clear_journal(clone: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(state_dir(clone) / JOURNAL)
+
+
+def restore_pages(clone: Path, root: str, bases: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    restored, unchanged = [], []
+    for doc, data in sorted(bases.items()):
+        path = clone / root / f"{doc}.md"
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            current = None
+        if current == data:
+            unchanged.append(doc)
+        else:
+            atomic_write_bytes(path, data)
+            restored.append(doc)
+    return restored, unchanged
+
+
+def recover(clone: Path) -> RecoveryResult:
+    """Undo an interrupted apply (call with the clone lock held)."""
+    path = state_dir(clone) / JOURNAL
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return RecoveryResult(False, (), ())
+    try:
+        data = json.loads(raw)
+        root = str(data["knowledge_root"])
+        bases = {
+            str(doc): base64.b64decode(entry["base64"]) for doc, entry in data["pages"].items()
+        }
+        bad = [d for d, e in data["pages"].items() if sha256(bases[d]) != e["sha256"]]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise KnowledgeCurationError(
+            f"{path}: the crash journal is unreadable ({exc}); restore the pages with git, "
+            "then delete the journal"
+        ) from exc
+    if bad or any(".." in doc.split("/") or doc.startswith("/") for doc in bases):
+        raise KnowledgeCurationError(
+            f"{path}: the crash journal is corrupt; restore the pages with git, then delete it"
+        )
+    restored, unchanged = restore_pages(clone, root, bases)
+    clear_journal(clone)
+    return RecoveryResult(True, tuple(restored), tuple(unchanged))

@@ -1,0 +1,326 @@
+"""Validate a model's reply: every row is accepted or rejected with a stable reason code.
+
+Reason codes (README, "Curator"): reply-invalid, over-max-rules, schema, unknown-target,
+target-changed, bullet-style-page, rule-id-format, rule-id-prefix, rule-id-taken,
+rule-id-duplicate, anchor, group, heading, section-shape, bullets, provenance, citation,
+unsafe-text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit.curator.catalog import Catalog, CatalogPage, sha256
+from kbkit.curator.charset import INVISIBLE
+from kbkit.curator.events import KnowledgeEvidenceBatch
+from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
+from kbkit.curator.schema import item_schemas
+from kbkit.curator.section import check_section, normalize
+from kbkit.findings import ERROR
+from kbkit.page import parse_page
+from kbkit.policy import Policy
+from kbkit.rules import id_regex
+
+REASONS = (
+    "reply-invalid",
+    "over-max-rules",
+    "schema",
+    "unknown-target",
+    "target-changed",
+    "bullet-style-page",
+    "rule-id-format",
+    "rule-id-prefix",
+    "rule-id-taken",
+    "rule-id-duplicate",
+    "anchor",
+    "group",
+    "heading",
+    "section-shape",
+    "bullets",
+    "provenance",
+    "citation",
+    "unsafe-text",
+)
+
+
+class AcceptedProposal(NamedTuple):
+    id: str  # SHA-256 of target + "\n" + section: the same rule text gets the same id
+    model_index: int  # the row's position in the model reply
+    target: str  # document ID
+    rule_id: str
+    title: str
+    after: str | None
+    section: str  # normalized, no trailing newline
+    citations: tuple[str, ...]
+    base_sha256: str
+    rationale: str
+    group: str | None = None  # a new group heading opened right before the section
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self._asdict()
+        data["citations"] = list(self.citations)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AcceptedProposal:
+        values = dict(data)
+        values["citations"] = tuple(values["citations"])
+        values.setdefault("group", None)
+        return cls(**values)
+
+
+class RejectedProposal(NamedTuple):
+    model_index: int
+    reason: str  # one of REASONS
+    message: str
+    target: str | None
+    rule_id: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._asdict()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RejectedProposal:
+        return cls(**data)
+
+
+class KnowledgeProposalValidation(NamedTuple):
+    accepted: tuple[AcceptedProposal, ...]
+    rejected: tuple[RejectedProposal, ...]
+    rows: int  # how many rows the reply held
+    reply_error: str | None  # why the reply as a whole was unusable (then rows == 0)
+
+    @property
+    def accepted_indexes(self) -> list[int]:
+        return [p.model_index for p in self.accepted]
+
+    @property
+    def rejected_indexes(self) -> list[int]:
+        return [p.model_index for p in self.rejected]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "api_version": 1,
+            "rows": self.rows,
+            "reply_error": self.reply_error,
+            "accepted_indexes": self.accepted_indexes,
+            "rejected_indexes": self.rejected_indexes,
+            "accepted": [p.to_dict() for p in self.accepted],
+            "rejected": [p.to_dict() for p in self.rejected],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> KnowledgeProposalValidation:
+        return cls(
+            tuple(AcceptedProposal.from_dict(p) for p in data["accepted"]),
+            tuple(RejectedProposal.from_dict(p) for p in data["rejected"]),
+            int(data["rows"]),
+            data.get("reply_error"),
+        )
+
+
+def content_id(target: str, section: str) -> str:
+    return hashlib.sha256(f"{target}\n{section}".encode()).hexdigest()
+
+
+def parse_reply(reply: Any) -> tuple[list[Any] | None, str | None]:
+    """The rows of a reply (a JSON string or an already parsed object)."""
+    if isinstance(reply, bytes | bytearray):
+        try:
+            reply = reply.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, "the reply is not UTF-8"
+    if isinstance(reply, str):
+        try:
+            reply = json.loads(reply)
+        except ValueError as exc:
+            return None, f"the reply is not JSON ({exc})"
+    if not isinstance(reply, dict) or set(reply) != {"proposals"}:
+        return None, "the reply must be an object with exactly one key, 'proposals'"
+    if not isinstance(reply["proposals"], list):
+        return None, "'proposals' must be a list"
+    return reply["proposals"], None
+
+
+class _Context(NamedTuple):
+    repo: Path
+    policy: Policy
+    catalog: Catalog
+    batch: KnowledgeEvidenceBatch
+    layouts: dict[str, Layout | None]  # by document ID; None: the page changed
+
+
+def _schema_problem(row: Any, schemas: list[dict[str, Any]]) -> str | None:
+    from jsonschema import Draft202012Validator  # imported here: only validation needs it
+
+    for schema in schemas:
+        errors = sorted(Draft202012Validator(schema).iter_errors(row), key=lambda e: list(e.path))
+        if errors:
+            error = errors[0]
+            where = "/".join(map(str, error.path)) or "row"
+            return f"{where}: {error.message[:200]}"
+    return None
+
+
+def _layout(ctx: _Context, page: CatalogPage) -> Layout | None:
+    if page.document_id not in ctx.layouts:
+        path = ctx.repo / ctx.catalog.knowledge_root / f"{page.document_id}.md"
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b""
+        if sha256(data) != page.sha256:
+            ctx.layouts[page.document_id] = None
+        else:
+            rel = f"{page.document_id}.md"
+            ctx.layouts[page.document_id] = page_layout(parse_page(rel, data), ctx.policy)
+    return ctx.layouts[page.document_id]
+
+
+def _unsafe(ctx: _Context, target: str, section: str) -> str | None:
+    """Reuse the tree validator's page-level checks on a page holding just the section."""
+    from kbkit.checks.knowledge_tree import page_findings
+
+    rel = f"{target}.md"
+    page = parse_page(f"{ctx.catalog.knowledge_root}/{rel}", section.encode("utf-8"))
+    for finding in page_findings(rel, page, ctx.policy):
+        if finding.severity == ERROR:
+            return f"{finding.rule_id}: {finding.message}"
+    return None
+
+
+def _check_row(
+    ctx: _Context, index: int, row: dict[str, Any], taken: dict[str, str]
+) -> AcceptedProposal | RejectedProposal:
+    target, rule_id = row["target"], row["rule_id"]
+
+    def reject(reason: str, message: str) -> RejectedProposal:
+        return RejectedProposal(index, reason, message, target, rule_id)
+
+    page = ctx.catalog.pages.get(target)
+    if page is None:
+        return reject("unknown-target", f"{target!r} is not a rule page of the catalog")
+    layout = _layout(ctx, page)
+    if layout is None:
+        return reject("target-changed", "the page changed since the catalog was read")
+    if layout.style == BULLET_STYLE:
+        return reject("bullet-style-page", "the page keeps its rules as bullets, not sections")
+    if not id_regex(ctx.policy).match(rule_id):
+        return reject("rule-id-format", "the ID does not match the policy's rules.id_pattern")
+    prefix = id_prefix(rule_id)
+    if page.prefix is not None and prefix != page.prefix:
+        return reject("rule-id-prefix", f"the page's rules use the prefix {page.prefix}")
+    if page.prefix is None:
+        owners = {
+            d for i, docs in ctx.catalog.defined.items() if id_prefix(i) == prefix for d in docs
+        }
+        if owners - {target}:
+            return reject("rule-id-prefix", f"{prefix} belongs to {sorted(owners)[0]}")
+    if rule_id in ctx.catalog.defined:
+        return reject("rule-id-taken", f"already defined in {ctx.catalog.defined[rule_id][0]}")
+    if rule_id in taken:
+        row_index = taken[rule_id].split("@", 1)[0]
+        return reject("rule-id-duplicate", f"row {row_index} of this reply already uses it")
+    after = row["after"]
+    if after is not None:
+        after = after.strip().lstrip("#").strip()  # "## 2. Safe text" names the group too
+    new_groups = {g for g, where in taken.items() if where.endswith(f"@{target}#group")}
+    anchors = {r.id for r in layout.rules} | {g.text for g in layout.groups} | new_groups
+    anchors |= {i for i, where in taken.items() if where.endswith(f"@{target}")}
+    if after is not None and after not in anchors:
+        return reject("anchor", f"{after!r} is neither a rule section nor a group of the page")
+    group = row.get("group")
+    if group is not None:
+        problem_text = _group_problem(group.strip(), after, layout, new_groups)
+        if problem_text:
+            return reject("group", problem_text)
+        group = group.strip()
+    section = normalize(row["section"])
+    problem, cited = check_section(
+        section,
+        rule_id=rule_id,
+        title=row["title"],
+        level=layout.level,
+        separator=page.separator,
+        policy=ctx.policy,
+    )
+    if problem is not None:
+        return reject(problem.reason, problem.message)
+    known = set(ctx.batch.source_ids)
+    if not cited or not set(cited) <= known:
+        return reject("citation", f"the marker cites {list(cited)}; only batch events may be cited")
+    if set(cited) != set(row["citations"]):
+        return reject("citation", "'citations' must list exactly the sources the marker cites")
+    unsafe = _unsafe(ctx, target, section)
+    if unsafe is not None:
+        return reject("unsafe-text", unsafe)
+    return AcceptedProposal(
+        content_id(target, section),
+        index,
+        target,
+        rule_id,
+        row["title"].strip(),
+        after,
+        section,
+        tuple(row["citations"]),
+        page.sha256,
+        row["rationale"],
+        group,
+    )
+
+
+def _group_problem(group: str, after: str | None, layout: Layout, new: set[str]) -> str | None:
+    """Why a new group heading cannot open here (None: it can)."""
+    if layout.level < 3:
+        return "the page's rules are top-level headings: it has no groups"
+    if INVISIBLE.search(group) or not group or group.startswith("#"):
+        return "a group heading is one line of plain text"
+    if group in {g.text for g in layout.groups} | new:
+        return f"the group {group!r} exists: name it in 'after' instead"
+    ends = {g.end for g in layout.groups} | {layout.area_end}
+    boundary = {g.text for g in layout.groups} | {r.id for r in layout.rules if r.end in ends}
+    if after is not None and after not in boundary | new:
+        return "a new group opens after a group, after the last rule of one, or at the end"
+    return None
+
+
+def validate_reply(
+    reply: Any, batch: KnowledgeEvidenceBatch, catalog: Catalog, repo: Path, policy: Policy
+) -> KnowledgeProposalValidation:
+    """Check every row of `reply` against the catalog, the batch and the page on disk."""
+    rows, error = parse_reply(reply)
+    if rows is None:
+        return KnowledgeProposalValidation((), (), 0, error)
+    schemas = item_schemas(sorted(catalog.pages), list(batch.source_ids), batch.max_rules)
+    ctx = _Context(repo, policy, catalog, batch, {})
+    accepted: list[AcceptedProposal] = []
+    rejected: list[RejectedProposal] = []
+    taken: dict[str, str] = {}  # rule ID -> "<row>@<target>" of accepted rows
+    for index, row in enumerate(rows):
+        target = row.get("target") if isinstance(row, dict) else None
+        rule_id = row.get("rule_id") if isinstance(row, dict) else None
+        target = target if isinstance(target, str) else None
+        rule_id = rule_id if isinstance(rule_id, str) else None
+        if index >= batch.max_rules:
+            rejected.append(
+                RejectedProposal(
+                    index, "over-max-rules", f"at most {batch.max_rules} rules", target, rule_id
+                )
+            )
+            continue
+        problem = _schema_problem(row, schemas)
+        if problem is not None:
+            rejected.append(RejectedProposal(index, "schema", problem, target, rule_id))
+            continue
+        outcome = _check_row(ctx, index, row, taken)
+        if isinstance(outcome, AcceptedProposal):
+            accepted.append(outcome)
+            taken[outcome.rule_id] = f"{index}@{outcome.target}"
+            if outcome.group is not None:
+                taken[outcome.group] = f"{index}@{outcome.target}#group"
+        else:
+            rejected.append(outcome)
+    return KnowledgeProposalValidation(tuple(accepted), tuple(rejected), len(rows), None)
