@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,12 +33,75 @@ def schema_problem(record: object) -> str | None:
     """The first schema violation of a task record, as one readable sentence."""
     if not isinstance(record, dict):
         return f"a task record must be a JSON object, got {type(record).__name__}"
+    if _plainly_valid(record):
+        return _reference_problem(record)
     errors = sorted(_validator().iter_errors(record), key=lambda e: list(e.absolute_path))
     if not errors:
         return _reference_problem(record)
     error = errors[0]
     where = "/".join(str(part) for part in error.absolute_path) or "(the record)"
-    return f"task record does not match the schema at {where}: {error.message[:200]}"
+    message = error.message[:200]
+    if error.validator == "not":  # the identifiers' control-character rule
+        message = f"{error.instance!r} must not contain control characters"
+    return f"task record does not match the schema at {where}: {message}"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _ident(value: object) -> bool:
+    return type(value) is str and 0 < len(value) <= 200 and not _CONTROL.search(value)
+
+
+def _word(value: object) -> bool:
+    return type(value) is str and 0 < len(value) <= 64
+
+
+def _optional_text(record: dict[str, Any], key: str, cap: int) -> bool:
+    value = record.get(key)
+    return value is None or (type(value) is str and len(value) <= cap)
+
+
+def _plainly_valid(record: dict[str, Any]) -> bool:
+    """A fast, conservative reading of the schema for the everyday shape of a record.
+
+    True only when the schema certainly accepts the record (a property test holds it to
+    that); anything unusual (a closed_at to format-check, a float count, a wrong type)
+    returns False and goes to jsonschema, which decides and words the error.
+    """
+    if not (_ident(record.get("id")) and _word(record.get("status"))):
+        return False
+    if not (_optional_text(record, "company", 200) and _optional_text(record, "category", 200)):
+        return False
+    if record.get("closed_at") is not None:
+        return False
+    findings = record.get("findings", [])
+    retests = record.get("retests", [])
+    metrics = record.get("metrics", {})
+    if type(findings) is not list or type(retests) is not list or type(metrics) is not dict:
+        return False
+    for finding in findings:
+        if not (
+            type(finding) is dict
+            and _ident(finding.get("id"))
+            and _word(finding.get("status"))
+            and _optional_text(finding, "class", 200)
+            and _optional_text(finding, "summary", 20000)
+        ):
+            return False
+    for retest in retests:
+        if not (
+            type(retest) is dict
+            and _ident(retest.get("id"))
+            and _ident(retest.get("finding_id"))
+            and _word(retest.get("verdict"))
+        ):
+            return False
+    for key in ("tokens", "tool_calls"):
+        value = metrics.get(key, 0)
+        if type(value) is not int or value < 0:
+            return False
+    return True
 
 
 def _reference_problem(record: dict[str, Any]) -> str | None:
