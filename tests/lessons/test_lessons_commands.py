@@ -392,6 +392,10 @@ def test_promote_writes_intake_rows_once(seeded: Path, capsys) -> None:
     assert "0 lesson(s) promoted" in capsys.readouterr().out.splitlines()[-1]
     assert main(["lessons", "promote", "--min-support", "1"]) == 0
     assert len(read_jsonl(seeded / "intake/events.jsonl").rows) == 3
+    capsys.readouterr()
+    assert main(["intake", "check", "--repo", str(seeded)]) == 0  # rows fit the ledger schemas
+    assert main(["intake", "status", "--repo", str(seeded), "--format", "json"]) == 0
+    assert '"lesson"' in capsys.readouterr().out
 
 
 def test_real_subprocess(seeded: Path) -> None:

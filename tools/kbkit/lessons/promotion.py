@@ -3,15 +3,10 @@
 The daily distill can then propose them as rules; a human merging that PR is the adoption
 step, never this command.
 
-The intake ledger module is written in parallel by a colleague; until it lands, rows are
-appended here through `kbkit.jsonl.append_rows` in the ledger's row shape:
-- `intake/events.jsonl`: {source_kind: "lesson", source_id, repo: null, title, summary,
-  recorded_at}
-- `intake/status.jsonl`: {source_kind: "lesson", source_id, state: "pending", attempts: 0,
-  batch_id: null, at}
-A lesson already present in events.jsonl is skipped, so promotion is idempotent. The
-read-check-append runs under the lessons store lock (only this command writes `lesson`
-events), and duplicates would fold away anyway since events are unique per source.
+Rows go through the intake ledger (`kbkit.intake.ledger.record_events`), which appends an
+event `{source_kind: "lesson", source_id, repo: null, title, summary, recorded_at}` and its
+`pending` status row under the ledger's own lock and skips keys already recorded, so
+promotion is idempotent and safe beside concurrent recorders.
 """
 
 from __future__ import annotations
@@ -19,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.jsonl import append_rows, iter_rows
+from kbkit.intake.ledger import record_events
+from kbkit.jsonl import iter_rows
 from kbkit.lessons.extraction import utc_now
 from kbkit.lessons.index import LessonRow, live_support
 from kbkit.lessons.rendering import flatten
@@ -64,33 +60,21 @@ def plan_promotions(store: LessonStore, intake: Path, min_support: int) -> list[
 
 
 def promote(store: LessonStore, intake: Path, min_support: int) -> list[Promotion]:
-    """Append one event and one pending status row per promoted lesson."""
+    """Record one intake event (and its pending status row) per promoted lesson."""
     with store.lock():
         plans = plan_promotions(store, intake, min_support)
         now = utc_now()
-        events: list[dict[str, Any]] = []
-        statuses: list[dict[str, Any]] = []
-        for plan in plans:
-            events.append(
-                {
-                    "source_kind": SOURCE_KIND,
-                    "source_id": plan.lesson_id,
-                    "repo": None,
-                    "title": plan.title,
-                    "summary": plan.summary,
-                    "recorded_at": now,
-                }
-            )
-            statuses.append(
-                {
-                    "source_kind": SOURCE_KIND,
-                    "source_id": plan.lesson_id,
-                    "state": "pending",
-                    "attempts": 0,
-                    "batch_id": None,
-                    "at": now,
-                }
-            )
-        append_rows(intake / "events.jsonl", events)
-        append_rows(intake / "status.jsonl", statuses)
-    return plans
+        events: list[dict[str, Any]] = [
+            {
+                "source_kind": SOURCE_KIND,
+                "source_id": plan.lesson_id,
+                "repo": None,
+                "title": plan.title,
+                "summary": plan.summary,
+                "recorded_at": now,
+            }
+            for plan in plans
+        ]
+        result = record_events(intake, events)
+    added = {source_id for _, source_id in result.added}
+    return [plan for plan in plans if plan.lesson_id in added]
