@@ -10,12 +10,9 @@ or union-merged file) triggers a full rebuild. Delete `.index/` at any time.
 
 from __future__ import annotations
 
-import gc
 import json
 import marshal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -24,18 +21,6 @@ FORMAT = (1, sys.version_info[:2])  # marshal is version-specific: rebuild on a 
 TAIL = 64
 KINDS = ("positive", "negative", "caution")
 KIND_RANK = {kind: rank for rank, kind in enumerate(KINDS)}
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Millions of small containers, none cyclic: the cyclic collector only costs time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class LessonRow(NamedTuple):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.file_lock import locked
-from kbkit.jsonl import append_rows
+from kbkit.jsonl import append_rows, gc_paused
 from kbkit.lessons import index
 from kbkit.lessons.extraction import Extraction, Refusal, utc_now
 from kbkit.paths import intake_root, repo_root
@@ -65,7 +65,7 @@ class LessonStore:
 
     def state(self) -> index.FoldState:
         """The folded logs, from the cache when it is current (refreshed and saved if not)."""
-        with index.paused_gc():
+        with gc_paused():
             cached = index.read_cache(self.cache_dir / "state.marshal")
             state = (index.FoldState.load(cached) if cached else None) or index.FoldState()
             if index.is_current(state, self.root):

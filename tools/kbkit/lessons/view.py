@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from kbkit.jsonl import gc_paused
 from kbkit.lessons import index
 from kbkit.lessons.store import LessonStore
 
@@ -187,7 +188,7 @@ def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
 
 def load_view(store: LessonStore) -> SelectionView:
     """The cached view when no log changed since it was built; otherwise rebuild it."""
-    with index.paused_gc():
+    with gc_paused():
         path = store.cache_dir / VIEW_FILE
         view = SelectionView.open(path)
         if view is not None and all(
