@@ -26,8 +26,8 @@ check: $(STAMP) ## Run both validators on the project's own knowledge/ tree
 	$(BIN)/kb check
 
 lint: $(STAMP) ## Run ruff and mypy on the package and the tests
-	$(BIN)/ruff check tools tests
-	$(BIN)/ruff format --check tools tests
+	$(BIN)/ruff check tools tests benchmarks
+	$(BIN)/ruff format --check tools tests benchmarks
 	$(BIN)/mypy
 
 demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample

@@ -15,6 +15,7 @@ BENCHES: dict[str, str] = {
     "check": "benchmarks.bench_check",
     "intake": "benchmarks.bench_intake",
     "parse": "benchmarks.bench_parse",
+    "lessons": "benchmarks.bench_lessons",
     "curator": "benchmarks.bench_curator",
 }
 

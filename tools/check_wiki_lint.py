@@ -1,19 +1,12 @@
 #!/usr/bin/env python3
-"""Shim with the name other knowledge repositories expect: `kb check-wiki-lint`.
-
-Without `--repo`, it checks the repository this file sits in (its parent's parent).
-"""
+"""Shim with the name other knowledge repositories expect: `kb check-wiki-lint`."""
 
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kbkit.__main__ import main  # noqa: E402
+from kbkit.shims import run_shim  # noqa: E402
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if not any(a == "--repo" or a.startswith("--repo=") for a in args):
-        args = ["--repo", os.path.dirname(HERE), *args]
-    raise SystemExit(main(["check-wiki-lint", *args]))
+    raise SystemExit(run_shim("check-wiki-lint", __file__))

@@ -67,6 +67,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "kbkit.commands.distill",
         "Pending events -> model -> curator -> commit on the day branch -> shadow or PR",
     ),
+    "lessons extract": ("kbkit.commands.lessons_extract", "Extract lessons from closed tasks"),
+    "lessons show": ("kbkit.commands.lessons_show", "Preview the lessons a task would see"),
+    "lessons bundle": ("kbkit.commands.lessons_bundle", "Prompts per KB_LESSONS mode"),
+    "lessons outcome": ("kbkit.commands.lessons_outcome", "Outcome card of one task"),
+    "lessons report": ("kbkit.commands.lessons_report", "Tasks with vs without lessons, 95% CIs"),
+    "lessons lint": ("kbkit.commands.lessons_lint", "Duplicates, conflicts, dangling evidence"),
+    "lessons forget": ("kbkit.commands.lessons_forget", "Tombstone a source's evidence"),
+    "lessons promote": ("kbkit.commands.lessons_promote", "Supported lessons -> intake events"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import marshal
 import os
+import struct
 import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 CACHE_DIR = ".kbkit-cache"
-FORMAT = 1
+FORMAT = 3
+CHUNK = 1000  # entries per marshal object: few loads, bounded memory while writing
 RACY_NS = 3_000_000_000
 
 StatKey = tuple[int, int, int, int]
@@ -58,8 +59,10 @@ def cache_file(repo: Path, name: str) -> Path:
 class PageCache:
     """Entries by root-relative path: (stat key, digest or None, payload).
 
-    The file is a marshal stream: a header, then one object per entry, then None. Entries
-    are read and written one at a time, and an entry read from disk is handed over (not
+    The file is a sequence of length-prefixed marshal blocks (`marshal.loads` on a slice is
+    several times faster than `marshal.load` from a file object): a header, then chunks of
+    `CHUNK` entries.
+    Chunks bound the memory of writing, and an entry read from disk is handed over (not
     kept) so that a large tree is never held twice in memory. Payloads are encoded by
     `encode` only when the cache is written.
     """
@@ -76,29 +79,33 @@ class PageCache:
 
     def _load(self) -> None:
         try:
-            with io.BytesIO(self.path.read_bytes()) as handle:  # one read; loads from memory
-                if marshal.load(handle) != (FORMAT, self.namespace):
-                    self.dirty = True
-                    return
-                while (item := marshal.load(handle)) is not None:
-                    rel, key, content_digest, payload = item
+            data = memoryview(self.path.read_bytes())
+            pos, header = _read_block(data, 0)
+            if header != (FORMAT, self.namespace):
+                self.dirty = True
+                return
+            while pos < len(data):
+                pos, chunk = _read_block(data, pos)
+                for rel, key, content_digest, payload in chunk:
                     self.entries[rel] = (tuple(key), content_digest, payload)
         except FileNotFoundError:
             self.dirty = True
-        except (OSError, ValueError, EOFError, TypeError):
+        except (OSError, ValueError, EOFError, TypeError, struct.error):
             self.entries.clear()
             self.dirty = True
 
-    def get(self, rel: str, key: StatKey, read: Any) -> Any | None:
-        """The cached (encoded) payload for `rel`, or None; `read()` gives the bytes of racy
-        entries. A hit must be handed back with `keep`, a miss replaced with `put`."""
+    def get(self, rel: str, key: StatKey, path: str) -> Any | None:
+        """The cached (encoded) payload for `rel`, or None; racy entries are verified against
+        the bytes at `path`. A hit must be handed back with `keep`, a miss replaced with `put`."""
         entry = self.entries.pop(rel, None)
         if entry is None or entry[0] != key:
             self.dirty = True
             return None
         if entry[1] is not None:
             try:
-                if digest(read()) != entry[1]:
+                with open(path, "rb") as handle:
+                    same = digest(handle.read()) == entry[1]
+                if not same:
                     self.dirty = True
                     return None
             except OSError:
@@ -135,11 +142,32 @@ class PageCache:
                 ignore.write_text("# kbkit's parse cache; safe to delete\n*\n")
             fd, tmp = tempfile.mkstemp(prefix=".pages.", suffix=".tmp", dir=folder)
             with os.fdopen(fd, "wb") as handle:
-                marshal.dump((FORMAT, self.namespace), handle)
-                for rel, (key, content_digest, value) in self.fresh.items():
-                    marshal.dump((rel, key, content_digest, encode(value)), handle)
-                marshal.dump(None, handle)
+                _write_block(handle, (FORMAT, self.namespace))
+                items = list(self.fresh.items())
+                for start in range(0, len(items), CHUNK):
+                    chunk = [
+                        (rel, key, content_digest, encode(value))
+                        for rel, (key, content_digest, value) in items[start : start + CHUNK]
+                    ]
+                    _write_block(handle, chunk)
             os.replace(tmp, self.path)
         except (OSError, ValueError):
             with contextlib.suppress(OSError, UnboundLocalError):
                 os.unlink(tmp)  # a cache that cannot be written only costs speed
+
+
+_LENGTH = struct.Struct("<Q")
+
+
+def _write_block(handle: Any, value: Any) -> None:
+    blob = marshal.dumps(value)
+    handle.write(_LENGTH.pack(len(blob)))
+    handle.write(blob)
+
+
+def _read_block(data: memoryview, pos: int) -> tuple[int, Any]:
+    (size,) = _LENGTH.unpack_from(data, pos)
+    start = pos + _LENGTH.size
+    if start + size > len(data):
+        raise EOFError("truncated cache block")
+    return start + size, marshal.loads(data[start : start + size])

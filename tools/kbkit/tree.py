@@ -70,7 +70,8 @@ class Tree(NamedTuple):
         return first in self.policy["roots"] and "/" in rel
 
     def page_items(self) -> list[tuple[str, Page]]:
-        return sorted(self.pages.items())
+        """Pages in path order (`load_tree` builds `pages` sorted)."""
+        return list(self.pages.items())
 
 
 @functools.lru_cache(maxsize=65536)
@@ -274,13 +275,14 @@ def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) ->
     facts: dict[str, dict[str, Any]] = {}
     todo: list[tuple[str, str]] = []
     keys: dict[str, StatKey] = {}
+    top_dir = str(top)
     for rel in md_files:
-        path = top / rel
+        path = os.path.join(top_dir, rel)
         try:
-            keys[rel] = stat_key(path.stat())
+            keys[rel] = stat_key(os.stat(path))
         except OSError:
             keys[rel] = (0, 0, 0, 0)
-        hit = cache.get(rel, keys[rel], path.read_bytes) if cache is not None else None
+        hit = cache.get(rel, keys[rel], path) if cache is not None else None
         if hit is None:
             todo.append((rel, f"{root_rel}/{rel}"))
             continue

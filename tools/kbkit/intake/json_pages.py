@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.errors import InputError
+from kbkit.jsonl import gc_paused
 
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while parsing: fresh JSON dicts hold no cycles, and 100k of them
-    would trigger many useless full collections (measured: a third of the parse time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class Page(NamedTuple):

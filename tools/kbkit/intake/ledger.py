@@ -16,12 +16,11 @@ from typing import Any, NamedTuple
 
 from kbkit.errors import UsageError
 from kbkit.file_lock import locked
-from kbkit.intake.json_pages import gc_paused
 
 # re-exported, so the whole ledger API is importable from this module
 from kbkit.intake.ledger_reading import LedgerProblem as LedgerProblem
 from kbkit.intake.ledger_reading import read_ledger as read_ledger
-from kbkit.jsonl import append_rows
+from kbkit.jsonl import append_rows, gc_paused
 
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "status.jsonl"

@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.intake.json_pages import gc_paused
-from kbkit.jsonl import read_jsonl
+from kbkit.jsonl import gc_paused, read_jsonl
 
 _TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*,[ \t\r]*\{")
 

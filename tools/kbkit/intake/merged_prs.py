@@ -14,10 +14,10 @@ from typing import Any, NamedTuple, NoReturn
 
 from kbkit.errors import InputError
 from kbkit.file_lock import locked
-from kbkit.intake.json_pages import Page, gc_paused, page_items
+from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
-from kbkit.jsonl import atomic_write_text
+from kbkit.jsonl import atomic_write_text, gc_paused
 
 CURSOR_FILE = "cursor.json"
 GITHUB_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")

@@ -1,0 +1,293 @@
+"""Idempotency, 8 concurrent extracting processes, and SIGKILL in the middle of writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kbkit.jsonl import read_jsonl
+from kbkit.lessons import index
+from kbkit.lessons.extraction import extract
+from kbkit.lessons.store import LessonStore
+
+NOW = "2026-11-30T00:00:00Z"
+DRIVER = """
+import json, sys
+from pathlib import Path
+from kbkit.lessons.extraction import extract
+from kbkit.lessons.store import LessonStore
+store = LessonStore(Path(sys.argv[1]))
+lines = open(sys.argv[2], encoding="utf-8").read().splitlines()
+for line in lines[int(sys.argv[4]):]:
+    store.add([extract(json.loads(line), now=sys.argv[3])])
+"""
+
+
+def corpus(count: int, seed: int = 6) -> list[dict[str, Any]]:
+    """Closed tasks whose findings repeat across tasks, so lessons gain support."""
+    rng = random.Random(seed)
+    tasks = []
+    for n in range(count):
+        findings = [
+            {
+                "id": f"F{j}",
+                "status": rng.choice(
+                    ["confirmed", "false_positive", "duplicate", "pending", "fixed"]
+                ),
+                "class": rng.choice(["sqli", "xss", "idor"]),
+                "summary": f"shared issue {rng.randrange(25)}",
+            }
+            for j in range(3)
+        ]
+        tasks.append(
+            {
+                "id": f"T{n}",
+                "status": "done",
+                "company": rng.choice(["acme", "globex"]),
+                "category": "web",
+                "findings": findings,
+                "retests": [{"id": "R1", "finding_id": "F0", "verdict": "inconclusive"}],
+                "metrics": {"tokens": 100 * n, "tool_calls": n},
+            }
+        )
+    return tasks
+
+
+def write_tasks(path: Path, tasks: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    return path
+
+
+def snapshot(root: Path) -> tuple[set[str], set[tuple[str, str, str]], set[str]]:
+    """Raw rows of the logs: asserts no row was written twice; returns the key sets."""
+    lessons = [r.data["id"] for r in read_jsonl(root / "lessons.jsonl").rows]
+    evidence = [
+        (r.data["lesson"], r.data["source_kind"], r.data["source_id"])
+        for r in read_jsonl(root / "evidence.jsonl").rows
+    ]
+    outcomes = [r.data["task"] for r in read_jsonl(root / "outcomes.jsonl").rows]
+    assert len(lessons) == len(set(lessons)), "a lesson row was written twice"
+    assert len(evidence) == len(set(evidence)), "an evidence row was written twice"
+    assert len(outcomes) == len(set(outcomes)), "an outcome card was written twice"
+    return set(lessons), set(evidence), set(outcomes)
+
+
+def assert_folds_like_fresh(store: LessonStore) -> index.FoldState:
+    cached = store.state()
+    fresh = index.refresh(index.FoldState(), store.root)
+    assert cached.lessons == fresh.lessons and cached.evidence == fresh.evidence
+    assert cached.tombstones == fresh.tombstones and cached.outcomes == fresh.outcomes
+    # incremental support aggregates equal a recount from scratch
+    assert cached.support == fresh.support == index.count_support(fresh)
+    return fresh
+
+
+def test_second_extraction_adds_nothing(store: LessonStore) -> None:
+    tasks = corpus(30)
+    first = store.add(extract(t) for t in tasks)
+    assert first.new_lessons > 0 and first.new_evidence >= first.new_lessons
+    logs = {p.name: p.read_bytes() for p in store.root.glob("*.jsonl")}
+    again = store.add(extract(t) for t in tasks)
+    assert (again.new_lessons, again.new_evidence, again.new_outcomes) == (0, 0, 0)
+    assert {p.name: p.read_bytes() for p in store.root.glob("*.jsonl")} == logs
+
+
+def test_same_lesson_from_several_tasks_is_one_row(store: LessonStore, make_task) -> None:
+    finding = [("F1", "confirmed", "sqli", "login form")]
+    store.add([extract(make_task(f"T{n}", findings=finding)) for n in range(3)])
+    store.add([extract(make_task("T3", findings=finding))])
+    lessons, evidence, _ = snapshot(store.root)
+    assert len(lessons) == 1 and len(evidence) == 4
+    (support,) = index.live_support(store.state()).values()
+    assert support.rows == 4 and sorted(support.tasks) == ["T0", "T1", "T2", "T3"]
+
+
+def test_a_changed_outcome_card_is_recorded_again(store: LessonStore, make_task) -> None:
+    store.add([extract(make_task(tokens=10))])
+    assert store.add([extract(make_task(tokens=10))]).new_outcomes == 0
+    assert store.add([extract(make_task(tokens=99))]).new_outcomes == 1
+    assert store.state().outcomes["T1"]["card"]["tokens"] == 99
+
+
+def test_torn_line_is_skipped_reported_and_never_swallows_new_rows(
+    store: LessonStore,
+    make_task,
+) -> None:
+    store.add([extract(make_task("T1", findings=[("F1", "confirmed", "sqli", "a")]))])
+    with store.log("evidence").open("ab") as handle:
+        handle.write(b'{"lesson": "Lx", "source_ki')  # a crash mid-row
+    assert store.state().torn == {"evidence": 2}
+    assert LessonStore(store.root).state().torn == {"evidence": 2}  # kept in the cache too
+    from kbkit.lessons.lint import lint_store
+
+    rules = [f.rule_id for f in lint_store(store.state(), set(), {"T1"}, str)]
+    assert "lessons-torn-line" in rules
+    store.add([extract(make_task("T2", findings=[("F1", "confirmed", "sqli", "a")]))])
+    state = assert_folds_like_fresh(store)
+    assert len(state.evidence) == 2
+    assert [(log, line) for log, line, _ in state.problems] == [("evidence", 2)]
+
+
+def test_unterminated_whole_row_is_kept_and_not_duplicated(store: LessonStore, make_task) -> None:
+    store.add([extract(make_task("T1", findings=[("F1", "confirmed", "sqli", "a")]))])
+    log = store.log("evidence")
+    log.write_bytes(log.read_bytes().rstrip(b"\n"))  # a crash right before the newline
+    assert (
+        store.add(
+            [extract(make_task("T1", findings=[("F1", "confirmed", "sqli", "a")]))]
+        ).new_evidence
+        == 0
+    )
+    store.add([extract(make_task("T2", findings=[("F1", "confirmed", "sqli", "a")]))])
+    assert len(snapshot(store.root)[1]) == 2
+    assert assert_folds_like_fresh(store).problems == []
+
+
+def reference(tmp_path: Path, tasks: list[dict[str, Any]]) -> tuple[set, set, set]:
+    ref = LessonStore(tmp_path / "reference")
+    ref.add(extract(t, now=NOW) for t in tasks)
+    return snapshot(ref.root)
+
+
+def test_eight_concurrent_extracting_processes(tmp_path: Path) -> None:
+    tasks = corpus(120)
+    task_file = write_tasks(tmp_path / "tasks.jsonl", tasks)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "INTAKE_ROOT"}
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kbkit",
+                "lessons",
+                "extract",
+                "--from",
+                str(task_file),
+                "--repo",
+                str(repo),
+                "--format",
+                "json",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for _ in range(8)
+    ]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()
+        results.append(json.loads(out))
+    store = LessonStore.for_repo(repo)
+    lessons, evidence, outcomes = snapshot(store.root)
+    ref_lessons, ref_evidence, ref_outcomes = reference(tmp_path, tasks)
+    assert (lessons, evidence, outcomes) == (ref_lessons, ref_evidence, ref_outcomes)
+    # exactly one process wrote each row; together they wrote everything once
+    assert sum(r["new_lessons"] for r in results) == len(ref_lessons)
+    assert sum(r["new_evidence"] for r in results) == len(ref_evidence)
+    assert_folds_like_fresh(store)
+
+
+def _kill_runs(tmp_path: Path, kills: int, tasks_count: int) -> None:
+    tasks = corpus(tasks_count, seed=kills)
+    task_file = write_tasks(tmp_path / "tasks.jsonl", tasks)
+    reference_keys = reference(tmp_path, tasks)
+    root = tmp_path / "store"
+    rng = random.Random(kills)
+    progress: list[int] = []
+    evidence = root / "evidence.jsonl"
+    for run in range(kills):
+        before = evidence.stat().st_size if evidence.exists() else 0
+        # each run starts a little further on, overlapping what earlier runs wrote
+        start = str(run * 40)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", DRIVER, str(root), str(task_file), NOW, start],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        # kill while it writes, however slow the machine: once the log grew, within 0.1 s
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            if evidence.exists() and evidence.stat().st_size > before:
+                break
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0, 0.1))
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL, proc.stderr.read().decode()
+        snapshot(root)  # never a duplicate row, even mid-crash
+        state = assert_folds_like_fresh(LessonStore(root))
+        progress.append(len(state.evidence))
+    # every kill landed mid-extraction: the store grew across the interrupted runs
+    assert progress == sorted(set(progress)) and progress[-1] < len(reference_keys[1])
+    store = LessonStore(root)
+    store.add(extract(t, now=NOW) for t in tasks)  # finish the job after the last crash
+    assert snapshot(root) == reference_keys
+    state = assert_folds_like_fresh(store)
+    assert all("JSON" in message for _log, _line, message in state.problems)
+
+
+def test_sigkill_during_extraction_leaves_a_store_that_folds(tmp_path: Path) -> None:
+    _kill_runs(tmp_path, kills=20, tasks_count=1000)
+
+
+@pytest.mark.stress
+def test_sigkill_during_extraction_many_times(tmp_path: Path) -> None:
+    _kill_runs(tmp_path, kills=220, tasks_count=30000)
+
+
+def test_a_non_utf8_line_in_a_log_is_one_problem(store: LessonStore, make_task) -> None:
+    store.add([extract(make_task("T1", findings=[("F1", "confirmed", "sqli", "a")]))])
+    with store.log("evidence").open("ab") as handle:
+        handle.write(b'{"lesson": "\xff"}\n')
+    store.add([extract(make_task("T2", findings=[("F1", "confirmed", "sqli", "a")]))])
+    state = assert_folds_like_fresh(store)
+    assert len(state.evidence) == 2 and [p[:2] for p in state.problems] == [("evidence", 2)]
+
+
+def test_reading_an_empty_store_writes_nothing(tmp_path: Path) -> None:
+    from kbkit.lessons.selection import select_lessons
+
+    store = LessonStore.for_repo(tmp_path)
+    assert select_lessons({"id": "T1", "company": "acme"}, store) == []
+    assert not (tmp_path / "intake").exists()
+
+
+def test_temp_files_of_killed_cache_writers_are_swept(store: LessonStore, make_task) -> None:
+    store.add([extract(make_task("T1", findings=[("F1", "confirmed", "sqli", "a")]))])
+    store.state()
+    old = store.cache_dir / ".state.marshal.dead.tmp"
+    fresh = store.cache_dir / ".state.marshal.alive.tmp"  # maybe a writer at work right now
+    for temp in (old, fresh):
+        temp.write_bytes(b"partial")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    store.add([extract(make_task("T2", findings=[("F1", "confirmed", "sqli", "a")]))])
+    store.state()
+    assert not old.exists() and fresh.exists()
+
+
+def test_evidence_from_a_forgotten_task_never_counts_again(store: LessonStore, make_task) -> None:
+    finding = ("F1", "confirmed", "sqli", "a")
+    store.add(
+        [extract(make_task("T1", findings=[finding])), extract(make_task("T9", findings=[finding]))]
+    )
+    (lesson,) = index.live_support(store.state())
+    assert index.live_support(store.state())[lesson].rows == 2
+    assert store.forget("task", "T9").removed == 1
+    assert index.live_support(store.state())[lesson].rows == 1
+    # T9 is re-run with a second finding teaching the same lesson: a new evidence key
+    store.add([extract(make_task("T9", findings=[finding, ("F2", "confirmed", "sqli", "a")]))])
+    state = assert_folds_like_fresh(store)
+    assert index.live_support(state)[lesson] == index.Support(1, state.support[lesson][1], ["T1"])
+    assert len(state.evidence) == 3

@@ -1,0 +1,71 @@
+"""`kb lessons bundle`: the final planner and worker prompts for a task, per KB_LESSONS."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from kbkit.errors import InputError
+from kbkit.jsonl import atomic_write_text
+from kbkit.lessons.store import LessonStore
+from kbkit.lessons.task_records import read_task
+from kbkit.lessons.usage import ASSIGNMENTS, bundle_prompts
+
+
+def _read_prompt(path: str) -> str:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the prompt: {exc.strerror}", path=path) from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 (offset {exc.start}); re-save it as UTF-8", path=path) from exc
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write planner.txt, worker.txt and lessons.json into --out."""
+    parser = argparse.ArgumentParser(
+        prog="kb lessons bundle",
+        description="Write the final planner and worker prompts for a task. KB_LESSONS (or "
+        "ARTEX_RSI_LESSONS) decides: off (default) copies them unchanged and logs nothing; "
+        "shadow logs the selection and copies them unchanged; inject logs it and appends the "
+        "lessons block after each prompt.",
+    )
+    parser.add_argument(
+        "--task", required=True, metavar="TASK.json", help="task record (- for stdin)"
+    )
+    parser.add_argument("--planner", required=True, metavar="P", help="rendered planner prompt")
+    parser.add_argument("--worker", required=True, metavar="W", help="rendered worker prompt")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument(
+        "--assign",
+        choices=ASSIGNMENTS,
+        default="none",
+        help="hash: when lessons are on, a stable hash of the task id picks "
+        "shadow or inject, for a fair comparison (default: none)",
+    )
+    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    args = parser.parse_args(argv)
+    task = read_task(args.task)
+    planner, worker = _read_prompt(args.planner), _read_prompt(args.worker)
+    store = LessonStore.for_repo(args.repo)
+    bundle = bundle_prompts(task, planner, worker, store=store, assign=args.assign)
+    out = Path(args.out)
+    atomic_write_text(out / "planner.txt", bundle.planner)
+    atomic_write_text(out / "worker.txt", bundle.worker)
+    document = {"task": str(task["id"]), **bundle.to_dict()}
+    atomic_write_text(
+        out / "lessons.json", json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    )
+    shown = len(bundle.lessons) if bundle.block else 0
+    print(
+        f"mode {bundle.mode}: {len(bundle.lessons)} lesson(s) selected, {shown} injected; "
+        f"wrote {out}/planner.txt, worker.txt, lessons.json"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,60 @@
+"""`kb lessons extract`: record lessons, evidence and outcome cards from closed tasks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from kbkit.errors import UsageError
+from kbkit.lessons.extraction import extract
+from kbkit.lessons.store import LessonStore
+from kbkit.lessons.task_records import read_task, read_tasks_jsonl
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Validate every input first, then append only what is new (idempotent)."""
+    parser = argparse.ArgumentParser(
+        prog="kb lessons extract",
+        description="Extract deterministic lessons from closed task records into "
+        "intake/lessons/. Non-terminal tasks are skipped; re-running adds nothing.",
+    )
+    parser.add_argument(
+        "tasks", nargs="*", metavar="TASK.json", help="task record files (- for stdin)"
+    )
+    parser.add_argument(
+        "--from",
+        dest="from_jsonl",
+        action="append",
+        default=[],
+        metavar="TASKS.jsonl",
+        help="a JSONL file of task records (repeatable)",
+    )
+    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    if not args.tasks and not args.from_jsonl:
+        raise UsageError("nothing to extract: pass TASK.json files or --from TASKS.jsonl")
+    store = LessonStore.for_repo(args.repo)
+    records = [read_task(path) for path in args.tasks]
+    for path in args.from_jsonl:
+        records += read_tasks_jsonl(path)
+    result = store.add(extract(record, validate=False) for record in records)
+    if args.format == "json":
+        document = result._asdict()
+        document["refusals"] = [r._asdict() for r in result.refusals]
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+        return 0
+    for refusal in result.refusals:
+        print(f"refused {refusal.source}: {refusal.reason}")
+    for task in result.skipped_tasks:
+        print(f"skipped {task}: not a terminal task (done, failed or timeout)")
+    print(
+        f"{result.tasks} task(s): {result.new_lessons} new lesson(s), "
+        f"{result.new_evidence} new evidence row(s), {result.new_outcomes} outcome card(s), "
+        f"{len(result.refusals)} refused, {len(result.skipped_tasks)} not terminal"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

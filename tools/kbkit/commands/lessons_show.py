@@ -1,0 +1,44 @@
+"""`kb lessons show`: preview the lessons a task would see (read-only, logs nothing)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from kbkit.lessons.rendering import render_block
+from kbkit.lessons.selection import select_lessons
+from kbkit.lessons.store import LessonStore
+from kbkit.lessons.task_records import read_task
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the rendered block (or JSON) regardless of KB_LESSONS; never writes a usage row."""
+    parser = argparse.ArgumentParser(
+        prog="kb lessons show",
+        description="Show the lessons selected for a task, ranked and rendered exactly as "
+        "`kb lessons bundle` would inject them. A preview: it ignores KB_LESSONS and logs nothing.",
+    )
+    parser.add_argument("task", metavar="TASK.json", help="a task record file, or - for stdin")
+    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    store = LessonStore.for_repo(args.repo)
+    task = read_task(args.task)
+    lessons = select_lessons(task, store)
+    block = render_block(lesson.line for lesson in lessons) if lessons else ""
+    if args.format == "json":
+        document = {
+            "task": str(task["id"]),
+            "lessons": [x.to_dict() for x in lessons],
+            "block": block,
+        }
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+    elif block:
+        print(block)
+    else:
+        print(f"no lessons for task {task['id']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,30 @@
+"""Evidence-gated lessons from closed tasks: extraction, store, selection, rendering, usage.
+
+Library entry points, importable from here (loaded on first use, so `kb lessons show` pays
+only for what it touches):
+- `extract(task)`: the lessons of one task record (pure; validates the record);
+- `LessonStore.for_repo(repo).add([extract(task), ...])`: record them, idempotently;
+- `select_lessons(task)`: what the task would see, ranked and within budget;
+- `bundle_prompts(task, planner, worker)`: the final prompts per `KB_LESSONS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "extract": "kbkit.lessons.extraction",
+    "LessonStore": "kbkit.lessons.store",
+    "select_lessons": "kbkit.lessons.selection",
+    "bundle_prompts": "kbkit.lessons.usage",
+    "lesson_mode": "kbkit.lessons.usage",
+    "render_block": "kbkit.lessons.rendering",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'kbkit.lessons' has no attribute {name!r}")

@@ -1,0 +1,173 @@
+"""Deterministic extraction of lessons from one closed task record.
+
+No model summarises anything: each lesson is a fixed sentence built from one finding or
+retest, and every lesson keeps the id of the finding or retest it came from. The same
+inputs always produce the same lesson ids (a hash of kind, scope, cue and action).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from kbkit.errors import InputError
+from kbkit.lessons.outcomes import outcome_card
+from kbkit.lessons.redaction import clean_scope, clean_text
+
+TERMINAL_STATUSES = frozenset({"done", "failed", "timeout"})
+POSITIVE_STATUSES = frozenset({"confirmed", "resolved", "fixed"})
+NEGATIVE_STATUSES = frozenset({"false_positive", "duplicate", "ignored", "risk_accepted"})
+SILENT_STATUSES = frozenset({"pending", "in_progress"})
+REPRODUCED_VERDICTS = frozenset({"reproduced"})
+CAUTION_VERDICTS = frozenset({"fixed", "inconclusive"})
+
+KIND_RANK = {"positive": 0, "negative": 1, "caution": 2}
+TEXT_CAP = 1000  # stored summaries; rendering caps much shorter
+SCOPE_CAP = 200
+
+
+class Candidate(NamedTuple):
+    """One lesson plus the one piece of evidence that supports it."""
+
+    lesson_id: str
+    kind: str
+    company: str | None
+    category: str | None
+    cue: str
+    action: str
+    subject: str
+    source_kind: str  # "finding" or "retest"
+    source_id: str  # "<task id>/<finding or retest id>"
+    task: str
+    at: str
+
+
+class Refusal(NamedTuple):
+    """A rule fired but the gate refused it: empty cue, action or source."""
+
+    task: str
+    source: str
+    reason: str
+
+
+class Extraction(NamedTuple):
+    task: str
+    terminal: bool
+    candidates: list[Candidate]
+    refusals: list[Refusal]
+    outcome: dict[str, Any] | None
+
+
+def normalize_status(value: object) -> str:
+    """`In-Progress` and `in progress` both mean `in_progress`."""
+    return str(value or "").strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def lesson_id(kind: str, company: str | None, category: str | None, cue: str, action: str) -> str:
+    """The dedupe key over kind, scope, cue and action, as a short stable id."""
+    key = json.dumps([kind, company, category, cue, action], ensure_ascii=False)
+    return "L" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def normalize_time(value: object, default: str) -> str:
+    """An ISO timestamp as `YYYY-MM-DDTHH:MM:SSZ` (UTC), or `default` when absent/unparsable."""
+    if not isinstance(value, str) or not value:
+        return default
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return default
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _rules(task: dict[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
+    """(kind, cue, action, subject, source_kind, local id) for every rule that fires."""
+    fired = []
+    cleaned = {}  # finding id -> (status, class, summary)
+    for finding in task.get("findings") or []:
+        status = normalize_status(finding.get("status"))
+        cls = clean_text(finding.get("class"), SCOPE_CAP)
+        summary = clean_text(finding.get("summary"))
+        cleaned[finding["id"]] = (status, cls, summary)
+        if status in POSITIVE_STATUSES:
+            action = f"Confirmed {cls}: {summary}"
+            fired.append(("positive", cls, action, summary, "finding", finding["id"]))
+        elif status in NEGATIVE_STATUSES:
+            action = f"Do not re-report without new mechanics: {summary} (prior {status})"
+            fired.append(("negative", cls, action, summary, "finding", finding["id"]))
+    for retest in task.get("retests") or []:
+        verdict = normalize_status(retest.get("verdict"))
+        status, cls, summary = cleaned.get(retest["finding_id"], ("", "", ""))
+        if verdict in REPRODUCED_VERDICTS and status in POSITIVE_STATUSES:
+            action = f"Reproduced {cls} on retest: {summary}"
+            fired.append(("positive", cls, action, summary, "retest", retest["id"]))
+        elif verdict in CAUTION_VERDICTS and status not in SILENT_STATUSES:
+            action = f"Recheck before reporting {cls}: a prior retest was {verdict}"
+            fired.append(("caution", cls, action, summary, "retest", retest["id"]))
+    return fired
+
+
+def extract(task: dict[str, Any], *, now: str | None = None, validate: bool = True) -> Extraction:
+    """Lessons of one task record; non-terminal tasks yield nothing.
+
+    The record is checked against the shipped schema first (an InputError names the task);
+    callers that already validated it, like `kb lessons extract`, pass `validate=False`.
+    """
+    if validate:
+        from kbkit.lessons.task_records import schema_problem
+
+        problem = schema_problem(task)
+        if problem:
+            raise InputError(
+                problem,
+                path=f"task {str(task.get('id'))[:80]!r}" if isinstance(task, dict) else "task",
+            )
+    task_id = str(task["id"])
+    if normalize_status(task.get("status")) not in TERMINAL_STATUSES:
+        return Extraction(task_id, False, [], [], None)
+    at = normalize_time(task.get("closed_at"), now or utc_now())
+    company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
+    candidates: list[Candidate] = []
+    refusals: list[Refusal] = []
+    for kind, cue, action, subject, source_kind, local_id in _rules(task):
+        source = f"{source_kind}:{task_id}/{local_id}"
+        reason = _gate(cue, subject if kind != "caution" else cue, task_id, local_id)
+        if reason:
+            refusals.append(Refusal(task_id, source, reason))
+            continue
+        lid = lesson_id(kind, company, category, cue, action)
+        candidates.append(
+            Candidate(
+                lid,
+                kind,
+                company,
+                category,
+                cue,
+                action,
+                subject,
+                source_kind,
+                f"{task_id}/{local_id}",
+                task_id,
+                at,
+            )
+        )
+    return Extraction(task_id, True, candidates, refusals, outcome_card(task))
+
+
+def _gate(cue: str, action_part: str, task_id: str, local_id: str) -> str:
+    """Why a fired rule may not become a lesson ('' when it may)."""
+    if not cue:
+        return "empty cue (the finding has no class, or the retest names an unknown finding)"
+    if not action_part:
+        return "empty action (the finding has no summary)"
+    if not task_id.strip() or not str(local_id).strip():
+        return "empty source id"
+    return ""

@@ -1,0 +1,129 @@
+"""Which lessons a task sees, in which order.
+
+Visibility: generic lessons (no company, no category) are visible to every task; a scoped
+lesson is visible when it shares the task's company or category. Ranking, first key first:
+1. scope tier: same company and category (0) > same company (1) > same category (2) >
+   generic (3);
+2. kind: positive > negative > caution;
+3. support (live evidence rows), higher first;
+4. recency (latest evidence time), newer first;
+5. lesson id, for a total order.
+A lesson whose evidence includes the task itself is never shown to it, a lesson without
+live evidence is never shown at all, and at most 8 lessons / 1800 rendered characters are.
+
+A lesson that would push the block past the budget ends the selection (lower-ranked lessons
+never jump the queue). The ranked view (`kbkit.lessons.view`) is derived from the store's
+fold and cached, so a selection reads one compact file instead of a million evidence rows.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from kbkit.errors import InputError
+from kbkit.lessons.redaction import clean_scope
+from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line
+from kbkit.lessons.store import LessonStore
+from kbkit.lessons.view import TASK_SEPARATOR, Scope, SelectionView, load_view
+
+__all__ = ["SelectedLesson", "SelectionView", "load_view", "ranked", "scope_tier", "select_lessons"]
+
+
+class SelectedLesson(NamedTuple):
+    id: str
+    kind: str
+    company: str | None
+    category: str | None
+    cue: str
+    action: str
+    support: int
+    last_seen: str
+    tier: int
+    line: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._asdict()
+
+
+def scope_tier(
+    company: str | None, category: str | None, task_company: str | None, task_category: str | None
+) -> int | None:
+    """0 same company and category, 1 same company, 2 same category, 3 generic, None hidden."""
+    same_company = company is not None and company == task_company
+    same_category = category is not None and category == task_category
+    if same_company and same_category:
+        return 0
+    if same_company:
+        return 1
+    if same_category:
+        return 2
+    if company is None and category is None:
+        return 3
+    return None
+
+
+def _tiers(view: SelectionView, company: str | None, category: str | None) -> list[list[Scope]]:
+    tiers: list[list[Scope]] = [[], [], [], []]
+    for bucket in view.buckets:
+        tier = scope_tier(bucket[0], bucket[1], company, category)
+        if tier is not None:
+            tiers[tier].append(bucket)
+    return tiers
+
+
+def ranked(
+    view: SelectionView, task_id: str, company: str | None, category: str | None
+) -> Iterator[tuple[int, int]]:
+    """(tier, view position) of every lesson visible to the task, best first."""
+    for tier, buckets in enumerate(_tiers(view, company, category)):
+        for position in heapq.merge(*(view.buckets[b] for b in buckets)):
+            if task_id in view.tasks[position].split(TASK_SEPARATOR):
+                continue  # the task's own evidence: never shown to it
+            yield tier, position
+
+
+def select_lessons(
+    task: dict[str, Any],
+    store: LessonStore | None = None,
+    *,
+    view: SelectionView | None = None,
+    limit: int = MAX_LESSONS,
+) -> list[SelectedLesson]:
+    """The lessons a task would see, in rank order, within the render budget."""
+    if view is None:
+        view = load_view(store if store is not None else LessonStore.for_repo())
+    if not isinstance(task, dict) or not task.get("id"):
+        raise InputError("a task record needs an id to select lessons for it")
+    task_id = str(task["id"])
+    company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
+    picked: list[tuple[int, int]] = []
+    rendered: list[RenderedLesson] = []
+    for tier, position in ranked(view, task_id, company, category):
+        line = render_line(
+            view.kinds[position],
+            view.supports[position],
+            view.cues[position],
+            view.actions[position],
+        )
+        candidate = RenderedLesson(view.ids[position], line)
+        if len(fit_lines([*rendered, candidate], limit=limit)) <= len(rendered):
+            break
+        rendered.append(candidate)
+        picked.append((tier, position))
+    return [
+        SelectedLesson(
+            view.ids[p],
+            view.kinds[p],
+            view.companies[p] or None,
+            view.categories[p] or None,
+            view.cues[p],
+            view.actions[p],
+            view.supports[p],
+            view.recency[p],
+            tier,
+            item.line,
+        )
+        for (tier, p), item in zip(picked, rendered, strict=True)
+    ]

@@ -1,0 +1,178 @@
+"""The lessons store: append-only JSONL logs under `intake/lessons/`.
+
+- `lessons.jsonl`: one row per dedupe key (kind, scope, cue, action), `status: candidate`.
+- `evidence.jsonl`: one row per (lesson, source_kind, source_id); support = live rows.
+- `tombstones.jsonl`: `forget` records; evidence of a forgotten source stops counting.
+- `outcomes.jsonl`: one outcome card per closed task (a changed card is appended again).
+- `usage.jsonl`: one row per consideration (task, lesson ids, mode, time).
+
+Writers hold the store lock across read-check-append, so concurrent extractions never write
+the same row twice; a crash leaves at most one torn line, which the fold skips.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit.file_lock import locked
+from kbkit.jsonl import append_rows, gc_paused
+from kbkit.lessons import index
+from kbkit.lessons.extraction import Extraction, Refusal, utc_now
+from kbkit.paths import intake_root, repo_root
+
+STORE_DIR = "lessons"
+
+
+class AddResult(NamedTuple):
+    tasks: int
+    skipped_tasks: list[str]  # not terminal
+    new_lessons: int
+    new_evidence: int
+    new_outcomes: int
+    refusals: list[Refusal]
+
+
+class ForgetResult(NamedTuple):
+    removed: int  # evidence rows that stop counting
+    orphaned: list[str]  # lessons left without live evidence
+
+
+class LessonStore:
+    """One lessons folder; every method that writes takes the store lock."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.cache_dir = root / ".index"
+
+    @classmethod
+    def for_repo(cls, repo: str | os.PathLike[str] | None = None) -> LessonStore:
+        return cls(intake_root(repo_root(repo)) / STORE_DIR)
+
+    def log(self, name: str) -> Path:
+        return index.log_path(self.root, name)
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with locked(self.root / "store"):
+            yield
+
+    # -- reading -----------------------------------------------------------------------
+
+    def state(self) -> index.FoldState:
+        """The folded logs, from the cache when it is current (refreshed and saved if not)."""
+        with gc_paused():
+            cached = index.read_cache(self.cache_dir / "state.marshal")
+            state = (index.FoldState.load(cached) if cached else None) or index.FoldState()
+            if index.is_current(state, self.root):
+                return state
+            state = index.refresh(state, self.root)
+            if state.marks:  # an empty store stays empty: no cache folder for nothing
+                index.write_cache(self.cache_dir / "state.marshal", state.dump())
+            return state
+
+    def usage_rows(self) -> list[dict[str, Any]]:
+        from kbkit.jsonl import iter_rows
+
+        return list(iter_rows(self.log("usage")))
+
+    # -- writing -----------------------------------------------------------------------
+
+    def add(self, extractions: Iterable[Extraction]) -> AddResult:
+        """Append what is new: lessons, evidence and outcome cards; nothing twice."""
+        batch = list(extractions)
+        lessons: list[dict[str, Any]] = []
+        evidence: list[dict[str, Any]] = []
+        outcomes: list[dict[str, Any]] = []
+        now = utc_now()
+        with self.lock():
+            state = self.state()
+            seen_lessons: set[str] = set()
+            seen_evidence: set[tuple[str, str, str]] = set()
+            for extraction in batch:
+                for c in extraction.candidates:
+                    if c.lesson_id not in state.lessons and c.lesson_id not in seen_lessons:
+                        seen_lessons.add(c.lesson_id)
+                        lessons.append(
+                            {
+                                "id": c.lesson_id,
+                                "kind": c.kind,
+                                "company": c.company,
+                                "category": c.category,
+                                "cue": c.cue,
+                                "action": c.action,
+                                "subject": c.subject,
+                                "status": "candidate",
+                                "created_at": now,
+                            }
+                        )
+                    key = (c.lesson_id, c.source_kind, c.source_id)
+                    if key not in state.evidence and key not in seen_evidence:
+                        seen_evidence.add(key)
+                        evidence.append(
+                            {
+                                "lesson": c.lesson_id,
+                                "source_kind": c.source_kind,
+                                "source_id": c.source_id,
+                                "task": c.task,
+                                "at": c.at,
+                            }
+                        )
+                card = extraction.outcome
+                if card is not None and state.outcomes.get(card["task"], {}).get("card") != card:
+                    state.outcomes[card["task"]] = {"task": card["task"], "card": card}
+                    outcomes.append({"task": card["task"], "card": card, "at": now})
+            # Lessons before evidence: a crash in between leaves a lesson with no support
+            # (never selectable), and the next extraction appends the missing evidence.
+            append_rows(self.log("lessons"), lessons)
+            append_rows(self.log("evidence"), evidence)
+            append_rows(self.log("outcomes"), outcomes)
+            # No refold here: the next reader folds just these appended bytes, lazily.
+        return AddResult(
+            tasks=len(batch),
+            skipped_tasks=[e.task for e in batch if not e.terminal],
+            new_lessons=len(lessons),
+            new_evidence=len(evidence),
+            new_outcomes=len(outcomes),
+            refusals=[r for e in batch for r in e.refusals],
+        )
+
+    def forget(self, source_kind: str, source_id: str, *, reason: str = "") -> ForgetResult:
+        """Tombstone one source (`finding`, `retest` or a whole `task`); recompute support."""
+        with self.lock():
+            state = self.state()
+            if (source_kind, source_id) in state.tombstones:
+                return ForgetResult(0, [])
+            hit = [
+                key
+                for key, (task, _at, _line) in state.evidence.items()
+                if state.is_live(key, task)
+                and (
+                    (key[1], key[2]) == (source_kind, source_id)
+                    or (source_kind == "task" and task == source_id)
+                )
+            ]
+            if not hit:
+                return ForgetResult(0, [])
+            row = {
+                "source_kind": source_kind,
+                "source_id": source_id,
+                "at": utc_now(),
+                "reason": reason,
+            }
+            append_rows(self.log("tombstones"), [row])
+            state = self.state()
+        affected = {key[0] for key in hit}
+        alive = {
+            key[0]
+            for key, (task, _at, _line) in state.evidence.items()
+            if key[0] in affected and state.is_live(key, task)
+        }
+        return ForgetResult(len(hit), sorted(affected - alive))
+
+    def record_usage(self, row: dict[str, Any]) -> None:
+        append_rows(self.log("usage"), [row])
