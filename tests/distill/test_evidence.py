@@ -56,3 +56,11 @@ def test_a_row_no_cut_can_save_is_failed_alone(world: World) -> None:
     assert report.outcome == "shadowed" and world.states(good) == ["shadowed"]
     bad = load_status(world.intake)[("merged_pr", "acme/app#[2]")]
     assert bad["state"] == "failed" and "unusable event" in bad["reason"]
+
+
+def test_promoted_lesson_row_becomes_a_lesson_event() -> None:
+    row = {"source_kind": "lesson", "source_id": "L-3f2a", "repo": None,
+           "title": "Confirmed ssrf: metadata endpoint", "summary": "Seen in 3 tasks.",
+           "recorded_at": "2026-11-30T01:00:00Z"}  # fmt: skip
+    event = to_event(row)
+    assert (event.kind, event.repo, event.body) == ("lesson", "lessons", "Seen in 3 tasks.")

@@ -35,7 +35,10 @@ def to_event(row: dict[str, Any]) -> KnowledgeEvidenceEvent:
     event = KnowledgeEvidenceEvent(
         kind=kind,
         source_id=str(row.get("source_id")),
-        repo=str(row.get("repo") or record.get("repo") or "unknown/unknown"),
+        # promoted lessons carry `repo: null`: they come from the lessons store, not a repo
+        repo=str(
+            row.get("repo") or record.get("repo") or ("lessons" if kind == "lesson" else "unknown")
+        ),
         title=cut(" ".join(str(row.get("title") or row.get("source_id")).split()), "title"),
         body=cut(body, "body"),
         diff_excerpt=cut(diff, "diff_excerpt") if diff else None,
