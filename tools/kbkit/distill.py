@@ -13,15 +13,13 @@ Order of a run (every step recoverable after a kill at any point):
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sys
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit import git, work_clone
+from kbkit.artifacts import Artifacts, batch_folder, new_batch_id
 from kbkit.curator import (
     InvalidRequestError,
     KnowledgeCurationError,
@@ -35,7 +33,6 @@ from kbkit.errors import KbkitError, LockTimeoutError
 from kbkit.evidence import to_event
 from kbkit.file_lock import locked
 from kbkit.intake.ledger import Key, Row, append_status, load_status, pending_events
-from kbkit.jsonl import atomic_write_text
 from kbkit.models import Gateway, ModelCallError
 from kbkit.publication import (
     REVIEW,
@@ -46,8 +43,6 @@ from kbkit.publication import (
     Settings,
     checkpoint,
 )
-
-ARTIFACTS = Path("artifacts") / "knowledge-intake"
 
 
 class Options(NamedTuple):
@@ -175,15 +170,15 @@ def _run(options: Options) -> Report:
         return Report(o.day, branch, "nothing-pending", notes=tuple(r.notes))
     events.sort(key=lambda e: (e.kind, e.source_id))  # a stable prompt for a stable request hash
     keys = [rows[e.source_id][0] for e in events]
-    batch_id = _batch_id(o.state_dir / ARTIFACTS / o.day, o.day, keys)
-    folder = o.state_dir / ARTIFACTS / o.day / batch_id
+    batch_id = new_batch_id(o.state_dir, o.day, [_key_text(k) for k in keys])
+    folder = batch_folder(o.state_dir, o.day, batch_id)
     event_lines = tuple(_key_text(k) for k in keys)
     r.say(f"batch {batch_id}: {len(events)} event(s)")
     batch = KnowledgeEvidenceBatch(events, o.max_rules)
     curator = KnowledgeCurator(clone.path, today=o.day)
     prompt = curator.build_prompt(batch)
     schema = curator.proposal_schema(max_rules=batch.max_rules, batch=batch)
-    art = _Artifacts(folder, o.dry_run)
+    art = Artifacts(folder, o.dry_run)
     art.write("batch.json", batch.to_dict())
     art.write("prompt.md", prompt.text)
     art.write("schema.json", schema)
@@ -319,37 +314,10 @@ def _publish(
 
 
 def _pending_commit(state_dir: Path, commit: work_clone.CommittedBatch) -> PendingCommit:
-    transcript_file = state_dir / ARTIFACTS / commit.day / commit.batch_id / "validators.txt"
+    transcript_file = batch_folder(state_dir, commit.day, commit.batch_id) / "validators.txt"
     try:
         transcript = transcript_file.read_text(encoding="utf-8")
     except OSError:
         transcript = "(transcript not found in the artifacts)"
     events = tuple(_key_text(k) for k in commit.sources)
     return PendingCommit(commit.sha, commit.batch_id, events, transcript)
-
-
-def _batch_id(folder: Path, day: str, keys: list[Key]) -> str:
-    """`<day>T<HHMMSS>Z-<hash of the sources>`, unique among the day's artifact folders."""
-    digest = hashlib.sha256("\n".join(_key_text(k) for k in keys).encode()).hexdigest()[:8]
-    base = f"{day}T{datetime.now(UTC).strftime('%H%M%S')}Z-{digest}"
-    candidate, n = base, 1
-    while (folder / candidate).exists():
-        n += 1
-        candidate = f"{base}-{n}"
-    return candidate
-
-
-class _Artifacts:
-    def __init__(self, folder: Path, dry_run: bool):
-        self.folder = folder
-        self.dry_run = dry_run
-
-    def write(self, name: str, content: Any) -> None:
-        if self.dry_run:
-            return
-        if not isinstance(content, str):
-            content = json.dumps(content, indent=2, ensure_ascii=False) + "\n"
-        atomic_write_text(self.folder / name, content)
-
-    def shown(self) -> Path | None:
-        return None if self.dry_run else self.folder
