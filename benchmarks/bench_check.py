@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"kb check cold at 50k:        {cold_50k:.3f} s = {ratios['growth-50k']:.2f}x the 10k run (target <= 5.5x)"
             )
             print(
-                f"peak memory at 50k (process tree RSS): {peak_50k} MB (target < {MEMORY_LIMIT_MB} MB)"
+                f"peak memory at 50k (process tree PSS): {peak_50k} MB (target < {MEMORY_LIMIT_MB} MB)"
             )
             flat10 = make_tree(base, "flat10k", 10_000, flat=True)
             flat_10k, _ = cold(flat10, 1)
