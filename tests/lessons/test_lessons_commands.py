@@ -487,3 +487,29 @@ def test_bundle_refuses_a_non_utf8_prompt(seeded: Path, capsys) -> None:
     ]
     assert main(args) == 1
     assert "p.txt: not UTF-8" in capsys.readouterr().err and not (seeded / "o").exists()
+
+
+def test_extract_and_forget_leave_the_selection_view_current(
+    seeded: Path, make_task, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Readers never pay for a rebuild after a write: extract/forget refresh the view."""
+    import kbkit.lessons.view as view_module
+
+    def no_rebuild(*args: object, **kwargs: object) -> None:
+        raise AssertionError("show rebuilt the selection view after a write")
+
+    task = seeded / "new.json"
+    task.write_text(json.dumps(make_task("T9", status="running", findings=[])))
+    more = seeded / "more.json"
+    more.write_text(json.dumps(make_task("T3", findings=[("F1", "confirmed", "ssrf", "webhook")])))
+    assert main(["lessons", "extract", str(more), "--repo", str(seeded)]) == 0
+    with monkeypatch.context() as patch:
+        patch.setattr(view_module, "build_view", no_rebuild)
+        assert main(["lessons", "show", str(task), "--repo", str(seeded)]) == 0
+    assert "webhook" in capsys.readouterr().out
+    assert main(["lessons", "forget", "--source", "task:T3", "--repo", str(seeded)]) == 0
+    with monkeypatch.context() as patch:
+        patch.setattr(view_module, "build_view", no_rebuild)
+        capsys.readouterr()
+        assert main(["lessons", "show", str(task), "--repo", str(seeded)]) == 0
+    assert "webhook" not in capsys.readouterr().out

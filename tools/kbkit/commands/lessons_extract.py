@@ -9,6 +9,7 @@ from kbkit.errors import UsageError
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task, read_tasks_jsonl
+from kbkit.lessons.view import load_view
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.from_jsonl:
         records += read_tasks_jsonl(path)
     result = store.add(extract(record, validate=False) for record in records)
+    if result.new_lessons or result.new_evidence:
+        # The writer is a batch job; readers (`show`, `bundle`, agents) are latency-bound.
+        # Rebuild the derived selection view now so the next read opens it in milliseconds.
+        load_view(store)
     if args.format == "json":
         document = result._asdict()
         document["refusals"] = [r._asdict() for r in result.refusals]

@@ -6,6 +6,7 @@ import argparse
 
 from kbkit.errors import KbkitError, UsageError
 from kbkit.lessons.store import LessonStore
+from kbkit.lessons.view import load_view
 
 KINDS = ("finding", "retest", "task")
 
@@ -29,7 +30,10 @@ def main(argv: list[str] | None = None) -> int:
             f"--source {args.source!r}: expected KIND:ID with KIND one of "
             f"{', '.join(KINDS)} (e.g. finding:T-12/F-3 or task:T-12)"
         )
-    result = LessonStore.for_repo(args.repo).forget(kind, source_id, reason=args.reason)
+    store = LessonStore.for_repo(args.repo)
+    result = store.forget(kind, source_id, reason=args.reason)
+    if result.removed:
+        load_view(store)  # readers find the selection view current (see lessons extract)
     if not result.removed:
         raise KbkitError(
             f"no live evidence from {args.source}; nothing forgotten "
