@@ -21,7 +21,8 @@ PROJECT = Path(__file__).resolve().parents[1]
 CONFIG = PROJECT / ".pre-commit-config.yaml"
 MANIFEST = PROJECT / ".pre-commit-hooks.yaml"
 CONSTRAINTS = PROJECT / "requirements" / "constraints.txt"
-PUBLISHED = {"kb-check-knowledge-tree", "kb-check-wiki-lint"}
+PUBLISHED = {"kb-check-knowledge-tree", "kb-check-wiki-lint", "kb-intake-check"}
+TREE_HOOKS = {"kb-check-knowledge-tree", "kb-check-wiki-lint"}
 WHOLE_TREE_HOOK = "kb-check"
 
 
@@ -126,7 +127,7 @@ def test_the_global_exclude_spares_byte_exact_fixtures_only() -> None:
         assert not exclude.search(kept)
 
 
-@pytest.mark.parametrize("hook_id", sorted(PUBLISHED))
+@pytest.mark.parametrize("hook_id", sorted(TREE_HOOKS))
 def test_published_hooks_check_the_whole_tree_with_the_installed_kb(hook_id: str) -> None:
     hook = {h["id"]: h for h in yaml.safe_load(MANIFEST.read_text("utf-8"))}[hook_id]
     assert hook["pass_filenames"] is False
@@ -172,3 +173,25 @@ def test_pre_commit_passes_on_a_fresh_clone(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "kb check" in result.stdout
+
+
+def test_published_intake_hook_checks_the_ledgers_with_the_installed_kb() -> None:
+    hook = {h["id"]: h for h in yaml.safe_load(MANIFEST.read_text("utf-8"))}["kb-intake-check"]
+    assert hook["pass_filenames"] is False
+    assert hook["files"] == "^intake/.*\\.jsonl$"
+    assert hook["entry"] == "kb intake check"
+    assert "intake check" in COMMANDS
+
+
+def test_local_intake_hook_fails_on_a_bad_ledger_line(tmp_path: Path) -> None:
+    entry = {
+        h["id"]: h for r in yaml.safe_load(CONFIG.read_text("utf-8"))["repos"] for h in r["hooks"]
+    }["kb-intake-check"]["entry"]
+    script = PROJECT / entry.split()[1]
+    (tmp_path / "intake").mkdir()
+    (tmp_path / "intake" / "events.jsonl").write_text('{"source_kind": "merged_pr"}\n')
+    bad = subprocess.run(
+        [sys.executable, str(script), "--repo", str(tmp_path)], capture_output=True, text=True
+    )
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "events.jsonl:1" in bad.stdout + bad.stderr
