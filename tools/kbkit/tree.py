@@ -8,9 +8,11 @@ the in-memory index (`Tree.exists`), never with one filesystem call per link.
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import posixpath
 import stat
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -181,9 +183,30 @@ def compact(rel: str, page: Page, policy: Policy, keep_text: bool) -> Page:
     front = page.frontmatter
     if front.data:
         wanted = (*policy.data["frontmatter"]["required"], *CROSS_PAGE_META)
-        front = front._replace(data={k: front.data[k] for k in wanted if k in front.data})
+        data = {k: _interned(front.data[k]) for k in wanted if k in front.data}
+        front = front._replace(data=data)
     text = page.text if _keeps_text(rel, page) else ""
     return page._replace(text=text, frontmatter=front, code_blocks=(), headings=())
+
+
+def _interned(value: Any) -> Any:
+    """Share repeated frontmatter strings (types, tags, dates) across thousands of pages."""
+    if isinstance(value, str) and len(value) <= 64:
+        return sys.intern(value)
+    if isinstance(value, list):
+        return [_interned(item) for item in value]
+    return value
+
+
+def _shared_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    """Pages without facts of their own share one mapping (read-only by contract)."""
+    if any(facts.values()):
+        return facts
+    key = tuple(facts)
+    return _EMPTY_FACTS.setdefault(key, {name: {} for name in key})
+
+
+_EMPTY_FACTS: dict[tuple[str, ...], dict[str, Any]] = {}
 
 
 def _keeps_text(rel: str, page: Page) -> bool:
@@ -253,10 +276,14 @@ def _parse_all(
     import multiprocessing  # only large cold loads pay for it
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    with multiprocessing.get_context(method).Pool(jobs) as pool:
-        for part in pool.imap(_work_chunk, chunks):
-            for rel, plain, found, facts, dig in part:
-                yield rel, page_from_plain(plain), [Finding(*f) for f in found], facts, dig
+    gc.freeze()  # forked workers then leave the parent's objects (and their pages) alone
+    try:
+        with multiprocessing.get_context(method).Pool(jobs) as pool:
+            for part in pool.imap(_work_chunk, chunks):
+                for rel, plain, found, facts, dig in part:
+                    yield rel, page_from_plain(plain), [Finding(*f) for f in found], facts, dig
+    finally:
+        gc.unfreeze()
 
 
 def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) -> Tree:
@@ -287,11 +314,11 @@ def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) ->
             todo.append((rel, f"{root_rel}/{rel}"))
             continue
         page, found, page_facts = _decode(hit)
-        pages[rel], analysis[rel], facts[rel] = page, found, page_facts
+        pages[rel], analysis[rel], facts[rel] = page, found, _shared_facts(page_facts)
         if cache is not None:
             cache.keep(rel, keys[rel], (page, found, page_facts))
     for rel, page, found, page_facts, dig in _parse_all(top, todo, policy, options):
-        pages[rel], analysis[rel], facts[rel] = page, found, page_facts
+        pages[rel], analysis[rel], facts[rel] = page, found, _shared_facts(page_facts)
         if cache is not None and page.error is None:
             cache.put(rel, keys[rel], dig, (page, found, page_facts))
     if cache is not None:
