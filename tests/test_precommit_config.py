@@ -21,8 +21,8 @@ PROJECT = Path(__file__).resolve().parents[1]
 CONFIG = PROJECT / ".pre-commit-config.yaml"
 MANIFEST = PROJECT / ".pre-commit-hooks.yaml"
 CONSTRAINTS = PROJECT / "requirements" / "constraints.txt"
-PUBLISHED = {"kb-check-knowledge-tree", "kb-check-wiki-lint", "kb-intake-check"}
-TREE_HOOKS = {"kb-check-knowledge-tree", "kb-check-wiki-lint"}
+PUBLISHED = {"kb-check-knowledge-tree", "kb-check-wiki-lint", "kb-check", "kb-intake-check"}
+TREE_HOOKS = {"kb-check-knowledge-tree", "kb-check-wiki-lint", "kb-check"}
 WHOLE_TREE_HOOK = "kb-check"
 
 
