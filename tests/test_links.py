@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import unquote
 
 from hypothesis import given, settings
@@ -137,3 +138,26 @@ LABELS = st.sampled_from(
 def test_link_texts_with_and_without_nested_constructs(body: str) -> None:
     """Link texts are tokenized only when they can hold a link or image (links._LinkTextParser)."""
     assert scanned_links(body) == oracle_links(body)
+
+
+def test_encoded_hash_and_question_mark_stay_in_the_path() -> None:
+    page = parse_page("p.md", b"[a](a%23b.md) [c](c%3Fd.md#frag) [e](e.md?x=1#y)\n")
+    assert [(link.target, link.path_part) for link in page.links] == [
+        ("a#b.md", "a#b.md"),
+        ("c?d.md#frag", "c?d.md"),
+        ("e.md?x=1#y", "e.md"),
+    ]
+
+
+def test_a_page_whose_name_holds_a_hash_is_found_by_the_validators(tmp_path: Path) -> None:
+    from datetime import date
+
+    from kbkit.checks.registry import run_validators
+    from kbkit.policy import load_policy
+
+    root = tmp_path / "knowledge" / "general"
+    root.mkdir(parents=True)
+    (root / "_index.md").write_text("# G\n\n- [a](a%23b.md)\n")
+    (root / "a#b.md").write_text("# A\n")
+    findings, _ = run_validators(tmp_path, load_policy(tmp_path), ("tree",), date(2026, 11, 30))
+    assert not [f for f in findings if f.rule_id in ("tree/link-broken", "tree/page-unregistered")]

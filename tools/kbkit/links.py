@@ -34,20 +34,24 @@ _EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
 
 
 class Link(NamedTuple):
-    """One link or image: its destination as written (percent-decoded) and its line."""
+    """One link or image: its destination as written (percent-decoded), its line, and its
+    path part (decoded after `#fragment` and `?query` were cut off, so an encoded `%23` or
+    `%3F` in a file name stays part of the path)."""
 
     target: str
     line: int
     image: bool
+    path_part: str
 
     @property
     def is_external(self) -> bool:
         return bool(_EXTERNAL.match(self.target))
 
-    @property
-    def path_part(self) -> str:
-        """The target without `#fragment` and `?query`."""
-        return self.target.split("#", 1)[0].split("?", 1)[0]
+
+def make_link(href: str, line: int, image: bool) -> Link:
+    """A Link from markdown-it's (percent-encoded) href."""
+    path = href.split("#", 1)[0].split("?", 1)[0]
+    return Link(unquote(href), line, image, unquote(path))
 
 
 def _collect(tokens: list[Token], offset: int, src: str, base_line: int, out: list[Link]) -> None:
@@ -56,9 +60,9 @@ def _collect(tokens: list[Token], offset: int, src: str, base_line: int, out: li
     while stack:
         token = stack.pop(0)
         if token.type == "link_open":
-            out.append(Link(unquote(str(token.attrGet("href") or "")), line, False))
+            out.append(make_link(str(token.attrGet("href") or ""), line, False))
         elif token.type == "image":
-            out.append(Link(unquote(str(token.attrGet("src") or "")), line, True))
+            out.append(make_link(str(token.attrGet("src") or ""), line, True))
             if token.children:
                 stack[:0] = token.children
 

@@ -64,9 +64,9 @@ class Tree(NamedTuple):
             return False  # outside the repository: nothing there can be relied on
         return os.path.exists(self.repo / repo_rel)
 
-    def resolve(self, page_rel: str, target: str) -> str | None:
-        """Root-relative path a relative link target points to (None for empty targets)."""
-        return _resolve(posixpath.dirname(page_rel), target)
+    def resolve(self, page_rel: str, path: str) -> str | None:
+        """Root-relative path a link's path part (`Link.path_part`) points to; None if empty."""
+        return _resolve(posixpath.dirname(page_rel), path)
 
     def in_roots(self, rel: str) -> bool:
         first = rel.split("/", 1)[0]
@@ -78,8 +78,7 @@ class Tree(NamedTuple):
 
 
 @functools.lru_cache(maxsize=65536)
-def _resolve(base: str, target: str) -> str | None:
-    path = target.split("#", 1)[0].split("?", 1)[0]
+def _resolve(base: str, path: str) -> str | None:
     if not path:
         return None
     joined = posixpath.normpath(posixpath.join(base, path))

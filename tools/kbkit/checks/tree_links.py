@@ -46,7 +46,7 @@ def broken_link_findings(
     for link in page.links:
         if link.is_external or is_absolute(link) or not link.path_part:
             continue
-        resolved = tree.resolve(rel, link.target)
+        resolved = tree.resolve(rel, link.path_part)
         if resolved is None:
             continue
         if resolved.startswith("../"):

@@ -25,7 +25,7 @@ def index_targets(tree: Tree, index_rel: str, page: Page) -> dict[str, list[int]
     for link in page.links:
         if link.is_external or not link.path_part or link.path_part.startswith(("/", "\\")):
             continue
-        resolved = tree.resolve(index_rel, link.target)
+        resolved = tree.resolve(index_rel, link.path_part)
         if resolved is not None:
             targets.setdefault(resolved, []).append(link.line)
     return targets

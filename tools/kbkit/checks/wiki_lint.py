@@ -148,7 +148,7 @@ def _orphan_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]
         for link in page.links:
             if link.is_external:
                 continue
-            target = tree.resolve(rel, link.target)
+            target = tree.resolve(rel, link.path_part)
             if target is not None and target != rel:
                 linked.add(target)
     index = str(tree.policy.data["index_page"])
