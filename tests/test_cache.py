@@ -109,3 +109,17 @@ def test_parallel_and_serial_loads_agree(tmp_path: Path) -> None:
     )
     assert serial.pages == parallel.pages
     assert serial.analysis == parallel.analysis
+
+
+def test_an_undecodable_page_is_cached_so_warm_runs_write_nothing(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "knowledge" / "general" / "bad.md").write_bytes(b"ok\n\xff\xfe\n")
+    old = time.time() - 3600  # not racy
+    for page in (repo / "knowledge" / "general").iterdir():
+        os.utime(page, (old, old))
+    _load(repo)
+    cache = repo / CACHE_DIR / "pages.marshal"
+    written = cache.stat().st_mtime_ns
+    tree = _load(repo)
+    assert "UTF-8" in (tree.pages["general/bad.md"].error or "")
+    assert cache.stat().st_mtime_ns == written  # nothing changed, nothing rewritten

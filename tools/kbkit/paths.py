@@ -7,9 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from kbkit.errors import UsageError
 
-KNOWLEDGE_DIR = "knowledge"
 INTAKE_DIR = "intake"
-CACHE_DIR = ".kbkit-cache"
 
 
 def repo_root(repo: str | os.PathLike[str] | None = None) -> Path:

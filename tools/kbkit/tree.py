@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 from kbkit.cache import PageCache, StatKey, cache_file, code_fingerprint, digest, stat_key
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page, page_from_plain, page_to_plain, parse_page, unreadable_page
-from kbkit.paths import document_id
 from kbkit.policy import Policy
 
 UNREADABLE = "kb/unreadable"
@@ -48,9 +47,6 @@ class Tree(NamedTuple):
 
     def repo_path(self, rel: str) -> str:
         return f"{self.root}/{rel}" if rel else self.root
-
-    def doc_id(self, rel: str) -> str:
-        return document_id(rel)
 
     def exists(self, rel: str) -> bool:
         """Does a root-relative path (file or folder) exist? Paths may climb out with `..`."""
@@ -319,7 +315,7 @@ def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) ->
             cache.keep(rel, keys[rel], (page, found, page_facts))
     for rel, page, found, page_facts, dig in _parse_all(top, todo, policy, options):
         pages[rel], analysis[rel], facts[rel] = page, found, _shared_facts(page_facts)
-        if cache is not None and page.error is None:
+        if cache is not None and dig:  # decode errors are cached too; unreadable files are not
             cache.put(rel, keys[rel], dig, (page, found, page_facts))
     if cache is not None:
         cache.save(_encode)

@@ -49,10 +49,12 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
 def parse_today(value: str | None) -> date:
     if value is None:
         return date.today()
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise UsageError(f"--today {value!r}: expected a date as YYYY-MM-DD") from exc
+    from kbkit.checks.lint_fields import parse_date
+
+    today = parse_date(value)
+    if today is None:
+        raise UsageError(f"--today {value!r}: expected a real date written YYYY-MM-DD")
+    return today
 
 
 def run(
