@@ -113,3 +113,39 @@ def test_postcondition_catches_any_stray_byte(
     tampered = plan._replace(result=plan.result[:index] + flipped + plan.result[index + 1 :])
     with pytest.raises(PlanError):
         check_postcondition(tampered, POLICY)
+
+
+BASE = (
+    '---\ntitle: "Rules"\ncreated: 2026-01-01\nupdated: 2026-02-01\ntype: rule\n'
+    "tags: [review]\n{sources}---\n# Rules\n\n### PROP-1a — first\n\n- Trigger: a.\n"
+    "- Must: b.\n- Must not: c.\n- Acceptance: d. ^[PR #1]\n"
+)
+
+
+def test_an_escaped_quote_in_sources_does_not_end_the_string() -> None:
+    raw = BASE.format(sources='sources: ["a\\"]", "PR #1"]\n').encode()
+    plan = plan_page(
+        "general/p/rules",
+        "knowledge/general/p/rules.md",
+        raw,
+        [_proposal("PROP-1b", None, "PR #7")],
+        POLICY,
+        "2026-03-01",
+    )
+    assert b'sources: ["a\\"]", "PR #1", "PR #7"]\n' in plan.result
+    assert parse_page("p.md", plan.result).meta["sources"] == ['a"]', "PR #1", "PR #7"]
+
+
+def test_new_sources_key_ends_like_its_frontmatter_when_the_body_uses_crlf() -> None:
+    front, body = BASE.format(sources="").split("---\n# Rules", 1)
+    raw = (front + "---\n# Rules" + body.replace("\n", "\r\n")).encode()
+    plan = plan_page(
+        "general/p/rules",
+        "knowledge/general/p/rules.md",
+        raw,
+        [_proposal("PROP-1b", None, "PR #7")],
+        POLICY,
+        "2026-03-01",
+    )
+    assert b'tags: [review]\nsources: ["PR #7"]\n---\n' in plan.result
+    assert parse_page("p.md", plan.result).meta["sources"] == ["PR #7"]

@@ -248,3 +248,17 @@ def test_producer_never_writes_outside_the_drop_directory(
     assert main(["intake", "drop", "--run", "run.json", "--dir", "drops/inner"]) == 1
     assert "at $.run_id" in capsys.readouterr().err
     assert not (tmp_path / "drops").exists() and not list(tmp_path.glob("**/escaped*"))
+
+
+def test_collect_quarantines_a_record_for_another_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drops = tmp_path / "drops"
+    drops.mkdir()
+    record = json.loads((FIXTURES / "consumer_drop_record.json").read_text())
+    (drops / "theirs.json").write_text(json.dumps(record | {"repo": "someone-else/other"}))
+    argv = ["intake", "collect", "--drops", str(drops), "--slug", record["repo"]]
+    assert main(argv) == 1
+    reason = (drops / "quarantine" / "theirs.json.reason").read_text()
+    assert "someone-else/other" in reason and "not the watched repository" in reason
+    assert load_events(tmp_path / "intake") == {}

@@ -69,7 +69,8 @@ def render_json(findings: list[Finding], pages: int) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
-def _escape_annotation(value: str) -> str:
+def escape_annotation(value: str) -> str:
+    """GitHub workflow-command escaping: untrusted text cannot forge another annotation."""
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
@@ -78,7 +79,7 @@ def render_github(findings: list[Finding], pages: int) -> str:
     for f in findings:
         level = "error" if f.severity == ERROR else "warning"
         line = f",line={f.line}" if f.line else ""
-        message = _escape_annotation(f"{f.rule_id} {f.message}")
+        message = escape_annotation(f"{f.rule_id} {f.message}")
         lines.append(f"::{level} file={f.path}{line},title={f.rule_id}::{message}")
     errors, warnings = count(findings)
     lines.append(f"kbkit check: {errors} error(s), {warnings} warning(s), {pages} page(s)")

@@ -75,7 +75,12 @@ def create_pr(repo: str, head: str, base: str, title: str, body_file: Path, cwd:
 def pr_texts(repo: str, number: int, cwd: Path) -> list[str]:
     """The body and every comment body of a PR."""
     out = run_gh(["pr", "view", str(number), "--repo", repo, "--json", "body,comments"], cwd)
-    data = json.loads(out or "{}")
+    try:
+        data = json.loads(out or "{}")
+    except ValueError as exc:
+        raise GitHubError(f"gh pr view printed no JSON: {out[:200]!r}") from exc
+    if not isinstance(data, dict):
+        raise GitHubError(f"gh pr view printed {type(data).__name__}, not an object")
     texts = [str(data.get("body") or "")]
     texts += [str(c.get("body") or "") for c in data.get("comments") or [] if isinstance(c, dict)]
     return texts

@@ -12,9 +12,9 @@ attempt for the rows of the batch.
 
 from __future__ import annotations
 
-import concurrent.futures
 import hashlib
 import json
+import threading
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -113,24 +113,31 @@ class LlmGateway:
         return text, getattr(response, "response_json", None)
 
     def complete(self, prompt: str, schema: dict[str, Any]) -> str:
-        # One worker thread gives the call a deadline; a hung provider cannot hang distill.
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        future = pool.submit(self._call, prompt, schema)
-        try:
-            text, details = future.result(timeout=self.timeout)
-        except concurrent.futures.TimeoutError:
-            raise ModelCallError(
-                f"{self.name}: no reply within {self.timeout:g}s (timeout)"
-            ) from None
-        except Exception as exc:  # any provider failure is a failed attempt, with its cause
+        # A daemon thread gives the call a deadline: a hung provider cannot hang distill
+        # (an executor's worker would still be joined at interpreter exit).
+        outcome: list[Any] = []
+
+        def call() -> None:
+            try:
+                outcome.append(("ok", self._call(prompt, schema)))
+            except Exception as exc:  # handed to the caller below
+                outcome.append(("error", exc))
+
+        worker = threading.Thread(target=call, name=f"kbkit-model-{self.name}", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if not outcome:
+            raise ModelCallError(f"{self.name}: no reply within {self.timeout:g}s (timeout)")
+        status, value = outcome[0]
+        if status == "error":
+            exc = value
             if type(exc).__name__ == "NeedsKeyException":  # configuration, not a bad reply
                 raise UsageError(
                     f"{self.name}: {exc}; set the key (`llm keys set ...` or the provider's "
                     "environment variable) and rerun"
                 ) from exc
             raise ModelCallError(f"{self.name}: {exc.__class__.__name__}: {exc}") from exc
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+        text, details = value
         check_finish(self.name, details)
         if not text.strip():
             raise ModelCallError(f"{self.name}: empty reply (refused or cut off)")

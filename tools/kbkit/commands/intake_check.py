@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from kbkit.findings import ERROR, count, sort_findings
+from kbkit.findings import ERROR, count, escape_annotation, sort_findings
 from kbkit.intake import options
 from kbkit.intake.validation import check_intake
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         for f in findings:
             level = "error" if f.severity == ERROR else "warning"
             line = f",line={f.line}" if f.line else ""
-            text = f"{f.rule_id} {f.message}".replace("%", "%25").replace("\n", "%0A")
+            text = escape_annotation(f"{f.rule_id} {f.message}")
             print(f"::{level} file={f.path}{line},title={f.rule_id}::{text}")
     else:
         for f in findings:

@@ -32,13 +32,12 @@ def main(argv: list[str] | None = None) -> int:
         )
     store = LessonStore.for_repo(args.repo)
     result = store.forget(kind, source_id, reason=args.reason)
-    if result.removed:
-        load_view(store)  # readers find the selection view current (see lessons extract)
     if not result.removed:
         raise KbkitError(
             f"no live evidence from {args.source}; nothing forgotten "
             "(check the id in evidence.jsonl)"
         )
+    load_view(store)  # readers find the selection view current (see lessons extract)
     print(f"forgot {args.source}: {result.removed} evidence row(s) no longer count")
     for lesson in result.orphaned:
         print(f"  {lesson} has no evidence left and is no longer selectable")

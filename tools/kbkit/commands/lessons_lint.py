@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from kbkit.findings import ERROR, count
+from kbkit.findings import ERROR, count, escape_annotation
 from kbkit.lessons.lint import lint_store
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_tasks_jsonl
@@ -50,7 +50,10 @@ def main(argv: list[str] | None = None) -> int:
             location = f"{f.path}:{f.line}" if f.line else f.path
             if args.format == "github":
                 level = "error" if f.severity == ERROR else "warning"
-                print(f"::{level} file={f.path},line={f.line or 1},title={f.rule_id}::{f.message}")
+                print(
+                    f"::{level} file={f.path},line={f.line or 1},title={f.rule_id}::"
+                    f"{escape_annotation(f.message)}"
+                )
             else:
                 print(f"{location}: {f.rule_id} {f.message}")
         verdict = "failed" if errors else "passed"

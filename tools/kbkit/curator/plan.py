@@ -142,12 +142,13 @@ def _updated_edit(
 def _flow_close(data: bytes, start: int, stop: int) -> int | None:
     """Offset of the `]` closing the flow list opened at `start` (quotes respected)."""
     quote = None
-    for pos in range(start + 1, stop):
+    pos = start
+    while (pos := pos + 1) < stop:
         char = data[pos : pos + 1]
         if quote:
             if char == b"\\" and quote == b'"':
-                continue
-            if char == quote:
+                pos += 1  # the escaped character never closes the string
+            elif char == quote:
                 quote = None
         elif char in (b'"', b"'"):
             quote = char
@@ -200,8 +201,11 @@ def _sources_edit(
         return Edit(offset, b"", text, SOURCES)
     if not lines:
         return None
-    begin = lines[-1][0] + len(lines[-1][1]) + len(eol)
-    return Edit(begin, b"", b"sources: [" + b", ".join(items) + b"]" + eol, SOURCES)
+    # After the last key's own line ending (frontmatter and body may end lines differently).
+    newline = data.find(b"\n", lines[-1][0])
+    begin = newline + 1
+    line_eol = b"\r\n" if data[newline - 1 : newline] == b"\r" else b"\n"
+    return Edit(begin, b"", b"sources: [" + b", ".join(items) + b"]" + line_eol, SOURCES)
 
 
 def splice(data: bytes, edits: list[Edit]) -> bytes:

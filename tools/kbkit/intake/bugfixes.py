@@ -185,7 +185,14 @@ def collect_drops(drop_dir: Path, intake_dir: Path, identity: RepoIdentity) -> C
             if entry.name.startswith(".") or entry.name == QUARANTINE:
                 continue  # temp files of atomic writes, our lock, and quarantine itself
             try:
-                rows.append(bugfix_row(read_drop_file(entry, drop_dir), identity, "drop"))
+                record = read_drop_file(entry, drop_dir)
+                if not identity.watches(str(record["repo"])):
+                    raise InputError(
+                        f"a record for {record['repo']}, not the watched repository "
+                        f"{identity.slug}",
+                        path=str(entry),
+                    )
+                rows.append(bugfix_row(record, identity, "drop"))
             except InputError as exc:
                 quarantine(entry, drop_dir, str(exc))
                 quarantined.append((entry.name, str(exc)))

@@ -216,7 +216,8 @@ def pending_events(intake_dir: Path, *, max_attempts: int | None = None) -> list
         current = status.get(key)
         if current is not None and current.get("state") != "pending":
             continue
-        attempts = int(current.get("attempts", 0)) if current else 0
+        raw = current.get("attempts", 0) if current else 0
+        attempts = raw if type(raw) is int else 0  # as the fold reads a hand-edited row
         if max_attempts is not None and attempts >= max_attempts:
             continue
         since = str(current.get("at")) if current else str(event.get("recorded_at", ""))
