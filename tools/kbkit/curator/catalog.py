@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.curator.layout import BULLET_STYLE, Layout, page_layout
+from kbkit.curator.layout import Layout, page_layout
 from kbkit.page import Page, parse_page
 from kbkit.paths import document_id
 from kbkit.policy import Policy
@@ -151,7 +151,3 @@ def load_catalog(repo: Path, policy: Policy) -> Catalog:
         entry = catalog_entry(rel, data, policy, index)
         pages[entry.document_id] = entry
     return Catalog(pages, {k: tuple(v) for k, v in defined.items()}, tree.root)
-
-
-def refuses_headings(page: CatalogPage) -> bool:
-    return page.style == BULLET_STYLE

@@ -9,7 +9,6 @@ validator checks every row against both.
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 from importlib import resources
@@ -26,14 +25,15 @@ def wire_schema(targets: list[str], source_ids: list[str], max_rules: int) -> di
     schema: dict[str, Any] = json.loads(_load("proposal_schema.json"))
     items = schema["properties"]["proposals"]["items"]["properties"]
     items["target"]["enum"] = list(targets)
-    items["citations"]["items"]["enum"] = list(source_ids)
+    if source_ids:  # without a batch there is nothing to enumerate (an empty enum admits nothing)
+        items["citations"]["items"]["enum"] = list(source_ids)
     proposals = schema["properties"]["proposals"]
     proposals["description"] = f"{proposals['description']} At most {max_rules} entries."
     return schema
 
 
 def limits_schema(max_rules: int) -> dict[str, Any]:
-    schema: dict[str, Any] = copy.deepcopy(json.loads(_load("proposal_limits.json")))
+    schema: dict[str, Any] = json.loads(_load("proposal_limits.json"))
     schema["properties"]["proposals"]["maxItems"] = max_rules
     return schema
 

@@ -25,7 +25,6 @@ from kbkit.jsonl import append_rows, gc_paused
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "status.jsonl"
 RECORD_LOCK = "record"  # guards read-check-append of events.jsonl across processes
-KINDS = ("merged_pr", "bugfix_run", "lesson")
 STATES = ("pending", "published", "shadowed", "failed")
 # On equal timestamps and attempts, the further state wins: the fold never moves backwards.
 _RANK = {"pending": 0, "failed": 1, "shadowed": 2, "published": 3}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +46,3 @@ def schema_errors(name: str, instance: Any) -> list[str]:
 
 def _short(message: str, limit: int = 200) -> str:
     return message if len(message) <= limit else message[: limit - 1] + "…"
-
-
-def validator_for(name: str) -> Callable[[Any], list[str]]:
-    """A one-argument validator for schema `name`."""
-    return functools.partial(schema_errors, name)

@@ -13,18 +13,17 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from kbkit.errors import InputError
-from kbkit.lessons.outcomes import outcome_card
+from kbkit.intake.ledger import timestamp
+from kbkit.lessons.outcomes import CONFIRMED, SILENT, normalize_status, outcome_card
 from kbkit.lessons.redaction import clean_scope, clean_text
 
 TERMINAL_STATUSES = frozenset({"done", "failed", "timeout"})
-POSITIVE_STATUSES = frozenset({"confirmed", "resolved", "fixed"})
+POSITIVE_STATUSES = CONFIRMED
 NEGATIVE_STATUSES = frozenset({"false_positive", "duplicate", "ignored", "risk_accepted"})
-SILENT_STATUSES = frozenset({"pending", "in_progress"})
+SILENT_STATUSES = SILENT
 REPRODUCED_VERDICTS = frozenset({"reproduced"})
 CAUTION_VERDICTS = frozenset({"fixed", "inconclusive"})
 
-KIND_RANK = {"positive": 0, "negative": 1, "caution": 2}
-TEXT_CAP = 1000  # stored summaries; rendering caps much shorter
 SCOPE_CAP = 200
 
 
@@ -60,11 +59,6 @@ class Extraction(NamedTuple):
     outcome: dict[str, Any] | None
 
 
-def normalize_status(value: object) -> str:
-    """`In-Progress` and `in progress` both mean `in_progress`."""
-    return str(value or "").strip().lower().replace("-", "_").replace(" ", "_")
-
-
 def lesson_id(kind: str, company: str | None, category: str | None, cue: str, action: str) -> str:
     """The dedupe key over kind, scope, cue and action, as a short stable id."""
     key = json.dumps([kind, company, category, cue, action], ensure_ascii=False)
@@ -72,7 +66,8 @@ def lesson_id(kind: str, company: str | None, category: str | None, cue: str, ac
 
 
 def utc_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The ledger's timestamp format (one writer of it: kbkit.intake.ledger.timestamp)."""
+    return timestamp()
 
 
 def normalize_time(value: object, default: str) -> str:

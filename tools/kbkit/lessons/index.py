@@ -87,10 +87,6 @@ class FoldState:
         ) = payload
         return state
 
-    def lesson(self, lesson_id: str) -> LessonRow | None:
-        row = self.lessons.get(lesson_id)
-        return LessonRow(*row) if row is not None else None
-
     def is_live(self, key: tuple[str, str, str], task: str) -> bool:
         """Evidence survives unless its source or its whole task was forgotten."""
         return (key[1], key[2]) not in self.tombstones and ("task", task) not in self.tombstones

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from kbkit.lessons.redaction import clean_scope
 
+# The status vocabulary, shared with extraction so cards and lessons agree on "confirmed".
 CONFIRMED = frozenset({"confirmed", "resolved", "fixed"})
 SILENT = frozenset({"pending", "in_progress"})
 CAVEAT = (
@@ -56,13 +57,14 @@ _T975 = (
 )
 
 
-def _status(value: object) -> str:
+def normalize_status(value: object) -> str:
+    """`In-Progress` and `in progress` both mean `in_progress`."""
     return str(value or "").strip().lower().replace("-", "_").replace(" ", "_")
 
 
 def outcome_card(task: dict[str, Any]) -> dict[str, Any]:
     """Confirmed findings, cost per confirmed finding, false-positive and duplicate rates."""
-    statuses = [_status(f.get("status")) for f in task.get("findings") or []]
+    statuses = [normalize_status(f.get("status")) for f in task.get("findings") or []]
     reported = [s for s in statuses if s not in SILENT]
     confirmed = sum(s in CONFIRMED for s in reported)
     false_positives = reported.count("false_positive")
@@ -71,7 +73,7 @@ def outcome_card(task: dict[str, Any]) -> dict[str, Any]:
     tokens, tool_calls = metrics.get("tokens"), metrics.get("tool_calls")
     return {
         "task": str(task["id"]),
-        "status": _status(task.get("status")),
+        "status": normalize_status(task.get("status")),
         "company": clean_scope(task.get("company")),
         "category": clean_scope(task.get("category")),
         "reported": len(reported),
