@@ -57,13 +57,13 @@ def test_racy_entries_are_verified_by_content(tmp_path: Path) -> None:
     key = (10, now, now, 1)
     writer = PageCache(path, "ns")
     writer.put("a.md", key, digest(b"old bytes!"), "payload")
-    writer.save(str)
+    writer.save()
     page = tmp_path / "a.md"
     page.write_bytes(b"new bytes!")
-    assert PageCache(path, "ns").get("a.md", key, str(page)) is None
+    assert PageCache(path, "ns").get("a.md", str(page), key) is None
     page.write_bytes(b"old bytes!")
-    assert PageCache(path, "ns").get("a.md", key, str(page)) == "payload"
-    assert PageCache(path, "other-namespace").get("a.md", key, str(page)) is None
+    assert PageCache(path, "ns").get("a.md", str(page), key) == "payload"
+    assert PageCache(path, "other-namespace").get("a.md", str(page), key) is None
 
 
 def test_old_entries_trust_the_stat_key(tmp_path: Path) -> None:
@@ -72,10 +72,10 @@ def test_old_entries_trust_the_stat_key(tmp_path: Path) -> None:
     key = (10, old, old, 1)
     writer = PageCache(path, "ns")
     writer.put("a.md", key, digest(b"old bytes!"), "payload")
-    writer.save(str)
+    writer.save()
 
     missing = str(tmp_path / "never-read.md")  # reading it would fail: the key suffices
-    assert PageCache(path, "ns").get("a.md", key, missing) == "payload"
+    assert PageCache(path, "ns").get("a.md", missing, key) == "payload"
 
 
 def test_corrupt_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None:

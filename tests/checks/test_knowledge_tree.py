@@ -9,15 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbkit.checks import Context
 from kbkit.checks.incidents import incident_fields, is_incident
-from kbkit.checks.knowledge_tree import RULES, page_findings, run
-from kbkit.checks.registry import run_validators
+from kbkit.checks.knowledge_tree import RULES, page_findings
+from kbkit.checks.registry import check_tree, load_for_checks, run_validators
 from kbkit.checks.tree_danger import dangerous_commands, must_not_lines
 from kbkit.checks.tree_secrets import secret_findings
 from kbkit.page import parse_page
 from kbkit.policy import builtin_policy
-from kbkit.tree import load_tree
 
 DEFAULT = builtin_policy("default")
 INFERMATRIX = builtin_policy("infermatrix")
@@ -217,9 +215,8 @@ def test_output_is_deterministic(tmp_path: Path) -> None:
             for sub in ("guides", "components", "models")
         },
     )
-    tree = load_tree(repo, DEFAULT)
-    first = run(tree, Context(TODAY))
-    second = run(load_tree(repo, DEFAULT), Context(TODAY))
+    first = check_tree(load_for_checks(repo, DEFAULT), ("tree",), TODAY)
+    second = check_tree(load_for_checks(repo, DEFAULT), ("tree",), TODAY)
     assert first == second
     owner = [f for f in first if f.rule_id.startswith("tree/owner")]
     assert owner == sorted(owner, key=lambda f: f.path)
@@ -316,7 +313,6 @@ def test_cached_analysis_and_direct_run_agree(case: Path, tmp_path: Path) -> Non
     """Cold, warm (cache, page text released) and a direct `run` report the same findings."""
     import shutil
 
-    from kbkit.checks import run_checkers
     from kbkit.checks.knowledge_tree import check_policy
     from kbkit.policy import load_policy
 
@@ -328,5 +324,5 @@ def test_cached_analysis_and_direct_run_agree(case: Path, tmp_path: Path) -> Non
     cold, _ = run_validators(repo, policy, ("tree",), TODAY)
     warm, _ = run_validators(repo, policy, ("tree",), TODAY)
     assert (repo / ".kbkit-cache").is_dir()
-    direct = run_checkers(load_tree(repo, policy), {"tree": run}, Context(TODAY))
+    direct = check_tree(load_for_checks(repo, policy), ("tree",), TODAY)
     assert cold == warm == direct

@@ -1,4 +1,4 @@
-"""The parse cache under `<repo>/.kbkit-cache/`: page models and page-local findings.
+"""The parse cache under `<repo>/.kbkit-cache/`: page summaries, facts and page-local findings.
 
 An entry is reused only when the file's stat key (size, mtime, ctime, inode) is unchanged and
 the entry was written for the same kbkit code, policy and analysis. Files modified within
@@ -63,8 +63,8 @@ class PageCache:
     several times faster than `marshal.load` from a file object): a header, then chunks of
     `CHUNK` entries.
     Chunks bound the memory of writing, and an entry read from disk is handed over (not
-    kept) so that a large tree is never held twice in memory. Payloads are encoded by
-    `encode` only when the cache is written.
+    kept) so that a large tree is never held twice in memory. Payloads are plain
+    marshal-friendly values, written as they were handed in.
     """
 
     def __init__(self, path: Path, namespace: str) -> None:
@@ -74,7 +74,6 @@ class PageCache:
         self.fresh: dict[str, tuple[StatKey, bytes | None, Any]] = {}
         self.dirty = False
         self.started_ns = time.time_ns()
-        self._pending_digest: bytes | None = None  # the digest of the last hit, for keep()
         self._load()
 
     def _load(self) -> None:
@@ -94,33 +93,38 @@ class PageCache:
             self.entries.clear()
             self.dirty = True
 
-    def get(self, rel: str, key: StatKey, path: str) -> Any | None:
-        """The cached (encoded) payload for `rel`, or None; racy entries are verified against
-        the bytes at `path`. A hit must be handed back with `keep`, a miss replaced with `put`."""
+    def get(self, rel: str, path: str, key: StatKey | None = None) -> Any | None:
+        """The cached payload for `rel`, or None (then parse the page and `put` it). The file
+        at `path` is stat'ed only when there is an entry (`key` overrides the stat); racy
+        entries are also verified against its bytes. A hit is kept for the next save."""
         entry = self.entries.pop(rel, None)
-        if entry is None or entry[0] != key:
+        if entry is None:
             self.dirty = True
             return None
-        if entry[1] is not None:
+        if key is None:
             try:
-                with open(path, "rb") as handle:
-                    same = digest(handle.read()) == entry[1]
-                if not same:
-                    self.dirty = True
-                    return None
+                key = stat_key(os.stat(path))
             except OSError:
                 self.dirty = True
                 return None
-        self._pending_digest = entry[1]
-        return entry[2]
-
-    def keep(self, rel: str, key: StatKey, value: Any) -> None:
-        """Keep a hit (decoded `value`) for the next save."""
-        content_digest = self._pending_digest
-        if content_digest is not None and key[1] < self.started_ns - RACY_NS:
-            content_digest = None  # no longer racy: the stat key suffices from now on
+        if entry[0] != key:
             self.dirty = True
-        self.fresh[rel] = (key, content_digest, value)
+            return None
+        content_digest = entry[1]
+        if content_digest is not None:
+            try:
+                with open(path, "rb") as handle:
+                    same = digest(handle.read()) == content_digest
+            except OSError:
+                same = False
+            if not same:
+                self.dirty = True
+                return None
+            if key[1] < self.started_ns - RACY_NS:
+                content_digest = None  # no longer racy: the stat key suffices from now on
+                self.dirty = True
+        self.fresh[rel] = (key, content_digest, entry[2])
+        return entry[2]
 
     def put(self, rel: str, key: StatKey, content_digest: bytes, value: Any) -> None:
         """Store a freshly parsed value; the digest is kept only for racy files."""
@@ -128,7 +132,7 @@ class PageCache:
         self.fresh[rel] = (key, content_digest if racy else None, value)
         self.dirty = True
 
-    def save(self, encode: Any) -> None:
+    def save(self) -> None:
         """Write the entries kept or put by this run (others, e.g. deleted pages, drop out)."""
         if not self.dirty and not self.entries:
             return
@@ -146,7 +150,7 @@ class PageCache:
                 items = list(self.fresh.items())
                 for start in range(0, len(items), CHUNK):
                     chunk = [
-                        (rel, key, content_digest, encode(value))
+                        (rel, key, content_digest, value)
                         for rel, (key, content_digest, value) in items[start : start + CHUNK]
                     ]
                     _write_block(handle, chunk)

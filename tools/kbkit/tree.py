@@ -1,15 +1,15 @@
 """The tree model: every page of a knowledge root, parsed once, plus an in-memory file index.
 
 Paths inside the model are POSIX paths relative to the knowledge root (`general/x.md`);
-`Tree.repo_path` turns them into repo-relative paths for messages. Links are resolved against
-the in-memory index (`Tree.exists`), never with one filesystem call per link.
+`Tree.repo_path` turns them into repo-relative paths for messages. Every page has a
+`Summary` (its resolved relative links, suppressions, read error) and its facts; cross-page
+checks read only those, so validator loads (`keep_pages=False`) keep no page objects at all.
+Links are resolved when a page is parsed and looked up in the in-memory index
+(`Tree.exists`), never with one filesystem call per link.
 """
 
 from __future__ import annotations
 
-import functools
-import gc
-import marshal
 import os
 import posixpath
 import stat
@@ -18,10 +18,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit import parallel
 from kbkit.cache import PageCache, StatKey, cache_file, code_fingerprint, digest, stat_key
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page, page_from_plain, page_to_plain, parse_page, unreadable_page
 from kbkit.policy import Policy
+from kbkit.summary import Summary, from_plain, summarize
 
 UNREADABLE = "kb/unreadable"
 
@@ -38,12 +40,13 @@ class Tree(NamedTuple):
     policy: Policy
     root: str  # the knowledge root, relative to the repo ("knowledge")
     exists_root: bool
-    pages: dict[str, Page]  # every *.md under the root, by root-relative path
+    pages: dict[str, Page]  # every *.md by root-relative path ({} when loaded without pages)
     folders: dict[str, Folder]
     files: frozenset[str]  # every file (any extension) under the root
     problems: tuple[Finding, ...]  # what the walk could not read
-    analysis: dict[str, list[Finding]]  # page-local findings by root-relative path
+    analysis: dict[str, list[Finding]]  # page-local findings of the pages that have some
     facts: dict[str, dict[str, Any]]  # page-local facts for cross-page checks, by path
+    summaries: dict[str, Summary]  # every *.md, sorted by root-relative path
 
     def repo_path(self, rel: str) -> str:
         return f"{self.root}/{rel}" if rel else self.root
@@ -60,10 +63,6 @@ class Tree(NamedTuple):
             return False  # outside the repository: nothing there can be relied on
         return os.path.exists(self.repo / repo_rel)
 
-    def resolve(self, page_rel: str, path: str) -> str | None:
-        """Root-relative path a link's path part (`Link.path_part`) points to; None if empty."""
-        return _resolve(posixpath.dirname(page_rel), path)
-
     def in_roots(self, rel: str) -> bool:
         first = rel.split("/", 1)[0]
         return first in self.policy["roots"] and "/" in rel
@@ -71,14 +70,6 @@ class Tree(NamedTuple):
     def page_items(self) -> list[tuple[str, Page]]:
         """Pages in path order (`load_tree` builds `pages` sorted)."""
         return list(self.pages.items())
-
-
-@functools.lru_cache(maxsize=65536)
-def _resolve(base: str, path: str) -> str | None:
-    if not path:
-        return None
-    joined = posixpath.normpath(posixpath.join(base, path))
-    return "" if joined == "." else joined
 
 
 def _walk(
@@ -166,51 +157,31 @@ Analyzer = Callable[[str, Page, Policy], Analysis]
 NO_ANALYSIS: Analysis = ([], {})
 
 
-CROSS_PAGE_META = ("confidence", "contested")
-
-
 def compact(rel: str, page: Page, policy: Policy, keep_text: bool) -> Page:
-    """The page as the loaded tree keeps it. Validators (keep_text=False) keep the text only
-    of index pages and of pages with an inline suppression, drop code blocks and headings,
-    and keep only the frontmatter keys that cross-page checks read (the required ones);
-    page-local checks already ran on the full page, so memory stays bounded at any size."""
+    """The page as the loaded tree keeps it. With keep_text=False (the curator's catalog)
+    only index pages keep their text, code blocks and headings are dropped and the
+    frontmatter keeps only the required keys."""
     if keep_text:
         return page
     front = page.frontmatter
     if front.data:
-        wanted = (*policy.data["frontmatter"]["required"], *CROSS_PAGE_META)
-        data = {k: _interned(front.data[k]) for k in wanted if k in front.data}
+        wanted = policy.data["frontmatter"]["required"]
+        data = {k: interned(front.data[k]) for k in wanted if k in front.data}
         front = front._replace(data=data)
-    text = page.text if _keeps_text(rel, page) else ""
+    text = page.text if rel.endswith("/_index.md") or rel == "_index.md" else ""
     return page._replace(text=text, frontmatter=front, code_blocks=(), headings=())
 
 
-def _interned(value: Any) -> Any:
-    """Share repeated frontmatter strings (types, tags, dates) across thousands of pages."""
+def interned(value: Any) -> Any:
+    """Share repeated short strings (types, tags, dates) across thousands of pages."""
     if isinstance(value, str) and len(value) <= 64:
         return sys.intern(value)
     if isinstance(value, list):
-        return [_interned(item) for item in value]
+        return [interned(item) for item in value]
     return value
 
 
-def _shared_facts(facts: dict[str, Any]) -> dict[str, Any]:
-    """Pages without facts of their own share one mapping (read-only by contract)."""
-    if any(facts.values()):
-        return facts
-    key = tuple(facts)
-    return _EMPTY_FACTS.setdefault(key, {name: {} for name in key})
-
-
-_EMPTY_FACTS: dict[tuple[str, ...], dict[str, Any]] = {}
-
-
-def _keeps_text(rel: str, page: Page) -> bool:
-    return rel.endswith("/_index.md") or rel == "_index.md" or _has_suppression(page)
-
-
-def _has_suppression(page: Page) -> bool:
-    return any(comment.text.startswith("kb-disable-next-line") for comment in page.comments)
+_NO_FACTS: dict[str, Any] = {}  # shared by every page without facts (read-only by contract)
 
 
 class LoadOptions(NamedTuple):
@@ -219,67 +190,82 @@ class LoadOptions(NamedTuple):
     analyze: Analyzer | None = None
     use_cache: bool = False  # the check commands turn it on; library loads write nothing
     jobs: int = 0  # 0: decide from the work size and the CPU count
-    keep_text: bool = True  # False: only index pages keep their text (bounded memory)
+    keep_text: bool = True  # False: only index pages keep their text
+    keep_pages: bool = True  # False: keep summaries and facts only (validators)
 
 
-Loaded = tuple[
-    str, Page, list[Finding], dict[str, Any], bytes
-]  # rel, page, findings, facts, digest
+# What one page contributes to a load, in the cache's plain (marshal) shape:
+# (page plain or None, summary, findings as tuples, facts)
+Plain = tuple[Any, ...]
+
+
+Parsed = tuple[str, Plain, bytes, StatKey]  # rel, plain entry, digest (b"": unreadable), key
 
 
 def _read_and_analyze(
-    top: str, rel: str, repo_rel: str, policy: Policy, options: LoadOptions
-) -> Loaded:
+    top: str, root_rel: str, rel: str, policy: Policy, options: LoadOptions
+) -> Parsed:
+    """The plain entry of one page, the digest of its bytes and its stat key, taken before
+    the read (a change during the read then shows as a changed key on the next run)."""
+    repo_rel = f"{root_rel}/{rel}"
     try:
         with open(os.path.join(top, rel), "rb") as handle:
+            key = stat_key(os.fstat(handle.fileno()))
             data = handle.read()
     except OSError as exc:
         page = unreadable_page(repo_rel, 0, f"cannot read ({exc.strerror or exc})")
-        return rel, page, [], {}, b""
+        return rel, _encode(rel, page, [], {}, policy, options), b"", (0, 0, 0, 0)
     page = parse_page(repo_rel, data)
     findings, facts = NO_ANALYSIS
     if options.analyze is not None and page.error is None:
         findings, facts = options.analyze(rel, page, policy)
-    return rel, compact(rel, page, policy, options.keep_text), findings, facts, digest(data)
+    return rel, _encode(rel, page, findings, facts, policy, options), digest(data), key
 
 
-def _work_chunk(args: tuple[str, list[tuple[str, str]], Policy, LoadOptions]) -> bytes:
-    """Parse a chunk in a worker; the result travels as one marshal blob (plain data only,
-    several times cheaper to encode and decode than pickled tuples)."""
-    top, items, policy, options = args
-    out = []
-    for rel, repo_rel in items:
-        _, page, findings, facts, dig = _read_and_analyze(top, rel, repo_rel, policy, options)
-        out.append((rel, page_to_plain(page), [tuple(f) for f in findings], facts, dig))
-    return marshal.dumps(out)
+def _encode(
+    rel: str,
+    page: Page,
+    findings: list[Finding],
+    facts: dict[str, Any],
+    policy: Policy,
+    options: LoadOptions,
+) -> Plain:
+    kept = (
+        page_to_plain(compact(rel, page, policy, options.keep_text)) if options.keep_pages else None
+    )
+    return (kept, tuple(summarize(rel, page)), [tuple(f) for f in findings], facts)
+
+
+def _decode(plain: Plain) -> tuple[Page | None, Summary, list[Finding], dict[str, Any]]:
+    page = page_from_plain(plain[0]) if plain[0] is not None else None
+    facts = plain[3] or _NO_FACTS
+    return page, from_plain(plain[1]), [Finding(*f) for f in plain[2]], facts
 
 
 PARALLEL_MIN_PAGES = 600
-CHUNK = 100  # pages per message between processes
+CHUNK = 100  # pages per chunk of work (and per message between processes)
 
 
 def _parse_all(
-    top: Path, todo: list[tuple[str, str]], policy: Policy, options: LoadOptions
-) -> Iterator[Loaded]:
-    """Parse pages, on several processes when the batch is large enough to pay for them.
-    Results stream back in small chunks so neither side ever holds the whole tree twice."""
+    top: Path, root_rel: str, todo: list[str], policy: Policy, options: LoadOptions
+) -> Iterator[Parsed]:
+    """Parse pages, here and on forked helpers when the batch is large enough to pay for
+    them. Helpers send plain entries (the cache's own shape), so nothing is re-encoded, and
+    results stream back in chunks so no process ever holds the whole tree twice."""
+    folder = str(top)
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
-    if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES:
-        for rel, repo_rel in todo:
-            yield _read_and_analyze(str(top), rel, repo_rel, policy, options)
+    if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES or not parallel.can_fork():
+        for rel in todo:
+            yield _read_and_analyze(folder, root_rel, rel, policy, options)
         return
-    chunks = [(str(top), todo[i : i + CHUNK], policy, options) for i in range(0, len(todo), CHUNK)]
-    import multiprocessing  # only large cold loads pay for it
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    gc.freeze()  # forked workers then leave the parent's objects (and their pages) alone
-    try:
-        with multiprocessing.get_context(method).Pool(jobs) as pool:
-            for blob in pool.imap(_work_chunk, chunks):
-                for rel, plain, found, facts, dig in marshal.loads(blob):
-                    yield rel, page_from_plain(plain), [Finding(*f) for f in found], facts, dig
-    finally:
-        gc.unfreeze()
+    def work(number: int) -> list[Parsed]:
+        chunk = todo[number * CHUNK : (number + 1) * CHUNK]
+        return [_read_and_analyze(folder, root_rel, rel, policy, options) for rel in chunk]
+
+    count = (len(todo) + CHUNK - 1) // CHUNK
+    for entries in parallel.run_chunks(count, work, helpers=jobs - 1):
+        yield from entries
 
 
 def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) -> Tree:
@@ -289,66 +275,60 @@ def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) ->
     top = repo / root_rel
     problems: list[Finding] = []
     if not top.is_dir():
-        return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {})
+        return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {})
     files_by_dir, dirs_by_dir, all_files = _walk(top, problems, root_rel)
     md_files = sorted(rel for rel in all_files if rel.endswith(".md"))
     cache = _open_cache(repo, policy, options)
     pages: dict[str, Page] = {}
+    summaries: dict[str, Summary] = {}
     analysis: dict[str, list[Finding]] = {}
     facts: dict[str, dict[str, Any]] = {}
-    todo: list[tuple[str, str]] = []
-    keys: dict[str, StatKey] = {}
+
+    def keep(rel: str, plain: Plain) -> None:
+        page, summaries[rel], found, facts[rel] = _decode(plain)
+        if page is not None:
+            pages[rel] = page
+        if found:
+            analysis[rel] = found
+
+    todo: list[str] = []
     top_dir = str(top)
     for rel in md_files:
-        path = os.path.join(top_dir, rel)
-        try:
-            keys[rel] = stat_key(os.stat(path))
-        except OSError:
-            keys[rel] = (0, 0, 0, 0)
-        hit = cache.get(rel, keys[rel], path) if cache is not None else None
+        hit = cache.get(rel, os.path.join(top_dir, rel)) if cache is not None else None
         if hit is None:
-            todo.append((rel, f"{root_rel}/{rel}"))
-            continue
-        page, found, page_facts = _decode(hit)
-        pages[rel], analysis[rel], facts[rel] = page, found, _shared_facts(page_facts)
-        if cache is not None:
-            cache.keep(rel, keys[rel], (page, found, page_facts))
-    for rel, page, found, page_facts, dig in _parse_all(top, todo, policy, options):
-        pages[rel], analysis[rel], facts[rel] = page, found, _shared_facts(page_facts)
+            todo.append(rel)
+        else:
+            keep(rel, hit)
+    for rel, plain, dig, key in _parse_all(top, root_rel, todo, policy, options):
+        keep(rel, plain)
         if cache is not None and dig:  # decode errors are cached too; unreadable files are not
-            cache.put(rel, keys[rel], dig, (page, found, page_facts))
+            cache.put(rel, key, dig, plain)
     if cache is not None:
-        cache.save(_encode)
+        cache.save()
     folders = _build_folders(files_by_dir, dirs_by_dir)
-    ordered = {rel: pages[rel] for rel in md_files}
     return Tree(
         repo,
         policy,
         root_rel,
         True,
-        ordered,
+        {rel: pages[rel] for rel in md_files} if options.keep_pages else {},
         folders,
         frozenset(all_files),
         tuple(problems),
         analysis,
         facts,
+        {rel: summaries[rel] for rel in md_files},
     )
-
-
-def _encode(value: tuple[Page, list[Finding], dict[str, Any]]) -> tuple[Any, ...]:
-    page, found, page_facts = value
-    return (page_to_plain(page), [tuple(f) for f in found], page_facts)
-
-
-def _decode(plain: tuple[Any, ...]) -> tuple[Page, list[Finding], dict[str, Any]]:
-    return page_from_plain(plain[0]), [Finding(*f) for f in plain[1]], plain[2]
 
 
 def _open_cache(repo: Path, policy: Policy, options: LoadOptions) -> PageCache | None:
     if not options.use_cache:
         return None
     analyzer = getattr(options.analyze, "__qualname__", "none")
-    namespace = f"{code_fingerprint()}:{policy.fingerprint}:{analyzer}:{options.keep_text}"
+    namespace = (
+        f"{code_fingerprint()}:{policy.fingerprint}:{analyzer}:"
+        f"{options.keep_text}:{options.keep_pages}"
+    )
     return PageCache(cache_file(repo, "pages"), namespace)
 
 

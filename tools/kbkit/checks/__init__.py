@@ -1,12 +1,12 @@
 """The two validators share one tree model, one registry shape and one suppression pass.
 
 Each checker module (`knowledge_tree`, `wiki_lint`) has a `RULES` registry (stable id ->
-`Rule`) and a `run(tree, context) -> list[Finding]` function.
+`Rule`), page-local `page_findings` and `page_facts`, and a cross-page
+`tree_findings(tree, context)` that reads page summaries and facts only.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from datetime import date
 from typing import NamedTuple
@@ -36,9 +36,6 @@ SUPPRESSION_UNUSED = Rule(
 SUPPRESSION_INVALID = Rule(
     "kb/suppression-invalid", ERROR, "a kb-disable-next-line comment without a rule id or reason"
 )
-_SUPPRESSION = re.compile(
-    r"^kb-disable-next-line\b\s*(?P<rule>[a-z0-9/-]*)\s*(?::\s*(?P<reason>.*))?$", re.S
-)
 
 
 class Suppression(NamedTuple):
@@ -53,17 +50,14 @@ def suppressions(tree: Tree) -> tuple[list[Suppression], list[Finding]]:
     """Every kb-disable-next-line comment of the tree, and findings for malformed ones."""
     found: list[Suppression] = []
     problems: list[Finding] = []
-    for _, page in tree.page_items():
-        for comment in page.comments:
-            match = _SUPPRESSION.match(comment.text)
-            if match is None:
-                continue
-            rule_id, reason = match["rule"], (match["reason"] or "").strip()
+    for rel, summary in tree.summaries.items():
+        for line, target, rule_id, reason in summary.suppressions:
+            path = tree.repo_path(rel)
             if not rule_id or not reason:
                 problems.append(
                     Finding(
-                        page.path,
-                        comment.line,
+                        path,
+                        line,
                         SUPPRESSION_INVALID.id,
                         ERROR,
                         "write `<!-- kb-disable-next-line RULE-ID: reason -->`; "
@@ -71,19 +65,8 @@ def suppressions(tree: Tree) -> tuple[list[Suppression], list[Finding]]:
                     )
                 )
                 continue
-            target = _next_content_line(page.text, comment.line)
-            found.append(Suppression(page.path, comment.line, target, rule_id, reason))
+            found.append(Suppression(path, line, target, rule_id, reason))
     return found, problems
-
-
-def _next_content_line(text: str, comment_line: int) -> int:
-    lines = text.split("\n")
-    index = comment_line  # 0-based index of the line after the comment
-    while index < len(lines) and "-->" not in lines[index - 1]:
-        index += 1  # a multi-line comment ends later
-    while index < len(lines) and not lines[index].strip():
-        index += 1
-    return index + 1
 
 
 def apply_suppressions(
@@ -125,9 +108,9 @@ def run_checkers(
     findings: list[Finding] = list(tree.problems)
     findings.extend(page_level)
     findings.extend(
-        Finding(page.path, 0, UNREADABLE.id, ERROR, page.error)
-        for _, page in tree.page_items()
-        if page.error is not None
+        Finding(tree.repo_path(rel), 0, UNREADABLE.id, ERROR, summary.error)
+        for rel, summary in tree.summaries.items()
+        if summary.error is not None
     )
     for checker in checkers.values():
         findings.extend(checker(tree, context))

@@ -2,9 +2,9 @@
 
 `page_findings` and `page_facts` depend only on one page (path and parsed bytes) and the
 policy: the loader runs them while the page's full text is at hand and caches the result.
-`tree_findings` holds every cross-page check and reads the cached facts (`tree.facts`), so it
-needs no page text except the index pages'. The split limit (T11) is decided there, because
-an index can exempt a page.
+`tree_findings` holds every cross-page check and reads only page summaries and the cached
+facts (`tree.facts`), never page text. The split limit (T11) is decided there, because an
+index can exempt a page.
 """
 
 from __future__ import annotations
@@ -29,8 +29,14 @@ from kbkit.checks.tree_repo import (
     local_tracked_findings,
 )
 from kbkit.checks.tree_secrets import allowed_networks, secret_findings
-from kbkit.checks.tree_size import near_limit_findings, over_split, split_exemptions, split_findings
-from kbkit.checks.tree_structure import structure_findings
+from kbkit.checks.tree_size import (
+    near_limit_findings,
+    no_split_lines,
+    over_split,
+    split_exemptions,
+    split_findings,
+)
+from kbkit.checks.tree_structure import has_children_marker, structure_findings
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -116,41 +122,40 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     return findings
 
 
-def scoped_pages(tree: Tree) -> list[tuple[str, Page, str]]:
-    """(rel, page, scope) for every readable page the tree validator checks, sorted."""
+def scoped_pages(tree: Tree) -> list[tuple[str, str]]:
+    """(rel, scope) for every readable page the tree validator checks, sorted."""
     out = []
-    for rel, page in tree.page_items():
+    for rel, summary in tree.summaries.items():
         scope = page_scope(rel, tree.policy)
-        if scope is not None and page.error is None:
-            out.append((rel, page, scope))
+        if scope is not None and summary.error is None:
+            out.append((rel, scope))
     return out
 
 
 def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     """What the cross-page checks need once the page text is gone (plain, marshal-friendly):
-    `fingerprint` (T25), `incident_id` as [value, line] (T22), `oversize` as [lines, bytes]
-    (T11)."""
+    `fingerprint` (T25), `incident_id` as (value, line) (T22), `oversize` as (lines, bytes)
+    (T11); for index pages `children_marker` (T5) and `no_split` lines (T11)."""
     if page.error is not None or page_scope(rel, policy) != ROOT:
         return {}
     facts: dict[str, Any] = {}
-    if rel.rsplit("/", 1)[-1] != policy.data["index_page"]:
+    if rel.rsplit("/", 1)[-1] == policy.data["index_page"]:
+        if has_children_marker(rel, page, policy):
+            facts["children_marker"] = True
+        marked = no_split_lines(page, str(policy.data["no_split_marker"] or ""))
+        if marked:
+            facts["no_split"] = tuple(marked)
+    else:
         digest = body_fingerprint(page, policy.limit("duplicate_min_chars"))
         if digest is not None:
             facts["fingerprint"] = digest
     if is_incident(rel, policy):
         field = incident_id(page, policy)
         if field is not None:
-            facts["incident_id"] = [field.value, field.line]
+            facts["incident_id"] = (field.value, field.line)
     if over_split(page.nonempty_lines, page.size, policy):
-        facts["oversize"] = [page.nonempty_lines, page.size]
+        facts["oversize"] = (page.nonempty_lines, page.size)
     return facts
-
-
-def _facts_of(tree: Tree, rel: str, page: Page) -> dict[str, Any]:
-    cached = tree.facts.get(rel)
-    if cached is not None and "tree" in cached:
-        return dict(cached["tree"])
-    return page_facts(rel, page, tree.policy)  # a tree loaded without the page analysis
 
 
 def tree_findings(tree: Tree, context: Context) -> list[Finding]:
@@ -160,9 +165,9 @@ def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     findings = structure_findings(tree)
     pages = scoped_pages(tree)
     outside: dict[str, bool] = {}
-    for rel, page, _ in pages:
-        findings.extend(broken_link_findings(tree, rel, page, outside))
-    summary = [(rel, page.path, _facts_of(tree, rel, page)) for rel, page, s in pages if s == ROOT]
+    for rel, _ in pages:
+        findings.extend(broken_link_findings(tree, rel, tree.summaries[rel], outside))
+    summary = [(rel, tree.repo_path(rel), tree.facts[rel]) for rel, s in pages if s == ROOT]
     exempt = split_exemptions(tree)
     for rel, path, facts in summary:
         if "oversize" in facts:
@@ -183,12 +188,3 @@ def check_policy(policy: Policy) -> None:
     """Fail early (exit 2) on policy values that only a check can interpret."""
     name_pattern(str(policy.data["incidents"]["name_pattern"]))
     allowed_networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
-
-
-def run(tree: Tree, context: Context) -> list[Finding]:
-    """Every tree rule on a tree loaded with page text: page findings, then tree findings."""
-    check_policy(tree.policy)
-    page_level: list[Finding] = []
-    for rel, page, _ in scoped_pages(tree):
-        page_level.extend(page_findings(rel, page, tree.policy))
-    return page_level + tree_findings(tree, context)

@@ -38,30 +38,33 @@ def all_rules() -> dict[str, Rule]:
 
 
 def analyze_page(rel: str, page: Page, policy: Policy) -> Analysis:
-    """Page-local findings and facts of every validator (cached with the page)."""
+    """Page-local findings and facts of every validator (cached with the page). The
+    validators' facts share one flat mapping (their keys differ)."""
     findings: list[Finding] = []
     facts: dict[str, Any] = {}
-    for name, module in validator_modules().items():
+    for module in validator_modules().values():
         findings.extend(module.page_findings(rel, page, policy))
-        page_facts = getattr(module, "page_facts", None)
-        if page_facts is not None:
-            facts[name] = page_facts(rel, page, policy)
+        facts.update(module.page_facts(rel, page, policy))
     return findings, facts
+
+
+def load_for_checks(repo: Path, policy: Policy, use_cache: bool = False) -> Tree:
+    """The tree as the validators read it: summaries, facts and page-local findings only."""
+    options = LoadOptions(analyze=analyze_page, use_cache=use_cache, keep_pages=False)
+    return load_tree(repo, policy, options)
 
 
 def run_validators(
     repo: Path, policy: Policy, names: tuple[str, ...], today: date, use_cache: bool = True
 ) -> tuple[list[Finding], int]:
     """Load the tree once and run the named validators; returns (findings, pages checked)."""
-    tree = load_tree(
-        repo, policy, LoadOptions(analyze=analyze_page, use_cache=use_cache, keep_text=False)
-    )
+    tree = load_for_checks(repo, policy, use_cache)
     findings = check_tree(tree, names, today)
     if names == ("lint",):
         from kbkit.checks import wiki_lint
 
         return findings, len(wiki_lint.scope(tree))  # the pages lint checked
-    return findings, sum(1 for rel in tree.pages if tree.in_roots(rel))
+    return findings, sum(1 for rel in tree.summaries if tree.in_roots(rel))
 
 
 def check_tree(tree: Tree, names: tuple[str, ...], today: date) -> list[Finding]:

@@ -12,7 +12,7 @@ from kbkit.page import Page, decode
 from kbkit.tree import Tree
 
 
-def body_fingerprint(page: Page, min_chars: int) -> str | None:
+def body_fingerprint(page: Page, min_chars: int) -> bytes | None:
     """A hash of the body without frontmatter, whitespace runs collapsed; None when too short
     (fewer than `min_chars` characters after collapsing)."""
     body = page.text[page.frontmatter.body_offset :]
@@ -23,12 +23,12 @@ def body_fingerprint(page: Page, min_chars: int) -> str | None:
     normalized = b" ".join(body.encode("utf-8").split())
     if len(normalized) < 4 * min_chars and len(normalized.decode("utf-8")) < min_chars:
         return None
-    return hashlib.blake2b(normalized, digest_size=16).hexdigest()
+    return hashlib.blake2b(normalized, digest_size=16).digest()
 
 
-def duplicate_findings(fingerprints: Iterable[tuple[str, str | None]]) -> list[Finding]:
+def duplicate_findings(fingerprints: Iterable[tuple[str, bytes | None]]) -> list[Finding]:
     """T25: a page (repo path, body fingerprint) whose body equals an earlier page's body."""
-    first: dict[str, str] = {}
+    first: dict[bytes, str] = {}
     findings: list[Finding] = []
     for path, digest in sorted(fingerprints, key=lambda item: item[0]):
         if digest is None:

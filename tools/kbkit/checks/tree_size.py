@@ -68,23 +68,26 @@ def _names_on(line: str, names: tuple[str, ...]) -> set[str]:
     return found
 
 
+def no_split_lines(page: Page, marker: str) -> list[tuple[int, str]]:
+    """(line, text) of an index page's lines that carry the no-split marker."""
+    if not marker or marker not in page.text:
+        return []
+    return [(n + 1, line) for n, line in enumerate(page.text.split("\n")) if marker in line]
+
+
 def split_exemptions(tree: Tree) -> frozenset[str]:
     """Direct pages an index names (a link or the file name) on a line with the no-split marker."""
-    marker = str(tree.policy.data["no_split_marker"] or "")
-    index_name = str(tree.policy.data["index_page"])
     exempt: set[str] = set()
-    if not marker:
-        return frozenset()
-    for rel, page in tree.pages.items():
-        if rel.rsplit("/", 1)[-1] != index_name or marker not in page.text:
+    for rel, facts in tree.facts.items():
+        marked = dict(facts.get("no_split", ()))
+        if not marked:
             continue
         folder_rel = rel.rsplit("/", 1)[0] if "/" in rel else ""
         folder = tree.folders.get(folder_rel)
         names = folder.pages if folder is not None else ()
-        marked = {n + 1: line for n, line in enumerate(page.text.split("\n")) if marker in line}
         for line in marked.values():
             exempt.update(join_rel(folder_rel, name) for name in _names_on(line, names))
-        for target, link_lines in index_targets(tree, rel, page).items():
+        for target, link_lines in index_targets(tree.summaries[rel]).items():
             in_folder = (target.rsplit("/", 1)[0] if "/" in target else "") == folder_rel
             if in_folder and marked.keys() & set(link_lines):
                 exempt.add(target)

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
+from kbkit.policy import Policy
+from kbkit.summary import Summary
 from kbkit.tree import Folder, Tree
 
 
@@ -19,15 +21,11 @@ def join_rel(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name
 
 
-def index_targets(tree: Tree, index_rel: str, page: Page) -> dict[str, list[int]]:
+def index_targets(summary: Summary) -> dict[str, list[int]]:
     """Root-relative targets of an index's relative links, with the line of every link."""
     targets: dict[str, list[int]] = {}
-    for link in page.links:
-        if link.is_external or not link.path_part or link.path_part.startswith(("/", "\\")):
-            continue
-        resolved = tree.resolve(index_rel, link.path_part)
-        if resolved is not None:
-            targets.setdefault(resolved, []).append(link.line)
+    for resolved, line, _ in summary.links:
+        targets.setdefault(resolved, []).append(line)
     return targets
 
 
@@ -55,12 +53,14 @@ def root_findings(tree: Tree) -> list[Finding]:
     ]
 
 
-def _has_children_marker(tree: Tree, folder: Folder, index: Page) -> bool:
-    if folder.path.rsplit("/", 1)[-1] not in tree.policy.data["children_marker_dirs"]:
+def has_children_marker(rel: str, page: Page, policy: Policy) -> bool:
+    """Does the index page at `rel` declare that its folder's children need no links?"""
+    folder = rel.rsplit("/", 2)[-2] if rel.count("/") else ""
+    if folder not in policy.data["children_marker_dirs"]:
         return False
-    marker = str(tree.policy.data["children_marker"]).strip()
+    marker = str(policy.data["children_marker"]).strip()
     marker = " ".join(marker.removeprefix("<!--").removesuffix("-->").split())
-    return any(" ".join(comment.text.split()) == marker for comment in index.comments)
+    return any(" ".join(comment.text.split()) == marker for comment in page.comments)
 
 
 def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
@@ -78,10 +78,10 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
                 f"this folder has pages but no {index_name}: add one that links each page and sub-folder",
             )
         ]
-    index = tree.pages[index_rel]
+    index = tree.summaries[index_rel]
     if index.error is not None:
         return []  # reported as kb/unreadable
-    targets = index_targets(tree, index_rel, index)
+    targets = index_targets(index)
     findings: list[Finding] = []
     for name in folder.pages:
         if name == index_name:
@@ -107,7 +107,7 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
                     f"{name} is already linked on line {lines[0]}: keep one link",
                 )
             )
-    exempt = _has_children_marker(tree, folder, index)
+    exempt = bool(tree.facts[index_rel].get("children_marker"))
     for child in folder.children:
         child_rel = join_rel(folder.path, child)
         if not tree.folders[child_rel].has_markdown:
@@ -213,4 +213,4 @@ def structure_findings(tree: Tree) -> list[Finding]:
     return findings
 
 
-__all__ = ["index_targets", "join_rel", "structure_findings"]
+__all__ = ["has_children_marker", "index_targets", "join_rel", "structure_findings"]

@@ -4,11 +4,13 @@ orphans, adapter manifests, and tree-wide rule-id uniqueness.
 Scope (contract §1.3): the synthesized pages, that is every page under the roots except the
 evidence folders (any folder component in `evidence_dirs`) and the `lint_exclude` prefixes.
 `page_findings` depends only on one page and the policy (cacheable); `tree_findings` needs
-the whole tree (taxonomy, inbound links, rule IDs across pages, adapters) or the date.
+the whole tree (taxonomy, inbound links, rule IDs across pages, adapters) or the date, and
+reads only page summaries and facts.
 """
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any
 
 from kbkit.checks import Context, Rule
@@ -19,7 +21,7 @@ from kbkit.page import Page
 from kbkit.policy import Policy
 from kbkit.rules import rule_ids
 from kbkit.taxonomy import POLICY_SOURCE, load_taxonomy
-from kbkit.tree import Tree
+from kbkit.tree import Tree, interned
 
 RULES: dict[str, Rule] = {
     rule.id: rule
@@ -61,9 +63,9 @@ def in_scope(rel: str, policy: Policy) -> bool:
     return True
 
 
-def scope(tree: Tree) -> list[tuple[str, Page]]:
+def scope(tree: Tree) -> list[str]:
     """The pages lint checks, sorted by path (unreadable ones included; they are counted)."""
-    return [(rel, page) for rel, page in tree.page_items() if in_scope(rel, tree.policy)]
+    return [rel for rel in tree.summaries if in_scope(rel, tree.policy)]
 
 
 def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
@@ -74,18 +76,26 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
 
 
 def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
-    """What cross-page checks need after the page's text is released: its rule IDs."""
+    """What cross-page checks need after the page's text is released: `tags` (its string
+    tags and the line of `tags:`), `updated` (the date and its line) and `rule_ids`."""
     if page.error is not None or not in_scope(rel, policy):
         return {}
-    if page.meta.get("type") != policy.data["rules"]["page_type"]:
-        return {}
-    return {"rule_ids": [(rule.id, rule.line) for rule in rule_ids(page, policy)]}
+    facts: dict[str, Any] = {}
+    tags = string_tags(page)
+    if tags:
+        facts["tags"] = (tuple(interned(tags)), key_line(page, "tags"))
+    updated = parse_date(page.meta.get("updated"))
+    if updated is not None:
+        facts["updated"] = (interned(updated.isoformat()), key_line(page, "updated"))
+    if page.meta.get("type") == policy.data["rules"]["page_type"]:
+        facts["rule_ids"] = tuple((rule.id, rule.line) for rule in rule_ids(page, policy))
+    return facts
 
 
 def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     """Findings that need the whole tree or the date: taxonomy, tags, staleness, orphans,
     rule-id uniqueness and adapter manifests."""
-    pages = [(rel, page) for rel, page in scope(tree) if page.error is None]
+    pages = [(rel, tree.facts[rel]) for rel in scope(tree) if tree.summaries[rel].error is None]
     findings = _taxonomy_findings(tree, pages)
     findings.extend(_stale_findings(tree, pages, context))
     findings.extend(_orphan_findings(tree, pages))
@@ -94,7 +104,10 @@ def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     return findings
 
 
-def _taxonomy_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]:
+Facts = dict[str, Any]
+
+
+def _taxonomy_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding]:
     taxonomy = load_taxonomy(tree.repo, tree.policy)
     if taxonomy.problem is not None:
         where = (
@@ -104,78 +117,77 @@ def _taxonomy_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Findin
         return [Finding(where, 0, "lint/taxonomy-missing", ERROR, taxonomy.problem)]
     return [
         Finding(
-            page.path,
-            key_line(page, "tags"),
+            tree.repo_path(rel),
+            facts["tags"][1],
             "lint/tag-unknown",
             ERROR,
             f"tag {tag!r} is not in the taxonomy ({taxonomy.source}); add it there first "
             "or use an existing tag",
         )
-        for _, page in pages
-        for tag in string_tags(page)
+        for rel, facts in pages
+        if "tags" in facts
+        for tag in facts["tags"][0]
         if tag not in taxonomy.tags
     ]
 
 
-def _stale_findings(tree: Tree, pages: list[tuple[str, Page]], context: Context) -> list[Finding]:
+def _stale_findings(tree: Tree, pages: list[tuple[str, Facts]], context: Context) -> list[Finding]:
     limit = tree.policy.limit("stale_days")
+    oldest = (context.today - timedelta(days=limit)).isoformat()
     out = []
-    for _, page in pages:
-        updated = parse_date(page.meta.get("updated"))
-        if updated is not None and (context.today - updated).days > limit:
-            age = (context.today - updated).days
-            out.append(
-                Finding(
-                    page.path,
-                    key_line(page, "updated"),
-                    "lint/stale",
-                    WARNING,
-                    f"updated {updated.isoformat()} is {age} days before {context.today} "
-                    f"(limit {limit}); review the page and bump updated:",
-                )
+    for rel, facts in pages:
+        if "updated" not in facts or facts["updated"][0] >= oldest:
+            continue
+        updated = date.fromisoformat(facts["updated"][0])
+        age = (context.today - updated).days
+        out.append(
+            Finding(
+                tree.repo_path(rel),
+                facts["updated"][1],
+                "lint/stale",
+                WARNING,
+                f"updated {updated.isoformat()} is {age} days before {context.today} "
+                f"(limit {limit}); review the page and bump updated:",
             )
+        )
     return out
 
 
-def _orphan_findings(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]:
+def _orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding]:
     # Every page under the knowledge root is a source, except the untracked local/ folder:
     # what a reviewer's private notes link to must not change the result (B8).
     local = str(tree.policy.data["local_dir"]).strip("/") + "/"
     linked: set[str] = set()
-    for rel, page in tree.pages.items():
+    for rel, summary in tree.summaries.items():
         if rel.startswith(local):
             continue
-        for link in page.links:
-            if link.is_external:
-                continue
-            target = tree.resolve(rel, link.path_part)
-            if target is not None and target != rel:
-                linked.add(target)
+        linked.update(target for target, _, _ in summary.links if target != rel)
     index = str(tree.policy.data["index_page"])
     return [
         Finding(
-            page.path,
+            tree.repo_path(rel),
             0,
             "lint/orphan",
             WARNING,
             "no other page links to this page; link it from a related page or its index",
         )
-        for rel, page in pages
-        if page.name != index and rel not in linked
+        for rel, _ in pages
+        if rel.rsplit("/", 1)[-1] != index and rel not in linked
     ]
 
 
-def _duplicate_rule_ids(tree: Tree, pages: list[tuple[str, Page]]) -> list[Finding]:
+def _duplicate_rule_ids(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding]:
     first: dict[str, tuple[str, int]] = {}
     out = []
-    for rel, page in pages:
-        for rule_id, line in tree.facts.get(rel, {}).get("lint", {}).get("rule_ids", ()):
-            seen = first.setdefault(rule_id, (page.path, line))
-            if seen != (page.path, line):
-                where = "earlier on this page" if seen[0] == page.path else f"in {seen[0]}"
+    for rel, facts in pages:
+        path = tree.repo_path(rel)
+        for rule_id, line in facts.get("rule_ids", ()):
+            seen = first.setdefault(rule_id, (path, line))
+            if seen != (path, line):
+                where = "earlier on this page" if seen[0] == path else f"in {seen[0]}"
                 out.append(
                     Finding(
-                        page.path,
+                        path,
                         line,
                         "lint/rule-id-duplicate",
                         ERROR,
