@@ -19,14 +19,28 @@ _DATE_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATE_FIELDS = ("created", "updated")
 
 
-def key_line(page: Page, key: str) -> int:
-    """File line of a top-level frontmatter key (the opening `---` line when not found)."""
+# A top-level key at the start of a line: "key", 'key' or a plain key, then a colon.
+_KEY = re.compile(r"""(?:"([^"\n]*)"|'([^'\n]*)'|([^\s:"'][^:\n]*?))\s*:""")
+
+
+def key_lines(page: Page) -> dict[str, int]:
+    """File line of each top-level frontmatter key (its first occurrence)."""
     front = page.frontmatter
-    pattern = re.compile(rf"""^(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')\s*:""")
+    found: dict[str, int] = {}
     for index, line in enumerate(front.raw.split("\n")):
-        if pattern.match(line):
-            return front.start_line + 1 + index
-    return front.start_line or 1
+        match = _KEY.match(line)
+        if match is not None:
+            key = (
+                match[1] if match[1] is not None else match[2] if match[2] is not None else match[3]
+            )
+            found.setdefault(key, front.start_line + 1 + index)
+    return found
+
+
+def key_line(page: Page, key: str, lines: dict[str, int] | None = None) -> int:
+    """File line of a top-level frontmatter key (the opening `---` line when not found)."""
+    known = key_lines(page) if lines is None else lines
+    return known.get(key) or page.frontmatter.start_line or 1
 
 
 def parse_date(value: Any) -> date | None:

@@ -15,7 +15,13 @@ from typing import Any
 
 from kbkit.checks import Context, Rule
 from kbkit.checks.adapters import adapter_findings
-from kbkit.checks.lint_fields import field_findings, key_line, parse_date, string_tags
+from kbkit.checks.lint_fields import (
+    field_findings,
+    key_line,
+    key_lines,
+    parse_date,
+    string_tags,
+)
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -82,11 +88,12 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         return {}
     facts: dict[str, Any] = {}
     tags = string_tags(page)
-    if tags:
-        facts["tags"] = (tuple(interned(tags)), key_line(page, "tags"))
     updated = parse_date(page.meta.get("updated"))
+    lines = key_lines(page) if tags or updated is not None else {}
+    if tags:
+        facts["tags"] = (tuple(interned(tags)), key_line(page, "tags", lines))
     if updated is not None:
-        facts["updated"] = (interned(updated.isoformat()), key_line(page, "updated"))
+        facts["updated"] = (interned(updated.isoformat()), key_line(page, "updated", lines))
     if page.meta.get("type") == policy.data["rules"]["page_type"]:
         facts["rule_ids"] = tuple((rule.id, rule.line) for rule in rule_ids(page, policy))
     return facts
