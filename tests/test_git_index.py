@@ -137,3 +137,29 @@ def test_local_tracked_without_git_on_path(tmp_path: Path, monkeypatch: pytest.M
         ("knowledge/local/a-very-long-folder-name/notes2.md", "tree/local-tracked"),
         ("knowledge/local/b.txt", "tree/local-tracked"),
     ]
+
+
+@pytest.mark.parametrize("version", [2, 4])
+def test_paths_under_a_folder(tmp_path: Path, version: int) -> None:
+    """`under` keeps only the folder's paths; an intact v2/v3 index without the folder's name
+    is answered without parsing, a v4 index (compressed paths) is always parsed."""
+    repo = make_repo(tmp_path / "repo", version)
+    local = [
+        "knowledge/local/a-very-long-folder-name/notes.md",
+        "knowledge/local/a-very-long-folder-name/notes2.md",
+        "knowledge/local/b.txt",
+    ]
+    assert tracked_paths(repo, "knowledge/local/") == ("", local)
+    git(repo, "rm", "-q", "--cached", "-r", "knowledge/local")
+    assert tracked_paths(repo, "knowledge/local/") == ("", [])
+
+
+def test_a_corrupt_index_is_parsed_even_when_the_folder_is_absent(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", 2)
+    git(repo, "rm", "-q", "--cached", "-r", "knowledge/local")
+    index = repo / ".git" / "index"
+    data = bytearray(index.read_bytes())
+    data[8:12] = (10**6).to_bytes(4, "big")  # an entry count past the end; checksum broken
+    index.write_bytes(bytes(data))
+    with pytest.raises(GitIndexError):
+        tracked_paths(repo, "knowledge/local/")

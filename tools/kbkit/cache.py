@@ -37,18 +37,29 @@ def digest(data: bytes) -> bytes:
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """Changes whenever a kbkit source file or the parsing libraries change (editable installs too)."""
-    import markdown_it
-    import yaml
+    """Changes whenever a kbkit source file or a parsing library changes (editable installs
+    too). The libraries are identified by their files, so nothing has to be imported."""
+    from importlib.util import find_spec
 
-    package = Path(__file__).resolve().parent
-    h = hashlib.sha256(
-        f"markdown-it-py {markdown_it.__version__}; pyyaml {yaml.__version__}".encode()
-    )
-    for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".yaml", ".json") and "__pycache__" not in path.parts:
-            st = path.stat()
-            h.update(f"{path.relative_to(package)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    h = hashlib.sha256()
+    for library in ("markdown_it", "yaml"):
+        spec = find_spec(library)
+        origin = spec.origin if spec is not None else None
+        if origin:
+            folder = os.path.dirname(origin)
+            for name in sorted(os.listdir(folder)):
+                if name.endswith((".py", ".so")):
+                    st = os.stat(os.path.join(folder, name))
+                    h.update(f"{library}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    package = os.path.dirname(os.path.abspath(__file__))
+    for folder, dirs, files in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith((".py", ".yaml", ".json")):
+                path = os.path.join(folder, name)
+                st = os.stat(path)
+                rel = os.path.relpath(path, package)
+                h.update(f"{rel}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()[:16]
 
 

@@ -9,6 +9,7 @@ corrupt index; it raises `GitIndexError` with a readable reason instead.
 
 from __future__ import annotations
 
+import hashlib
 import struct
 from pathlib import Path
 
@@ -107,8 +108,11 @@ def parse_index(data: bytes, hash_size: int = 20) -> list[str]:
     return paths
 
 
-def tracked_paths(repo: Path) -> tuple[str, list[str]] | None:
-    """(repo's path relative to the work tree top, tracked paths) or None without a repository."""
+def tracked_paths(repo: Path, under: str = "") -> tuple[str, list[str]] | None:
+    """(repo's path relative to the work tree top, tracked paths) or None without a repository.
+    With `under` (a repo-relative folder ending in `/`), only the paths below it; an index
+    whose paths are stored whole (versions 2 and 3) that does not contain the folder's name
+    at all is then not parsed."""
     found = find_git_dir(repo.absolute())
     if found is None:
         return None
@@ -120,7 +124,26 @@ def tracked_paths(repo: Path) -> tuple[str, list[str]] | None:
         return _prefix(repo, top), []  # a fresh repository tracks nothing yet
     except OSError as exc:
         raise GitIndexError(f"cannot read {index}: {exc.strerror or exc}") from exc
-    return _prefix(repo, top), parse_index(data, _hash_size(git_dir))
+    lead = _prefix(repo, top)
+    wanted = (f"{lead}/" if lead else "") + under
+    hash_size = _hash_size(git_dir)
+    if under and wanted.encode() not in data and _intact_whole_paths(data, hash_size):
+        return lead, []
+    paths = parse_index(data, hash_size)
+    return lead, [path for path in paths if path.startswith(wanted)] if under else paths
+
+
+def _intact_whole_paths(data: bytes, hash_size: int) -> bool:
+    """Is this an index that stores every path whole (versions 2 and 3) and whose trailing
+    checksum matches, so that a path missing from its bytes is not tracked?"""
+    if (
+        len(data) < 12 + hash_size
+        or data[:4] != SIGNATURE
+        or data[4:8] not in (b"\0\0\0\2", b"\0\0\0\3")
+    ):
+        return False
+    algorithm = "sha256" if hash_size == 32 else "sha1"
+    return hashlib.new(algorithm, data[:-hash_size]).digest() == data[-hash_size:]
 
 
 def _prefix(repo: Path, top: Path) -> str:

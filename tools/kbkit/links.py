@@ -13,8 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from typing import Any, NamedTuple
-from urllib.parse import unquote
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.parser_inline import ParserInline
@@ -26,32 +25,12 @@ from markdown_it.rules_inline.image import image
 from markdown_it.rules_inline.link import link
 from markdown_it.token import Token
 
+from kbkit.link import Link, make_link
+
 _SPECIAL = re.compile(r"[\[!`\\<]")
 # What a link's text needs before it can hold a link or an image (or touch the state that a
 # later candidate reads: the backtick cache).
 _NESTABLE = re.compile(r"[\[<`]")
-_EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
-
-
-class Link(NamedTuple):
-    """One link or image: its destination as written (percent-decoded), its line, and its
-    path part (decoded after `#fragment` and `?query` were cut off, so an encoded `%23` or
-    `%3F` in a file name stays part of the path)."""
-
-    target: str
-    line: int
-    image: bool
-    path_part: str
-
-    @property
-    def is_external(self) -> bool:
-        return bool(_EXTERNAL.match(self.target))
-
-
-def make_link(href: str, line: int, image: bool) -> Link:
-    """A Link from markdown-it's (percent-encoded) href."""
-    path = href.split("#", 1)[0].split("?", 1)[0]
-    return Link(unquote(href), line, image, unquote(path))
 
 
 def _collect(tokens: list[Token], offset: int, src: str, base_line: int, out: list[Link]) -> None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kbkit import blocks
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
-from kbkit.links import Link, extract_comments, extract_links
+from kbkit.link import Link
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+
+    from kbkit import blocks
 
 BOM = "\ufeff"
 
@@ -140,7 +141,10 @@ Body = tuple[tuple[Heading, ...], tuple[Link, ...], tuple[CodeBlock, ...], tuple
 
 
 def _parse_body(body: str, body_line: int) -> Body:
-    """The fast block scanner (`blocks.py`) where it applies, else markdown-it-py."""
+    """The fast block scanner (`blocks.py`) where it applies, else markdown-it-py (both are
+    imported on the first parse: a warm run that parses nothing never loads them)."""
+    from kbkit import blocks
+
     events = blocks.scan(body)
     if events is None:
         return _parse_body_markdown_it(body, body_line)
@@ -149,6 +153,9 @@ def _parse_body(body: str, body_line: int) -> Body:
 
 def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
     """Build the body's parts from the fast scanner's events, as from markdown-it's tokens."""
+    from kbkit.blocks import FENCE, INLINE
+    from kbkit.links import extract_comments, extract_links
+
     md = markdown_parser()
     env: dict[str, Any] = {}
     offset = body_line - 1
@@ -158,7 +165,7 @@ def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
     comments: list[Comment] = []
     for kind, line, level, content, info in events:
         first = line + 1 + offset
-        if kind == blocks.INLINE:
+        if kind == INLINE:
             if level:
                 headings.append(Heading(level, content.strip(), first))
             if "[" in content or "<" in content:
@@ -166,7 +173,7 @@ def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
                 if "<!--" in content:
                     found = extract_comments(md, content, first)
                     comments.extend(Comment(text, at) for text, at in found)
-        elif kind == blocks.FENCE:
+        elif kind == FENCE:
             code.append(CodeBlock(first + 1, info.strip(), content, True))
         else:
             comments.extend(_inline_comments(content, first))
@@ -175,6 +182,8 @@ def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
 
 def _parse_body_markdown_it(body: str, body_line: int) -> Body:
     """The reference implementation: markdown-it-py's block parse, every token."""
+    from kbkit.links import extract_comments, extract_links
+
     md = markdown_parser()
     env: dict[str, Any] = {}
     tokens = md.parse(body, env)

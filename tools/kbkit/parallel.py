@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import gc
 import marshal
-import multiprocessing
+import os
 import queue
 import threading
-import traceback
 from collections.abc import Callable, Generator, Iterator
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 Work = Callable[[int], list[Any]]
 
@@ -30,12 +31,14 @@ class HelperFailed(RuntimeError):
 
 
 def can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
+    return hasattr(os, "fork")
 
 
 def run_chunks(count: int, work: Work, helpers: int) -> Iterator[list[Any]]:
     """Yield `work(i)` for every i in range(count), computed here and on `helpers` forked
     processes (`work`'s results must be marshal-friendly)."""
+    import multiprocessing  # only a large cold load pays for it
+
     context = multiprocessing.get_context("fork")
     counter = context.RawValue("q", 0)
     lock = context.Lock()
@@ -91,6 +94,8 @@ def _helper(count: int, work: Work, take: Callable[[], int], send: Connection) -
             send.send_bytes(_RESULT + marshal.dumps(work(number)))
         send.send_bytes(_DONE)
     except BaseException:  # noqa: BLE001 - reported to the parent, which raises it
+        import traceback
+
         send.send_bytes(_FAILED + traceback.format_exc().encode())
     finally:
         send.close()

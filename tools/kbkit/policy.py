@@ -12,7 +12,6 @@ import copy
 import functools
 import hashlib
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -48,7 +47,7 @@ class Policy(NamedTuple):
 
 @functools.cache
 def _profile_text(name: str) -> str:
-    return resources.files("kbkit.policies").joinpath(f"{name}.yaml").read_text("utf-8")
+    return (Path(__file__).parent / "policies" / f"{name}.yaml").read_text("utf-8")
 
 
 def _load_yaml(text: str, source: str) -> dict[str, Any]:

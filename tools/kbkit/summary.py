@@ -15,7 +15,7 @@ import re
 import sys
 from typing import Any, NamedTuple
 
-from kbkit.links import Link
+from kbkit.link import Link
 from kbkit.page import Page
 
 # (root-relative target, line, target as written) of each relative link

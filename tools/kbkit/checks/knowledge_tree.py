@@ -167,16 +167,19 @@ def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     outside: dict[str, bool] = {}
     for rel, _ in pages:
         findings.extend(broken_link_findings(tree, rel, tree.summaries[rel], outside))
-    summary = [(rel, tree.repo_path(rel), tree.facts[rel]) for rel, s in pages if s == ROOT]
+    summary = [(rel, tree.facts[rel]) for rel, s in pages if s == ROOT]  # sorted by path
     exempt = split_exemptions(tree)
-    for rel, path, facts in summary:
+    for rel, facts in summary:
         if "oversize" in facts:
             lines, size = facts["oversize"]
+            path = tree.repo_path(rel)
             findings.append(split_findings(path, lines, size, rel in exempt, tree.policy))
-    findings.extend(duplicate_findings((path, f.get("fingerprint")) for _, path, f in summary))
+    fingerprints = [(rel, f["fingerprint"]) for rel, f in summary if "fingerprint" in f]
+    findings.extend(duplicate_findings(fingerprints, tree.repo_path))
     ids = [
-        (path, Field(f["incident_id"][0], f["incident_id"][1]) if "incident_id" in f else None)
-        for _, path, f in summary
+        (tree.repo_path(rel), Field(f["incident_id"][0], f["incident_id"][1]))
+        for rel, f in summary
+        if "incident_id" in f
     ]
     findings.extend(duplicate_id_findings(ids))
     findings.extend(local_tracked_findings(tree))

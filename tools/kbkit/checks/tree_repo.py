@@ -4,7 +4,7 @@ and the length of the contributor entry page (T27)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from kbkit.findings import ERROR, Finding
 from kbkit.git_index import GitIndexError, tracked_paths
@@ -26,22 +26,23 @@ def body_fingerprint(page: Page, min_chars: int) -> bytes | None:
     return hashlib.blake2b(normalized, digest_size=16).digest()
 
 
-def duplicate_findings(fingerprints: Iterable[tuple[str, bytes | None]]) -> list[Finding]:
-    """T25: a page (repo path, body fingerprint) whose body equals an earlier page's body."""
+def duplicate_findings(
+    fingerprints: Iterable[tuple[str, bytes]], repo_path: Callable[[str], str]
+) -> list[Finding]:
+    """T25: a page (root-relative path, body fingerprint; sorted by path) whose body equals an
+    earlier page's body."""
     first: dict[bytes, str] = {}
     findings: list[Finding] = []
-    for path, digest in sorted(fingerprints, key=lambda item: item[0]):
-        if digest is None:
-            continue
-        owner = first.setdefault(digest, path)
-        if owner != path:
+    for rel, digest in fingerprints:
+        owner = first.setdefault(digest, rel)
+        if owner != rel:
             findings.append(
                 Finding(
-                    path,
+                    repo_path(rel),
                     0,
                     "tree/duplicate-page",
                     ERROR,
-                    f"same text as {owner}: keep one page and link to it",
+                    f"same text as {repo_path(owner)}: keep one page and link to it",
                 )
             )
     return findings
@@ -51,7 +52,7 @@ def local_tracked_findings(tree: Tree) -> list[Finding]:
     """T26: files under <knowledge root>/<local_dir>/ listed in the git index (no git needed)."""
     local = f"{tree.root}/{tree.policy['local_dir']}/"
     try:
-        found = tracked_paths(tree.repo)
+        found = tracked_paths(tree.repo, local)
     except GitIndexError as exc:
         return [
             Finding(
