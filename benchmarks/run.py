@@ -13,6 +13,7 @@ import sys
 # name -> module; explicit registry, no discovery
 BENCHES: dict[str, str] = {
     "check": "benchmarks.bench_check",
+    "precommit": "benchmarks.bench_precommit",
     "intake": "benchmarks.bench_intake",
     "parse": "benchmarks.bench_parse",
     "lessons": "benchmarks.bench_lessons",
