@@ -10,6 +10,7 @@ Links are resolved when a page is parsed and looked up in the in-memory index
 
 from __future__ import annotations
 
+import gc
 import os
 import posixpath
 import stat
@@ -243,6 +244,7 @@ def _decode(plain: Plain) -> tuple[Page | None, Summary, list[Finding], dict[str
 
 
 PARALLEL_MIN_PAGES = 600
+FREEZE_EVERY = 1000
 CHUNK = 100  # pages per chunk of work (and per message between processes)
 
 
@@ -299,10 +301,17 @@ def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) ->
             todo.append(rel)
         else:
             keep(rel, hit)
-    for rel, plain, dig, key in _parse_all(top, root_rel, todo, policy, options):
-        keep(rel, plain)
-        if cache is not None and dig:  # decode errors are cached too; unreadable files are not
-            cache.put(rel, key, dig, plain)
+    try:
+        for count, (rel, plain, dig, key) in enumerate(
+            _parse_all(top, root_rel, todo, policy, options), 1
+        ):
+            keep(rel, plain)
+            if cache is not None and dig:  # decode errors are cached; unreadable files are not
+                cache.put(rel, key, dig, plain)
+            if count % FREEZE_EVERY == 0:
+                gc.freeze()  # kept entries live to the end: spare the collector re-scanning them
+    finally:
+        gc.unfreeze()
     if cache is not None:
         cache.save()
     folders = _build_folders(files_by_dir, dirs_by_dir)

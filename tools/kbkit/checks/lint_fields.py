@@ -151,6 +151,8 @@ def field_findings(page: Page, policy: Policy) -> list[Finding]:
 
 
 def _tag_shape(page: Page, tags: Any) -> list[Finding]:
+    if isinstance(tags, list) and tags and all(isinstance(tag, str) for tag in tags):
+        return []
     line = key_line(page, "tags")
     if not isinstance(tags, list) or not tags:
         what = "an empty list" if tags == [] else _describe(tags)
