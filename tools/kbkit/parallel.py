@@ -51,6 +51,7 @@ def run_chunks(count: int, work: Work, helpers: int) -> Iterator[list[Any]]:
 
     inbox: queue.SimpleQueue[bytes] = queue.SimpleQueue()
     processes = []
+    pipes = []
     gc.freeze()  # forked helpers then leave this process's objects alone
     try:
         for _ in range(helpers):
@@ -59,9 +60,11 @@ def run_chunks(count: int, work: Work, helpers: int) -> Iterator[list[Any]]:
             process.start()
             send.close()
             processes.append(process)
-            threading.Thread(target=_read, args=(receive, inbox), daemon=True).start()
+            pipes.append(receive)
     finally:
         gc.unfreeze()
+    for receive in pipes:  # threads only after the last fork: a child inherits no thread
+        threading.Thread(target=_read, args=(receive, inbox), daemon=True).start()
     running = len(processes)
     try:
         while (number := take()) < count:
