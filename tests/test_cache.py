@@ -123,3 +123,24 @@ def test_an_undecodable_page_is_cached_so_warm_runs_write_nothing(tmp_path: Path
     tree = _load(repo)
     assert "UTF-8" in (tree.pages["general/bad.md"].error or "")
     assert cache.stat().st_mtime_ns == written  # nothing changed, nothing rewritten
+
+
+def test_validator_loads_keep_summaries_not_pages(tmp_path: Path) -> None:
+    """What bounds a validator run's memory: no page objects, and the warm load (from the
+    cache) hands out the same summaries, facts and findings as the cold one."""
+    from kbkit.checks.registry import load_for_checks
+
+    repo = _repo(tmp_path)
+    (repo / "knowledge" / "general" / "b.md").write_text(
+        "---\ntitle: b\ntags: [x]\nupdated: 2026-01-02\n---\n# B\n\n10.1.2.3 [a](a.md)\n"
+    )
+    policy = load_policy(repo)
+    cold = load_for_checks(repo, policy, use_cache=True)
+    warm = load_for_checks(repo, policy, use_cache=True)
+    assert cold.pages == warm.pages == {}
+    assert cold.summaries == warm.summaries
+    assert cold.summaries["general/b.md"].links == (("general/a.md", 8, "a.md"),)
+    assert cold.facts == warm.facts
+    assert cold.facts["general/b.md"]["updated"] == ("2026-01-02", 4)
+    assert cold.analysis == warm.analysis
+    assert "tree/secret-ip" in {f.rule_id for f in cold.analysis["general/b.md"]}
