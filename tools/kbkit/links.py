@@ -25,6 +25,7 @@ from markdown_it.rules_inline.image import image
 from markdown_it.rules_inline.link import link
 from markdown_it.token import Token
 
+from kbkit.lines import LineCounter
 from kbkit.link import Link, make_link
 
 _SPECIAL = re.compile(r"[\[!`\\<]")
@@ -33,8 +34,7 @@ _SPECIAL = re.compile(r"[\[!`\\<]")
 _NESTABLE = re.compile(r"[\[<`]")
 
 
-def _collect(tokens: list[Token], offset: int, src: str, base_line: int, out: list[Link]) -> None:
-    line = base_line + src.count("\n", 0, offset)
+def _collect(tokens: list[Token], line: int, out: list[Link]) -> None:
     stack = list(tokens)
     while stack:
         token = stack.pop(0)
@@ -73,6 +73,7 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
     if "[" not in src and "<" not in src:
         return []
     out: list[Link] = []
+    lines = LineCounter(src, base_line)
     state = StateInline(src, _scanner(md), env, [])
     end = len(src)
     pos = 0
@@ -94,7 +95,7 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
         if char == "<":
             state.tokens = []
             if autolink(state, False):
-                _collect(state.tokens, pos, src, base_line, out)
+                _collect(state.tokens, lines.line_at(pos), out)
                 pos = state.pos
             elif html_inline(state, True):
                 pos = state.pos
@@ -107,7 +108,7 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
             continue
         state.tokens = []
         if rule(state, False):
-            _collect(state.tokens, pos, src, base_line, out)
+            _collect(state.tokens, lines.line_at(pos), out)
             pos = state.pos
         else:
             pos += 1
@@ -120,6 +121,7 @@ def extract_comments(md: MarkdownIt, src: str, base_line: int) -> list[tuple[str
     if "<!--" not in src:
         return []
     out: list[tuple[str, int]] = []
+    lines = LineCounter(src, base_line)
     state = StateInline(src, md, {}, [])
     pos = 0
     while (match := _COMMENT_SPECIAL.search(src, pos)) is not None:
@@ -134,7 +136,7 @@ def extract_comments(md: MarkdownIt, src: str, base_line: int) -> list[tuple[str
             state.tokens = []
             if html_inline(state, False) and state.tokens[-1].content.startswith("<!--"):
                 text = state.tokens[-1].content[4:].rsplit("-->", 1)[0].strip()
-                out.append((text, base_line + src.count("\n", 0, pos)))
+                out.append((text, lines.line_at(pos)))
                 pos = state.pos
             else:
                 pos += 1

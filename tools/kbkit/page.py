@@ -13,6 +13,7 @@ import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
+from kbkit.lines import LineCounter
 from kbkit.link import Link
 
 if TYPE_CHECKING:
@@ -218,12 +219,12 @@ def _parse_body_markdown_it(body: str, body_line: int) -> Body:
 def _inline_comments(content: str, first_line: int) -> list[Comment]:
     found = []
     pos = 0
+    lines = LineCounter(content, first_line)
     while (start := content.find("<!--", pos)) >= 0:
         end = content.find("-->", start + 4)
         if end < 0:
             break
-        line = first_line + content.count("\n", 0, start)
-        found.append(Comment(content[start + 4 : end].strip(), line))
+        found.append(Comment(content[start + 4 : end].strip(), lines.line_at(start)))
         pos = end + 3
     return found
 

@@ -12,6 +12,7 @@ import functools
 import re
 
 from kbkit.findings import ERROR, Finding
+from kbkit.lines import LineCounter
 from kbkit.page import Page
 from kbkit.policy import Policy
 
@@ -65,10 +66,6 @@ def must_not_lines(text: str, labels: tuple[str, ...]) -> frozenset[int]:
     return frozenset(found)
 
 
-def _line(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def _rm_is_forced_recursive(tokens: list[str]) -> bool:
     recursive = force = False
     for token in tokens:
@@ -114,10 +111,11 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     """T17 on the whole text and T18 on code-block lines, outside must-not bullets."""
     text = page.text
     hits: dict[tuple[str, int], str] = {}
+    lines = LineCounter(text)
     for literal, pattern, what in _DANGER_TEXT:
         if literal in text:
             for match in pattern.finditer(text):
-                key = ("tree/danger-text", _line(text, match.start()))
+                key = ("tree/danger-text", lines.line_at(match.start()))
                 hits.setdefault(key, f"{match.group(0)!r} {what}")
     words = [str(word) for word in policy.data["danger"]["words"] if word]
     # one search per distinct first character (fast) before searching whole words
@@ -126,7 +124,7 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     for word in words:
         if word in text:
             for match in re.finditer(re.escape(word), text):
-                key = ("tree/danger-text", _line(text, match.start()))
+                key = ("tree/danger-text", lines.line_at(match.start()))
                 hits.setdefault(key, f"{word!r} names a forbidden practice")
     for block in page.code_blocks:
         if _COMMAND_HINT.search(block.text) is None:

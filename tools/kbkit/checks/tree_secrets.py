@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from kbkit.errors import UsageError
 from kbkit.findings import ERROR, Finding
+from kbkit.lines import LineCounter
 from kbkit.policy import Policy
 
 # A dotted quad that is not part of a word, a longer dotted run (`1.2.3.4.5`), a `v1.2.3.4`
@@ -34,10 +35,6 @@ _HOME_HINT = re.compile(r"/(?:home|data|Users)/")
 _PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PLACEHOLDER_START = ("<", "$", "{", "%", "*", "...", "…")
 _GENERIC_USERS = frozenset({"public", "shared", "default", "all users"})
-
-
-def _line(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
 
 
 def _is_placeholder(name: str) -> bool:
@@ -122,9 +119,10 @@ def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
 def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
     """T13-T16 on one page's text; one finding per rule and line."""
     hits: dict[tuple[str, int], str] = {}
+    lines = LineCounter(text)
 
     def add(rule: str, offset: int, message: str) -> None:
-        hits.setdefault((rule, _line(text, offset)), message)
+        hits.setdefault((rule, lines.line_at(offset)), message)
 
     if "." in text:
         for offset, ip in _public_ips(text, policy):
