@@ -67,6 +67,14 @@ def cache_file(repo: Path, name: str) -> Path:
     return repo / CACHE_DIR / f"{name}.marshal"
 
 
+def make_cache_dir(folder: Path) -> None:
+    """Create the cache folder, which ignores itself (nothing in it is ever committed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# kbkit's parse cache; safe to delete\n*\n")
+
+
 class PageCache:
     """Entries by root-relative path: (stat key, digest or None, payload).
 
@@ -137,6 +145,10 @@ class PageCache:
         self.fresh[rel] = (key, content_digest, entry[2])
         return entry[2]
 
+    def key_of(self, rel: str) -> StatKey:
+        """The stat key of an entry kept or put by this run."""
+        return self.fresh[rel][0]
+
     def put(self, rel: str, key: StatKey, content_digest: bytes, value: Any) -> None:
         """Store a freshly parsed value; the digest is kept only for racy files."""
         racy = key[1] >= self.started_ns - RACY_NS
@@ -151,10 +163,7 @@ class PageCache:
 
         folder = self.path.parent
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            ignore = folder / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# kbkit's parse cache; safe to delete\n*\n")
+            make_cache_dir(folder)
             fd, tmp = tempfile.mkstemp(prefix=".pages.", suffix=".tmp", dir=folder)
             with os.fdopen(fd, "wb") as handle:
                 _write_block(handle, (FORMAT, self.namespace))

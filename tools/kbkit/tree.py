@@ -48,6 +48,8 @@ class Tree(NamedTuple):
     analysis: dict[str, list[Finding]]  # page-local findings of the pages that have some
     facts: dict[str, dict[str, Any]]  # page-local facts for cross-page checks, by path
     summaries: dict[str, Summary]  # every *.md, sorted by root-relative path
+    keys: dict[str, StatKey]  # the stat key each page was read with ((0, 0, 0, 0): unreadable)
+    inputs: dict[str, bytes]  # digest of what cross-page checks read of a page (see input_digest)
 
     def repo_path(self, rel: str) -> str:
         return f"{self.root}/{rel}" if rel else self.root
@@ -73,10 +75,19 @@ class Tree(NamedTuple):
         return list(self.pages.items())
 
 
-def _walk(
-    top: Path, problems: list[Finding], root_rel: str
-) -> tuple[dict[str, list[str]], dict[str, list[str]], list[str]]:
+class Walk(NamedTuple):
+    files_by_dir: dict[str, list[str]]  # folder -> names of its files
+    dirs_by_dir: dict[str, list[str]]  # folder -> names of its sub-folders
+    files: list[str]  # every file, root-relative
+    problems: list[Finding]  # what could not be listed or followed
+
+    def markdown(self) -> list[str]:
+        return sorted(rel for rel in self.files if rel.endswith(".md"))
+
+
+def walk_root(top: Path, root_rel: str) -> Walk:
     """Collect folders -> files and folders -> sub-folders without following folder symlinks."""
+    problems: list[Finding] = []
     files_by_dir: dict[str, list[str]] = {}
     dirs_by_dir: dict[str, list[str]] = {}
     all_files: list[str] = []
@@ -148,7 +159,7 @@ def _walk(
             else:
                 files_by_dir[rel].append(name)
                 all_files.append(child)
-    return files_by_dir, dirs_by_dir, all_files
+    return Walk(files_by_dir, dirs_by_dir, all_files, problems)
 
 
 # Page-local analysis: (findings, facts). Facts are small marshal-friendly values that
@@ -203,11 +214,10 @@ Plain = tuple[Any, ...]
 Parsed = tuple[str, Plain, bytes, StatKey]  # rel, plain entry, digest (b"": unreadable), key
 
 
-def _read_and_analyze(
-    top: str, root_rel: str, rel: str, policy: Policy, options: LoadOptions
-) -> Parsed:
-    """The plain entry of one page, the digest of its bytes and its stat key, taken before
-    the read (a change during the read then shows as a changed key on the next run)."""
+def read_entry(top: str, root_rel: str, rel: str, policy: Policy, options: LoadOptions) -> Parsed:
+    """Read, parse and analyze one page: its plain entry, the digest of its bytes and its
+    stat key, taken before the read (a change during the read then shows as a changed key
+    on the next run)."""
     repo_rel = f"{root_rel}/{rel}"
     try:
         with open(os.path.join(top, rel), "rb") as handle:
@@ -234,13 +244,23 @@ def _encode(
     kept = (
         page_to_plain(compact(rel, page, policy, options.keep_text)) if options.keep_pages else None
     )
-    return (kept, tuple(summarize(rel, page)), [tuple(f) for f in findings], facts)
+    summary = tuple(summarize(rel, page))
+    return (kept, summary, [tuple(f) for f in findings], facts, input_digest(summary, facts))
 
 
-def _decode(plain: Plain) -> tuple[Page | None, Summary, list[Finding], dict[str, Any]]:
+def input_digest(summary: tuple[Any, ...], facts: dict[str, Any]) -> bytes:
+    """A digest of everything cross-page checks read of a page except its body fingerprint
+    (duplicates are recomputed from the fingerprints themselves). `repr` of these plain
+    values is canonical once the facts are sorted; marshal output is not (it depends on
+    string interning)."""
+    shown = repr((summary, sorted((k, v) for k, v in facts.items() if k != "fingerprint")))
+    return digest(shown.encode("utf-8", "surrogatepass"))
+
+
+def decode_entry(plain: Plain) -> tuple[Page | None, Summary, list[Finding], dict[str, Any], bytes]:
     page = page_from_plain(plain[0]) if plain[0] is not None else None
     facts = plain[3] or _NO_FACTS
-    return page, from_plain(plain[1]), [Finding(*f) for f in plain[2]], facts
+    return page, from_plain(plain[1]), [Finding(*f) for f in plain[2]], facts, plain[4]
 
 
 PARALLEL_MIN_PAGES = 600
@@ -258,36 +278,40 @@ def _parse_all(
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
     if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES or not parallel.can_fork():
         for rel in todo:
-            yield _read_and_analyze(folder, root_rel, rel, policy, options)
+            yield read_entry(folder, root_rel, rel, policy, options)
         return
 
     def work(number: int) -> list[Parsed]:
         chunk = todo[number * CHUNK : (number + 1) * CHUNK]
-        return [_read_and_analyze(folder, root_rel, rel, policy, options) for rel in chunk]
+        return [read_entry(folder, root_rel, rel, policy, options) for rel in chunk]
 
     count = (len(todo) + CHUNK - 1) // CHUNK
     for entries in parallel.run_chunks(count, work, helpers=jobs - 1):
         yield from entries
 
 
-def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) -> Tree:
-    """Walk the knowledge root once; read, parse and analyze every page once (or reuse the cache)."""
+def load_tree(
+    repo: Path, policy: Policy, options: LoadOptions | None = None, walk: Walk | None = None
+) -> Tree:
+    """Walk the knowledge root once (or take `walk`, made a moment ago); read, parse and
+    analyze every page once (or reuse the cache)."""
     options = options or LoadOptions()
     root_rel = policy.knowledge_root
     top = repo / root_rel
-    problems: list[Finding] = []
     if not top.is_dir():
-        return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {})
-    files_by_dir, dirs_by_dir, all_files = _walk(top, problems, root_rel)
-    md_files = sorted(rel for rel in all_files if rel.endswith(".md"))
+        return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {}, {}, {})
+    walk = walk or walk_root(top, root_rel)
+    md_files = walk.markdown()
     cache = _open_cache(repo, policy, options)
     pages: dict[str, Page] = {}
     summaries: dict[str, Summary] = {}
     analysis: dict[str, list[Finding]] = {}
     facts: dict[str, dict[str, Any]] = {}
+    keys: dict[str, StatKey] = {}
+    inputs: dict[str, bytes] = {}
 
     def keep(rel: str, plain: Plain) -> None:
-        page, summaries[rel], found, facts[rel] = _decode(plain)
+        page, summaries[rel], found, facts[rel], inputs[rel] = decode_entry(plain)
         if page is not None:
             pages[rel] = page
         if found:
@@ -297,15 +321,17 @@ def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) ->
     top_dir = str(top)
     for rel in md_files:
         hit = cache.get(rel, os.path.join(top_dir, rel)) if cache is not None else None
-        if hit is None:
+        if cache is None or hit is None:
             todo.append(rel)
         else:
+            keys[rel] = cache.key_of(rel)
             keep(rel, hit)
     try:
         for count, (rel, plain, dig, key) in enumerate(
             _parse_all(top, root_rel, todo, policy, options), 1
         ):
             keep(rel, plain)
+            keys[rel] = key
             if cache is not None and dig:  # decode errors are cached; unreadable files are not
                 cache.put(rel, key, dig, plain)
             if count % FREEZE_EVERY == 0:
@@ -314,19 +340,20 @@ def load_tree(repo: Path, policy: Policy, options: LoadOptions | None = None) ->
         gc.unfreeze()
     if cache is not None:
         cache.save()
-    folders = _build_folders(files_by_dir, dirs_by_dir)
     return Tree(
         repo,
         policy,
         root_rel,
         True,
         {rel: pages[rel] for rel in md_files} if options.keep_pages else {},
-        folders,
-        frozenset(all_files),
-        tuple(problems),
+        build_folders(walk),
+        frozenset(walk.files),
+        tuple(walk.problems),
         analysis,
         facts,
         {rel: summaries[rel] for rel in md_files},
+        keys,
+        inputs,
     )
 
 
@@ -341,9 +368,8 @@ def _open_cache(repo: Path, policy: Policy, options: LoadOptions) -> PageCache |
     return PageCache(cache_file(repo, "pages"), namespace)
 
 
-def _build_folders(
-    files_by_dir: dict[str, list[str]], dirs_by_dir: dict[str, list[str]]
-) -> dict[str, Folder]:
+def build_folders(walk: Walk) -> dict[str, Folder]:
+    files_by_dir, dirs_by_dir = walk.files_by_dir, walk.dirs_by_dir
     folders: dict[str, Folder] = {}
     order = sorted(files_by_dir, key=lambda r: r.count("/") + (1 if r else 0), reverse=True)
     for rel in order:

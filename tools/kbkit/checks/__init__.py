@@ -70,10 +70,13 @@ def suppressions(tree: Tree) -> tuple[list[Suppression], list[Finding]]:
 
 
 def apply_suppressions(
-    tree: Tree, findings: Iterable[Finding], prefixes: tuple[str, ...]
+    entries: list[Suppression],
+    problems: list[Finding],
+    findings: Iterable[Finding],
+    prefixes: tuple[str, ...],
 ) -> list[Finding]:
-    """Drop suppressed findings; report unused suppressions for the validators that ran."""
-    entries, problems = suppressions(tree)
+    """Drop suppressed findings; report unused suppressions for the validators that ran and
+    malformed ones (`problems`)."""
     by_key = {(s.path, s.target_line, s.rule_id): s for s in entries}
     used: set[Suppression] = set()
     kept: list[Finding] = []
@@ -101,21 +104,41 @@ def apply_suppressions(
 Checker = Callable[[Tree, Context], list[Finding]]
 
 
-def run_checkers(
-    tree: Tree, checkers: dict[str, Checker], context: Context, page_level: Iterable[Finding] = ()
-) -> list[Finding]:
-    """Run the named checkers on one tree; suppressions apply across all of them."""
-    findings: list[Finding] = list(tree.problems)
-    findings.extend(page_level)
-    findings.extend(
+class Run(NamedTuple):
+    """A validator run before suppressions apply: what a result snapshot stores."""
+
+    prefixes: tuple[str, ...]  # rule-id prefixes of the validators that ran
+    local: dict[str, list[Finding]]  # page-local findings of those validators, by page
+    cross: list[Finding]  # walk problems, unreadable pages and the cross-page findings
+    suppressions: list[Suppression]
+    invalid: list[Finding]  # malformed suppressions
+
+
+def checker_run(
+    tree: Tree,
+    checkers: dict[str, Checker],
+    context: Context,
+    local: dict[str, list[Finding]] | None = None,
+) -> Run:
+    """Run the named checkers on one tree."""
+    cross: list[Finding] = list(tree.problems)
+    cross.extend(
         Finding(tree.repo_path(rel), 0, UNREADABLE.id, ERROR, summary.error)
         for rel, summary in tree.summaries.items()
         if summary.error is not None
     )
     for checker in checkers.values():
-        findings.extend(checker(tree, context))
+        cross.extend(checker(tree, context))
     prefixes = tuple(f"{name}/" for name in checkers)
-    return sort_findings(apply_suppressions(tree, findings, prefixes))
+    entries, invalid = suppressions(tree)
+    return Run(prefixes, local or {}, cross, entries, invalid)
 
 
-__all__ = ["ERROR", "WARNING", "Checker", "Context", "Rule", "run_checkers"]
+def finish(run: Run) -> list[Finding]:
+    """The run's findings with suppressions applied, in report order (suppressions apply
+    across all validators that ran)."""
+    findings = [*run.cross, *(f for found in run.local.values() for f in found)]
+    return sort_findings(apply_suppressions(run.suppressions, run.invalid, findings, run.prefixes))
+
+
+__all__ = ["ERROR", "WARNING", "Checker", "Context", "Rule", "Run", "checker_run", "finish"]

@@ -6,16 +6,17 @@ while the tree loads, cached with the page) and `tree_findings(tree, context)` (
 
 from __future__ import annotations
 
+import time
 from datetime import date
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from kbkit.checks import Context, Rule, run_checkers
+from kbkit.checks import Context, Rule, Run, checker_run, finish
 from kbkit.findings import Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
-from kbkit.tree import Analysis, LoadOptions, Tree, load_tree
+from kbkit.tree import Analysis, LoadOptions, Tree, Walk, load_tree
 
 PREFIX_BY_VALIDATOR = {"tree": "tree/", "lint": "lint/"}
 
@@ -48,34 +49,58 @@ def analyze_page(rel: str, page: Page, policy: Policy) -> Analysis:
     return findings, facts
 
 
-def load_for_checks(repo: Path, policy: Policy, use_cache: bool = False) -> Tree:
+def load_for_checks(
+    repo: Path, policy: Policy, use_cache: bool = False, walk: Walk | None = None
+) -> Tree:
     """The tree as the validators read it: summaries, facts and page-local findings only."""
     options = LoadOptions(analyze=analyze_page, use_cache=use_cache, keep_pages=False)
-    return load_tree(repo, policy, options)
+    return load_tree(repo, policy, options, walk)
 
 
 def run_validators(
     repo: Path, policy: Policy, names: tuple[str, ...], today: date, use_cache: bool = True
 ) -> tuple[list[Finding], int]:
-    """Load the tree once and run the named validators; returns (findings, pages checked)."""
-    tree = load_for_checks(repo, policy, use_cache)
-    findings = check_tree(tree, names, today)
+    """Load the tree once and run the named validators; returns (findings, pages checked).
+    With the cache, a run whose changes cannot affect cross-page results reuses the previous
+    run's (`kbkit.checks.incremental`)."""
+    if not use_cache:
+        tree = load_for_checks(repo, policy)
+        return check_tree(tree, names, today), checked_pages(tree, names)
+    from kbkit.checks import incremental
+
+    started_ns = time.time_ns()
+    reused = incremental.try_reuse(repo, policy, names, today, started_ns)
+    if isinstance(reused, incremental.Reused):
+        return reused.findings, reused.pages
+    tree = load_for_checks(repo, policy, use_cache=True, walk=reused)
+    run = validator_run(tree, names, today)
+    pages = checked_pages(tree, names)
+    incremental.save(tree, names, today, run, pages, started_ns)
+    return finish(run), pages
+
+
+def checked_pages(tree: Tree, names: tuple[str, ...]) -> int:
     if names == ("lint",):
         from kbkit.checks import wiki_lint
 
-        return findings, len(wiki_lint.scope(tree))  # the pages lint checked
-    return findings, sum(1 for rel in tree.summaries if tree.in_roots(rel))
+        return len(wiki_lint.scope(tree))  # the pages lint checked
+    return sum(1 for rel in tree.summaries if tree.in_roots(rel))
+
+
+def validator_run(tree: Tree, names: tuple[str, ...], today: date) -> Run:
+    """Run the named validators on a loaded tree, before suppressions apply (page-level
+    findings come from the load)."""
+    modules = validator_modules()
+    prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in names)
+    local: dict[str, list[Finding]] = {}
+    for rel, findings in tree.analysis.items():
+        mine = [finding for finding in findings if finding.rule_id.startswith(prefixes)]
+        if mine:
+            local[rel] = mine
+    checkers = {name: modules[name].tree_findings for name in names}
+    return checker_run(tree, checkers, Context(today), local)
 
 
 def check_tree(tree: Tree, names: tuple[str, ...], today: date) -> list[Finding]:
-    """Run the named validators on a loaded tree (page-level findings come from the load)."""
-    modules = validator_modules()
-    prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in names)
-    page_level = [
-        finding
-        for findings in tree.analysis.values()
-        for finding in findings
-        if finding.rule_id.startswith(prefixes)
-    ]
-    checkers = {name: modules[name].tree_findings for name in names}
-    return run_checkers(tree, checkers, Context(today), page_level)
+    """Run the named validators on a loaded tree."""
+    return finish(validator_run(tree, names, today))

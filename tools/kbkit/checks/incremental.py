@@ -1,0 +1,241 @@
+"""Reuse the previous validator run when the changes since cannot affect cross-page results.
+
+Every cached run saves a result snapshot next to the parse cache: the walk's digest (every
+file and folder name, what could not be read), each page's stat key and the digest of what
+cross-page checks read of it (`tree.input_digest`: resolved links, suppressions, facts),
+the body fingerprints, the page-local findings, and the cross-page findings.
+
+The next run walks and stats the tree. It reuses the snapshot only when the walk's digest
+is the same (no page or file added, removed or renamed), every page whose stat key changed
+(or that was racy when the snapshot was written) parses to the same cross-page digest, the
+link targets outside the knowledge root exist as before and the taxonomy is the same. Then
+only the changed pages' own findings are new, and the checks that read what the digest
+leaves out are recomputed: duplicate bodies (T25, from the fingerprints), tracked local
+files (T26, the git index), the entry page (T27) and adapter manifests. Anything else takes
+the full run, which writes a fresh snapshot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import os
+import tempfile
+from collections.abc import Iterable
+from datetime import date
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit.cache import RACY_NS, cache_file, code_fingerprint, make_cache_dir, stat_key
+from kbkit.checks import Run, Suppression, finish
+from kbkit.findings import Finding
+from kbkit.policy import Policy
+from kbkit.tree import (
+    LoadOptions,
+    Tree,
+    Walk,
+    build_folders,
+    decode_entry,
+    read_entry,
+    walk_root,
+)
+
+FORMAT = 1
+MAX_CHANGED = 64  # more changed pages than this: the full (parallel) run is as fast
+VOLATILE = ("tree/duplicate-page", "tree/local-tracked", "tree/entry-too-long", "lint/adapter-")
+
+
+class Reused(NamedTuple):
+    findings: list[Finding]
+    pages: int
+
+
+def try_reuse(
+    repo: Path, policy: Policy, names: tuple[str, ...], today: date, started_ns: int
+) -> Reused | Walk | None:
+    """The findings of this run from the snapshot, or the walk made while trying (for the
+    full run to reuse), or None when there was nothing to walk."""
+    top = repo / policy.knowledge_root
+    if not top.is_dir():
+        return None
+    path = _snapshot_file(repo, names)
+    try:
+        snapshot = marshal.loads(path.read_bytes())
+        usable = snapshot["namespace"] == _namespace(policy, names, today)
+    except (OSError, ValueError, EOFError, TypeError, KeyError):
+        usable = False
+    walk = walk_root(top, policy.knowledge_root)
+    if not usable or snapshot["walk"] != walk_digest(walk.files, walk.files_by_dir, walk.problems):
+        return walk
+    reused = _reuse(repo, policy, names, walk, snapshot, started_ns)
+    return walk if reused is None else reused
+
+
+def _reuse(
+    repo: Path,
+    policy: Policy,
+    names: tuple[str, ...],
+    walk: Walk,
+    snapshot: dict[str, Any],
+    started_ns: int,
+) -> Reused | None:
+    top = str(repo / policy.knowledge_root)
+    keys, racy_from = snapshot["keys"], snapshot["racy_from"]
+    changed = []
+    for rel in walk.markdown():
+        try:
+            key = stat_key(os.stat(os.path.join(top, rel)))
+        except OSError:
+            key = (0, 0, 0, 0)
+        if key != keys.get(rel) or key[1] >= racy_from or key == (0, 0, 0, 0):
+            changed.append(rel)
+            if len(changed) > MAX_CHANGED:
+                return None
+    from kbkit.checks.registry import analyze_page
+
+    options = LoadOptions(analyze=analyze_page, keep_pages=False)
+    inputs, local, prints = snapshot["inputs"], snapshot["local"], snapshot["fingerprints"]
+    prefixes = tuple(snapshot["prefixes"])
+    for rel in changed:
+        _, plain, _, key = read_entry(top, policy.knowledge_root, rel, policy, options)
+        _, _, found, facts, digest = decode_entry(plain)
+        if digest != inputs.get(rel):
+            return None  # what other pages' results read changed
+        keys[rel] = key
+        mine = [tuple(f) for f in found if f.rule_id.startswith(prefixes)]
+        if mine:
+            local[rel] = mine
+        else:
+            local.pop(rel, None)
+        if "fingerprint" in facts:
+            prints[rel] = facts["fingerprint"]
+        else:
+            prints.pop(rel, None)
+    tree = Tree(
+        repo,
+        policy,
+        policy.knowledge_root,
+        True,
+        {},
+        build_folders(walk),
+        frozenset(walk.files),
+        tuple(walk.problems),
+        {},
+        {},
+        {},
+        keys,
+        inputs,
+    )
+    if _outside_targets(tree, snapshot["outside"]) != snapshot["outside"]:
+        return None
+    if "lint" in names and _taxonomy_digest(tree) != snapshot["taxonomy"]:
+        return None
+    snapshot["racy_from"] = started_ns - RACY_NS
+    _write(_snapshot_file(repo, names), snapshot)
+    stable = [Finding(*f) for f in snapshot["stable"]]
+    run = Run(
+        prefixes,
+        {rel: [Finding(*f) for f in found] for rel, found in local.items()},
+        stable + volatile_findings(tree, names, sorted(prints.items())),
+        [Suppression(*s) for s in snapshot["suppressions"]],
+        [Finding(*f) for f in snapshot["invalid"]],
+    )
+    return Reused(finish(run), snapshot["pages"])
+
+
+def save(
+    tree: Tree, names: tuple[str, ...], today: date, run: Run, pages: int, started_ns: int
+) -> None:
+    """Write the snapshot of a full run (a snapshot that cannot be written only costs speed)."""
+    if not tree.exists_root:
+        return
+    snapshot = {
+        "namespace": _namespace(tree.policy, names, today),
+        "walk": walk_digest(tree.files, tree.folders, tree.problems),
+        "keys": tree.keys,
+        "racy_from": started_ns - RACY_NS,
+        "inputs": tree.inputs,
+        "fingerprints": {
+            rel: facts["fingerprint"] for rel, facts in tree.facts.items() if "fingerprint" in facts
+        },
+        "prefixes": run.prefixes,
+        "local": {rel: [tuple(f) for f in found] for rel, found in run.local.items()},
+        "stable": [tuple(f) for f in run.cross if not f.rule_id.startswith(VOLATILE)],
+        "suppressions": [tuple(s) for s in run.suppressions],
+        "invalid": [tuple(f) for f in run.invalid],
+        "outside": _outside_targets(tree, None),
+        "taxonomy": _taxonomy_digest(tree) if "lint" in names else b"",
+        "pages": pages,
+    }
+    _write(_snapshot_file(tree.repo, names), snapshot)
+
+
+def volatile_findings(
+    tree: Tree, names: tuple[str, ...], fingerprints: list[tuple[str, bytes]]
+) -> list[Finding]:
+    """The cross-page findings a snapshot never stores (their inputs are not in the digests)."""
+    from kbkit.checks.adapters import adapter_findings
+    from kbkit.checks.tree_repo import duplicate_findings, entry_findings, local_tracked_findings
+
+    found: list[Finding] = []
+    if "tree" in names:
+        found.extend(duplicate_findings(fingerprints, tree.repo_path))
+        found.extend(local_tracked_findings(tree))
+        found.extend(entry_findings(tree))
+    if "lint" in names:
+        found.extend(adapter_findings(tree))
+    return found
+
+
+def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable[Any]) -> bytes:
+    """Every file and folder name under the root and what the walk could not read."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update("\0".join(sorted(files)).encode("utf-8", "surrogateescape"))
+    h.update(b"\0\0")
+    h.update("\0".join(sorted(folders)).encode("utf-8", "surrogateescape"))
+    h.update(b"\0\0")
+    h.update(repr([tuple(p) for p in problems]).encode("utf-8", "surrogateescape"))
+    return h.digest()
+
+
+def _outside_targets(tree: Tree, known: dict[str, bool] | None) -> dict[str, bool]:
+    """Whether each link target outside the knowledge root exists (`known`: the targets to
+    look at again; None: collect them from the tree's summaries)."""
+    if known is not None:
+        return {target: tree.exists(target) for target in known}
+    found: dict[str, bool] = {}
+    for summary in tree.summaries.values():
+        for target, _, _ in summary.links:
+            if (target.startswith("../") or target == "..") and target not in found:
+                found[target] = tree.exists(target)
+    return found
+
+
+def _taxonomy_digest(tree: Tree) -> bytes:
+    from kbkit.taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy(tree.repo, tree.policy)
+    shown = repr((sorted(taxonomy.tags), taxonomy.source, taxonomy.problem))
+    return hashlib.blake2b(shown.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _namespace(policy: Policy, names: tuple[str, ...], today: date) -> tuple[Any, ...]:
+    return (FORMAT, code_fingerprint(), policy.fingerprint, names, today.isoformat())
+
+
+def _snapshot_file(repo: Path, names: tuple[str, ...]) -> Path:
+    return cache_file(repo, "result-" + "-".join(names))
+
+
+def _write(path: Path, snapshot: dict[str, Any]) -> None:
+    folder = path.parent
+    try:
+        make_cache_dir(folder)
+        fd, tmp = tempfile.mkstemp(prefix=".result.", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(marshal.dumps(snapshot))
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(tmp)
