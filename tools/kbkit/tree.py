@@ -13,20 +13,18 @@ from __future__ import annotations
 import gc
 import os
 import posixpath
-import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit import parallel
-from kbkit.cache import PageCache, StatKey, cache_file, code_fingerprint, digest, stat_key
-from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.cache import PageCache, cache_file, code_fingerprint, digest
+from kbkit.findings import Finding
 from kbkit.page import Page, page_from_plain, page_to_plain, parse_page, unreadable_page
 from kbkit.policy import Policy
 from kbkit.summary import Summary, from_plain, summarize
-
-UNREADABLE = "kb/unreadable"
+from kbkit.walk import StatKey, Walk, stat_key, walk_root
 
 
 class Folder(NamedTuple):
@@ -73,93 +71,6 @@ class Tree(NamedTuple):
     def page_items(self) -> list[tuple[str, Page]]:
         """Pages in path order (`load_tree` builds `pages` sorted)."""
         return list(self.pages.items())
-
-
-class Walk(NamedTuple):
-    files_by_dir: dict[str, list[str]]  # folder -> names of its files
-    dirs_by_dir: dict[str, list[str]]  # folder -> names of its sub-folders
-    files: list[str]  # every file, root-relative
-    problems: list[Finding]  # what could not be listed or followed
-
-    def markdown(self) -> list[str]:
-        return sorted(rel for rel in self.files if rel.endswith(".md"))
-
-
-def walk_root(top: Path, root_rel: str) -> Walk:
-    """Collect folders -> files and folders -> sub-folders without following folder symlinks."""
-    problems: list[Finding] = []
-    files_by_dir: dict[str, list[str]] = {}
-    dirs_by_dir: dict[str, list[str]] = {}
-    all_files: list[str] = []
-    stack = [""]
-    while stack:
-        rel = stack.pop()
-        here = top / rel if rel else top
-        files_by_dir[rel] = []
-        dirs_by_dir[rel] = []
-        try:
-            entries = list(os.scandir(here))
-        except OSError as exc:
-            problems.append(
-                Finding(
-                    f"{root_rel}/{rel}".rstrip("/"),
-                    0,
-                    UNREADABLE,
-                    ERROR,
-                    f"cannot list this folder ({exc.strerror or exc})",
-                )
-            )
-            continue
-        for entry in entries:
-            name = entry.name
-            child = f"{rel}/{name}" if rel else name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                is_link = entry.is_symlink()
-            except OSError:
-                is_dir = is_link = False
-            if is_link:
-                try:
-                    target_is_dir = stat.S_ISDIR(os.stat(entry.path).st_mode)
-                except OSError as exc:
-                    problems.append(
-                        Finding(
-                            f"{root_rel}/{child}",
-                            0,
-                            UNREADABLE,
-                            ERROR,
-                            f"broken or looping symlink ({exc.strerror or exc})",
-                        )
-                    )
-                    continue
-                if target_is_dir:
-                    problems.append(
-                        Finding(
-                            f"{root_rel}/{child}",
-                            0,
-                            UNREADABLE,
-                            WARNING,
-                            "symlinked folder not followed (it could loop)",
-                        )
-                    )
-                    continue
-            if is_dir:
-                dirs_by_dir[rel].append(name)
-                stack.append(child)
-                if name.endswith(".md"):
-                    problems.append(
-                        Finding(
-                            f"{root_rel}/{child}",
-                            0,
-                            UNREADABLE,
-                            ERROR,
-                            "a folder named like a page; rename it",
-                        )
-                    )
-            else:
-                files_by_dir[rel].append(name)
-                all_files.append(child)
-    return Walk(files_by_dir, dirs_by_dir, all_files, problems)
 
 
 # Page-local analysis: (findings, facts). Facts are small marshal-friendly values that
@@ -320,11 +231,12 @@ def load_tree(
     todo: list[str] = []
     top_dir = str(top)
     for rel in md_files:
-        hit = cache.get(rel, os.path.join(top_dir, rel)) if cache is not None else None
+        key = walk.keys[rel]
+        hit = cache.get(rel, os.path.join(top_dir, rel), key) if cache is not None else None
         if cache is None or hit is None:
             todo.append(rel)
         else:
-            keys[rel] = cache.key_of(rel)
+            keys[rel] = key
             keep(rel, hit)
     try:
         for count, (rel, plain, dig, key) in enumerate(

@@ -12,7 +12,8 @@ link targets outside the knowledge root exist as before and the taxonomy is the 
 only the changed pages' own findings are new, and the checks that read what the digest
 leaves out are recomputed: duplicate bodies (T25, from the fingerprints), tracked local
 files (T26, the git index), the entry page (T27) and adapter manifests. Anything else takes
-the full run, which writes a fresh snapshot.
+the full run, which writes a fresh snapshot. A reuse with few changed pages leaves the
+snapshot as it is (the next run parses those pages again, which is cheaper than rewriting it).
 """
 
 from __future__ import annotations
@@ -22,27 +23,21 @@ import hashlib
 import marshal
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.cache import RACY_NS, cache_file, code_fingerprint, make_cache_dir, stat_key
+from kbkit.cache import RACY_NS, cache_file, code_fingerprint, make_cache_dir
 from kbkit.checks import Run, Suppression, finish
 from kbkit.findings import Finding
 from kbkit.policy import Policy
-from kbkit.tree import (
-    LoadOptions,
-    Tree,
-    Walk,
-    build_folders,
-    decode_entry,
-    read_entry,
-    walk_root,
-)
+from kbkit.tree import LoadOptions, Tree, build_folders, decode_entry, read_entry
+from kbkit.walk import Walk, walk_aside, walk_digest
 
 FORMAT = 1
 MAX_CHANGED = 64  # more changed pages than this: the full (parallel) run is as fast
+REPARSE_AT_MOST = 8  # up to this many changed pages are re-parsed rather than re-saved
 VOLATILE = ("tree/duplicate-page", "tree/local-tracked", "tree/entry-too-long", "lint/adapter-")
 
 
@@ -52,21 +47,30 @@ class Reused(NamedTuple):
 
 
 def try_reuse(
-    repo: Path, policy: Policy, names: tuple[str, ...], today: date, started_ns: int
+    repo: Path,
+    policy: Policy,
+    names: tuple[str, ...],
+    today: date,
+    started_ns: int,
+    walked: Callable[[], Walk] | None = None,
 ) -> Reused | Walk | None:
     """The findings of this run from the snapshot, or the walk made while trying (for the
-    full run to reuse), or None when there was nothing to walk."""
+    full run to reuse), or None when there was nothing to walk. `walked` is a walk already
+    started (`kbkit.walk.walk_aside`)."""
     top = repo / policy.knowledge_root
     if not top.is_dir():
         return None
+    walked = walked or walk_aside(top, policy.knowledge_root)
     path = _snapshot_file(repo, names)
     try:
         snapshot = marshal.loads(path.read_bytes())
         usable = snapshot["namespace"] == _namespace(policy, names, today)
     except (OSError, ValueError, EOFError, TypeError, KeyError):
         usable = False
-    walk = walk_root(top, policy.knowledge_root)
-    if not usable or snapshot["walk"] != walk_digest(walk.files, walk.files_by_dir, walk.problems):
+    if usable:
+        _load_parser()  # while the walk runs
+    walk = walked()
+    if not usable or snapshot["walk"] != walk.digest:
         return walk
     reused = _reuse(repo, policy, names, walk, snapshot, started_ns)
     return walk if reused is None else reused
@@ -83,11 +87,7 @@ def _reuse(
     top = str(repo / policy.knowledge_root)
     keys, racy_from = snapshot["keys"], snapshot["racy_from"]
     changed = []
-    for rel in walk.markdown():
-        try:
-            key = stat_key(os.stat(os.path.join(top, rel)))
-        except OSError:
-            key = (0, 0, 0, 0)
+    for rel, key in walk.keys.items():
         if key != keys.get(rel) or key[1] >= racy_from or key == (0, 0, 0, 0):
             changed.append(rel)
             if len(changed) > MAX_CHANGED:
@@ -131,8 +131,9 @@ def _reuse(
         return None
     if "lint" in names and _taxonomy_digest(tree) != snapshot["taxonomy"]:
         return None
-    snapshot["racy_from"] = started_ns - RACY_NS
-    _write(_snapshot_file(repo, names), snapshot)
+    if len(changed) > REPARSE_AT_MOST:  # else re-parsing them next time is cheaper than a write
+        snapshot["racy_from"] = started_ns - RACY_NS
+        _write(_snapshot_file(repo, names), snapshot)
     stable = [Finding(*f) for f in snapshot["stable"]]
     run = Run(
         prefixes,
@@ -142,6 +143,17 @@ def _reuse(
         [Finding(*f) for f in snapshot["invalid"]],
     )
     return Reused(finish(run), snapshot["pages"])
+
+
+def _load_parser() -> None:
+    """Import what parsing and analyzing a changed page needs."""
+    from kbkit.checks.registry import validator_modules
+    from kbkit.page import markdown_parser
+
+    validator_modules()
+    markdown_parser()
+    import kbkit.blocks  # noqa: F401
+    import kbkit.links  # noqa: F401
 
 
 def save(
@@ -186,17 +198,6 @@ def volatile_findings(
     if "lint" in names:
         found.extend(adapter_findings(tree))
     return found
-
-
-def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable[Any]) -> bytes:
-    """Every file and folder name under the root and what the walk could not read."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update("\0".join(sorted(files)).encode("utf-8", "surrogateescape"))
-    h.update(b"\0\0")
-    h.update("\0".join(sorted(folders)).encode("utf-8", "surrogateescape"))
-    h.update(b"\0\0")
-    h.update(repr([tuple(p) for p in problems]).encode("utf-8", "surrogateescape"))
-    return h.digest()
 
 
 def _outside_targets(tree: Tree, known: dict[str, bool] | None) -> dict[str, bool]:

@@ -7,6 +7,7 @@ while the tree loads, cached with the page) and `tree_findings(tree, context)` (
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from types import ModuleType
@@ -58,18 +59,24 @@ def load_for_checks(
 
 
 def run_validators(
-    repo: Path, policy: Policy, names: tuple[str, ...], today: date, use_cache: bool = True
+    repo: Path,
+    policy: Policy,
+    names: tuple[str, ...],
+    today: date,
+    use_cache: bool = True,
+    walked: Callable[[], Walk] | None = None,
 ) -> tuple[list[Finding], int]:
     """Load the tree once and run the named validators; returns (findings, pages checked).
     With the cache, a run whose changes cannot affect cross-page results reuses the previous
-    run's (`kbkit.checks.incremental`)."""
+    run's (`kbkit.checks.incremental`); `walked` is a walk of the tree already under way
+    (`kbkit.walk.walk_aside`)."""
     if not use_cache:
-        tree = load_for_checks(repo, policy)
+        tree = load_for_checks(repo, policy, walk=walked() if walked else None)
         return check_tree(tree, names, today), checked_pages(tree, names)
     from kbkit.checks import incremental
 
     started_ns = time.time_ns()
-    reused = incremental.try_reuse(repo, policy, names, today, started_ns)
+    reused = incremental.try_reuse(repo, policy, names, today, started_ns, walked)
     if isinstance(reused, incremental.Reused):
         return reused.findings, reused.pages
     tree = load_for_checks(repo, policy, use_cache=True, walk=reused)

@@ -11,6 +11,7 @@ from kbkit.errors import UsageError
 from kbkit.findings import REPORTER_BY_NAME, count
 
 VALIDATORS = ("tree", "lint")
+USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checked below)
 
 
 def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
@@ -61,15 +62,29 @@ def run(
     argv: Sequence[str] | None, validators: tuple[str, ...], prog: str, description: str
 ) -> int:
     """Parse options, run the named validators, print the report; exit 1 on errors."""
-    from kbkit.checks.registry import run_validators
     from kbkit.paths import repo_root
-    from kbkit.policy import load_policy
+    from kbkit.walk import walk_aside
 
     args = build_parser(prog, description).parse_args(argv)
     repo = repo_root(args.repo)
+    today = parse_today(args.today)
+    # The walk runs in a child while this process loads the policy, the validators and the
+    # parser. Without --policy it starts at once under the usual root, and is redone if the
+    # repository's policy names another one.
+    guess = None if args.policy else USUAL_ROOT
+    walked = walk_aside(repo / guess, guess) if guess and (repo / guess).is_dir() else None
+    from kbkit.policy import load_policy
+
     policy = load_policy(repo, args.policy)
+    if guess != policy.knowledge_root:
+        if walked is not None:
+            walked()  # the wrong folder: let the child finish
+        top = repo / policy.knowledge_root
+        walked = walk_aside(top, policy.knowledge_root) if top.is_dir() else None
+    from kbkit.checks.registry import run_validators
+
     findings, pages = run_validators(
-        repo, policy, validators, parse_today(args.today), use_cache=not args.no_cache
+        repo, policy, validators, today, use_cache=not args.no_cache, walked=walked
     )
     sys.stdout.write(REPORTER_BY_NAME[args.format](findings, pages))
     errors, _ = count(findings)

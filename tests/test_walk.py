@@ -1,0 +1,68 @@
+"""The walk: names, problems and stat keys, here or in a forked child; and the `kb` script's
+exit after a check (no teardown) loses no output."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kbkit import walk as walk_module
+from kbkit.walk import stat_key, walk_aside, walk_root
+
+OWN_TREE = Path(__file__).resolve().parents[1] / "knowledge"
+
+
+def test_the_forked_walk_equals_the_walk_here(tmp_path: Path) -> None:
+    top = tmp_path / "knowledge"
+    shutil.copytree(OWN_TREE, top)
+    (top / "general" / "loop").symlink_to(top / "general")  # a problem to carry over
+    here = walk_root(top, "knowledge")
+    aside = walk_aside(top, "knowledge")()
+    assert aside == here
+    assert here.problems and here.keys
+    page = "general/_index.md"
+    assert here.keys[page] == stat_key(os.stat(top / page))
+    assert here.markdown() == sorted(rel for rel in here.files if rel.endswith(".md"))
+
+
+def test_a_child_that_fails_leaves_the_walk_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not hasattr(os, "fork"):
+        pytest.skip("needs fork")
+    top = tmp_path / "knowledge"
+    shutil.copytree(OWN_TREE, top)
+    parent = os.getpid()
+    real = walk_module.walk_root
+
+    def broken_in_the_child(where: Path, root: str) -> walk_module.Walk:
+        if os.getpid() != parent:
+            raise RuntimeError("the child breaks")
+        return real(where, root)
+
+    monkeypatch.setattr(walk_module, "walk_root", broken_in_the_child)
+    assert walk_aside(top, "knowledge")() == real(top, "knowledge")
+
+
+def test_the_kb_script_prints_the_whole_report_before_it_exits(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(OWN_TREE, repo / "knowledge")
+    (repo / "knowledge" / "general" / "x.md").write_text("# X\n\n[gone](gone.md) 10.9.8.7\n")
+    script = Path(sys.executable).parent / "kb"
+    if not script.exists():
+        pytest.skip("kb is not installed next to this Python")
+    result = subprocess.run(
+        [str(script), "check", "--repo", str(repo), "--format", "json", "--today", "2026-11-30"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    report = json.loads(result.stdout)  # complete: flushed before the fast exit
+    rules = {finding["rule"] for finding in report["findings"]}
+    assert {"tree/link-broken", "tree/secret-ip"} <= rules

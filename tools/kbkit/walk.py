@@ -1,0 +1,174 @@
+"""The walk of a knowledge root: every file and folder name, and the stat key of every page.
+
+It is kept apart from the tree model (and imports next to nothing) so that a check can start
+it in a forked child (`walk_aside`) while the parent loads the parser.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import stat
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit.findings import ERROR, WARNING, Finding
+
+UNREADABLE = "kb/unreadable"
+StatKey = tuple[int, int, int, int]
+
+
+def stat_key(st: os.stat_result) -> StatKey:
+    """What identifies a version of a file without reading it (as git's index does)."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+class Walk(NamedTuple):
+    files_by_dir: dict[str, list[str]]  # folder -> names of its files
+    dirs_by_dir: dict[str, list[str]]  # folder -> names of its sub-folders
+    files: list[str]  # every file, root-relative
+    problems: list[Finding]  # what could not be listed or followed
+    keys: dict[str, StatKey]  # stat key of every page ((0, 0, 0, 0): cannot be stat'ed)
+    digest: bytes  # walk_digest of the names and problems: equal walks, equal digests
+
+    def markdown(self) -> list[str]:
+        return sorted(self.keys)
+
+
+def walk_root(top: Path, root_rel: str) -> Walk:
+    """Collect folders -> files and folders -> sub-folders without following folder symlinks,
+    and the stat key of every page (the directory entry's stat, no path lookup of our own)."""
+    keys: dict[str, StatKey] = {}
+    problems: list[Finding] = []
+    files_by_dir: dict[str, list[str]] = {}
+    dirs_by_dir: dict[str, list[str]] = {}
+    all_files: list[str] = []
+    top_path = str(top)
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        here = os.path.join(top_path, rel) if rel else top_path
+        files_here: list[str] = []
+        dirs_here: list[str] = []
+        files_by_dir[rel] = files_here
+        dirs_by_dir[rel] = dirs_here
+        try:
+            entries = list(os.scandir(here))
+        except OSError as exc:
+            problems.append(
+                Finding(
+                    f"{root_rel}/{rel}".rstrip("/"),
+                    0,
+                    UNREADABLE,
+                    ERROR,
+                    f"cannot list this folder ({exc.strerror or exc})",
+                )
+            )
+            continue
+        for entry in entries:
+            name = entry.name
+            child = f"{rel}/{name}" if rel else name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_link = entry.is_symlink()
+            except OSError:
+                is_dir = is_link = False
+            if is_link:
+                try:
+                    target_is_dir = stat.S_ISDIR(os.stat(entry.path).st_mode)
+                except OSError as exc:
+                    problems.append(
+                        Finding(
+                            f"{root_rel}/{child}",
+                            0,
+                            UNREADABLE,
+                            ERROR,
+                            f"broken or looping symlink ({exc.strerror or exc})",
+                        )
+                    )
+                    continue
+                if target_is_dir:
+                    problems.append(
+                        Finding(
+                            f"{root_rel}/{child}",
+                            0,
+                            UNREADABLE,
+                            WARNING,
+                            "symlinked folder not followed (it could loop)",
+                        )
+                    )
+                    continue
+            if is_dir:
+                dirs_here.append(name)
+                stack.append(child)
+                if name.endswith(".md"):
+                    problems.append(
+                        Finding(
+                            f"{root_rel}/{child}",
+                            0,
+                            UNREADABLE,
+                            ERROR,
+                            "a folder named like a page; rename it",
+                        )
+                    )
+            else:
+                files_here.append(name)
+                all_files.append(child)
+                if name.endswith(".md"):
+                    try:
+                        keys[child] = stat_key(entry.stat())
+                    except OSError:
+                        keys[child] = (0, 0, 0, 0)
+    digest = walk_digest(all_files, files_by_dir, problems)
+    return Walk(files_by_dir, dirs_by_dir, all_files, problems, keys, digest)
+
+
+def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable[Any]) -> bytes:
+    """Every file and folder name under the root and what the walk could not read."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update("\0".join(sorted(files)).encode("utf-8", "surrogateescape"))
+    h.update(b"\0\0")
+    h.update("\0".join(sorted(folders)).encode("utf-8", "surrogateescape"))
+    h.update(b"\0\0")
+    h.update(repr([tuple(p) for p in problems]).encode("utf-8", "surrogateescape"))
+    return h.digest()
+
+
+def walk_aside(top: Path, root_rel: str) -> Callable[[], Walk]:
+    """Walk the tree in a forked child while this process does other work; the returned
+    function waits for the walk. Without fork (or if the child fails) the walk runs here."""
+    if not hasattr(os, "fork"):
+        walk = walk_root(top, root_rel)
+        return lambda: walk
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        walk = walk_root(top, root_rel)
+        return lambda: walk
+    if pid == 0:  # the child: walk, send, and leave without running the parent's cleanup
+        try:
+            os.close(read_end)
+            walk = walk_root(top, root_rel)
+            plain = (*walk[:3], [tuple(p) for p in walk.problems], walk.keys, walk.digest)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(marshal.dumps(plain))
+        finally:
+            os._exit(0)
+    os.close(write_end)
+
+    def result() -> Walk:
+        with os.fdopen(read_end, "rb") as pipe:
+            blob = pipe.read()
+        os.waitpid(pid, 0)
+        try:
+            by_dir, dirs, files, problems, keys, digest = marshal.loads(blob)
+            return Walk(by_dir, dirs, files, [Finding(*p) for p in problems], keys, digest)
+        except (ValueError, EOFError, TypeError):
+            return walk_root(top, root_rel)  # the child failed: walk here
+
+    return result
