@@ -94,12 +94,12 @@ class PageCache:
     def _load(self) -> None:
         try:
             data = memoryview(self.path.read_bytes())
-            pos, header = _read_block(data, 0)
+            pos, header = read_block(data, 0)
             if header != (FORMAT, self.namespace):
                 self.dirty = True
                 return
             while pos < len(data):
-                pos, chunk = _read_block(data, pos)
+                pos, chunk = read_block(data, pos)
                 for rel, key, content_digest, payload in chunk:
                     self.entries[rel] = (tuple(key), content_digest, payload)
         except FileNotFoundError:
@@ -158,14 +158,14 @@ class PageCache:
             make_cache_dir(folder)
             fd, tmp = tempfile.mkstemp(prefix=".pages.", suffix=".tmp", dir=folder)
             with os.fdopen(fd, "wb") as handle:
-                _write_block(handle, (FORMAT, self.namespace))
+                write_block(handle, (FORMAT, self.namespace))
                 items = list(self.fresh.items())
                 for start in range(0, len(items), CHUNK):
                     chunk = [
                         (rel, key, content_digest, value)
                         for rel, (key, content_digest, value) in items[start : start + CHUNK]
                     ]
-                    _write_block(handle, chunk)
+                    write_block(handle, chunk)
             os.replace(tmp, self.path)
         except (OSError, ValueError):
             with contextlib.suppress(OSError, UnboundLocalError):
@@ -175,13 +175,13 @@ class PageCache:
 _LENGTH = struct.Struct("<Q")
 
 
-def _write_block(handle: Any, value: Any) -> None:
+def write_block(handle: Any, value: Any) -> None:
     blob = marshal.dumps(value)
     handle.write(_LENGTH.pack(len(blob)))
     handle.write(blob)
 
 
-def _read_block(data: memoryview, pos: int) -> tuple[int, Any]:
+def read_block(data: memoryview, pos: int) -> tuple[int, Any]:
     (size,) = _LENGTH.unpack_from(data, pos)
     start = pos + _LENGTH.size
     if start + size > len(data):

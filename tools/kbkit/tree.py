@@ -213,6 +213,13 @@ def load_tree(
         return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {}, {}, {})
     walk = walk or walk_root(top, root_rel)
     md_files = walk.markdown()
+    # Everything the tree needs from the walk, taken now: the walk itself is released
+    # before the parse, which is when memory peaks.
+    folders = build_folders(walk)
+    files = frozenset(walk.files)
+    problems = tuple(walk.problems)
+    walk_keys = walk.keys
+    del walk
     cache = _open_cache(repo, policy, options)
     pages: dict[str, Page] = {}
     summaries: dict[str, Summary] = {}
@@ -231,13 +238,14 @@ def load_tree(
     todo: list[str] = []
     top_dir = str(top)
     for rel in md_files:
-        key = walk.keys[rel]
+        key = walk_keys[rel]
         hit = cache.get(rel, os.path.join(top_dir, rel), key) if cache is not None else None
         if cache is None or hit is None:
             todo.append(rel)
         else:
             keys[rel] = key
             keep(rel, hit)
+    del walk_keys
     try:
         for count, (rel, plain, dig, key) in enumerate(
             _parse_all(top, root_rel, todo, policy, options), 1
@@ -258,9 +266,9 @@ def load_tree(
         root_rel,
         True,
         {rel: pages[rel] for rel in md_files} if options.keep_pages else {},
-        build_folders(walk),
-        frozenset(walk.files),
-        tuple(walk.problems),
+        folders,
+        files,
+        problems,
         analysis,
         facts,
         {rel: summaries[rel] for rel in md_files},

@@ -10,6 +10,7 @@ import hashlib
 import marshal
 import os
 import stat
+import struct
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,16 +26,29 @@ def stat_key(st: os.stat_result) -> StatKey:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
+# A stat key packed: size, mtime_ns, ctime_ns, inode (mtimes may precede 1970)
+PACKED_KEY = struct.Struct("<QqqQ")
+
+
+def pack_keys(pages: list[str], keys: dict[str, StatKey]) -> bytes:
+    return b"".join(PACKED_KEY.pack(*keys[rel]) for rel in pages)
+
+
 class Walk(NamedTuple):
     files_by_dir: dict[str, list[str]]  # folder -> names of its files
     dirs_by_dir: dict[str, list[str]]  # folder -> names of its sub-folders
     files: list[str]  # every file, root-relative
     problems: list[Finding]  # what could not be listed or followed
-    keys: dict[str, StatKey]  # stat key of every page ((0, 0, 0, 0): cannot be stat'ed)
+    pages: list[str]  # every *.md file, sorted
+    packed_keys: bytes  # their stat keys ((0, 0, 0, 0): cannot be stat'ed), PACKED_KEY each
     digest: bytes  # walk_digest of the names and problems: equal walks, equal digests
 
     def markdown(self) -> list[str]:
-        return sorted(self.keys)
+        return self.pages
+
+    @property
+    def keys(self) -> dict[str, StatKey]:
+        return dict(zip(self.pages, PACKED_KEY.iter_unpack(self.packed_keys), strict=True))
 
 
 def walk_root(top: Path, root_rel: str) -> Walk:
@@ -122,7 +136,10 @@ def walk_root(top: Path, root_rel: str) -> Walk:
                     except OSError:
                         keys[child] = (0, 0, 0, 0)
     digest = walk_digest(all_files, files_by_dir, problems)
-    return Walk(files_by_dir, dirs_by_dir, all_files, problems, keys, digest)
+    pages = sorted(keys)
+    return Walk(
+        files_by_dir, dirs_by_dir, all_files, problems, pages, pack_keys(pages, keys), digest
+    )
 
 
 def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable[Any]) -> bytes:
@@ -154,7 +171,7 @@ def walk_aside(top: Path, root_rel: str) -> Callable[[], Walk]:
         try:
             os.close(read_end)
             walk = walk_root(top, root_rel)
-            plain = (*walk[:3], [tuple(p) for p in walk.problems], walk.keys, walk.digest)
+            plain = (*walk[:3], [tuple(p) for p in walk.problems], *walk[4:])
             with os.fdopen(write_end, "wb") as pipe:
                 pipe.write(marshal.dumps(plain))
         finally:
@@ -166,8 +183,8 @@ def walk_aside(top: Path, root_rel: str) -> Callable[[], Walk]:
             blob = pipe.read()
         os.waitpid(pid, 0)
         try:
-            by_dir, dirs, files, problems, keys, digest = marshal.loads(blob)
-            return Walk(by_dir, dirs, files, [Finding(*p) for p in problems], keys, digest)
+            by_dir, dirs, files, problems, pages, keys, digest = marshal.loads(blob)
+            return Walk(by_dir, dirs, files, [Finding(*p) for p in problems], pages, keys, digest)
         except (ValueError, EOFError, TypeError):
             return walk_root(top, root_rel)  # the child failed: walk here
 

@@ -20,23 +20,31 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import marshal
 import os
+import struct
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.cache import RACY_NS, cache_file, code_fingerprint, make_cache_dir
+from kbkit.cache import (
+    RACY_NS,
+    cache_file,
+    code_fingerprint,
+    make_cache_dir,
+    read_block,
+    write_block,
+)
 from kbkit.checks import Run, Suppression, finish
 from kbkit.findings import Finding
 from kbkit.policy import Policy
 from kbkit.tree import LoadOptions, Tree, build_folders, decode_entry, read_entry
-from kbkit.walk import Walk, walk_aside, walk_digest
+from kbkit.walk import PACKED_KEY, Walk, pack_keys, walk_aside, walk_digest
 
 FORMAT = 1
 MAX_CHANGED = 64  # more changed pages than this: the full (parallel) run is as fast
+DIGEST = 16  # bytes per page in the inputs array
 REPARSE_AT_MOST = 8  # up to this many changed pages are re-parsed rather than re-saved
 VOLATILE = ("tree/duplicate-page", "tree/local-tracked", "tree/entry-too-long", "lint/adapter-")
 
@@ -61,18 +69,22 @@ def try_reuse(
     if not top.is_dir():
         return None
     walked = walked or walk_aside(top, policy.knowledge_root)
-    path = _snapshot_file(repo, names)
     try:
-        snapshot = marshal.loads(path.read_bytes())
-        usable = snapshot["namespace"] == _namespace(policy, names, today)
-    except (OSError, ValueError, EOFError, TypeError, KeyError):
+        data = memoryview(_snapshot_file(repo, names).read_bytes())
+        after_header, header = read_block(data, 0)
+        usable = header["namespace"] == _namespace(policy, names, today)
+    except (OSError, ValueError, EOFError, TypeError, KeyError, struct.error):
         usable = False
     if usable:
         _load_parser()  # while the walk runs
     walk = walked()
-    if not usable or snapshot["walk"] != walk.digest:
+    if not usable or header["walk"] != walk.digest:
         return walk
-    reused = _reuse(repo, policy, names, walk, snapshot, started_ns)
+    try:
+        _, arrays = read_block(data, after_header)
+    except (ValueError, EOFError, TypeError, struct.error):
+        return walk
+    reused = _reuse(repo, policy, names, walk, header, arrays, started_ns)
     return walk if reused is None else reused
 
 
@@ -81,37 +93,41 @@ def _reuse(
     policy: Policy,
     names: tuple[str, ...],
     walk: Walk,
-    snapshot: dict[str, Any],
+    header: dict[str, Any],
+    arrays: tuple[bytes, bytes, list[bytes | None]],
     started_ns: int,
 ) -> Reused | None:
-    top = str(repo / policy.knowledge_root)
-    keys, racy_from = snapshot["keys"], snapshot["racy_from"]
-    changed = []
-    for rel, key in walk.keys.items():
-        if key != keys.get(rel) or key[1] >= racy_from or key == (0, 0, 0, 0):
-            changed.append(rel)
-            if len(changed) > MAX_CHANGED:
-                return None
+    old_keys, inputs, prints = arrays
+    size = PACKED_KEY.size
+    changed = set(header["recheck"])  # racy or unreadable when the snapshot was written
+    if walk.packed_keys != old_keys:
+        new_keys = walk.packed_keys
+        for i in range(len(walk.pages)):
+            if new_keys[i * size : (i + 1) * size] != old_keys[i * size : (i + 1) * size]:
+                changed.add(i)
+                if len(changed) > MAX_CHANGED:
+                    return None
+    if len(changed) > MAX_CHANGED:
+        return None
     from kbkit.checks.registry import analyze_page
 
     options = LoadOptions(analyze=analyze_page, keep_pages=False)
-    inputs, local, prints = snapshot["inputs"], snapshot["local"], snapshot["fingerprints"]
-    prefixes = tuple(snapshot["prefixes"])
-    for rel in changed:
+    top = str(repo / policy.knowledge_root)
+    local, prefixes = header["local"], tuple(header["prefixes"])
+    keys = bytearray(walk.packed_keys)
+    for i in sorted(changed):
+        rel = walk.pages[i]
         _, plain, _, key = read_entry(top, policy.knowledge_root, rel, policy, options)
         _, _, found, facts, digest = decode_entry(plain)
-        if digest != inputs.get(rel):
+        if digest != inputs[i * DIGEST : (i + 1) * DIGEST]:
             return None  # what other pages' results read changed
-        keys[rel] = key
+        PACKED_KEY.pack_into(keys, i * size, *key)
         mine = [tuple(f) for f in found if f.rule_id.startswith(prefixes)]
         if mine:
             local[rel] = mine
         else:
             local.pop(rel, None)
-        if "fingerprint" in facts:
-            prints[rel] = facts["fingerprint"]
-        else:
-            prints.pop(rel, None)
+        prints[i] = facts.get("fingerprint")
     tree = Tree(
         repo,
         policy,
@@ -124,25 +140,36 @@ def _reuse(
         {},
         {},
         {},
-        keys,
-        inputs,
+        {},
+        {},
     )
-    if _outside_targets(tree, snapshot["outside"]) != snapshot["outside"]:
+    if _outside_targets(tree, header["outside"]) != header["outside"]:
         return None
-    if "lint" in names and _taxonomy_digest(tree) != snapshot["taxonomy"]:
+    if "lint" in names and _taxonomy_digest(tree) != header["taxonomy"]:
         return None
     if len(changed) > REPARSE_AT_MOST:  # else re-parsing them next time is cheaper than a write
-        snapshot["racy_from"] = started_ns - RACY_NS
-        _write(_snapshot_file(repo, names), snapshot)
-    stable = [Finding(*f) for f in snapshot["stable"]]
+        racy_from = started_ns - RACY_NS
+        header["recheck"] = _recheck(PACKED_KEY.iter_unpack(keys), racy_from)
+        _write(_snapshot_file(repo, names), header, (bytes(keys), inputs, prints))
+    fingerprints = [(rel, fp) for rel, fp in zip(walk.pages, prints, strict=True) if fp is not None]
     run = Run(
         prefixes,
         {rel: [Finding(*f) for f in found] for rel, found in local.items()},
-        stable + volatile_findings(tree, names, sorted(prints.items())),
-        [Suppression(*s) for s in snapshot["suppressions"]],
-        [Finding(*f) for f in snapshot["invalid"]],
+        [Finding(*f) for f in header["stable"]] + volatile_findings(tree, names, fingerprints),
+        [Suppression(*s) for s in header["suppressions"]],
+        [Finding(*f) for f in header["invalid"]],
     )
-    return Reused(finish(run), snapshot["pages"])
+    return Reused(finish(run), header["pages"])
+
+
+def _recheck(keys: Iterable[tuple[int, ...]], racy_from: int) -> list[int]:
+    """Positions of the pages a reuse must parse again whatever their key: changed too
+    recently to trust the key (as git's racy entries), or unreadable."""
+    return [
+        i
+        for i, key in enumerate(keys)
+        if key[2] >= racy_from or key[1] >= racy_from or not any(key)
+    ]
 
 
 def _load_parser() -> None:
@@ -162,15 +189,12 @@ def save(
     """Write the snapshot of a full run (a snapshot that cannot be written only costs speed)."""
     if not tree.exists_root:
         return
-    snapshot = {
+    order = list(tree.summaries)  # sorted, as the walk lists the pages
+    keys = pack_keys(order, tree.keys)
+    header = {
         "namespace": _namespace(tree.policy, names, today),
         "walk": walk_digest(tree.files, tree.folders, tree.problems),
-        "keys": tree.keys,
-        "racy_from": started_ns - RACY_NS,
-        "inputs": tree.inputs,
-        "fingerprints": {
-            rel: facts["fingerprint"] for rel, facts in tree.facts.items() if "fingerprint" in facts
-        },
+        "recheck": _recheck(PACKED_KEY.iter_unpack(keys), started_ns - RACY_NS),
         "prefixes": run.prefixes,
         "local": {rel: [tuple(f) for f in found] for rel, found in run.local.items()},
         "stable": [tuple(f) for f in run.cross if not f.rule_id.startswith(VOLATILE)],
@@ -180,7 +204,9 @@ def save(
         "taxonomy": _taxonomy_digest(tree) if "lint" in names else b"",
         "pages": pages,
     }
-    _write(_snapshot_file(tree.repo, names), snapshot)
+    inputs = b"".join(tree.inputs[rel] for rel in order)
+    prints = [tree.facts[rel].get("fingerprint") for rel in order]
+    _write(_snapshot_file(tree.repo, names), header, (keys, inputs, prints))
 
 
 def volatile_findings(
@@ -229,13 +255,14 @@ def _snapshot_file(repo: Path, names: tuple[str, ...]) -> Path:
     return cache_file(repo, "result-" + "-".join(names))
 
 
-def _write(path: Path, snapshot: dict[str, Any]) -> None:
+def _write(path: Path, header: dict[str, Any], arrays: tuple[Any, ...]) -> None:
     folder = path.parent
     try:
         make_cache_dir(folder)
         fd, tmp = tempfile.mkstemp(prefix=".result.", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps(snapshot))
+            write_block(handle, header)
+            write_block(handle, arrays)
         os.replace(tmp, path)
     except (OSError, ValueError):
         with contextlib.suppress(OSError, UnboundLocalError):

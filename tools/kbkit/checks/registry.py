@@ -79,7 +79,9 @@ def run_validators(
     reused = incremental.try_reuse(repo, policy, names, today, started_ns, walked)
     if isinstance(reused, incremental.Reused):
         return reused.findings, reused.pages
-    tree = load_for_checks(repo, policy, use_cache=True, walk=reused)
+    walks = [reused] if reused is not None else []
+    del reused  # handed over (popped) so that the load can release the walk before it parses
+    tree = load_for_checks(repo, policy, use_cache=True, walk=walks.pop() if walks else None)
     run = validator_run(tree, names, today)
     pages = checked_pages(tree, names)
     incremental.save(tree, names, today, run, pages, started_ns)
