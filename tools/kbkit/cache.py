@@ -19,10 +19,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from kbkit.walk import StatKey, stat_key
+from kbkit.walk import PACKED_KEY, StatKey, stat_key
 
 CACHE_DIR = ".kbkit-cache"
-FORMAT = 3
+FORMAT = 4
 CHUNK = 1000  # entries per marshal object: few loads, bounded memory while writing
 RACY_NS = 3_000_000_000
 
@@ -72,7 +72,7 @@ def make_cache_dir(folder: Path) -> None:
 
 
 class PageCache:
-    """Entries by root-relative path: (stat key, digest or None, payload).
+    """Entries by root-relative path: (packed stat key, digest or None, payload).
 
     The file is a sequence of length-prefixed marshal blocks (`marshal.loads` on a slice is
     several times faster than `marshal.load` from a file object): a header, then chunks of
@@ -85,8 +85,8 @@ class PageCache:
     def __init__(self, path: Path, namespace: str) -> None:
         self.path = path
         self.namespace = namespace
-        self.entries: dict[str, tuple[StatKey, bytes | None, Any]] = {}
-        self.fresh: dict[str, tuple[StatKey, bytes | None, Any]] = {}
+        self.entries: dict[str, tuple[bytes, bytes | None, Any]] = {}
+        self.fresh: dict[str, tuple[bytes, bytes | None, Any]] = {}
         self.dirty = False
         self.started_ns = time.time_ns()
         self._load()
@@ -101,7 +101,7 @@ class PageCache:
             while pos < len(data):
                 pos, chunk = read_block(data, pos)
                 for rel, key, content_digest, payload in chunk:
-                    self.entries[rel] = (tuple(key), content_digest, payload)
+                    self.entries[rel] = (key, content_digest, payload)
         except FileNotFoundError:
             self.dirty = True
         except (OSError, ValueError, EOFError, TypeError, struct.error):
@@ -122,7 +122,8 @@ class PageCache:
             except OSError:
                 self.dirty = True
                 return None
-        if entry[0] != key:
+        packed = PACKED_KEY.pack(*key)
+        if entry[0] != packed:
             self.dirty = True
             return None
         content_digest = entry[1]
@@ -138,13 +139,13 @@ class PageCache:
             if key[1] < self.started_ns - RACY_NS:
                 content_digest = None  # no longer racy: the stat key suffices from now on
                 self.dirty = True
-        self.fresh[rel] = (key, content_digest, entry[2])
+        self.fresh[rel] = (packed, content_digest, entry[2])
         return entry[2]
 
     def put(self, rel: str, key: StatKey, content_digest: bytes, value: Any) -> None:
         """Store a freshly parsed value; the digest is kept only for racy files."""
         racy = key[1] >= self.started_ns - RACY_NS
-        self.fresh[rel] = (key, content_digest if racy else None, value)
+        self.fresh[rel] = (PACKED_KEY.pack(*key), content_digest if racy else None, value)
         self.dirty = True
 
     def save(self) -> None:

@@ -24,7 +24,7 @@ from kbkit.findings import Finding
 from kbkit.page import Page, page_from_plain, page_to_plain, parse_page, unreadable_page
 from kbkit.policy import Policy
 from kbkit.summary import Summary, from_plain, summarize
-from kbkit.walk import StatKey, Walk, stat_key, walk_root
+from kbkit.walk import PACKED_KEY, StatKey, Walk, stat_key, walk_root
 
 
 class Folder(NamedTuple):
@@ -46,7 +46,7 @@ class Tree(NamedTuple):
     analysis: dict[str, list[Finding]]  # page-local findings of the pages that have some
     facts: dict[str, dict[str, Any]]  # page-local facts for cross-page checks, by path
     summaries: dict[str, Summary]  # every *.md, sorted by root-relative path
-    keys: dict[str, StatKey]  # the stat key each page was read with ((0, 0, 0, 0): unreadable)
+    packed_keys: bytes  # the walk's stat key of every page, in `summaries` order (PACKED_KEY)
     inputs: dict[str, bytes]  # digest of what cross-page checks read of a page (see input_digest)
 
     def repo_path(self, rel: str) -> str:
@@ -210,7 +210,7 @@ def load_tree(
     root_rel = policy.knowledge_root
     top = repo / root_rel
     if not top.is_dir():
-        return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {}, {}, {})
+        return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {}, b"", {})
     walk = walk or walk_root(top, root_rel)
     md_files = walk.markdown()
     # Everything the tree needs from the walk, taken now: the walk itself is released
@@ -218,14 +218,13 @@ def load_tree(
     folders = build_folders(walk)
     files = frozenset(walk.files)
     problems = tuple(walk.problems)
-    walk_keys = walk.keys
+    packed_keys = walk.packed_keys
     del walk
     cache = _open_cache(repo, policy, options)
     pages: dict[str, Page] = {}
     summaries: dict[str, Summary] = {}
     analysis: dict[str, list[Finding]] = {}
     facts: dict[str, dict[str, Any]] = {}
-    keys: dict[str, StatKey] = {}
     inputs: dict[str, bytes] = {}
 
     def keep(rel: str, plain: Plain) -> None:
@@ -237,21 +236,17 @@ def load_tree(
 
     todo: list[str] = []
     top_dir = str(top)
-    for rel in md_files:
-        key = walk_keys[rel]
+    for rel, key in zip(md_files, PACKED_KEY.iter_unpack(packed_keys), strict=True):
         hit = cache.get(rel, os.path.join(top_dir, rel), key) if cache is not None else None
         if cache is None or hit is None:
             todo.append(rel)
         else:
-            keys[rel] = key
             keep(rel, hit)
-    del walk_keys
     try:
         for count, (rel, plain, dig, key) in enumerate(
             _parse_all(top, root_rel, todo, policy, options), 1
         ):
             keep(rel, plain)
-            keys[rel] = key
             if cache is not None and dig:  # decode errors are cached; unreadable files are not
                 cache.put(rel, key, dig, plain)
             if count % FREEZE_EVERY == 0:
@@ -272,7 +267,7 @@ def load_tree(
         analysis,
         facts,
         {rel: summaries[rel] for rel in md_files},
-        keys,
+        packed_keys,
         inputs,
     )
 

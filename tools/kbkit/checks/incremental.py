@@ -40,7 +40,7 @@ from kbkit.checks import Run, Suppression, finish
 from kbkit.findings import Finding
 from kbkit.policy import Policy
 from kbkit.tree import LoadOptions, Tree, build_folders, decode_entry, read_entry
-from kbkit.walk import PACKED_KEY, Walk, pack_keys, walk_aside, walk_digest
+from kbkit.walk import PACKED_KEY, Walk, walk_aside, walk_digest
 
 FORMAT = 1
 MAX_CHANGED = 64  # more changed pages than this: the full (parallel) run is as fast
@@ -140,7 +140,7 @@ def _reuse(
         {},
         {},
         {},
-        {},
+        b"",
         {},
     )
     if _outside_targets(tree, header["outside"]) != header["outside"]:
@@ -190,7 +190,7 @@ def save(
     if not tree.exists_root:
         return
     order = list(tree.summaries)  # sorted, as the walk lists the pages
-    keys = pack_keys(order, tree.keys)
+    keys = tree.packed_keys
     header = {
         "namespace": _namespace(tree.policy, names, today),
         "walk": walk_digest(tree.files, tree.folders, tree.problems),
