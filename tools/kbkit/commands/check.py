@@ -42,7 +42,7 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-cache",
         action="store_true",
-        help="parse every page again instead of reusing .kbkit-cache/",
+        help="parse every page and run every check again instead of reusing .kbkit-cache/",
     )
     return parser
 
