@@ -28,7 +28,7 @@ def test_the_forked_walk_equals_the_walk_here(tmp_path: Path) -> None:
     assert here.problems and here.keys
     page = "general/_index.md"
     assert here.keys[page] == stat_key(os.stat(top / page))
-    assert here.markdown() == sorted(rel for rel in here.files if rel.endswith(".md"))
+    assert here.pages == sorted(rel for rel in here.files if rel.endswith(".md"))
 
 
 def test_a_child_that_fails_leaves_the_walk_to_this_process(

@@ -212,7 +212,7 @@ def load_tree(
     if not top.is_dir():
         return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {}, b"", {})
     walk = walk or walk_root(top, root_rel)
-    md_files = walk.markdown()
+    md_files = walk.pages
     # Everything the tree needs from the walk, taken now: the walk itself is released
     # before the parse, which is when memory peaks.
     folders = build_folders(walk)
@@ -238,7 +238,7 @@ def load_tree(
     top_dir = str(top)
     for rel, key in zip(md_files, PACKED_KEY.iter_unpack(packed_keys), strict=True):
         hit = cache.get(rel, os.path.join(top_dir, rel), key) if cache is not None else None
-        if cache is None or hit is None:
+        if hit is None:
             todo.append(rel)
         else:
             keep(rel, hit)
