@@ -66,3 +66,26 @@ def test_the_kb_script_prints_the_whole_report_before_it_exits(tmp_path: Path) -
     report = json.loads(result.stdout)  # complete: flushed before the fast exit
     rules = {finding["rule"] for finding in report["findings"]}
     assert {"tree/link-broken", "tree/secret-ip"} <= rules
+
+
+def test_a_check_walks_the_root_its_policy_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The walk starts under knowledge/ before the policy is read; a policy that names
+    another root gets a walk of that root (the early walk is discarded)."""
+    from kbkit.__main__ import main
+
+    repo = tmp_path / "repo"
+    shutil.copytree(OWN_TREE, repo / "docs" / "kb")
+    (repo / "docs" / "kb" / "general" / "x.md").write_text("# X\n\n[gone](gone.md)\n")
+    (repo / "knowledge").mkdir()  # the usual root: only the policy that points elsewhere
+    policy = repo / "knowledge" / "policy.yaml"
+    policy.write_text((OWN_TREE / "policy.yaml").read_text() + "\nknowledge_root: docs/kb\n")
+    (repo / "knowledge" / "stray.md").write_text("# not checked\n\n[x](missing.md)\n")
+    for extra in ([], ["--policy", str(policy)]):
+        code = main(["check", "--repo", str(repo), "--format", "json", *extra])
+        report = json.loads(capsys.readouterr().out)
+        paths = {finding["path"] for finding in report["findings"]}
+        assert code == 1, extra
+        assert "docs/kb/general/x.md" in paths, extra
+        assert not any(path.startswith("knowledge/") for path in paths), extra
