@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kbkit import walk as walk_module
-from kbkit.walk import stat_key, walk_aside, walk_root
+from kbkit.walk import PACKED_KEY, stat_key, walk_aside, walk_root
 
 OWN_TREE = Path(__file__).resolve().parents[1] / "knowledge"
 
@@ -25,9 +25,10 @@ def test_the_forked_walk_equals_the_walk_here(tmp_path: Path) -> None:
     here = walk_root(top, "knowledge")
     aside = walk_aside(top, "knowledge")()
     assert aside == here
-    assert here.problems and here.keys
+    keys = dict(zip(here.pages, PACKED_KEY.iter_unpack(here.packed_keys), strict=True))
+    assert here.problems and keys
     page = "general/_index.md"
-    assert here.keys[page] == stat_key(os.stat(top / page))
+    assert keys[page] == stat_key(os.stat(top / page))
     assert here.pages == sorted(rel for rel in here.files if rel.endswith(".md"))
 
 

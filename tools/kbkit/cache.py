@@ -15,6 +15,7 @@ import marshal
 import os
 import struct
 import time
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -152,34 +153,39 @@ class PageCache:
         """Write the entries kept or put by this run (others, e.g. deleted pages, drop out)."""
         if not self.dirty and not self.entries:
             return
-        import tempfile
+        write_blocks(self.path, self._blocks())
 
-        folder = self.path.parent
-        try:
-            make_cache_dir(folder)
-            fd, tmp = tempfile.mkstemp(prefix=".pages.", suffix=".tmp", dir=folder)
-            with os.fdopen(fd, "wb") as handle:
-                write_block(handle, (FORMAT, self.namespace))
-                items = list(self.fresh.items())
-                for start in range(0, len(items), CHUNK):
-                    chunk = [
-                        (rel, key, content_digest, value)
-                        for rel, (key, content_digest, value) in items[start : start + CHUNK]
-                    ]
-                    write_block(handle, chunk)
-            os.replace(tmp, self.path)
-        except (OSError, ValueError):
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(tmp)  # a cache that cannot be written only costs speed
+    def _blocks(self) -> Iterator[Any]:
+        yield (FORMAT, self.namespace)
+        items = list(self.fresh.items())
+        for start in range(0, len(items), CHUNK):
+            yield [
+                (rel, key, content_digest, value)
+                for rel, (key, content_digest, value) in items[start : start + CHUNK]
+            ]
 
 
-_LENGTH = struct.Struct("<Q")
+_LENGTH = struct.Struct("<Q")  # the byte length of each marshal block that follows
 
 
-def write_block(handle: Any, value: Any) -> None:
-    blob = marshal.dumps(value)
-    handle.write(_LENGTH.pack(len(blob)))
-    handle.write(blob)
+def write_blocks(path: Path, blocks: Iterable[Any]) -> None:
+    """Replace `path` atomically with length-prefixed marshal blocks, each encoded only when
+    it is written. A cache file that cannot be written only costs speed: errors pass."""
+    import tempfile
+
+    folder = path.parent
+    try:
+        make_cache_dir(folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as handle:
+            for value in blocks:
+                blob = marshal.dumps(value)
+                handle.write(_LENGTH.pack(len(blob)))
+                handle.write(blob)
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(tmp)
 
 
 def read_block(data: memoryview, pos: int) -> tuple[int, Any]:

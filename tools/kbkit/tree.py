@@ -54,7 +54,7 @@ class Tree(NamedTuple):
 
     def exists(self, rel: str) -> bool:
         """Does a root-relative path (file or folder) exist? Paths may climb out with `..`."""
-        if rel.startswith("../") or rel == "..":
+        if outside_root(rel):
             return self._exists_outside(rel)
         return rel in self.files or rel in self.folders or rel == ""
 
@@ -78,6 +78,11 @@ class Tree(NamedTuple):
 Analysis = tuple[list[Finding], dict[str, Any]]
 Analyzer = Callable[[str, Page, Policy], Analysis]
 NO_ANALYSIS: Analysis = ([], {})
+
+
+def outside_root(rel: str) -> bool:
+    """Does a root-relative path climb out of the knowledge root?"""
+    return rel == ".." or rel.startswith("../")
 
 
 def compact(rel: str, page: Page, policy: Policy, keep_text: bool) -> Page:

@@ -43,10 +43,6 @@ class Walk(NamedTuple):
     packed_keys: bytes  # their stat keys ((0, 0, 0, 0): cannot be stat'ed), PACKED_KEY each
     digest: bytes  # walk_digest of the names and problems: equal walks, equal digests
 
-    @property
-    def keys(self) -> dict[str, StatKey]:
-        return dict(zip(self.pages, PACKED_KEY.iter_unpack(self.packed_keys), strict=True))
-
 
 def walk_root(top: Path, root_rel: str) -> Walk:
     """Collect folders -> files and folders -> sub-folders without following folder symlinks,

@@ -18,11 +18,8 @@ snapshot as it is (the next run parses those pages again, which is cheaper than 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import struct
-import tempfile
 from collections.abc import Callable, Iterable
 from datetime import date
 from pathlib import Path
@@ -32,14 +29,13 @@ from kbkit.cache import (
     RACY_NS,
     cache_file,
     code_fingerprint,
-    make_cache_dir,
     read_block,
-    write_block,
+    write_blocks,
 )
 from kbkit.checks import Run, Suppression, finish
 from kbkit.findings import Finding
 from kbkit.policy import Policy
-from kbkit.tree import LoadOptions, Tree, build_folders, decode_entry, read_entry
+from kbkit.tree import LoadOptions, Tree, build_folders, decode_entry, outside_root, read_entry
 from kbkit.walk import PACKED_KEY, Walk, walk_aside, walk_digest
 
 FORMAT = 1
@@ -150,7 +146,7 @@ def _reuse(
     if len(changed) > REPARSE_AT_MOST:  # else re-parsing them next time is cheaper than a write
         racy_from = started_ns - RACY_NS
         header["recheck"] = _recheck(PACKED_KEY.iter_unpack(keys), racy_from)
-        _write(_snapshot_file(repo, names), header, (bytes(keys), inputs, prints))
+        write_blocks(_snapshot_file(repo, names), (header, (bytes(keys), inputs, prints)))
     fingerprints = [(rel, fp) for rel, fp in zip(walk.pages, prints, strict=True) if fp is not None]
     run = Run(
         prefixes,
@@ -206,7 +202,7 @@ def save(
     }
     inputs = b"".join(tree.inputs[rel] for rel in order)
     prints = [tree.facts[rel].get("fingerprint") for rel in order]
-    _write(_snapshot_file(tree.repo, names), header, (keys, inputs, prints))
+    write_blocks(_snapshot_file(tree.repo, names), (header, (keys, inputs, prints)))
 
 
 def volatile_findings(
@@ -234,7 +230,7 @@ def _outside_targets(tree: Tree, known: dict[str, bool] | None) -> dict[str, boo
     found: dict[str, bool] = {}
     for summary in tree.summaries.values():
         for target, _, _ in summary.links:
-            if (target.startswith("../") or target == "..") and target not in found:
+            if outside_root(target) and target not in found:
                 found[target] = tree.exists(target)
     return found
 
@@ -253,17 +249,3 @@ def _namespace(policy: Policy, names: tuple[str, ...], today: date) -> tuple[Any
 
 def _snapshot_file(repo: Path, names: tuple[str, ...]) -> Path:
     return cache_file(repo, "result-" + "-".join(names))
-
-
-def _write(path: Path, header: dict[str, Any], arrays: tuple[Any, ...]) -> None:
-    folder = path.parent
-    try:
-        make_cache_dir(folder)
-        fd, tmp = tempfile.mkstemp(prefix=".result.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as handle:
-            write_block(handle, header)
-            write_block(handle, arrays)
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError, UnboundLocalError):
-            os.unlink(tmp)

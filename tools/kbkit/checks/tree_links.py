@@ -9,7 +9,7 @@ from __future__ import annotations
 from kbkit.findings import ERROR, Finding
 from kbkit.page import Page
 from kbkit.summary import Summary, is_absolute
-from kbkit.tree import Tree
+from kbkit.tree import Tree, outside_root
 
 
 def link_absolute_findings(page: Page) -> list[Finding]:
@@ -40,7 +40,7 @@ def broken_link_findings(
     for resolved, line, written in summary.links:
         if resolved in files or resolved in folders:
             continue
-        if resolved.startswith("../") or resolved == "..":
+        if outside_root(resolved):
             if resolved not in memo:
                 memo[resolved] = tree.exists(resolved)
             if memo[resolved]:
