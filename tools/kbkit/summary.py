@@ -73,6 +73,7 @@ def summarize(rel: str, page: Page) -> Summary:
 
 def _suppressions(page: Page) -> tuple[SuppressionRef, ...]:
     found = []
+    lines: list[str] = []  # the page's lines, split once on the first suppression
     for comment in page.comments:
         if not comment.text.startswith(SUPPRESSION_PREFIX):
             continue
@@ -80,13 +81,13 @@ def _suppressions(page: Page) -> tuple[SuppressionRef, ...]:
         if match is None:
             continue
         rule_id, reason = match["rule"], (match["reason"] or "").strip()
-        target = _next_content_line(page.text, comment.line)
+        lines = lines or page.text.split("\n")
+        target = _next_content_line(lines, comment.line)
         found.append((comment.line, target, rule_id, reason))
     return tuple(found)
 
 
-def _next_content_line(text: str, comment_line: int) -> int:
-    lines = text.split("\n")
+def _next_content_line(lines: list[str], comment_line: int) -> int:
     index = comment_line  # 0-based index of the line after the comment
     while index < len(lines) and "-->" not in lines[index - 1]:
         index += 1  # a multi-line comment ends later
