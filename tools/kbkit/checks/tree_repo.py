@@ -65,9 +65,8 @@ def local_tracked_findings(tree: Tree) -> list[Finding]:
         ]
     if found is None:
         return []  # not a git repository: nothing can be tracked
-    prefix, paths = found
+    prefix, paths = found  # only the paths under local/
     lead = f"{prefix}/" if prefix else ""
-    wanted = lead + local
     return [
         Finding(
             path[len(lead) :],
@@ -77,7 +76,6 @@ def local_tracked_findings(tree: Tree) -> list[Finding]:
             "tracked by git: local/ is private; run `git rm --cached` on it",
         )
         for path in sorted(paths)
-        if path.startswith(wanted)
     ]
 
 
