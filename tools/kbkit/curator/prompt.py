@@ -12,8 +12,8 @@ import hashlib
 import json
 from typing import Any, NamedTuple
 
+from kbkit.charset import visible
 from kbkit.curator.catalog import Catalog, CatalogPage
-from kbkit.curator.charset import visible
 from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
 from kbkit.curator.layout import BULLET_STYLE, heading_text
 from kbkit.curator.schema import field_descriptions

@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.charset import INVISIBLE
 from kbkit.curator.catalog import Catalog, CatalogPage, sha256
-from kbkit.curator.charset import INVISIBLE
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
 from kbkit.curator.schema import item_schemas

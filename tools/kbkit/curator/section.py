@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from kbkit.curator.charset import INVISIBLE
+from kbkit.charset import INVISIBLE
 from kbkit.curator.layout import heading_text
 from kbkit.page import parse_page
 from kbkit.policy import Policy
