@@ -13,6 +13,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared"
 CORPUS = SHARED / "corpus"
 GUARDED = ("knowledge", "intake")
+PINNED_NOW = "2026-11-30T12:00:00Z"
 
 
 def _digest_guarded() -> str:
@@ -63,6 +64,9 @@ def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         "GITHUB_EVENT_NAME",
     ):
         monkeypatch.delenv(name, raising=False)
+    # The clock every kbkit call reads: tests never depend on the real date (`make test`
+    # passes under faketime at any date; tests that need another instant set their own).
+    monkeypatch.setenv("KBKIT_NOW", PINNED_NOW)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "kbkit tests")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "tests@kbkit.invalid")

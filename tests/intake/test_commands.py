@@ -68,6 +68,7 @@ def _ledger(tmp_path: Path) -> Path:
         f"{SLUG}#1",
         "published",
         attempts=1,
+        previous=None,
         batch_id="b1",
         url=f"https://github.com/{SLUG}/pull/77",
         at="2099-01-01T00:00:00Z",
@@ -78,6 +79,7 @@ def _ledger(tmp_path: Path) -> Path:
         f"{SLUG}#2",
         "shadowed",
         attempts=1,
+        previous=None,
         batch_id="b1",
         at="2099-01-01T00:00:00Z",
     )
@@ -87,6 +89,7 @@ def _ledger(tmp_path: Path) -> Path:
         f"{SLUG}#3",
         "pending",
         attempts=2,
+        previous=None,
         batch_id="b1",
         reason="validator failed",
         at="2099-01-01T00:00:00Z",

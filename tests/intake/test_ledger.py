@@ -59,6 +59,7 @@ def test_transitions_fold_to_the_latest_and_leave_pending(tmp_path: Path) -> Non
         "lesson-1",
         "published",
         attempts=1,
+        previous=None,
         batch_id="b1",
         url="https://github.com/kbkit-dev/kbkit/pull/9",
         at="2026-11-30T09:00:00Z",
@@ -69,6 +70,7 @@ def test_transitions_fold_to_the_latest_and_leave_pending(tmp_path: Path) -> Non
         "lesson-2",
         "pending",
         attempts=2,
+        previous=None,
         batch_id="b1",
         reason="model timed out",
         at="2026-11-30T09:00:00Z",
@@ -79,6 +81,7 @@ def test_transitions_fold_to_the_latest_and_leave_pending(tmp_path: Path) -> Non
         "lesson-3",
         "failed",
         attempts=3,
+        previous=None,
         batch_id="b2",
         reason="attempt cap",
         at="2026-11-30T09:30:00Z",
@@ -93,7 +96,7 @@ def test_transitions_fold_to_the_latest_and_leave_pending(tmp_path: Path) -> Non
 
 def test_append_status_refuses_unknown_state(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="unknown intake state"):
-        append_status(tmp_path, "lesson", "x", "done", attempts=0)
+        append_status(tmp_path, "lesson", "x", "done", attempts=0, previous=None)
     assert not (tmp_path / STATUS_FILE).exists()
 
 
@@ -114,6 +117,45 @@ def test_torn_tail_is_skipped_reported_and_then_re_recorded(tmp_path: Path) -> N
     assert set(load_events(tmp_path)) == {("lesson", "lesson-1"), ("lesson", "lesson-2")}
 
 
+def test_record_stamps_the_injected_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KBKIT_NOW", "2031-02-03T04:05:06Z")
+    record_events(tmp_path, [lesson(1)])
+    assert load_status(tmp_path)[("lesson", "lesson-1")]["at"] == "2031-02-03T04:05:06Z"
+
+
+def test_a_row_from_the_future_never_beats_a_causally_later_one(tmp_path: Path) -> None:
+    """A host whose clock runs a year ahead (or a hand-edited row) cannot pin a key."""
+    key = ("lesson", "lesson-1")
+    record_events(tmp_path, [lesson(1)])
+    skewed = append_status(
+        tmp_path, *key, "pending", attempts=1, previous=load_status(tmp_path)[key],
+        reason="model timed out", at="2099-01-01T00:00:00Z",
+    )  # fmt: skip
+    assert load_status(tmp_path)[key] == skewed
+    later = append_status(
+        tmp_path, *key, "published", attempts=2, previous=load_status(tmp_path)[key],
+        url="https://github.com/kbkit-dev/kbkit/pull/9", at="2026-11-30T09:00:00Z",
+    )  # fmt: skip
+    assert load_status(tmp_path)[key] == later
+    assert pending_events(tmp_path) == []
+    requeued = append_status(
+        tmp_path, *key, "pending", attempts=0, previous=later, reason="requeued",
+        at="2020-01-01T00:00:00Z",
+    )  # fmt: skip
+    assert load_status(tmp_path)[key] == requeued  # a clock years behind moves it forward too
+
+
+def test_two_hosts_writing_from_the_same_read_agree_on_the_further_state(
+    tmp_path: Path,
+) -> None:
+    key = ("lesson", "lesson-1")
+    record_events(tmp_path, [lesson(1)])
+    read = load_status(tmp_path)[key]
+    append_status(tmp_path, *key, "published", attempts=1, previous=read, at="2026-11-30T09:00:00Z")
+    append_status(tmp_path, *key, "failed", attempts=1, previous=read, at="2099-01-01T00:00:00Z")
+    assert load_status(tmp_path)[key]["state"] == "published"
+
+
 STATE = st.sampled_from(["pending", "published", "shadowed", "failed"])
 TRANSITION = st.fixed_dictionaries(
     {
@@ -121,8 +163,11 @@ TRANSITION = st.fixed_dictionaries(
         "source_id": st.sampled_from(["a", "b", "c"]),
         "state": STATE,
         "attempts": st.integers(0, 3),
+        "seq": st.integers(0, 4),
         "batch_id": st.one_of(st.none(), st.sampled_from(["b1", "b2"])),
-        "at": st.sampled_from(["2026-11-30T08:00:00Z", "2026-11-30T09:00:00Z"]),
+        "at": st.sampled_from(
+            ["2020-01-01T00:00:00Z", "2026-11-30T08:00:00Z", "2099-01-01T00:00:00Z"]
+        ),
     }
 )
 

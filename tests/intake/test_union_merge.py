@@ -10,7 +10,6 @@ import pytest
 from intake_factories import SLUG, commit_files, git, init_repo, make_pr, write_pages
 
 from kbkit.__main__ import main
-from kbkit.intake import merged_prs
 from kbkit.intake.ledger import (
     EVENTS_FILE,
     STATUS_FILE,
@@ -50,7 +49,7 @@ def test_union_merge_of_two_clones_folds_exactly(
 
     _record(host_a, range(1, 31), "a.json")  # PRs 1..30
     # host b records later, so its rows for the overlap differ from host a's byte for byte
-    monkeypatch.setattr(merged_prs, "timestamp", lambda *_: "2026-12-01T00:00:00Z")
+    monkeypatch.setenv("KBKIT_NOW", "2026-12-01T00:00:00Z")
     _record(host_b, range(21, 51), "b.json")  # PRs 21..50: 21..30 recorded by both
     append_status(
         host_b / "intake",
@@ -58,6 +57,7 @@ def test_union_merge_of_two_clones_folds_exactly(
         f"{SLUG}#25",
         "published",
         attempts=1,
+        previous=None,
         batch_id="b-day",
         at="2099-01-01T00:00:00Z",
     )

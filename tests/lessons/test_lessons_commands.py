@@ -385,8 +385,9 @@ def test_promote_writes_intake_rows_once(seeded: Path, capsys) -> None:
         "source_id": event["source_id"],
         "state": "pending",
         "attempts": 0,
+        "seq": 0,
         "batch_id": None,
-        "at": status["at"],
+        "at": "2026-11-30T12:00:00Z",  # the suite's pinned clock (KBKIT_NOW)
     }
     assert main(["lessons", "promote", "--min-support", "2"]) == 0
     assert "0 lesson(s) promoted" in capsys.readouterr().out.splitlines()[-1]

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kbkit import clock
 from kbkit.jsonl import atomic_write_text
 
 ARTIFACTS = Path("artifacts") / "knowledge-intake"
@@ -24,7 +24,7 @@ def batch_folder(state_dir: Path, day: str, batch_id: str) -> Path:
 def new_batch_id(state_dir: Path, day: str, sources: list[str]) -> str:
     """`<day>T<HHMMSS>Z-<hash of the sources>`, unique among the day's artifact folders."""
     digest = hashlib.sha256("\n".join(sources).encode()).hexdigest()[:8]
-    base = f"{day}T{datetime.now(UTC).strftime('%H%M%S')}Z-{digest}"
+    base = f"{day}T{clock.now().strftime('%H%M%S')}Z-{digest}"
     candidate, n = base, 1
     while batch_folder(state_dir, day, candidate).exists():
         n += 1

@@ -140,13 +140,14 @@ def _run(options: Options) -> Report:
         if (p.event["source_kind"], p.event["source_id"]) not in taken_keys
     ]
     events: list[KnowledgeEvidenceEvent] = []
-    rows: dict[str, tuple[Key, int]] = {}
+    rows: dict[str, tuple[Key, int, Row | None]] = {}
     diff_total = 0
     for item in pending:
         key: Key = (item.event["source_kind"], item.event["source_id"])
         if item.attempts >= o.max_attempts:
             if not o.dry_run:
                 append_status(o.intake_dir, *key, "failed", attempts=item.attempts,
+                              previous=item.status,
                               reason=f"attempt cap {o.max_attempts} reached")  # fmt: skip
             continue
         try:
@@ -154,6 +155,7 @@ def _run(options: Options) -> Report:
         except InvalidRequestError as exc:
             if not o.dry_run:
                 append_status(o.intake_dir, *key, "failed", attempts=item.attempts + 1,
+                              previous=item.status,
                               reason=f"unusable event: {exc}")  # fmt: skip
             continue
         if event.source_id in rows:
@@ -163,7 +165,7 @@ def _run(options: Options) -> Report:
             break
         diff_total += size
         events.append(event)
-        rows[event.source_id] = (key, item.attempts)
+        rows[event.source_id] = (key, item.attempts, item.status)
     branch = clone.branch
     if not events:
         r.say("nothing pending")
@@ -185,11 +187,11 @@ def _run(options: Options) -> Report:
 
     def fail(reason: str) -> Report:
         if not o.dry_run:
-            for key, attempts in rows.values():
+            for key, attempts, previous in rows.values():
                 tries = attempts + 1
                 state = "failed" if tries >= o.max_attempts else "pending"
-                append_status(o.intake_dir, *key, state, attempts=tries, batch_id=batch_id,
-                              reason=reason[:1900])  # fmt: skip
+                append_status(o.intake_dir, *key, state, attempts=tries, previous=previous,
+                              batch_id=batch_id, reason=reason[:1900])  # fmt: skip
         r.say(f"failed: {reason}")
         return Report(o.day, branch, "failed", batch_id, event_lines, artifacts=art.shown(),
                       notes=(*r.notes, reason))  # fmt: skip
@@ -219,9 +221,10 @@ def _run(options: Options) -> Report:
         return Report(o.day, branch, "dry-run", batch_id, event_lines, accepted, rejected, pages,
                       notes=tuple(r.notes))  # fmt: skip
     if not validation.accepted:
-        for key, attempts in rows.values():
+        for key, attempts, previous in rows.values():
             append_status(o.intake_dir, *key, "shadowed", attempts=attempts + 1,
-                          batch_id=batch_id, reason="no rules: nothing durable to add")  # fmt: skip
+                          previous=previous, batch_id=batch_id,
+                          reason="no rules: nothing durable to add")  # fmt: skip
         art.write("apply.json", {"changes": [], "note": "no accepted proposals"})
         return Report(o.day, branch, "no-rules", batch_id, event_lines, accepted, rejected,
                       artifacts=art.shown(), notes=tuple(r.notes))  # fmt: skip
@@ -293,7 +296,7 @@ def _publish(
                     tries = int(current.get("attempts", 0)) + 1
                     state = "failed" if tries >= o.max_attempts else "pending"
                     append_status(o.intake_dir, *key, state, attempts=tries,
-                                  batch_id=commit.batch_id,
+                                  previous=status.get(key), batch_id=commit.batch_id,
                                   reason=f"committed {commit.sha[:12]}, publication failed: {exc}"[:1900])  # fmt: skip
             r.notes.append(f"publication failed: {exc}")
             r.say(f"publication failed: {exc}")
@@ -306,7 +309,7 @@ def _publish(
                     continue
                 append_status(o.intake_dir, *key, state,
                               attempts=int(current.get("attempts", 0)) + 1,
-                              batch_id=commit.batch_id, url=url,
+                              previous=status.get(key), batch_id=commit.batch_id, url=url,
                               reason=None if url else f"shadow: committed {commit.sha[:12]} on {branch}")  # fmt: skip
                 checkpoint("status")  # a kill here leaves some rows marked, some pending
         last_url = url or last_url

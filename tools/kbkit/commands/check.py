@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 
+from kbkit import clock
 from kbkit.errors import UsageError
 from kbkit.findings import REPORTER_BY_NAME, count
 
@@ -37,7 +38,7 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
         "--today",
         default=None,
         metavar="YYYY-MM-DD",
-        help="the date staleness is measured against (default: the local date)",
+        help="the date staleness is measured against (default: today in UTC, or the date of KBKIT_NOW)",
     )
     parser.add_argument(
         "--no-cache",
@@ -49,7 +50,7 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 def parse_today(value: str | None) -> date:
     if value is None:
-        return date.today()
+        return clock.today()
     from kbkit.checks.lint_fields import parse_date
 
     today = parse_date(value)

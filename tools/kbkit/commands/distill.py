@@ -6,10 +6,10 @@ import argparse
 import json
 import os
 import sys
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 
-from kbkit import distill
+from kbkit import clock, distill
 from kbkit.errors import UsageError
 from kbkit.intake.repo_identity import read_config
 from kbkit.models import RecordingGateway, open_gateway
@@ -71,7 +71,7 @@ def options_from(args: argparse.Namespace) -> distill.Options:
         raise UsageError("--max-rules must be between 1 and 20")
     if args.max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
-    day = args.today or datetime.now(UTC).date().isoformat()
+    day = args.today or clock.today().isoformat()
     try:
         date.fromisoformat(day)
     except ValueError as exc:

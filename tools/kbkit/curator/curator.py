@@ -10,6 +10,7 @@ import datetime
 from pathlib import Path
 from typing import Any
 
+from kbkit import clock
 from kbkit.curator.apply import KnowledgeApplyResult, change_of, commit_plans, plan_all
 from kbkit.curator.catalog import Catalog, load_catalog
 from kbkit.curator.errors import InvalidRequestError, KnowledgeCurationError
@@ -46,7 +47,7 @@ class KnowledgeCurator:
         if not self.clone.is_dir():
             raise KnowledgeCurationError(f"{clone_path}: the clone is not a directory")
         self.policy = policy if isinstance(policy, Policy) else load_policy(self.clone, policy)
-        self.today = str(today) if today else datetime.datetime.now(datetime.UTC).date().isoformat()
+        self.today = str(today) if today else clock.today().isoformat()
         self.python = python  # the interpreter validators run with (default: this one)
         self.lock_timeout = lock_timeout
         self._catalog: Catalog | None = None

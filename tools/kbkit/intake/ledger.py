@@ -9,11 +9,11 @@ or interleaved lines a `merge=union` leaves behind are harmless.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.clock import timestamp as timestamp
 from kbkit.errors import UsageError
 from kbkit.file_lock import locked
 
@@ -26,7 +26,8 @@ EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "status.jsonl"
 RECORD_LOCK = "record"  # guards read-check-append of events.jsonl across processes
 STATES = ("pending", "published", "shadowed", "failed")
-# On equal timestamps and attempts, the further state wins: the fold never moves backwards.
+# Between two transitions written from the same read (two hosts at once), the further state
+# wins: the fold never moves backwards.
 _RANK = {"pending": 0, "failed": 1, "shadowed": 2, "published": 3}
 
 Key = tuple[str, str]
@@ -47,11 +48,20 @@ class PendingEvent(NamedTuple):
     event: Row
     attempts: int
     since: str
+    status: Row | None = None  # the transition it was read in (None: recorded, no status row)
 
 
-def timestamp(moment: datetime | None = None) -> str:
-    """GitHub's timestamp format, always UTC: `2026-11-30T08:15:00Z`."""
-    return (moment or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def sequence(row: Mapping[str, Any] | None) -> int:
+    """The causal position of a transition: its `seq`, written as one more than the `seq` of
+    the transition its writer read. Rows written before `seq` existed count their attempts.
+    """
+    if row is None:
+        return 0  # no status row reads as the pending row `record_events` writes
+    seq = row.get("seq")
+    if type(seq) is int:
+        return seq
+    attempts = row.get("attempts")
+    return attempts if type(attempts) is int else 0
 
 
 def event_key(row: Row) -> Key | None:
@@ -90,25 +100,28 @@ def _fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
 
 
 def fold_status(rows: Iterable[Row]) -> dict[Key, Row]:
-    """The current transition per key: latest `at`, then most attempts, then furthest state."""
+    """The current transition per key: highest `seq`, then the furthest state, then latest `at`.
+
+    Order comes from what each writer read (`seq`), never from clocks: a host whose clock runs
+    a year ahead cannot pin a key, and a union of two hosts' logs folds alike in any order.
+    """
     with gc_paused():
         return _fold_status(rows)
 
 
 def _fold_status(rows: Iterable[Row]) -> dict[Key, Row]:
     folded: dict[Key, Row] = {}
-    order: dict[Key, tuple[str, int, int]] = {}
+    order: dict[Key, tuple[int, int, str]] = {}
     rank = _RANK.get
     for row in rows:
         kind, source_id = row.get("source_kind"), row.get("source_id")
         if type(kind) is not str or type(source_id) is not str:
             continue
         key = (kind, source_id)
-        attempts = row.get("attempts")
         mine = (
-            str(row.get("at", "")),
-            attempts if type(attempts) is int else 0,
+            sequence(row),
             rank(row.get("state"), -1),  # type: ignore[arg-type]
+            str(row.get("at", "")),
         )
         theirs = order.get(key)
         if (
@@ -137,6 +150,7 @@ def pending_status(key: Key, at: str) -> Row:
         "source_id": key[1],
         "state": "pending",
         "attempts": 0,
+        "seq": 0,
         "batch_id": None,
         "at": at,
     }
@@ -178,12 +192,17 @@ def append_status(
     state: str,
     *,
     attempts: int,
+    previous: Mapping[str, Any] | None,
     batch_id: str | None = None,
     reason: str | None = None,
     url: str | None = None,
     at: str | None = None,
 ) -> Row:
-    """Append one transition to status.jsonl and return the row written."""
+    """Append one transition to status.jsonl and return the row written.
+
+    `previous` is the transition the caller read for this key (None: none was there); the new
+    row's `seq` is one more than its, which is what orders it after `previous` in the fold.
+    """
     if state not in STATES:
         raise UsageError(f"unknown intake state {state!r}; use one of {', '.join(STATES)}")
     if attempts < 0:
@@ -193,6 +212,7 @@ def append_status(
         "source_id": source_id,
         "state": state,
         "attempts": attempts,
+        "seq": sequence(previous) + 1,
         "batch_id": batch_id,
         "at": at or timestamp(),
     }
@@ -220,6 +240,6 @@ def pending_events(intake_dir: Path, *, max_attempts: int | None = None) -> list
         if max_attempts is not None and attempts >= max_attempts:
             continue
         since = str(current.get("at")) if current else str(event.get("recorded_at", ""))
-        pending.append(PendingEvent(event, attempts, since))
+        pending.append(PendingEvent(event, attempts, since, current))
     pending.sort(key=lambda p: (str(p.event.get("recorded_at", "")), event_key(p.event)))
     return pending
