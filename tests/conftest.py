@@ -26,6 +26,17 @@ def _digest_guarded() -> str:
     return digest.hexdigest()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """`KBKIT_TEST_WALL_CLOCK=2041-07-15T20:00:00Z make test` runs the suite with this
+    process's wall clock moved there (time-machine, ticking): the proof that no test depends
+    on the real date (`make test-dates` runs two dates far apart)."""
+    wall = os.environ.get("KBKIT_TEST_WALL_CLOCK")
+    if wall:
+        import time_machine
+
+        time_machine.travel(wall, tick=True).start()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def project_data_untouched() -> Iterator[None]:
     """Fail loudly if any test wrote into the project's own knowledge/ or intake/."""
