@@ -118,6 +118,25 @@ def test_a_fifo_entry_page_is_a_finding_not_a_hang(tmp_path: Path) -> None:
     assert "a FIFO" in entry[0].message
 
 
+def test_a_fifo_taxonomy_or_manifest_is_a_finding_not_a_hang(tmp_path: Path) -> None:
+    valid_tree(tmp_path)
+    os.mkfifo(tmp_path / "SCHEMA.md")
+    (tmp_path / "adapters" / "x").mkdir(parents=True)
+    os.mkfifo(tmp_path / "adapters" / "x" / "manifest.yaml")
+    (tmp_path / "adapters" / "y").mkdir()
+    (tmp_path / "adapters" / "y" / "manifest.yaml").symlink_to("/etc/passwd")
+    (tmp_path / "policy.yaml").write_text("taxonomy:\n  file: SCHEMA.md\n  section: Tags\n")
+    policy = policy_from_file(tmp_path / "policy.yaml")
+    found, _ = run_validators(tmp_path, policy, ("lint",), TODAY)
+    by_path = {(f.path, f.rule_id): f.message for f in found}
+    assert (
+        "SCHEMA.md is a FIFO, not a regular file" in by_path[("SCHEMA.md", "lint/taxonomy-missing")]
+    )
+    assert "a FIFO" in by_path[("adapters/x/manifest.yaml", "lint/adapter-yaml")]
+    assert "leaves the repository" in by_path[("adapters/y/manifest.yaml", "lint/adapter-yaml")]
+    assert "root:" not in repr(found)
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can read a chmod-000 file")
 def test_unreadable_page(tmp_path: Path) -> None:
     valid_tree(tmp_path)

@@ -33,7 +33,9 @@ class PageRefused(Exception):
         self.size = size
 
 
-def read_page_file(top: str, rel: str, limit: int) -> tuple[bytes, StatKey]:
+def read_page_file(
+    top: str, rel: str, limit: int, top_name: str = "the knowledge root"
+) -> tuple[bytes, StatKey]:
     """The bytes of `top/rel` and its stat key (taken before the read), or PageRefused.
     OSError passes through (a missing or unreadable file, a symlink loop)."""
     path = os.path.join(top, rel)
@@ -43,8 +45,8 @@ def read_page_file(top: str, rel: str, limit: int) -> tuple[bytes, StatKey]:
         st = os.stat(path)  # the target's key, as the walk took it
         if not inside(top, path):
             raise PageRefused(
-                "a symlink that leaves the knowledge root; not followed (link to a copy "
-                "inside the root, or move the page in)",
+                f"a symlink that leaves {top_name}; not followed (link to a file inside "
+                "it, or move the file in)",
                 stat_key(st),
                 0,
             )

@@ -87,7 +87,9 @@ def entry_findings(tree: Tree) -> list[Finding]:
         return []
     path = str(entry).strip("/")
     try:
-        data, _ = read_page_file(str(tree.repo), path, tree.policy.limit("read_bytes"))
+        data, _ = read_page_file(
+            str(tree.repo), path, tree.policy.limit("read_bytes"), "the repository"
+        )
     except (FileNotFoundError, NotADirectoryError):
         return []  # no entry page in this repository: nothing to gate
     except PageRefused as refused:  # a FIFO, a device, a link out of the repository, too big
