@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -283,3 +284,24 @@ def test_every_reader_survives_100k_deep_json_in_real_processes(tmp_path: Path) 
         )
         assert done.returncode in (0, 1, 2), (argv, done.returncode, done.stderr[-2000:])
         assert "Traceback" not in done.stderr, (argv, done.stderr[-2000:])
+
+
+def test_deeply_nested_cache_files_are_ignored_and_rebuilt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The parse cache and the result snapshot are marshal, whose own depth guard raises
+    ValueError; a planted 100k-deep block is an unusable cache, so the run starts cold."""
+    import struct
+
+    from kbkit.cache import CACHE_DIR
+
+    shutil.copytree(PACKAGE.parents[1] / "knowledge", tmp_path / "repo" / "knowledge")
+    (tmp_path / "repo" / "knowledge" / "general" / "x.md").write_text("# X\n\n10.9.8.7\n")
+    argv = ["check", "--repo", str(tmp_path / "repo"), "--today", "2026-11-30"]
+    cold = main(argv), capsys.readouterr().out
+    deep = b")\x01" * DEPTH + b"N"  # a one-item tuple in a one-item tuple in ... 100k deep
+    planted = [p for p in (tmp_path / "repo" / CACHE_DIR).iterdir() if p.suffix == ".marshal"]
+    assert planted
+    for path in planted:
+        path.write_bytes(struct.pack("<Q", len(deep)) + deep)
+    assert (main(argv), capsys.readouterr().out) == cold
