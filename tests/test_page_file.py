@@ -61,11 +61,11 @@ def test_a_chain_of_links_that_ends_outside_is_refused(tmp_path: Path) -> None:
         read_page_file(str(top), "general/x.md", 100)
 
 
-def test_a_fifo_is_refused_without_opening_it(tmp_path: Path) -> None:
+def test_a_fifo_is_refused_without_reading_it(tmp_path: Path) -> None:
     top = _root(tmp_path)
     os.mkfifo(top / "general" / "f.md")
     with pytest.raises(PageRefused) as refused:
-        read_page_file(str(top), "general/f.md", 100)  # would block forever if opened
+        read_page_file(str(top), "general/f.md", 100)  # a blocking open would hang here
     assert refused.value.message.startswith("a FIFO, not a regular file")
 
 

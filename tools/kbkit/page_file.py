@@ -4,11 +4,14 @@ A page is read only when it is a regular file inside the root (a symlink to a pa
 same root is fine) and at most `limit` bytes long. A FIFO would block the read forever, a
 device (`/dev/zero`) never ends, a symlink out of the root would echo someone else's file
 into findings, and a huge page costs seconds and gigabytes on every run: each is refused
-from its `stat` alone, before anything is opened or read.
+from its `stat` before a byte is read. A symlink is resolved and its target checked before
+it is opened; a file in the tree itself is opened without following links and without
+blocking, and refused by its `fstat` (one system call less per page than stat-then-open).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -39,29 +42,54 @@ def read_page_file(
     """The bytes of `top/rel` and its stat key (taken before the read), or PageRefused.
     OSError passes through (a missing or unreadable file, a symlink loop)."""
     path = os.path.join(top, rel)
-    st = os.lstat(path)
-    linked = stat.S_ISLNK(st.st_mode)
-    if linked:
-        st = os.stat(path)  # the target's key, as the walk took it
-        if not inside(top, path):
-            raise PageRefused(
-                f"a symlink that leaves {top_name}; not followed (link to a file inside "
-                "it, or move the file in)",
-                stat_key(st),
-                0,
-            )
-    _refuse_by_stat(st, limit)
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    if not linked:
-        flags |= getattr(os, "O_NOFOLLOW", 0)  # swapped for a symlink since the lstat: refuse
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as handle:
+    try:
+        # O_NOFOLLOW: a symlink fails here and takes the checked path below; O_NONBLOCK: a
+        # FIFO opens at once (and is then refused by its fstat) instead of waiting for a writer.
+        fd = os.open(path, _FLAGS | _NOFOLLOW)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EMLINK) or not _NOFOLLOW:
+            raise
+        fd = _open_link(top, path, limit, top_name)
+    try:
         st = os.fstat(fd)
-        _refuse_by_stat(st, limit)  # the file opened may not be the one stat'ed
-        data = handle.read(limit + 1)
+        _refuse_by_stat(st, limit)
+        data = _read_at_most(fd, st.st_size, limit)
+    finally:
+        os.close(fd)
     if len(data) > limit:  # it grew after the fstat
         raise PageRefused(_too_large(len(data), limit, "at least "), stat_key(st), len(data))
     return data, stat_key(st)
+
+
+_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _open_link(top: str, path: str, limit: int, top_name: str) -> int:
+    """Open a symlinked page whose target stays inside `top` and is a small regular file."""
+    st = os.stat(path)  # the target's key, as the walk took it; a loop raises OSError
+    if not inside(top, path):
+        raise PageRefused(
+            f"a symlink that leaves {top_name}; not followed (link to a file inside "
+            "it, or move the file in)",
+            stat_key(st),
+            0,
+        )
+    _refuse_by_stat(st, limit)  # never open a device or a FIFO behind a link
+    return os.open(path, _FLAGS)
+
+
+def _read_at_most(fd: int, size: int, limit: int) -> bytes:
+    """The file's bytes up to limit + 1 (one read when its size is as stat'ed): a buffered
+    `read(limit + 1)` would allocate the whole limit for every small page."""
+    data = os.read(fd, min(size, limit) + 1)
+    parts = [data]
+    total = len(data)
+    while data and total <= limit:
+        data = os.read(fd, limit + 1 - total)
+        parts.append(data)
+        total += len(data)
+    return b"".join(parts)
 
 
 def _refuse_by_stat(st: os.stat_result, limit: int) -> None:
