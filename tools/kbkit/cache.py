@@ -143,8 +143,9 @@ class PageCache:
         self.fresh[rel] = (packed, content_digest, entry[2])
         return entry[2]
 
-    def put(self, rel: str, key: StatKey, content_digest: bytes, value: Any) -> None:
-        """Store a freshly parsed value; the digest is kept only for racy files."""
+    def put(self, rel: str, key: StatKey, content_digest: bytes | None, value: Any) -> None:
+        """Store a freshly parsed value; the digest is kept only for racy files. None: the
+        value follows from the stat key alone (a page refused unread), so a hit reads nothing."""
         racy = key[1] >= self.started_ns - RACY_NS
         self.fresh[rel] = (PACKED_KEY.pack(*key), content_digest if racy else None, value)
         self.dirty = True

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.file_lock import locked
+from kbkit.json_input import loads
 
 
 class Row(NamedTuple):
@@ -37,7 +38,7 @@ class JsonlContents(NamedTuple):
 
 def _decode_line(raw: bytes) -> dict[str, Any] | str:
     try:
-        value = json.loads(raw)
+        value = loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         return f"not valid JSON ({exc.__class__.__name__}: {str(exc)[:80]})"
     if not isinstance(value, dict):

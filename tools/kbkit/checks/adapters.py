@@ -14,6 +14,7 @@ from typing import Any
 from kbkit.errors import UsageError
 from kbkit.findings import ERROR, Finding
 from kbkit.frontmatter import parse_yaml_mapping
+from kbkit.page_file import PageRefused, read_page_file
 from kbkit.paths import rel_posix
 from kbkit.tree import Tree
 
@@ -32,7 +33,13 @@ def adapter_findings(tree: Tree) -> list[Finding]:
     for path in paths:
         rel = rel_posix(path, tree.repo)
         try:
-            text = path.read_bytes().decode("utf-8-sig")
+            data, _ = read_page_file(
+                str(tree.repo), rel, tree.policy.limit("read_bytes"), "the repository"
+            )
+            text = data.decode("utf-8-sig")
+        except PageRefused as refused:  # a FIFO, a device, a link out of the repository, too big
+            out.append(Finding(rel, 0, "lint/adapter-yaml", ERROR, f"not read: {refused.message}"))
+            continue
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
             out.append(Finding(rel, 0, "lint/adapter-yaml", ERROR, f"cannot read ({reason})"))

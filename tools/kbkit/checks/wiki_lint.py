@@ -35,6 +35,7 @@ RULES: dict[str, Rule] = {
         Rule("lint/taxonomy-missing", ERROR, "the tag taxonomy cannot be found"),
         Rule("lint/frontmatter-missing", ERROR, "a synthesized page has no frontmatter"),
         Rule("lint/frontmatter-invalid", ERROR, "the frontmatter is not a valid YAML mapping"),
+        Rule("lint/frontmatter-duplicate-key", ERROR, "a frontmatter key is written twice"),
         Rule("lint/field-missing", ERROR, "a required frontmatter field is missing"),
         Rule("lint/type-invalid", ERROR, "type is not one of the allowed types"),
         Rule("lint/date-invalid", ERROR, "created/updated is not a real YYYY-MM-DD date"),

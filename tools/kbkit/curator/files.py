@@ -11,6 +11,7 @@ from kbkit.curator.errors import InvalidRequestError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.proposals import KnowledgeProposalValidation
 from kbkit.errors import InputError
+from kbkit.json_input import loads
 
 
 def read_json(path: str) -> Any:
@@ -19,7 +20,7 @@ def read_json(path: str) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read ({exc.__class__.__name__}: {exc})", path=path) from exc
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise InputError(f"not valid JSON ({exc})", path=path, line=line) from exc

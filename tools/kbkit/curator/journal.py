@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from kbkit.curator.catalog import sha256
 from kbkit.curator.errors import KnowledgeCurationError
+from kbkit.json_input import loads
 from kbkit.jsonl import atomic_write_bytes
 
 JOURNAL = "journal.json"
@@ -95,7 +96,7 @@ def recover(clone: Path) -> RecoveryResult:
     except FileNotFoundError:
         return RecoveryResult(False, (), ())
     try:
-        data = json.loads(raw)
+        data = loads(raw)
         root = str(data["knowledge_root"])
         bases = {
             str(doc): base64.b64decode(entry["base64"]) for doc, entry in data["pages"].items()

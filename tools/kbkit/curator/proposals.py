@@ -9,7 +9,6 @@ unsafe-text.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -20,6 +19,7 @@ from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
 from kbkit.curator.schema import item_schemas
 from kbkit.curator.section import check_section, normalize
 from kbkit.findings import ERROR
+from kbkit.json_input import loads
 from kbkit.page import parse_page
 from kbkit.policy import Policy
 from kbkit.rules import id_regex
@@ -135,7 +135,7 @@ def parse_reply(reply: Any) -> tuple[list[Any] | None, str | None]:
             return None, "the reply is not UTF-8"
     if isinstance(reply, str):
         try:
-            reply = json.loads(reply)
+            reply = loads(reply)
         except ValueError as exc:
             return None, f"the reply is not JSON ({exc})"
     if not isinstance(reply, dict) or set(reply) != {"proposals"}:

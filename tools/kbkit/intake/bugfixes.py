@@ -18,6 +18,7 @@ from kbkit.file_lock import locked
 from kbkit.intake.ledger import Row, record_events, timestamp
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
+from kbkit.json_input import loads
 from kbkit.jsonl import atomic_write_text
 
 DROP_DIR_ENV = "KNOWLEDGE_INTAKE_DIR"
@@ -147,7 +148,7 @@ def read_drop_file(path: Path, drop_dir: Path) -> dict[str, Any]:
     if path.stat().st_size > MAX_DROP_BYTES:
         raise InputError(f"larger than {MAX_DROP_BYTES} bytes", path=label)
     try:
-        record = json.loads(path.read_bytes().decode("utf-8"))
+        record = loads(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 (byte {exc.start})", path=label) from exc
     except ValueError as exc:

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.errors import InputError
+from kbkit.json_input import raw_decode
 from kbkit.jsonl import gc_paused
 
-_DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
 
 
@@ -58,7 +58,7 @@ def _split_values(label: str, text: str) -> list[Page]:
         if position >= end:
             break
         try:
-            value, next_position = _DECODER.raw_decode(text, position)
+            value, next_position = raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"malformed JSON: {exc.msg} (column {exc.colno})", path=label, line=exc.lineno

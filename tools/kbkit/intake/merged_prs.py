@@ -17,6 +17,7 @@ from kbkit.file_lock import locked
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
+from kbkit.json_input import loads
 from kbkit.jsonl import atomic_write_text, gc_paused
 
 CURSOR_FILE = "cursor.json"
@@ -160,7 +161,7 @@ def read_cursor(intake_dir: Path) -> dict[str, str]:
     """repo -> newest `updated_at` already scanned (empty when there is no cursor yet)."""
     path = intake_dir / CURSOR_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (ValueError, UnicodeDecodeError) as exc:

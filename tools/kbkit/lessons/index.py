@@ -10,11 +10,12 @@ or union-merged file) triggers a full rebuild. Delete `.index/` at any time.
 
 from __future__ import annotations
 
-import json
 import marshal
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from kbkit.json_input import loads
 
 LOG_NAMES = ("lessons", "evidence", "tombstones", "outcomes")
 FORMAT = (1, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
@@ -215,12 +216,9 @@ def _fold_log(state: FoldState, root: Path, name: str) -> None:
     state.marks[name] = (*sig, consumed, newlines, tail)
 
 
-_DECODER = json.JSONDecoder()
-
-
 def _decode(raw: str | bytes) -> dict[str, Any] | str:
     try:
-        value = _DECODER.decode(raw) if isinstance(raw, str) else json.loads(raw)
+        value = loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         return f"not valid JSON ({exc.__class__.__name__})"
     return value if isinstance(value, dict) else "expected a JSON object"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kbkit.errors import InputError
+from kbkit.json_input import loads
 
 SCHEMA_PATH = Path(__file__).with_name("task_record.schema.json")
 
@@ -125,7 +126,7 @@ def _decode(data: bytes, path: str, line: int | None = None) -> str:
 
 def _parse(text: str, path: str, line: int | None = None) -> dict[str, Any]:
     try:
-        record = json.loads(text)
+        record = loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"not valid JSON: {exc.msg} (column {exc.colno})"
