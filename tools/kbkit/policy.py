@@ -19,6 +19,7 @@ import yaml
 
 from kbkit.errors import UsageError
 from kbkit.frontmatter import FrontmatterLoader
+from kbkit.policy_schema import check_expansion, check_schema, read_policy_text
 
 PROFILES = ("default", "infermatrix")
 POLICY_FILE = "policy.yaml"
@@ -51,6 +52,9 @@ def _profile_text(name: str) -> str:
 
 
 def _load_yaml(text: str, source: str) -> dict[str, Any]:
+    """The policy mapping of `text`, refused before expansion when its aliases would blow up,
+    and checked against `policy.schema.json` (every key optional: files override profiles)."""
+    check_expansion(text, source)
     try:
         value = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
@@ -62,49 +66,19 @@ def _load_yaml(text: str, source: str) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise UsageError(f"{source}: a policy must be a YAML mapping, got {type(value).__name__}")
+    check_schema(value, text, source)
     return value
 
 
-def _merge(
-    base: dict[str, Any],
-    override: dict[str, Any],
-    schema: dict[str, Any],
-    source: str,
-    prefix: str = "",
-) -> dict[str, Any]:
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Mappings merge key by key; lists and scalars replace (both sides already validated)."""
     merged = copy.deepcopy(base)
     for key, value in override.items():
-        where = f"{prefix}{key}"
-        if key not in schema:
-            known = ", ".join(sorted(map(str, schema)))
-            raise UsageError(f"{source}: unknown policy key {where!r} (known here: {known})")
-        expected = schema[key]
-        if isinstance(expected, dict):
-            if not isinstance(value, dict):
-                raise UsageError(f"{source}: policy key {where!r} must be a mapping")
-            merged[key] = _merge(base.get(key, {}), value, expected, source, f"{where}.")
-            continue
-        _check_type(where, value, expected, source)
-        merged[key] = value
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
     return merged
-
-
-def _check_type(where: str, value: Any, expected: Any, source: str) -> None:
-    if expected is None or value is None:
-        return
-    if isinstance(expected, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(expected, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(expected, list):
-        ok = isinstance(value, list)
-    else:
-        ok = isinstance(value, type(expected))
-    if not ok:
-        raise UsageError(
-            f"{source}: policy key {where!r} must be a {type(expected).__name__}, "
-            f"got {type(value).__name__}"
-        )
 
 
 def builtin_policy(name: str) -> Policy:
@@ -116,24 +90,17 @@ def builtin_policy(name: str) -> Policy:
     if name == "default":
         return Policy(base, "built-in profile 'default'")
     override = _load_yaml(_profile_text(name), f"built-in profile {name!r}")
-    return Policy(
-        _merge(base, override, base, f"built-in profile {name!r}"), f"built-in profile {name!r}"
-    )
+    return Policy(_merge(base, override), f"built-in profile {name!r}")
 
 
 def policy_from_file(path: Path) -> Policy:
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(
-            f"{path}: cannot read the policy file ({exc.__class__.__name__}: {exc})"
-        ) from exc
+    text = read_policy_text(path)
     override = _load_yaml(text, str(path))
     parent = override.pop("extends", "default")
     if not isinstance(parent, str):
         raise UsageError(f"{path}: 'extends' must name a built-in profile")
     base = builtin_policy(parent)
-    return Policy(_merge(base.data, override, base.data, str(path)), str(path))
+    return Policy(_merge(base.data, override), str(path))
 
 
 def load_policy(repo: Path, spec: str | None = None) -> Policy:
