@@ -12,6 +12,7 @@ from datetime import date
 from typing import NamedTuple
 
 from kbkit.findings import ERROR, WARNING, Finding, sort_findings
+from kbkit.policy import Policy
 from kbkit.tree import Tree
 
 
@@ -134,11 +135,14 @@ def checker_run(
     return Run(prefixes, local or {}, cross, entries, invalid)
 
 
-def finish(run: Run) -> list[Finding]:
-    """The run's findings with suppressions applied, in report order (suppressions apply
-    across all validators that ran)."""
+def finish(run: Run, policy: Policy | None = None) -> list[Finding]:
+    """The run's findings with suppressions, then the policy's severities applied, in report
+    order (suppressions apply across all validators that ran)."""
+    from kbkit.checks.scopes import apply_severities
+
     findings = [*run.cross, *(f for found in run.local.values() for f in found)]
-    return sort_findings(apply_suppressions(run.suppressions, run.invalid, findings, run.prefixes))
+    kept = apply_suppressions(run.suppressions, run.invalid, findings, run.prefixes)
+    return sort_findings(apply_severities(kept, policy))
 
 
 __all__ = ["ERROR", "WARNING", "Checker", "Context", "Rule", "Run", "checker_run", "finish"]

@@ -155,7 +155,7 @@ def _reuse(
         [Suppression(*s) for s in header["suppressions"]],
         [Finding(*f) for f in header["invalid"]],
     )
-    return Reused(finish(run), header["pages"])
+    return Reused(finish(run, policy), header["pages"])
 
 
 def _recheck(keys: Iterable[tuple[int, ...]], racy_from: int) -> list[int]:

@@ -78,7 +78,7 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     """Findings that depend only on this page's path and bytes and on the policy."""
     if page.error is not None or not in_scope(rel, policy):
         return []
-    return field_findings(page, policy)
+    return field_findings(rel, page, policy)
 
 
 def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
