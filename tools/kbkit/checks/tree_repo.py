@@ -12,7 +12,6 @@ from kbkit.git_index import GitIndexError, tracked_paths
 from kbkit.page import Page, decode
 from kbkit.tree import Tree
 
-
 _FILE_SUPPRESSION = re.compile(r"<!--\s*kb-disable-file\b.*?-->", re.S)
 
 
