@@ -28,12 +28,18 @@ POLICY_FILE = "policy.yaml"
 class Policy(NamedTuple):
     data: dict[str, Any]
     source: str  # where it came from, for messages
+    file: str = ""  # the policy file, "" for a built-in profile
 
     def __getitem__(self, key: str) -> Any:  # type: ignore[override]
         return self.data[key]
 
     def limit(self, name: str) -> int:
         return int(self.data["limits"][name])
+
+    @property
+    def path(self) -> Path | None:
+        """The policy file, or None for a built-in profile."""
+        return Path(self.file) if self.file else None
 
     @property
     def knowledge_root(self) -> str:
@@ -100,7 +106,7 @@ def policy_from_file(path: Path) -> Policy:
     if not isinstance(parent, str):
         raise UsageError(f"{path}: 'extends' must name a built-in profile")
     base = builtin_policy(parent)
-    return Policy(_merge(base.data, override), str(path))
+    return Policy(_merge(base.data, override), str(path), str(path))
 
 
 def load_policy(repo: Path, spec: str | None = None) -> Policy:
