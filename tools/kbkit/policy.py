@@ -2,8 +2,10 @@
 
 A policy is the built-in `default` profile with overrides merged over it (mappings merge key
 by key, lists and scalars replace). Sources, first match wins: `--policy FILE`, `--policy
-NAME` (a built-in profile), `<repo>/knowledge/policy.yaml`, the `default` profile. A policy
-file may say `extends: NAME` to start from another built-in profile.
+NAME` (a built-in profile), `<repo>/kbkit.yaml`, `<repo>/knowledge/policy.yaml`, a
+`<repo>/<folder>/policy.yaml` that says `knowledge_root: <folder>` (the policy follows the
+tree: a Middleman site keeps `source/policy.yaml`), the `default` profile. A policy file may
+say `extends: NAME` to start from another built-in profile.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import copy
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -23,6 +26,7 @@ from kbkit.policy_schema import check_expansion, check_schema, read_policy_text
 
 PROFILES = ("default", "infermatrix")
 POLICY_FILE = "policy.yaml"
+TOP_LEVEL_FILE = "kbkit.yaml"
 
 
 class Policy(NamedTuple):
@@ -121,7 +125,36 @@ def load_policy(repo: Path, spec: str | None = None) -> Policy:
             return policy_from_file(candidate)
         return builtin_policy(spec)
     default = builtin_policy("default")
-    local = repo / default.knowledge_root / POLICY_FILE
-    if local.is_file():
-        return policy_from_file(local)
-    return default
+    for candidate in (repo / TOP_LEVEL_FILE, repo / default.knowledge_root / POLICY_FILE):
+        if candidate.is_file():
+            return policy_from_file(candidate)
+    beside = [path for path in sorted(repo.glob(f"*/{POLICY_FILE}")) if _names_its_folder(path)]
+    if len(beside) > 1:
+        shown = ", ".join(str(path.relative_to(repo)) for path in beside)
+        raise UsageError(
+            f"{repo}: more than one policy names its folder as knowledge_root ({shown}); choose one with --policy"
+        )
+    return policy_from_file(beside[0]) if beside else default
+
+
+def _names_its_folder(path: Path) -> bool:
+    """Whether `path` (`<folder>/policy.yaml`) says `knowledge_root: <folder>` at the top
+    level: a cheap test, so that another tool's policy.yaml is never parsed as kbkit's."""
+    folder = re.escape(path.parent.name)
+    pattern = re.compile(rf"^knowledge_root:\s*(['\"]?){folder}/?\1\s*(#.*)?$", re.M)
+    try:
+        return pattern.search(read_policy_text(path)) is not None
+    except UsageError:
+        return False
+
+
+def defaults_note(policy: Policy) -> str:
+    """What applies when no policy file was found (empty for a policy file)."""
+    if policy.file:
+        return ""
+    data = policy.data
+    return (
+        f"kbkit: no policy file found ({TOP_LEVEL_FILE}, {data['knowledge_root']}/{POLICY_FILE}, "
+        f"or <folder>/{POLICY_FILE} with knowledge_root: <folder>); using the {policy.source}: "
+        f"knowledge_root {data['knowledge_root']}, roots {', '.join(map(str, data['roots']))}\n"
+    )

@@ -95,6 +95,10 @@ def run(
     from kbkit.policy import load_policy
 
     policy = load_policy(repo, args.policy)
+    if not args.policy:
+        from kbkit.policy import defaults_note
+
+        sys.stderr.write(defaults_note(policy))
     if guess != policy.knowledge_root:
         if walked is not None:
             walked()  # the wrong folder: let the child finish
