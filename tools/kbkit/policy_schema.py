@@ -58,7 +58,7 @@ def read_policy_text(path: Path) -> str:
         raise UsageError(f"{path}: the policy file is not UTF-8 ({exc})") from exc
 
 
-def check_expansion(text: str, source: str) -> None:
+def check_expansion(text: str, source: str, kind: str = "policy") -> None:
     """Refuse YAML whose aliases would expand to more than MAX_NODES scalars (counted from
     the parser's events: nothing is built or expanded)."""
     sizes: dict[str, int] = {}  # anchor -> scalars of the anchored node, expanded
@@ -81,14 +81,14 @@ def check_expansion(text: str, source: str) -> None:
             if total > MAX_NODES:
                 line = (event.start_mark.line + 1) if event.start_mark else 1
                 raise UsageError(
-                    f"{source}:{line}: the policy expands to more than {MAX_NODES} values "
+                    f"{source}:{line}: the {kind} expands to more than {MAX_NODES} values "
                     "(YAML aliases); write the values out or use fewer aliases"
                 )
     except yaml.MarkedYAMLError as exc:
         line = (exc.problem_mark.line + 1) if exc.problem_mark else 1
-        raise UsageError(f"{source}:{line}: invalid policy YAML: {exc.problem}") from exc
+        raise UsageError(f"{source}:{line}: invalid {kind} YAML: {exc.problem}") from exc
     except yaml.YAMLError as exc:
-        raise UsageError(f"{source}: invalid policy YAML: {exc}") from exc
+        raise UsageError(f"{source}: invalid {kind} YAML: {exc}") from exc
 
 
 def check_schema(data: dict[str, Any], text: str, source: str) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from kbkit.checks import Context, Rule
 from kbkit.checks.adapters import adapter_findings
+from kbkit.checks.link_model import Resolver
 from kbkit.checks.lint_fields import (
     field_findings,
     key_line,
@@ -169,6 +170,12 @@ def _orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding
         if rel.startswith(local):
             continue
         linked.update(target for target, _, _ in summary.links if target != rel)
+        linked.update(target for target, _, _ in tree.facts[rel].get("site_links", ()))
+    resolver = Resolver(tree)
+    if resolver.model.active:  # `x.html` links the page x.html.md; `Guide.md` links guide.md
+        linked.update(
+            found for target in list(linked) if (found := resolver.target(target)) is not None
+        )
     index = str(tree.policy.data["index_page"])
     return [
         Finding(
