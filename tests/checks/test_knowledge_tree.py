@@ -69,8 +69,15 @@ def test_version_strings_and_reserved_addresses_are_not_ips(text: str) -> None:
         ("C:/Users/alice/x", "tree/secret-windows-home"),
         ("d:\\\\users\\\\bob", "tree/secret-windows-home"),
         ("open /Users/carol/x", "tree/secret-windows-home"),
-        ("-----BEGIN OPENSSH PRIVATE KEY-----", "tree/secret-private-key"),
-        ("-----BEGIN PGP PRIVATE KEY BLOCK-----", "tree/secret-private-key"),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n",
+            "tree/secret-private-key",
+        ),
+        (
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBF0AAAABCACsomebase64\n",
+            "tree/secret-private-key",
+        ),
+        ('"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0B\\n"', "tree/secret-private-key"),
     ],
 )
 def test_personal_paths_and_keys_are_found(text: str, rule: str) -> None:

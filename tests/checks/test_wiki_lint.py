@@ -181,7 +181,10 @@ def test_orphans_use_the_shared_link_parser(tmp_path: Path) -> None:
 
 def test_rule_ids_on_non_rule_pages_are_not_duplicates(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    rule = GOOD.replace("type: guide", "type: rule") + "\n### REV-1a — x\n"
+    section = (
+        "\n### REV-1a — x\n\n- Trigger: a\n- Must: b\n- Must not: c\n- Acceptance: d ^[PR #1]\n"
+    )
+    rule = GOOD.replace("type: guide", "type: rule") + section
     _write(
         repo,
         {
@@ -266,7 +269,10 @@ def test_an_invalid_rule_id_pattern_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = tmp_path / "repo"
-    rule = GOOD.replace("type: guide", "type: rule") + "\n### REV-1a — x\n"
+    section = (
+        "\n### REV-1a — x\n\n- Trigger: a\n- Must: b\n- Must not: c\n- Acceptance: d ^[PR #1]\n"
+    )
+    rule = GOOD.replace("type: guide", "type: rule") + section
     _write(
         repo,
         {

@@ -2,8 +2,10 @@
 
 A policy is the built-in `default` profile with overrides merged over it (mappings merge key
 by key, lists and scalars replace). Sources, first match wins: `--policy FILE`, `--policy
-NAME` (a built-in profile), `<repo>/knowledge/policy.yaml`, the `default` profile. A policy
-file may say `extends: NAME` to start from another built-in profile.
+NAME` (a built-in profile), `<repo>/kbkit.yaml`, `<repo>/knowledge/policy.yaml`, a
+`<repo>/<folder>/policy.yaml` that says `knowledge_root: <folder>` (the policy follows the
+tree: a Middleman site keeps `source/policy.yaml`), the `default` profile. A policy file may
+say `extends: NAME` to start from another built-in profile.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import copy
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -19,20 +22,28 @@ import yaml
 
 from kbkit.errors import UsageError
 from kbkit.frontmatter import FrontmatterLoader
+from kbkit.policy_schema import check_expansion, check_schema, read_policy_text
 
 PROFILES = ("default", "infermatrix")
 POLICY_FILE = "policy.yaml"
+TOP_LEVEL_FILE = "kbkit.yaml"
 
 
 class Policy(NamedTuple):
     data: dict[str, Any]
     source: str  # where it came from, for messages
+    file: str = ""  # the policy file, "" for a built-in profile
 
     def __getitem__(self, key: str) -> Any:  # type: ignore[override]
         return self.data[key]
 
     def limit(self, name: str) -> int:
         return int(self.data["limits"][name])
+
+    @property
+    def path(self) -> Path | None:
+        """The policy file, or None for a built-in profile."""
+        return Path(self.file) if self.file else None
 
     @property
     def knowledge_root(self) -> str:
@@ -51,6 +62,9 @@ def _profile_text(name: str) -> str:
 
 
 def _load_yaml(text: str, source: str) -> dict[str, Any]:
+    """The policy mapping of `text`, refused before expansion when its aliases would blow up,
+    and checked against `policy.schema.json` (every key optional: files override profiles)."""
+    check_expansion(text, source)
     try:
         value = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
@@ -62,49 +76,19 @@ def _load_yaml(text: str, source: str) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise UsageError(f"{source}: a policy must be a YAML mapping, got {type(value).__name__}")
+    check_schema(value, text, source)
     return value
 
 
-def _merge(
-    base: dict[str, Any],
-    override: dict[str, Any],
-    schema: dict[str, Any],
-    source: str,
-    prefix: str = "",
-) -> dict[str, Any]:
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Mappings merge key by key; lists and scalars replace (both sides already validated)."""
     merged = copy.deepcopy(base)
     for key, value in override.items():
-        where = f"{prefix}{key}"
-        if key not in schema:
-            known = ", ".join(sorted(map(str, schema)))
-            raise UsageError(f"{source}: unknown policy key {where!r} (known here: {known})")
-        expected = schema[key]
-        if isinstance(expected, dict):
-            if not isinstance(value, dict):
-                raise UsageError(f"{source}: policy key {where!r} must be a mapping")
-            merged[key] = _merge(base.get(key, {}), value, expected, source, f"{where}.")
-            continue
-        _check_type(where, value, expected, source)
-        merged[key] = value
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
     return merged
-
-
-def _check_type(where: str, value: Any, expected: Any, source: str) -> None:
-    if expected is None or value is None:
-        return
-    if isinstance(expected, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(expected, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(expected, list):
-        ok = isinstance(value, list)
-    else:
-        ok = isinstance(value, type(expected))
-    if not ok:
-        raise UsageError(
-            f"{source}: policy key {where!r} must be a {type(expected).__name__}, "
-            f"got {type(value).__name__}"
-        )
 
 
 def builtin_policy(name: str) -> Policy:
@@ -116,24 +100,17 @@ def builtin_policy(name: str) -> Policy:
     if name == "default":
         return Policy(base, "built-in profile 'default'")
     override = _load_yaml(_profile_text(name), f"built-in profile {name!r}")
-    return Policy(
-        _merge(base, override, base, f"built-in profile {name!r}"), f"built-in profile {name!r}"
-    )
+    return Policy(_merge(base, override), f"built-in profile {name!r}")
 
 
 def policy_from_file(path: Path) -> Policy:
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(
-            f"{path}: cannot read the policy file ({exc.__class__.__name__}: {exc})"
-        ) from exc
+    text = read_policy_text(path)
     override = _load_yaml(text, str(path))
     parent = override.pop("extends", "default")
     if not isinstance(parent, str):
         raise UsageError(f"{path}: 'extends' must name a built-in profile")
     base = builtin_policy(parent)
-    return Policy(_merge(base.data, override, base.data, str(path)), str(path))
+    return Policy(_merge(base.data, override), str(path), str(path))
 
 
 def load_policy(repo: Path, spec: str | None = None) -> Policy:
@@ -148,7 +125,36 @@ def load_policy(repo: Path, spec: str | None = None) -> Policy:
             return policy_from_file(candidate)
         return builtin_policy(spec)
     default = builtin_policy("default")
-    local = repo / default.knowledge_root / POLICY_FILE
-    if local.is_file():
-        return policy_from_file(local)
-    return default
+    for candidate in (repo / TOP_LEVEL_FILE, repo / default.knowledge_root / POLICY_FILE):
+        if candidate.is_file():
+            return policy_from_file(candidate)
+    beside = [path for path in sorted(repo.glob(f"*/{POLICY_FILE}")) if _names_its_folder(path)]
+    if len(beside) > 1:
+        shown = ", ".join(str(path.relative_to(repo)) for path in beside)
+        raise UsageError(
+            f"{repo}: more than one policy names its folder as knowledge_root ({shown}); choose one with --policy"
+        )
+    return policy_from_file(beside[0]) if beside else default
+
+
+def _names_its_folder(path: Path) -> bool:
+    """Whether `path` (`<folder>/policy.yaml`) says `knowledge_root: <folder>` at the top
+    level: a cheap test, so that another tool's policy.yaml is never parsed as kbkit's."""
+    folder = re.escape(path.parent.name)
+    pattern = re.compile(rf"^knowledge_root:\s*(['\"]?){folder}/?\1\s*(#.*)?$", re.M)
+    try:
+        return pattern.search(read_policy_text(path)) is not None
+    except UsageError:
+        return False
+
+
+def defaults_note(policy: Policy) -> str:
+    """What applies when no policy file was found (empty for a policy file)."""
+    if policy.file:
+        return ""
+    data = policy.data
+    return (
+        f"kbkit: no policy file found ({TOP_LEVEL_FILE}, {data['knowledge_root']}/{POLICY_FILE}, "
+        f"or <folder>/{POLICY_FILE} with knowledge_root: <folder>); using the {policy.source}: "
+        f"knowledge_root {data['knowledge_root']}, roots {', '.join(map(str, data['roots']))}\n"
+    )

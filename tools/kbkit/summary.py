@@ -20,12 +20,15 @@ from kbkit.page import Page
 
 # (root-relative target, line, target as written) of each relative link
 LinkRef = tuple[str, int, str]
-# (comment line, line it covers, rule id, reason); rule id or reason may be "" (malformed)
+# (comment line, line it covers or WHOLE_FILE, rule id, reason); rule id or reason may be ""
+# (malformed)
 SuppressionRef = tuple[int, int, str, str]
 
-SUPPRESSION_PREFIX = "kb-disable-next-line"
+SUPPRESSION_PREFIX = "kb-disable-"
+WHOLE_FILE = -1  # the line a `kb-disable-file` comment covers: every line of its page
 _SUPPRESSION = re.compile(
-    r"^kb-disable-next-line\b\s*(?P<rule>[a-z0-9/-]*)\s*(?::\s*(?P<reason>.*))?$", re.S
+    r"^kb-disable-(?P<kind>next-line|file)\b\s*(?P<rule>[a-z0-9/-]*)\s*(?::\s*(?P<reason>.*))?$",
+    re.S,
 )
 
 
@@ -81,6 +84,9 @@ def _suppressions(page: Page) -> tuple[SuppressionRef, ...]:
         if match is None:
             continue
         rule_id, reason = match["rule"], (match["reason"] or "").strip()
+        if match["kind"] == "file":
+            found.append((comment.line, WHOLE_FILE, rule_id, reason))
+            continue
         lines = lines or page.text.split("\n")
         target = _next_content_line(lines, comment.line)
         found.append((comment.line, target, rule_id, reason))

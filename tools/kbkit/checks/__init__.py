@@ -7,11 +7,14 @@ Each checker module (`knowledge_tree`, `wiki_lint`) has a `RULES` registry (stab
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterable
 from datetime import date
 from typing import NamedTuple
 
 from kbkit.findings import ERROR, WARNING, Finding, sort_findings
+from kbkit.policy import Policy
+from kbkit.summary import WHOLE_FILE
 from kbkit.tree import Tree
 
 
@@ -31,25 +34,31 @@ UNREADABLE = Rule(
     "a page or folder cannot be read as UTF-8 markdown (reported by every run)",
 )
 SUPPRESSION_UNUSED = Rule(
-    "kb/suppression-unused", ERROR, "a kb-disable-next-line comment suppresses nothing"
+    "kb/suppression-unused",
+    ERROR,
+    "a kb-disable-next-line or kb-disable-file comment suppresses nothing",
 )
 SUPPRESSION_INVALID = Rule(
-    "kb/suppression-invalid", ERROR, "a kb-disable-next-line comment without a rule id or reason"
+    "kb/suppression-invalid",
+    ERROR,
+    "a kb-disable-next-line or kb-disable-file comment without a rule id or reason",
 )
 
 
 class Suppression(NamedTuple):
     path: str
     line: int  # line of the comment
-    target_line: int  # the line it covers
+    target_line: int  # the line it covers (WHOLE_FILE: every line of the page)
     rule_id: str
     reason: str
+    folder: str = ""  # a kb-disable-file on a folder's index page covers the folder too
 
 
 def suppressions(tree: Tree) -> tuple[list[Suppression], list[Finding]]:
     """Every kb-disable-next-line comment of the tree, and findings for malformed ones."""
     found: list[Suppression] = []
     problems: list[Finding] = []
+    index_page = str(tree.policy.data["index_page"])
     for rel, summary in tree.summaries.items():
         for line, target, rule_id, reason in summary.suppressions:
             path = tree.repo_path(rel)
@@ -60,12 +69,16 @@ def suppressions(tree: Tree) -> tuple[list[Suppression], list[Finding]]:
                         line,
                         SUPPRESSION_INVALID.id,
                         ERROR,
-                        "write `<!-- kb-disable-next-line RULE-ID: reason -->`; "
+                        "write `<!-- kb-disable-next-line RULE-ID: reason -->` or "
+                        "`<!-- kb-disable-file RULE-ID: reason -->`; "
                         "both the rule id and a reason are required",
                     )
                 )
                 continue
-            found.append(Suppression(path, line, target, rule_id, reason))
+            folder = ""
+            if target == WHOLE_FILE and posixpath.basename(rel) == index_page:
+                folder = posixpath.dirname(path)
+            found.append(Suppression(path, line, target, rule_id, reason, folder))
     return found, problems
 
 
@@ -76,25 +89,37 @@ def apply_suppressions(
     prefixes: tuple[str, ...],
 ) -> list[Finding]:
     """Drop suppressed findings; report unused suppressions for the validators that ran and
-    malformed ones (`problems`)."""
-    by_key = {(s.path, s.target_line, s.rule_id): s for s in entries}
+    malformed ones (`problems`). A `kb-disable-file` comment covers every finding of its rule
+    on its page and, on a folder's index page, the findings reported on the folder itself."""
+    by_key: dict[tuple[str, int, str], Suppression] = {}
+    for s in entries:
+        by_key[(s.path, s.target_line, s.rule_id)] = s
+        if s.folder:
+            by_key.setdefault((s.folder, WHOLE_FILE, s.rule_id), s)
     used: set[Suppression] = set()
     kept: list[Finding] = []
     for finding in findings:
-        hit = by_key.get((finding.path, finding.line, finding.rule_id))
+        hit = by_key.get((finding.path, finding.line, finding.rule_id)) or by_key.get(
+            (finding.path, WHOLE_FILE, finding.rule_id)
+        )
         if hit is None:
             kept.append(finding)
         else:
             used.add(hit)
     for entry in entries:
         if entry not in used and entry.rule_id.startswith(prefixes):
+            where = (
+                "in this file"
+                if entry.target_line == WHOLE_FILE
+                else f"on line {entry.target_line}"
+            )
             kept.append(
                 Finding(
                     entry.path,
                     entry.line,
                     SUPPRESSION_UNUSED.id,
                     ERROR,
-                    f"nothing to suppress: no {entry.rule_id} finding on line {entry.target_line}",
+                    f"nothing to suppress: no {entry.rule_id} finding {where}",
                 )
             )
     kept.extend(problems)
@@ -134,11 +159,14 @@ def checker_run(
     return Run(prefixes, local or {}, cross, entries, invalid)
 
 
-def finish(run: Run) -> list[Finding]:
-    """The run's findings with suppressions applied, in report order (suppressions apply
-    across all validators that ran)."""
+def finish(run: Run, policy: Policy | None = None) -> list[Finding]:
+    """The run's findings with suppressions, then the policy's severities applied, in report
+    order (suppressions apply across all validators that ran)."""
+    from kbkit.checks.scopes import apply_severities
+
     findings = [*run.cross, *(f for found in run.local.values() for f in found)]
-    return sort_findings(apply_suppressions(run.suppressions, run.invalid, findings, run.prefixes))
+    kept = apply_suppressions(run.suppressions, run.invalid, findings, run.prefixes)
+    return sort_findings(apply_severities(kept, policy))
 
 
 __all__ = ["ERROR", "WARNING", "Checker", "Context", "Rule", "Run", "checker_run", "finish"]

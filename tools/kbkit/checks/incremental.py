@@ -68,7 +68,7 @@ def try_reuse(
     try:
         data = memoryview(_snapshot_file(repo, names).read_bytes())
         after_header, header = read_block(data, 0)
-        usable = header["namespace"] == _namespace(policy, names, today)
+        usable = header["namespace"] == _namespace(repo, policy, names, today)
     except (OSError, ValueError, EOFError, TypeError, KeyError, struct.error):
         usable = False
     if usable:
@@ -155,7 +155,7 @@ def _reuse(
         [Suppression(*s) for s in header["suppressions"]],
         [Finding(*f) for f in header["invalid"]],
     )
-    return Reused(finish(run), header["pages"])
+    return Reused(finish(run, policy), header["pages"])
 
 
 def _recheck(keys: Iterable[tuple[int, ...]], racy_from: int) -> list[int]:
@@ -188,7 +188,7 @@ def save(
     order = list(tree.summaries)  # sorted, as the walk lists the pages
     keys = tree.packed_keys
     header = {
-        "namespace": _namespace(tree.policy, names, today),
+        "namespace": _namespace(tree.repo, tree.policy, names, today),
         "walk": walk_digest(tree.files, tree.folders, tree.problems),
         "recheck": _recheck(PACKED_KEY.iter_unpack(keys), started_ns - RACY_NS),
         "prefixes": run.prefixes,
@@ -243,8 +243,17 @@ def _taxonomy_digest(tree: Tree) -> bytes:
     return hashlib.blake2b(shown.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-def _namespace(policy: Policy, names: tuple[str, ...], today: date) -> tuple[Any, ...]:
-    return (FORMAT, code_fingerprint(), policy.fingerprint, names, today.isoformat())
+def _namespace(repo: Path, policy: Policy, names: tuple[str, ...], today: date) -> tuple[Any, ...]:
+    from kbkit.checks.link_model import redirects_digest
+
+    return (
+        FORMAT,
+        code_fingerprint(),
+        policy.fingerprint,
+        names,
+        today.isoformat(),
+        redirects_digest(repo, policy),  # a file the walk's digest knows by name only
+    )
 
 
 def _snapshot_file(repo: Path, names: tuple[str, ...]) -> Path:

@@ -20,6 +20,7 @@ from kbkit.checks.incidents import (
     is_incident,
     name_pattern,
 )
+from kbkit.checks.link_model import Resolver, site_links
 from kbkit.checks.tree_danger import danger_findings
 from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings
 from kbkit.checks.tree_repo import (
@@ -111,7 +112,7 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     scope = page_scope(rel, policy)
     if scope is None or page.error is not None:
         return []
-    findings = link_absolute_findings(page)
+    findings = link_absolute_findings(page, policy)
     findings.extend(secret_findings(page.path, page.text, policy))
     if scope == EXTRA:
         return findings
@@ -135,10 +136,17 @@ def scoped_pages(tree: Tree) -> list[tuple[str, str]]:
 def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     """What the cross-page checks need once the page text is gone (plain, marshal-friendly):
     `fingerprint` (T25), `incident_id` as (value, line) (T22), `oversize` as (lines, bytes)
-    (T11); for index pages `children_marker` (T5) and `no_split` lines (T11)."""
-    if page.error is not None or page_scope(rel, policy) != ROOT:
+    (T11); for index pages `children_marker` (T5) and `no_split` lines (T11); `site_links`
+    (T10, lint/orphan) when the policy names a site root."""
+    scope = page_scope(rel, policy)
+    if page.error is not None or scope is None:
         return {}
     facts: dict[str, Any] = {}
+    site = site_links(page, policy)
+    if site:
+        facts["site_links"] = site  # T10 and lint/orphan read them like relative links
+    if scope != ROOT:
+        return facts
     if rel.rsplit("/", 1)[-1] == policy.data["index_page"]:
         if has_children_marker(rel, page, policy):
             facts["children_marker"] = True
@@ -165,8 +173,9 @@ def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     findings = structure_findings(tree)
     pages = scoped_pages(tree)
     outside: dict[str, bool] = {}
+    resolver = Resolver(tree)
     for rel, _ in pages:
-        findings.extend(broken_link_findings(tree, rel, tree.summaries[rel], outside))
+        findings.extend(broken_link_findings(tree, rel, tree.summaries[rel], outside, resolver))
     summary = [(rel, tree.facts[rel]) for rel, s in pages if s == ROOT]  # sorted by path
     exempt = split_exemptions(tree)
     for rel, facts in summary:

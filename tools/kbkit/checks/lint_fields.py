@@ -11,6 +11,7 @@ import re
 from datetime import date
 from typing import Any
 
+from kbkit.checks.scopes import scopes
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -66,7 +67,7 @@ def _describe(value: Any) -> str:
     return shown if isinstance(value, str) else f"{shown} ({type(value).__name__})"
 
 
-def field_findings(page: Page, policy: Policy) -> list[Finding]:
+def field_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     """L2–L6, L8, L9 for one synthesized page."""
     front = page.frontmatter
     if not front.present:
@@ -100,8 +101,7 @@ def field_findings(page: Page, policy: Policy) -> list[Finding]:
     def add(key: str, rule: str, message: str, severity: str = ERROR) -> None:
         out.append(Finding(page.path, key_line(page, key), rule, severity, message))
 
-    required = [str(k) for k in config["required"]]
-    for key in required:
+    for key in scopes(policy).required_fields(rel):
         if key not in meta:
             out.append(
                 Finding(

@@ -85,7 +85,7 @@ def run_validators(
     run = validator_run(tree, names, today)
     pages = checked_pages(tree, names)
     incremental.save(tree, names, today, run, pages, started_ns)
-    return finish(run), pages
+    return finish(run, policy), pages
 
 
 def checked_pages(tree: Tree, names: tuple[str, ...]) -> int:
@@ -112,4 +112,4 @@ def validator_run(tree: Tree, names: tuple[str, ...], today: date) -> Run:
 
 def check_tree(tree: Tree, names: tuple[str, ...], today: date) -> list[Finding]:
     """Run the named validators on a loaded tree."""
-    return finish(validator_run(tree, names, today))
+    return finish(validator_run(tree, names, today), tree.policy)

@@ -16,23 +16,30 @@ from kbkit.lines import LineCounter
 from kbkit.page import Page
 from kbkit.policy import Policy
 
-_DANGER_TEXT: tuple[tuple[str, re.Pattern[str], str], ...] = (
+# (policy name, literal prefilter, pattern, what it does); `danger.patterns` names the ones on
+_DANGER_TEXT: tuple[tuple[str, str, re.Pattern[str], str], ...] = (
     (
+        "ssh-no-host-key-checking",
         "StrictHostKeyChecking",
         re.compile(r"StrictHostKeyChecking[ \t]*(?:=|[ \t])[ \t]*[\"']?(?:no|No|NO)\b"),
         "disables SSH host key checking",
     ),
     (
+        "git-safe-directory-any",
         "safe.directory",
         re.compile(r"safe\.directory[ \t]*=?[ \t]*[\"']?\*"),
         "trusts every git repository (safe.directory *)",
     ),
     (
+        "docker-gpus-all",
         "--gpus",
         re.compile(r"--gpus(?:[ \t]*=[ \t]*|[ \t]+)[\"']?all\b"),
         "takes every GPU (--gpus all)",
     ),
 )
+TEXT_PATTERNS = tuple(name for name, _, _, _ in _DANGER_TEXT)
+# `danger.commands` names the command checks that are on (T18)
+COMMANDS = ("pkill", "killall", "rm-recursive-force", "find-delete", "find-exec-rm", "xargs-rm")
 # A command name that ends a word (`format` holds no `rm`); checked per block, then per line.
 _COMMAND_HINT = re.compile(r"(?:rm|pkill|killall|find|xargs)(?![\w.-])")
 _SEGMENT_SPLIT = re.compile(r"\|\||&&|[|;&\n]")
@@ -81,30 +88,31 @@ def _rm_is_forced_recursive(tokens: list[str]) -> bool:
     return recursive and force
 
 
-def dangerous_commands(line: str) -> list[str]:
-    """What is dangerous in one line of shell code (empty when nothing is)."""
+def dangerous_commands(line: str, enabled: frozenset[str] | None = None) -> list[str]:
+    """What is dangerous in one line of shell code (empty when nothing is); `enabled`: the
+    policy names of the command checks that are on (default: all of COMMANDS)."""
     if _COMMAND_HINT.search(line) is None:
         return []
-    found: list[str] = []
+    found: list[tuple[str, str]] = []
     for segment in _SEGMENT_SPLIT.split(line):
         tokens = [token.strip(_TOKEN_STRIP) for token in segment.split()]
         names = [token.rsplit("/", 1)[-1] for token in tokens]
         for index, name in enumerate(names):
             if name in ("pkill", "killall"):
-                found.append(name)
+                found.append((name, name))
             elif name == "rm" and _rm_is_forced_recursive(tokens[index + 1 :]):
-                found.append("rm with recursive and force flags")
+                found.append(("rm-recursive-force", "rm with recursive and force flags"))
             elif name == "xargs" and "rm" in names[index + 1 :]:
-                found.append("xargs rm")
+                found.append(("xargs-rm", "xargs rm"))
             elif name == "find":
                 rest = names[index + 1 :]
                 if "-delete" in rest:
-                    found.append("find -delete")
+                    found.append(("find-delete", "find -delete"))
                 for flag in ("-exec", "-execdir", "-ok", "-okdir"):
                     after = rest.index(flag) + 1 if flag in rest else len(rest)
                     if after < len(rest) and rest[after] == "rm":
-                        found.append(f"find {flag} rm")
-    return list(dict.fromkeys(found))
+                        found.append(("find-exec-rm", f"find {flag} rm"))
+    return list(dict.fromkeys(what for key, what in found if enabled is None or key in enabled))
 
 
 def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
@@ -112,12 +120,14 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     text = page.text
     hits: dict[tuple[str, int], str] = {}
     lines = LineCounter(text)
-    for literal, pattern, what in _DANGER_TEXT:
-        if literal in text:
+    danger = policy.data["danger"]
+    patterns = set(map(str, danger["patterns"]))
+    for name, literal, pattern, what in _DANGER_TEXT:
+        if name in patterns and literal in text:
             for match in pattern.finditer(text):
                 key = ("tree/danger-text", lines.line_at(match.start()))
                 hits.setdefault(key, f"{match.group(0)!r} {what}")
-    words = [str(word) for word in policy.data["danger"]["words"] if word]
+    words = [str(word) for word in danger["words"] if word]
     # one search per distinct first character (fast) before searching whole words
     if words and not any(first in text for first in {word[0] for word in words}):
         words = []
@@ -126,11 +136,12 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
             for match in re.finditer(re.escape(word), text):
                 key = ("tree/danger-text", lines.line_at(match.start()))
                 hits.setdefault(key, f"{word!r} names a forbidden practice")
-    for block in page.code_blocks:
+    enabled = frozenset(map(str, danger["commands"]))
+    for block in page.code_blocks if enabled else ():
         if _COMMAND_HINT.search(block.text) is None:
             continue
         for line, content in block.lines():
-            commands = dangerous_commands(content)
+            commands = dangerous_commands(content, enabled)
             if commands:
                 hits[("tree/danger-code", line)] = (
                     f"dangerous command in code ({', '.join(commands)}): "

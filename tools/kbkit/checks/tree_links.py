@@ -6,14 +6,18 @@ images and reference-style links count). Targets resolve against the in-memory t
 
 from __future__ import annotations
 
+from kbkit.checks.link_model import Resolver, is_site_link, link_model
 from kbkit.findings import ERROR, Finding
 from kbkit.page import Page
+from kbkit.policy import Policy
 from kbkit.summary import Summary, is_absolute
 from kbkit.tree import Tree, outside_root
 
 
-def link_absolute_findings(page: Page) -> list[Finding]:
-    """T9: link targets that are absolute file paths."""
+def link_absolute_findings(page: Page, policy: Policy) -> list[Finding]:
+    """T9: link targets that are absolute file paths (site-root links `/x` are checked as
+    links instead when the policy names a site root)."""
+    site = link_model(policy).site_root is not None
     return [
         Finding(
             page.path,
@@ -23,21 +27,31 @@ def link_absolute_findings(page: Page) -> list[Finding]:
             f"absolute link {link.target!r}: use a path relative to this page",
         )
         for link in page.links
-        if is_absolute(link.target)
+        if is_absolute(link.target) and not (site and is_site_link(link.target))
     ]
 
 
 def broken_link_findings(
-    tree: Tree, rel: str, summary: Summary, outside: dict[str, bool] | None = None
+    tree: Tree,
+    rel: str,
+    summary: Summary,
+    outside: dict[str, bool] | None = None,
+    resolver: Resolver | None = None,
 ) -> list[Finding]:
-    """T10: relative targets that name nothing in the tree (fragments are not checked).
+    """T10: relative (and site-root) targets that name nothing in the tree under the
+    policy's link options (fragments are not checked).
 
     Targets outside the knowledge root need the file system; `outside` memoizes them.
     """
     memo = {} if outside is None else outside
     files, folders = tree.files, tree.folders
+    resolver = resolver or Resolver(tree)
+    links = summary.links
+    site = tree.facts.get(rel, {}).get("site_links")
+    if site:
+        links = (*links, *site)
     findings = []
-    for resolved, line, written in summary.links:
+    for resolved, line, written in links:
         if resolved in files or resolved in folders:
             continue
         if outside_root(resolved):
@@ -45,8 +59,8 @@ def broken_link_findings(
                 memo[resolved] = tree.exists(resolved)
             if memo[resolved]:
                 continue
-        elif resolved == "":
-            continue  # the knowledge root itself
+        elif resolved == "" or resolver.target(resolved) is not None:
+            continue  # the knowledge root itself, or found under the link options
         findings.append(
             Finding(
                 tree.repo_path(rel),

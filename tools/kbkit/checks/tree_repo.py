@@ -4,6 +4,7 @@ and the length of the contributor entry page (T27)."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 
 from kbkit.findings import ERROR, Finding
@@ -12,11 +13,15 @@ from kbkit.page import Page, decode
 from kbkit.page_file import PageRefused, read_page_file
 from kbkit.tree import Tree
 
+_FILE_SUPPRESSION = re.compile(r"<!--\s*kb-disable-file\b.*?-->", re.S)
+
 
 def body_fingerprint(page: Page, min_chars: int) -> bytes | None:
     """A hash of the body without frontmatter, whitespace runs collapsed; None when too short
     (fewer than `min_chars` characters after collapsing)."""
     body = page.text[page.frontmatter.body_offset :]
+    if "kb-disable-file" in body:  # the comment that says why a copy is kept is not content
+        body = _FILE_SUPPRESSION.sub("", body)
     if len(body) < min_chars:
         return None
     # bytes.split() on the UTF-8 body is twice as fast as str.split(); it collapses ASCII

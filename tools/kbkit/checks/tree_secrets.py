@@ -33,12 +33,31 @@ _WINDOWS_HOME = re.compile(r":(?:\\+|/+)[Uu]sers(?:\\+|/+)" + _NAME.replace("/",
 # One literal-first scan decides whether a home or data path can match at all.
 _HOME_HINT = re.compile(r"/(?:home|data|Users)/")
 _PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+# A key block has a body: optional `Name: value` headers (encrypted PEM, PGP), then a line
+# of base64. Newlines may be written `\n` (a key pasted into a JSON or YAML string).
+_KEY_BODY = re.compile(
+    r"(?:\\n|[ \t\r\n\"'])*(?:[A-Za-z][\w-]*:[^\n\\]*(?:\\n|\n)[ \t]*)*"
+    r"(?:\\n|[ \t\r\n])*[A-Za-z0-9+/]{16,}={0,2}(?:\\n|[ \t]*\r?(?:\n|$))"
+)
+_KEY_WINDOW = 1024  # the body starts within this many characters (bounds the regex's work)
 _PLACEHOLDER_START = ("<", "$", "{", "%", "*", "...", "…")
 _GENERIC_USERS = frozenset({"public", "shared", "default", "all users"})
+# Names that stand for "your name here" in documentation, not a person's home folder.
+_PLACEHOLDER_NAME = re.compile(
+    r"(?:(?:your|my|the|some|example|test|demo|dummy|sample|local|current)?[-_.]?"
+    r"(?:user(?:[-_.]?name)?|name|login|account|id|home)"
+    r"|you|me|someone|somebody|username|yourname|foo|bar|baz|x{2,}|\?+|j(?:ohn|ane)?[-_.]?doe"
+    r"|[A-Z][A-Z_]*)\d*",
+)
 
 
 def _is_placeholder(name: str) -> bool:
-    return name.startswith(_PLACEHOLDER_START) or not name.rstrip(".!?")
+    bare = name.rstrip(".!?")
+    if not bare or name.startswith(_PLACEHOLDER_START):
+        return True
+    if bare.isupper() and _PLACEHOLDER_NAME.fullmatch(bare):
+        return True  # USER, USERNAME, YOUR_NAME: an environment-variable-like stand-in
+    return _PLACEHOLDER_NAME.fullmatch(bare.lower()) is not None
 
 
 @functools.lru_cache(maxsize=8)
@@ -69,16 +88,56 @@ def _ipv4_matches(text: str) -> Iterator[re.Match[str]]:
                 break
 
 
+# Words right before a dotted quad that make it a number, not an address: versions, spec
+# sections, object identifiers.
+_NOT_ADDRESS_BEFORE = re.compile(
+    r"(?:\b(?:v|ver|version|versions|release|build|rev|revision|section|sections|sec|sect"
+    r"|clause|chapter|ch|paragraph|para|table|figure|fig|step|item|oid|oids|arc)\.?"
+    r"|§|\bid-[\w-]+|\boid[-_]?\w*)[ \t:=(#]*$",
+    re.I,
+)
+# Words and characters right before a quad that make it an address, and a port or prefix
+# length right after it.
+_ADDRESS_BEFORE = re.compile(
+    r"(?:[@=]|//|\b(?:ip|ipv4|ips|host|hosts|hostname|address|addr|server|servers|gateway|gw"
+    r"|dns|nameserver|proxy|endpoint|ping|ssh|scp|curl|wget|connect|listen|bind|route|via"
+    r"|subnet|network|node|peer|upstream|machine|vm|box)s?\b[ \t:=\"'`]*)[ \t\"'`\[(]*$",
+    re.I,
+)
+_ADDRESS_AFTER = re.compile(r"(?::[0-9]{1,5}\b|/[0-9]{1,2}\b)")
+# A numbered heading or list item: `4.9.9.1 Certificate Policies`, `### 4.9.9.1 Title`.
+_NUMBERING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+)?$")
+
+
+def _is_address(text: str, match: re.Match[str], octets: list[int]) -> bool:
+    """Whether a valid dotted quad is meant as an address (see README, `tree/secret-ip`)."""
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    before = text[max(line_start, match.start() - 40) : match.start()]
+    if _NOT_ADDRESS_BEFORE.search(before):
+        return False
+    if _ADDRESS_BEFORE.search(before) or _ADDRESS_AFTER.match(text, match.end()):
+        return True
+    if _NUMBERING.match(before) and re.match(r"[ \t]+[A-Z]", text[match.end() :]):
+        return False  # a section number opening a heading or an outline item
+    # Quads that look like outline numbers (`4.9.9.1`) or object identifiers (`2.5.29.37`,
+    # first arc 0-2) need an address-like context; other valid quads are addresses anywhere.
+    return not (max(octets) < 10 or octets[0] <= 2)
+
+
 def _public_ips(text: str, policy: Policy) -> Iterator[tuple[int, str]]:
     allowed = allowed_networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
     for match in _ipv4_matches(text):
-        octets = [int(part) for part in match.groups()]
+        parts = match.groups()
+        if any(len(part) > 1 and part[0] == "0" for part in parts):
+            continue  # `171.09.21.207`: no address is written with leading zeros
+        octets = [int(part) for part in parts]
         if max(octets) > 255:
             continue
         address = ipaddress.IPv4Address(".".join(map(str, octets)))
         if any(address in net for net in allowed):
             continue
-        yield match.start(), match.group(0)
+        if _is_address(text, match, octets):
+            yield match.start(), match.group(0)
 
 
 def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
@@ -131,6 +190,8 @@ def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
         add(rule, offset, f"personal folder {found}: use a placeholder such as <user>")
     if "PRIVATE KEY" in text:
         for match in _PRIVATE_KEY.finditer(text):
+            if _KEY_BODY.match(text[match.end() : match.end() + _KEY_WINDOW]) is None:
+                continue  # a BEGIN line quoted in prose, or an elided example body
             add(
                 "tree/secret-private-key",
                 match.start(),

@@ -15,6 +15,7 @@ from typing import Any
 
 from kbkit.checks import Context, Rule
 from kbkit.checks.adapters import adapter_findings
+from kbkit.checks.link_model import Resolver
 from kbkit.checks.lint_fields import (
     field_findings,
     key_line,
@@ -22,6 +23,7 @@ from kbkit.checks.lint_fields import (
     parse_date,
     string_tags,
 )
+from kbkit.checks.lint_rules import contract_findings
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -52,6 +54,13 @@ RULES: dict[str, Rule] = {
         Rule("lint/adapter-raw", ERROR, "an adapter briefing doc points into the evidence layer"),
         Rule("lint/adapter-checklist", ERROR, "an adapter review checklist is missing or invalid"),
         Rule("lint/rule-id-duplicate", ERROR, "a rule id is defined on two rule pages"),
+        Rule(
+            "lint/rule-bullets",
+            ERROR,
+            "a rule section lacks the four labelled bullets in order (what the curator refuses)",
+        ),
+        Rule("lint/rule-source", ERROR, "a rule section's last bullet has no ^[source] marker"),
+        Rule("lint/title-unquoted", ERROR, "the frontmatter title is not quoted"),
     )
 }
 
@@ -79,7 +88,7 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     """Findings that depend only on this page's path and bytes and on the policy."""
     if page.error is not None or not in_scope(rel, policy):
         return []
-    return field_findings(page, policy)
+    return [*field_findings(rel, page, policy), *contract_findings(page, policy)]
 
 
 def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
@@ -170,6 +179,12 @@ def _orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding
         if rel.startswith(local):
             continue
         linked.update(target for target, _, _ in summary.links if target != rel)
+        linked.update(target for target, _, _ in tree.facts[rel].get("site_links", ()))
+    resolver = Resolver(tree)
+    if resolver.model.active:  # `x.html` links the page x.html.md; `Guide.md` links guide.md
+        linked.update(
+            found for target in list(linked) if (found := resolver.target(target)) is not None
+        )
     index = str(tree.policy.data["index_page"])
     return [
         Finding(

@@ -6,10 +6,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from kbkit import clock
 from kbkit.errors import UsageError
-from kbkit.findings import REPORTER_BY_NAME, count
+from kbkit.findings import REPORTER_BY_NAME, Finding, count
+
+if TYPE_CHECKING:
+    from kbkit.policy import Policy
 
 VALIDATORS = ("tree", "lint")
 USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checked below)
@@ -39,6 +44,19 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
         default=None,
         metavar="YYYY-MM-DD",
         help="the date staleness is measured against (default: today in UTC, or the date of KBKIT_NOW)",
+    )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        metavar="FILE",
+        help="compare with this baseline (default: baseline.json beside the policy, when "
+        "present): only findings not in it are reported and fail",
+    )
+    parser.add_argument(
+        "--write-baseline",
+        action="store_true",
+        help="record today's findings in the baseline (--baseline FILE or baseline.json "
+        "beside the policy) and exit 0",
     )
     parser.add_argument(
         "--no-cache",
@@ -77,19 +95,78 @@ def run(
     from kbkit.policy import load_policy
 
     policy = load_policy(repo, args.policy)
+    if not args.policy:
+        from kbkit.policy import defaults_note
+
+        sys.stderr.write(defaults_note(policy))
     if guess != policy.knowledge_root:
         if walked is not None:
             walked()  # the wrong folder: let the child finish
         top = repo / policy.knowledge_root
         walked = walk_aside(top, policy.knowledge_root) if top.is_dir() else None
-    from kbkit.checks.registry import run_validators
+    from kbkit.checks.registry import PREFIX_BY_VALIDATOR, run_validators
 
     findings, pages = run_validators(
         repo, policy, validators, today, use_cache=not args.no_cache, walked=walked
     )
-    sys.stdout.write(REPORTER_BY_NAME[args.format](findings, pages))
-    errors, _ = count(findings)
-    return 1 if errors else 0
+    prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in validators)
+    return report(repo, policy, args, findings, pages, prefixes)
+
+
+def report(
+    repo: Path,
+    policy: Policy,
+    args: argparse.Namespace,
+    findings: list[Finding],
+    pages: int,
+    prefixes: tuple[str, ...],
+) -> int:
+    """Print the findings (only the new ones when a baseline applies); the exit code."""
+    from kbkit import baseline
+
+    path = Path(args.baseline) if args.baseline else baseline.default_path(repo, policy)
+    if args.baseline and not path.is_absolute() and not path.exists():
+        path = repo / args.baseline
+    if args.write_baseline:
+        keep = [e for e in _entries_if_any(path) if not _ours(e.rule, prefixes)]
+        written = baseline.write(path, findings, repo, keep)
+        sys.stderr.write(f"kbkit: recorded {written} finding(s) in {path}\n")
+        return 0
+    if not args.baseline and not path.is_file():
+        sys.stdout.write(REPORTER_BY_NAME[args.format](findings, pages))
+        return 1 if count(findings)[0] else 0
+    entries = [e for e in baseline.read(path) if _ours(e.rule, prefixes)]
+    compared = baseline.compare(findings, entries, repo)
+    out = REPORTER_BY_NAME[args.format](compared.new, pages)
+    summary = {
+        "file": str(path),
+        "known": len(compared.known),
+        "fixed": [e._asdict() for e in compared.fixed],
+    }
+    if args.format == "json":
+        import json
+
+        document = json.loads(out)
+        document["baseline"] = summary
+        out = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    else:
+        out += (
+            f"baseline {path}: {len(compared.known)} known finding(s) not shown, "
+            f"{len(compared.fixed)} fixed (removable: kb check --write-baseline)\n"
+        )
+    sys.stdout.write(out)
+    return 1 if count(compared.new)[0] else 0
+
+
+def _ours(rule: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether this run's validators report `rule` (kb/ rules come from every run)."""
+    return rule.startswith((*prefixes, "kb/"))
+
+
+def _entries_if_any(path: Path) -> list[Any]:
+    from kbkit import baseline
+
+    return baseline.read(path) if path.is_file() else []
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,71 @@
+"""Link options: a changed redirects file is seen by warm runs; a bad one is a usage error."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from kbkit.__main__ import main
+from kbkit.checks.registry import run_validators
+from kbkit.policy import load_policy
+
+TODAY = date(2026, 11, 30)
+CASE = Path(__file__).resolve().parents[1] / "cases/knowledge-tree/ok/link-model-options/repo"
+
+
+def make_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(CASE, repo)
+    return repo
+
+
+def broken(repo: Path) -> list[tuple[str, int]]:
+    findings, _ = run_validators(repo, load_policy(repo), ("tree",), TODAY)
+    return [(f.path, f.line) for f in findings if f.rule_id == "tree/link-broken"]
+
+
+def test_a_warm_run_sees_a_changed_redirects_file(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    assert broken(repo) == []
+    assert broken(repo) == []  # warm: answered from the snapshot
+    redirects = repo / "config/redirects.yml"
+    redirects.write_text(redirects.read_text().replace("/general/setup.html", "/general/nope.html"))
+    assert broken(repo) == [("knowledge/general/setup.html.md", 3)]
+
+
+def test_without_a_site_root_site_links_are_absolute(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    policy = repo / "knowledge/policy.yaml"
+    policy.write_text(policy.read_text().replace("site_root: .", "site_root: null"))
+    findings, _ = run_validators(repo, load_policy(repo), ("tree",), TODAY)
+    assert {f.rule_id for f in findings} == {"tree/link-absolute"}
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("- a list\n", "must map old paths to new paths"),
+        ("a: [unclosed\n", "redirects.yml:2: invalid redirects file YAML"),
+    ],
+)
+def test_a_bad_redirects_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, needle: str
+) -> None:
+    repo = make_repo(tmp_path)
+    (repo / "config/redirects.yml").write_text(text)
+    code = main(["check-knowledge-tree", "--repo", str(repo)])
+    err = capsys.readouterr().err
+    assert code == 2 and "config/redirects.yml" in err and needle in err
+    assert "Traceback" not in err
+
+
+def test_a_site_root_may_not_leave_the_knowledge_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path)
+    (repo / "knowledge/policy.yaml").write_text("links:\n  site_root: ../other\n")
+    assert main(["check-knowledge-tree", "--repo", str(repo)]) == 2
+    assert "links.site_root" in capsys.readouterr().err

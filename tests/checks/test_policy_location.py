@@ -1,0 +1,59 @@
+"""Where the policy is found: kbkit.yaml, knowledge/policy.yaml, or beside its own root."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbkit.__main__ import main
+from kbkit.errors import UsageError
+from kbkit.policy import load_policy
+
+
+def page(repo: Path, rel: str, text: str) -> None:
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def site(repo: Path) -> None:
+    page(repo, "source/manual/_index.md", "# Manual\n\n- [Setup](setup.md)\n")
+    page(repo, "source/manual/setup.md", "# Setup\n\nText.\n")
+
+
+def test_a_policy_beside_its_root_is_found(tmp_path: Path) -> None:
+    site(tmp_path)
+    page(tmp_path, "source/policy.yaml", "knowledge_root: 'source/'  # the site\nroots: [manual]\n")
+    page(tmp_path, "config/policy.yaml", "knowledge_root: [not, kbkit]\n")  # another tool's
+    policy = load_policy(tmp_path)
+    assert policy.path == tmp_path / "source/policy.yaml"
+    assert policy.knowledge_root == "source"
+
+
+def test_a_top_level_kbkit_yaml_comes_first(tmp_path: Path) -> None:
+    site(tmp_path)
+    page(tmp_path, "kbkit.yaml", "knowledge_root: source\nroots: [manual]\n")
+    page(tmp_path, "source/policy.yaml", "knowledge_root: source\nroots: [elsewhere]\n")
+    assert load_policy(tmp_path).path == tmp_path / "kbkit.yaml"
+
+
+def test_two_candidates_are_a_usage_error(tmp_path: Path) -> None:
+    page(tmp_path, "a/policy.yaml", "knowledge_root: a\n")
+    page(tmp_path, "b/policy.yaml", "knowledge_root: b\n")
+    with pytest.raises(UsageError, match="a/policy.yaml, b/policy.yaml"):
+        load_policy(tmp_path)
+
+
+def test_without_a_policy_file_the_output_says_which_defaults_apply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site(tmp_path)
+    page(tmp_path, "source/policy.yaml", "knowledge_root: src\n")  # names another folder
+    code = main(["check-knowledge-tree", "--repo", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 1  # knowledge/general and knowledge/repos are missing
+    assert "no policy file found" in err
+    assert "built-in profile 'default': knowledge_root knowledge, roots general, repos" in err
+    main(["check-knowledge-tree", "--repo", str(tmp_path), "--policy", "default"])
+    assert "no policy file found" not in capsys.readouterr().err

@@ -1,0 +1,115 @@
+"""policy.yaml is checked against the shipped JSON Schema, with size and alias budgets."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator, FormatChecker
+
+from kbkit.__main__ import main
+from kbkit.errors import UsageError
+from kbkit.policy import PROFILES, builtin_policy, policy_from_file
+from kbkit.policy_schema import MAX_POLICY_BYTES, SCHEMA_FILE, policy_schema
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "policy.yaml"
+    path.write_text(text)
+    return path
+
+
+def refusal(tmp_path: Path, text: str) -> str:
+    with pytest.raises(UsageError) as caught:
+        policy_from_file(write(tmp_path, text))
+    assert caught.value.exit_code == 2
+    return str(caught.value)
+
+
+def test_the_schema_is_draft_2020_12_and_shipped_in_the_package() -> None:
+    schema = json.loads(SCHEMA_FILE.read_text())
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(schema)
+    assert SCHEMA_FILE.parent.name == "kbkit"
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_every_built_in_profile_validates_whole(name: str) -> None:
+    data = builtin_policy(name).data
+    errors = list(
+        Draft202012Validator(policy_schema(), format_checker=FormatChecker()).iter_errors(data)
+    )
+    assert errors == []
+    # every key of the effective policy is described by the schema (none slips through)
+    assert set(data) <= set(policy_schema()["properties"])
+
+
+def test_numbers_where_folder_names_belong_name_the_key_and_line(tmp_path: Path) -> None:
+    message = refusal(tmp_path, "version: 1\nroots: [5.1, 7.4]\n")
+    assert "policy.yaml:2:" in message
+    assert "'roots[0]'" in message
+    assert "must be text" in message
+
+
+def test_a_nested_type_error_points_at_its_line(tmp_path: Path) -> None:
+    message = refusal(tmp_path, "limits:\n  fanout_warn: 7\n  group_max: lots\n")
+    assert "policy.yaml:3:" in message and "'limits.group_max'" in message
+
+
+def test_an_unknown_key_is_named_with_its_line(tmp_path: Path) -> None:
+    message = refusal(tmp_path, "secrets:\n  home_allow: []\n  bogus: 1\n")
+    assert "policy.yaml:3:" in message and "'secrets.bogus'" in message
+    assert "unknown policy key" in message
+
+
+def test_an_unknown_rule_id_is_refused(tmp_path: Path) -> None:
+    message = refusal(
+        tmp_path, "overrides:\n  - files: [x.md]\n    rules: {tree/secret-ipv4: off}\n"
+    )
+    assert "policy.yaml:3:" in message and "unknown rule id 'tree/secret-ipv4'" in message
+
+
+def test_an_unknown_severity_is_refused(tmp_path: Path) -> None:
+    message = refusal(tmp_path, "rules:\n  tree/secret-ip: info\n")
+    assert "policy.yaml:2:" in message and "'rules.tree/secret-ip'" in message
+
+
+def test_an_alias_bomb_is_refused_before_expansion(tmp_path: Path) -> None:
+    lines = ["a: &l0 [x, x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, 9):
+        lines.append(f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 10) + "]")
+    lines.append("taxonomy:\n  tags: *l8")
+    started = time.perf_counter()
+    message = refusal(tmp_path, "\n".join(lines) + "\n")
+    assert time.perf_counter() - started < 2
+    assert "YAML aliases" in message
+
+
+def test_a_few_aliases_are_fine(tmp_path: Path) -> None:
+    policy = policy_from_file(write(tmp_path, "roots: &r [general, repos]\nlint_exclude: *r\n"))
+    assert policy.data["lint_exclude"] == ["general", "repos"]
+
+
+def test_an_oversized_policy_is_refused_unread(tmp_path: Path) -> None:
+    message = refusal(tmp_path, "# " + "x" * MAX_POLICY_BYTES + "\n")
+    assert f"at most {MAX_POLICY_BYTES} bytes" in message
+
+
+def test_validators_may_be_empty_and_off_may_be_unquoted(tmp_path: Path) -> None:
+    policy = policy_from_file(write(tmp_path, "validators: []\nrules:\n  lint/orphan: off\n"))
+    assert policy.data["validators"] == []
+    assert policy.data["rules"]["lint/orphan"] is False  # YAML 1.1; scopes read it as off
+
+
+def test_a_bad_policy_exits_2_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "knowledge").mkdir()
+    (tmp_path / "knowledge" / "policy.yaml").write_text("roots: [5.1, 7.4]\n")
+    code = main(["check", "--repo", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "knowledge/policy.yaml:1: policy key 'roots[0]'" in err
+    assert "Traceback" not in err

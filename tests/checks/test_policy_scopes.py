@@ -1,0 +1,76 @@
+"""Severities and required frontmatter per path glob, applied after the checks run."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+from kbkit.checks import incremental
+from kbkit.checks.registry import run_validators
+from kbkit.checks.scopes import scopes
+from kbkit.findings import ERROR, WARNING
+from kbkit.policy import load_policy, policy_from_file
+
+TODAY = date(2026, 11, 30)
+BOTH = ("tree", "lint")
+CASE = Path(__file__).resolve().parents[1] / "cases/knowledge-tree/bad/rule-severity-per-glob/repo"
+
+
+def make_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(CASE, repo)
+    return repo
+
+
+def ip_severities(findings: list) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for f in findings:
+        if f.rule_id == "tree/secret-ip":
+            found.setdefault(f.path, set()).add(f.severity)
+    return found
+
+
+def test_later_overrides_win_and_globs_are_relative_to_the_knowledge_root(tmp_path: Path) -> None:
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text(
+        "rules: {lint/orphan: warning}\n"
+        "overrides:\n"
+        "  - files: ['general/**']\n    rules: {lint/orphan: error}\n"
+        "  - files: ['*.draft.md']\n    rules: {lint/orphan: off}\n"
+    )
+    scope = scopes(policy_from_file(policy_file))
+    assert scope.severity("knowledge/repos/a.md", "lint/orphan", WARNING) == WARNING
+    assert scope.severity("knowledge/general/a.md", "lint/orphan", WARNING) == ERROR
+    assert scope.severity("knowledge/general/x/a.draft.md", "lint/orphan", WARNING) == "off"
+    assert scope.severity("knowledge/general/a.md", "lint/stale", WARNING) == WARNING
+
+
+def test_severities_follow_a_policy_change_on_warm_runs(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    policy_path = repo / "knowledge/policy.yaml"
+    first = run_validators(repo, load_policy(repo), BOTH, TODAY)  # writes the caches
+    assert ip_severities(first[0]) == {
+        "knowledge/general/page.md": {WARNING},
+        "knowledge/general/other.md": {ERROR},
+    }
+    # turn the rule back to error everywhere: the cached run must not keep the old severities
+    policy_path.write_text("rules:\n  tree/secret-ip: error\n")
+    policy = load_policy(repo)
+    warm = run_validators(repo, policy, BOTH, TODAY)
+    assert warm == run_validators(repo, policy, BOTH, TODAY, use_cache=False)
+    assert ip_severities(warm[0]) == {
+        "knowledge/general/page.md": {ERROR},
+        "knowledge/general/other.md": {ERROR},
+        "knowledge/general/lab/hosts.md": {ERROR},
+    }
+    # a change that reuses the snapshot still gets this policy's severities
+    page = repo / "knowledge/general/lab/hosts.md"
+    page.write_text(page.read_text() + "\nMore prose.\n")
+    attempt = incremental.try_reuse(repo, policy, BOTH, TODAY, 0)
+    assert isinstance(attempt, incremental.Reused)
+    assert attempt.findings == run_validators(repo, policy, BOTH, TODAY, use_cache=False)[0]
+    # and switching it off again on a warm run drops every finding of the rule
+    policy_path.write_text("rules:\n  tree/secret-ip: off\n")
+    policy = load_policy(repo)
+    assert ip_severities(run_validators(repo, policy, BOTH, TODAY)[0]) == {}

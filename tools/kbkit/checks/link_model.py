@@ -1,0 +1,205 @@
+"""How a link target names a file: the policy's `links:` options (issue #12).
+
+- `site_root`: a folder (relative to the knowledge root, `.` for the root itself) that
+  site-root links (`/manual/x.html`) start from. Unset, such links are `tree/link-absolute`.
+- `extensions`: `{".html": [".html.md", ".md"]}` — a target ending in the key that names
+  nothing is tried with each replacement (Middleman pages are linked as the HTML they build).
+- `case_insensitive`: letter case is ignored when nothing matches exactly.
+- `redirects`: a repo-relative JSON or YAML file mapping old paths to new ones, consulted
+  before a link is reported broken (paths starting with `/` are site-root paths).
+
+Site-root links are page facts (`site_links`), so cached pages and result snapshots carry
+them; the redirects file's digest is part of the snapshot's namespace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+
+from kbkit.errors import UsageError
+from kbkit.page import Page
+from kbkit.policy import Policy
+from kbkit.summary import LinkRef
+from kbkit.tree import Tree
+
+MAX_REDIRECT_HOPS = 8
+MAX_REDIRECTS_BYTES = 8 * 1024 * 1024
+
+
+class LinkModel(NamedTuple):
+    site_root: str | None  # knowledge-root-relative ("" = the root), None = not a site
+    extensions: tuple[tuple[str, tuple[str, ...]], ...]
+    case_insensitive: bool
+    redirects: str | None  # repo-relative file
+
+    @property
+    def active(self) -> bool:
+        """Whether any option changes how a target resolves."""
+        return bool(self.extensions or self.case_insensitive or self.redirects)
+
+
+def link_model(policy: Policy) -> LinkModel:
+    """The policy's link options."""
+    links = policy.data.get("links") or {}
+    root = links.get("site_root")
+    site_root = None if root is None else _clean(str(root))
+    extensions = tuple(
+        (str(suffix), tuple(map(str, targets)))
+        for suffix, targets in (links.get("extensions") or {}).items()
+    )
+    redirects = links.get("redirects")
+    return LinkModel(
+        site_root, extensions, bool(links.get("case_insensitive")), redirects and str(redirects)
+    )
+
+
+def _clean(path: str) -> str:
+    cleaned = posixpath.normpath(path.strip("/")) if path.strip("/") else ""
+    return "" if cleaned == "." else cleaned
+
+
+def is_site_link(target: str) -> bool:
+    """`/x`: a path from the site root (not `//host/x`, not `\\x`)."""
+    return target.startswith("/") and not target.startswith("//")
+
+
+def site_links(page: Page, policy: Policy) -> tuple[LinkRef, ...]:
+    """The page's site-root links resolved against the site root (none when unset)."""
+    root = link_model(policy).site_root
+    if root is None:
+        return ()
+    return tuple(
+        (_clean(posixpath.join(root, link.path_part.lstrip("/"))), link.line, link.target)
+        for link in page.links
+        if is_site_link(link.target) and not link.is_external
+    )
+
+
+class Resolver:
+    """Finds the file or folder a root-relative target names under the policy's options."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self.model = link_model(tree.policy)
+        self._lower: dict[str, str] | None = None
+        self._redirects: dict[str, str] | None = None
+
+    def exists(self, rel: str) -> bool:
+        return rel == "" or rel in self.tree.files or rel in self.tree.folders
+
+    def target(self, rel: str) -> str | None:
+        """The existing path `rel` names, or None."""
+        if self.exists(rel):
+            return rel
+        if not self.model.active:
+            return None
+        seen = {rel}
+        for _ in range(MAX_REDIRECT_HOPS):
+            found = self._direct(rel)
+            if found is not None:
+                return found
+            moved = self.redirects().get(rel)
+            if moved is None or moved in seen:
+                return None
+            if moved == _EXTERNAL:
+                return rel  # redirected off the site: nothing here to check
+            seen.add(moved)
+            rel = moved
+        return None
+
+    def _direct(self, rel: str) -> str | None:
+        candidates = [rel]
+        for suffix, replacements in self.model.extensions:
+            if rel.endswith(suffix):
+                stem = rel[: -len(suffix)]
+                candidates.extend(stem + replacement for replacement in replacements)
+        for candidate in candidates:
+            if self.exists(candidate):
+                return candidate
+        if self.model.case_insensitive:
+            lower = self._lowered()
+            for candidate in candidates:
+                hit = lower.get(candidate.lower())
+                if hit is not None:
+                    return hit
+        return None
+
+    def _lowered(self) -> dict[str, str]:
+        if self._lower is None:
+            self._lower = {}
+            for name in sorted(self.tree.folders) + sorted(self.tree.files):
+                self._lower.setdefault(name.lower(), name)
+        return self._lower
+
+    def redirects(self) -> dict[str, str]:
+        if self._redirects is None:
+            self._redirects = load_redirects(self.tree.repo, self.tree.policy)
+        return self._redirects
+
+
+_EXTERNAL = "\0external"
+
+
+def load_redirects(repo: Path, policy: Policy) -> dict[str, str]:
+    """The redirects file as root-relative old path -> new path (or an external marker)."""
+    model = link_model(policy)
+    if not model.redirects:
+        return {}
+    path = repo / model.redirects
+    text = _read(path)
+    from kbkit.policy_schema import check_expansion
+
+    try:
+        if path.suffix == ".json":
+            data: Any = json.loads(text)
+        else:
+            check_expansion(text, str(path), "redirects file")
+            from kbkit.frontmatter import FrontmatterLoader
+
+            data = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
+    except (ValueError, RecursionError, yaml.YAMLError) as exc:
+        raise UsageError(f"{path}: the redirects file is not valid JSON or YAML ({exc})") from exc
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+    ):
+        raise UsageError(f"{path}: the redirects file must map old paths to new paths (text)")
+    root = model.site_root or ""
+    return {_place(old, root): _place(new, root) for old, new in data.items()}
+
+
+def _place(path: str, site_root: str) -> str:
+    if "://" in path or path.startswith(("mailto:", "//")):
+        return _EXTERNAL
+    path = path.split("#", 1)[0].split("?", 1)[0]
+    return _clean(posixpath.join(site_root, path.lstrip("/")) if path.startswith("/") else path)
+
+
+def _read(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_REDIRECTS_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the redirects file ({exc.strerror or exc})") from exc
+    if len(data) > MAX_REDIRECTS_BYTES:
+        raise UsageError(f"{path}: a redirects file may hold at most {MAX_REDIRECTS_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: the redirects file is not UTF-8") from exc
+
+
+def redirects_digest(repo: Path, policy: Policy) -> str:
+    """What the result snapshot must know of the redirects file (its bytes' hash)."""
+    model = link_model(policy)
+    if not model.redirects:
+        return ""
+    try:
+        return hashlib.sha256((repo / model.redirects).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"

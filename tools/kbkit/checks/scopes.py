@@ -1,0 +1,117 @@
+"""What the policy says per path: each rule's severity (`rules:`, `overrides:`) and the
+required frontmatter (`frontmatter.required`, `overrides[].frontmatter.required`).
+
+Severities apply in one place, after the checks and the suppressions ran (`checks.finish`),
+so cached page results and result snapshots always hold the rules' own severities and a
+policy change never needs them recomputed. Globs use gitignore syntax (`pathspec`, the
+library pre-commit and black use): a pattern without a slash matches a name at any depth,
+`repos/**` everything below `repos/`. They match paths relative to the knowledge root, and
+repo-relative paths for files outside it (the entry page, adapter manifests). Later
+overrides win over earlier ones and over the global `rules:`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.policy import Policy
+
+OFF = "off"
+SEVERITIES = (OFF, WARNING, ERROR)
+
+
+def _severity(value: Any) -> str:
+    return OFF if value is False else str(value)  # YAML reads an unquoted `off` as false
+
+
+class Override(NamedTuple):
+    spec: Any  # pathspec.GitIgnoreSpec
+    rules: dict[str, str]
+    required: tuple[str, ...] | None
+
+
+class Scopes(NamedTuple):
+    root: str  # the knowledge root, repo-relative
+    rules: dict[str, str]  # global severities by rule id
+    overrides: tuple[Override, ...]
+    required: tuple[str, ...]
+
+    def relative(self, path: str) -> str:
+        """The path globs match: relative to the knowledge root when inside it."""
+        prefix = self.root + "/"
+        return path[len(prefix) :] if self.root and path.startswith(prefix) else path
+
+    def severity(self, path: str, rule_id: str, default: str) -> str:
+        """The effective severity of `rule_id` on repo-relative `path`."""
+        found = self.rules.get(rule_id, default)
+        if self.overrides:
+            rel = self.relative(path)
+            for override in self.overrides:
+                if rule_id in override.rules and override.spec.match_file(rel):
+                    found = override.rules[rule_id]
+        return found
+
+    def required_fields(self, rel: str) -> tuple[str, ...]:
+        """The required frontmatter keys of the page at root-relative `rel`."""
+        found = self.required
+        for override in self.overrides:
+            if override.required is not None and override.spec.match_file(rel):
+                found = override.required
+        return found
+
+
+# id(policy.data) -> (that dict, kept alive so the id is not reused, its scopes)
+_COMPILED: dict[int, tuple[dict[str, Any], Scopes]] = {}
+
+
+def scopes(policy: Policy) -> Scopes:
+    """The policy's per-path settings (compiled once per policy: pages ask one by one)."""
+    hit = _COMPILED.get(id(policy.data))
+    if hit is not None and hit[0] is policy.data:
+        return hit[1]
+    if len(_COMPILED) >= 8:
+        _COMPILED.clear()
+    compiled = _compile(policy)
+    _COMPILED[id(policy.data)] = (policy.data, compiled)
+    return compiled
+
+
+def _compile(policy: Policy) -> Scopes:
+    import pathspec
+
+    data = policy.data
+    rules = {str(k): _severity(v) for k, v in (data.get("rules") or {}).items() if "/" in str(k)}
+    overrides = []
+    for entry in data.get("overrides") or []:
+        front = entry.get("frontmatter") or {}
+        required = front.get("required")
+        overrides.append(
+            Override(
+                pathspec.GitIgnoreSpec.from_lines(entry["files"]),
+                {str(k): _severity(v) for k, v in (entry.get("rules") or {}).items()},
+                None if required is None else tuple(map(str, required)),
+            )
+        )
+    required = tuple(str(k) for k in data["frontmatter"]["required"])
+    return Scopes(policy.knowledge_root, rules, tuple(overrides), required)
+
+
+def apply_severities(findings: Iterable[Finding], policy: Policy | None) -> list[Finding]:
+    """The findings with the policy's severities: `off` drops a finding, `warning` and
+    `error` replace the rule's own severity."""
+    if policy is None:
+        return list(findings)
+    scope = scopes(policy)
+    if not scope.rules and not any(o.rules for o in scope.overrides):
+        return list(findings)
+    kept = []
+    for finding in findings:
+        severity = scope.severity(finding.path, finding.rule_id, finding.severity)
+        if severity == OFF:
+            continue
+        kept.append(
+            finding if severity == finding.severity else finding._replace(severity=severity)
+        )
+    return kept

@@ -1,0 +1,184 @@
+"""Policy validation: the shipped JSON Schema, an alias-expansion budget and a size cap.
+
+A policy is configuration a team writes by hand, so every mistake is a usage error that
+names the key and its line: an unquoted `roots: [5.1, 7.4]` is a list of numbers, not of
+folder names, and must not silently check a third of the tree. YAML aliases are counted
+before anything is expanded, so a "billion laughs" file is refused in milliseconds.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kbkit.errors import UsageError
+from kbkit.frontmatter import FrontmatterLoader
+
+MAX_POLICY_BYTES = 256 * 1024  # a real policy is a few KiB; a taxonomy of thousands of tags fits
+MAX_NODES = 100_000  # scalars after alias expansion; an 8-level alias bomb has 10^8
+SCHEMA_FILE = Path(__file__).with_name("policy.schema.json")
+
+
+@functools.cache
+def policy_schema() -> dict[str, Any]:
+    """The policy JSON Schema shipped in the package (draft 2020-12)."""
+    return dict(json.loads(SCHEMA_FILE.read_text("utf-8")))
+
+
+@functools.cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    return Draft202012Validator(policy_schema(), format_checker=FormatChecker())
+
+
+def read_policy_text(path: Path) -> str:
+    """The text of a policy file: a regular file of at most MAX_POLICY_BYTES, UTF-8."""
+    try:
+        with path.open("rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise UsageError(f"{path}: a policy must be a regular file")
+            data = handle.read(MAX_POLICY_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(
+            f"{path}: cannot read the policy file ({exc.__class__.__name__}: {exc})"
+        ) from exc
+    if len(data) > MAX_POLICY_BYTES:
+        raise UsageError(f"{path}: a policy file may hold at most {MAX_POLICY_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: the policy file is not UTF-8 ({exc})") from exc
+
+
+def check_expansion(text: str, source: str, kind: str = "policy") -> None:
+    """Refuse YAML whose aliases would expand to more than MAX_NODES scalars (counted from
+    the parser's events: nothing is built or expanded)."""
+    sizes: dict[str, int] = {}  # anchor -> scalars of the anchored node, expanded
+    open_nodes: list[tuple[str | None, int]] = []  # (anchor, total before it started)
+    total = 0
+    try:
+        for event in yaml.parse(text, Loader=FrontmatterLoader):
+            if isinstance(event, yaml.AliasEvent):
+                total += sizes.get(event.anchor or "", 1)
+            elif isinstance(event, yaml.ScalarEvent):
+                total += 1
+                if event.anchor:
+                    sizes[event.anchor] = 1
+            elif isinstance(event, yaml.CollectionStartEvent):
+                open_nodes.append((event.anchor, total))
+            elif isinstance(event, yaml.CollectionEndEvent) and open_nodes:
+                anchor, before = open_nodes.pop()
+                if anchor:
+                    sizes[anchor] = total - before
+            if total > MAX_NODES:
+                line = (event.start_mark.line + 1) if event.start_mark else 1
+                raise UsageError(
+                    f"{source}:{line}: the {kind} expands to more than {MAX_NODES} values "
+                    "(YAML aliases); write the values out or use fewer aliases"
+                )
+    except yaml.MarkedYAMLError as exc:
+        line = (exc.problem_mark.line + 1) if exc.problem_mark else 1
+        raise UsageError(f"{source}:{line}: invalid {kind} YAML: {exc.problem}") from exc
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{source}: invalid {kind} YAML: {exc}") from exc
+
+
+def check_schema(data: dict[str, Any], text: str, source: str) -> None:
+    """Raise a UsageError naming the first key (and its line) that breaks the schema, or a
+    rule id that no validator has."""
+    errors = sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.path)))
+    if errors:
+        error = errors[0]
+        path = list(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = set(error.schema.get("properties", {}))
+            extra = sorted(str(k) for k in error.instance if k not in known)
+            path.append(extra[0] if extra else "?")
+            message = "unknown policy key"
+            if known:
+                message += f" (known here: {', '.join(sorted(known))})"
+        elif error.validator == "type":
+            wanted = error.validator_value
+            wanted = [wanted] if isinstance(wanted, str) else list(wanted)
+            shown = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted)
+            got = type(error.instance).__name__
+            message = f"must be {shown}, got {got} {_short(error.instance)}"
+        else:
+            message = error.message
+        raise UsageError(_located(source, text, path, message))
+    for path, rule_id in _severity_keys(data):
+        if rule_id not in _known_rules():
+            raise UsageError(_located(source, text, path, f"unknown rule id {rule_id!r}"))
+
+
+_TYPE_WORDS = {
+    "array": "a list",
+    "object": "a mapping",
+    "string": "text (quote it)",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "empty",
+}
+
+
+def _short(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+def _severity_keys(data: dict[str, Any]) -> Iterable[tuple[list[Any], str]]:
+    for key in data.get("rules") or {}:
+        if "/" in str(key):
+            yield ["rules", key], str(key)
+    for i, override in enumerate(data.get("overrides") or []):
+        for key in override.get("rules") or {}:
+            yield ["overrides", i, "rules", key], str(key)
+
+
+@functools.cache
+def _known_rules() -> frozenset[str]:
+    from kbkit.checks.registry import all_rules
+
+    return frozenset(all_rules())
+
+
+def _located(source: str, text: str, path: list[Any], message: str) -> str:
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    line = key_line(text, path)
+    prefix = f"{source}:{line}" if line else source
+    return f"{prefix}: policy key {where or '(top level)'!r}: {message}"
+
+
+def key_line(text: str, path: list[Any]) -> int:
+    """The 1-based line of the node at `path` (mapping keys, list indexes) in YAML `text`,
+    or of its nearest ancestor that exists; 0 when unknown."""
+    try:
+        node = yaml.compose(text, Loader=FrontmatterLoader)
+    except yaml.YAMLError:
+        return 0
+    line = 0
+    for step in path:
+        if node is None:
+            break
+        line = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            found = next(((k, v) for k, v in node.value if k.value == str(step)), None)
+            if found is None:
+                return line
+            line, node = found[0].start_mark.line + 1, found[1]
+            continue
+        if isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            node = node.value[step]
+            line = node.start_mark.line + 1
+            continue
+        break
+    return line
