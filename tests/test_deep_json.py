@@ -39,6 +39,8 @@ TRUSTED = {
     "intake/schemas.py": "the package's own schema files",
     "lessons/task_records.py": "the package's own schema file (records use json_input)",
     "demo.py": "the package's own demo samples",
+    "policy_schema.py": "the package's own schema file",
+    "commands/check.py": "its own reporter's JSON output",
     "github.py": "gh output (kbkit.github; issue #10 class 6)",
     "json_input.py": "the helper itself",
 }
