@@ -15,6 +15,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -216,6 +217,27 @@ def sweep_temp_files(folder: Path) -> list[Path]:
             os.unlink(entry.path)
             removed.append(Path(entry.path))
     return removed
+
+
+def remove_temp_files_of(path: Path) -> list[Path]:
+    """Remove every temp file of `path`, of any writer; call only under `path`'s own lock
+    when every atomic writer of `path` holds that lock (then none of them is writing)."""
+    removed = []
+    for temp in path.parent.glob(f".{glob_escape(path.name)}.*{TEMP_SUFFIX}"):
+        with contextlib.suppress(OSError):
+            temp.unlink()
+            removed.append(temp)
+    return removed
+
+
+IGNORE_TRANSIENT = "# kbkit: locks and temp files of atomic writes\n*.lock\n.*.tmp\n"
+
+
+def ignore_transient_files(folder: Path) -> None:
+    """Give a kbkit folder that git tracks a `.gitignore` for its lock and temp files."""
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        atomic_write_text(ignore, IGNORE_TRANSIENT)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

@@ -17,7 +17,7 @@ from kbkit.file_lock import locked
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
-from kbkit.jsonl import atomic_write_text, gc_paused
+from kbkit.jsonl import atomic_write_text, gc_paused, ignore_transient_files
 
 CURSOR_FILE = "cursor.json"
 GITHUB_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -191,6 +191,7 @@ def advance_cursor(intake_dir: Path, newest: dict[str, str]) -> dict[str, str]:
                 cursor[repo] = moment
                 changed = True
         if changed:
+            ignore_transient_files(intake_dir)
             document = {"version": 1, "merged_prs": dict(sorted(cursor.items()))}
             atomic_write_text(path, json.dumps(document, indent=2) + "\n")
     return cursor
