@@ -25,13 +25,13 @@ def locked(path: Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
     try:
         lock_file.parent.mkdir(parents=True, exist_ok=True)
         lock.acquire()
-    except OSError as exc:  # a read-only or full folder: say which lock, not a traceback
-        raise environment_failure(exc, lock_file, "cannot create the lock file") from exc
     except filelock.Timeout as exc:
         raise LockTimeoutError(
             f"{lock_file}: still locked after {timeout:.0f}s by another kbkit process; "
             "wait for it to finish, then retry"
         ) from exc
+    except OSError as exc:  # a read-only or full folder (filelock.Timeout is caught above)
+        raise environment_failure(exc, lock_file, "cannot create the lock file") from exc
     try:
         yield
     finally:
