@@ -183,3 +183,13 @@ def test_abandoned_temp_files_are_swept_only_when_their_writer_is_dead(tmp_path:
     finally:
         alive.kill()
         alive.join()
+
+
+def test_a_failed_append_that_created_the_file_removes_it(tmp_path: Path) -> None:
+    with small_tmpfs(tmp_path / "disk") as disk:
+        append_rows(disk / "old.jsonl", [{"n": 1}])
+        fill(disk)
+        with pytest.raises(EnvironmentFailure):
+            append_together([(disk / "old.jsonl", [{"n": 2}]), (disk / "new.jsonl", [{"n": 1}])])
+        assert not (disk / "new.jsonl").exists()
+        assert read_jsonl(disk / "old.jsonl").rows[-1].data == {"n": 1}

@@ -109,20 +109,26 @@ def append_together(
             except OSError as exc:
                 raise environment_failure(exc, path.parent, "cannot create the folder") from exc
             stack.enter_context(locked(path, timeout))
-        written: list[tuple[Path, int]] = []  # (file, its length before this call)
+        written: list[tuple[Path, int]] = []  # (file, its length before; -1: it was new)
         try:
             for path, lines in work:
                 written.append((path, _append_locked(path, lines)))
         except OSError as exc:
             for done, length in written:
-                _truncate(done, length)
+                _restore(done, length)
             raise environment_failure(exc, exc.filename or path) from exc
     return counts
 
 
 def _append_locked(path: Path, lines: list[bytes]) -> int:
-    """Append whole lines (the caller holds the lock); on failure restore the old length."""
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    """Append whole lines (the caller holds the lock); on failure restore the old length, or
+    remove the file when this call created it. Returns the old length (-1: created)."""
+    created = False
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    except FileNotFoundError:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+        created = True
     try:
         length = os.fstat(fd).st_size
         try:
@@ -137,10 +143,13 @@ def _append_locked(path: Path, lines: list[bytes]) -> int:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, length)
                 os.fsync(fd)
+            if created:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
             if exc.filename is None:
                 exc.filename = str(path)
             raise
-        return length
+        return -1 if created else length
     finally:
         os.close(fd)
 
@@ -155,7 +164,12 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _truncate(path: Path, length: int) -> None:
+def _restore(path: Path, length: int) -> None:
+    """Undo an append that succeeded: cut back to `length`, or remove a file it created."""
+    if length < 0:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_WRONLY)
         try:
