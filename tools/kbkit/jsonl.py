@@ -19,7 +19,7 @@ from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.errors import environment_failure
+from kbkit.errors import environment_failure, is_environment
 from kbkit.file_lock import locked
 
 
@@ -104,19 +104,19 @@ def append_together(
         return counts
     with ExitStack() as stack:
         for path in sorted({path for path, _ in work}):
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise environment_failure(exc, path.parent, "cannot create the folder") from exc
+            _make_folder(path.parent)
             stack.enter_context(locked(path, timeout))
         written: list[tuple[Path, int]] = []  # (file, its length before; -1: it was new)
         try:
             for path, lines in work:
                 written.append((path, _append_locked(path, lines)))
-        except OSError as exc:
+        except BaseException as exc:  # a full disk, or Ctrl-C half way: undo every file
             for done, length in written:
                 _restore(done, length)
-            raise environment_failure(exc, exc.filename or path) from exc
+            if is_environment(exc):
+                assert isinstance(exc, OSError)
+                raise environment_failure(exc, exc.filename or path) from exc
+            raise
     return counts
 
 
@@ -137,7 +137,7 @@ def _append_locked(path: Path, lines: list[bytes]) -> int:
             for line in lines:
                 _write_all(fd, line)
             os.fsync(fd)
-        except OSError as exc:
+        except BaseException as exc:
             # Under the lock nobody else appended: cutting back to `length` removes exactly
             # what this call wrote, torn row included.
             with contextlib.suppress(OSError):
@@ -146,12 +146,21 @@ def _append_locked(path: Path, lines: list[bytes]) -> int:
             if created:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
-            if exc.filename is None:
+            if isinstance(exc, OSError) and exc.filename is None:
                 exc.filename = str(path)
             raise
         return -1 if created else length
     finally:
         os.close(fd)
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if is_environment(exc):
+            raise environment_failure(exc, folder, "cannot create the folder") from exc
+        raise
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -260,10 +269,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     On any failure the temp file is removed and `path` is untouched; a full disk or a
     read-only folder raises an EnvironmentFailure that names `path`.
     """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise environment_failure(exc, path.parent, "cannot create the folder") from exc
+    _make_folder(path.parent)
     sweep_temp_files(path.parent)
     tmp = temp_path(path)
     try:
@@ -282,7 +288,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):
+        if is_environment(exc):
+            assert isinstance(exc, OSError)
             raise environment_failure(exc, path) from exc
         raise
     _fsync_dir(path.parent)
