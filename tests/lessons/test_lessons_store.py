@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kbkit.jsonl import read_jsonl
+from kbkit.jsonl import read_jsonl, temp_path
 from kbkit.lessons import index
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
@@ -267,11 +267,15 @@ def test_reading_an_empty_store_writes_nothing(tmp_path: Path) -> None:
 def test_temp_files_of_killed_cache_writers_are_swept(store: LessonStore, make_task) -> None:
     store.add([extract(make_task("T1", findings=[("F1", "confirmed", "sqli", "a")]))])
     store.state()
-    old = store.cache_dir / ".state.marshal.dead.tmp"
-    fresh = store.cache_dir / ".state.marshal.alive.tmp"  # maybe a writer at work right now
+    exited = subprocess.Popen(["true"])  # a writer that died mid-write
+    exited.wait()
+    target = store.cache_dir / "state.marshal"
+    old = temp_path(target).with_name(
+        temp_path(target).name.replace(f".{os.getpid()}.", f".{exited.pid}.")
+    )
+    fresh = temp_path(target)  # a live writer's (this process): never touched
     for temp in (old, fresh):
         temp.write_bytes(b"partial")
-    os.utime(old, (time.time() - 3600, time.time() - 3600))
     store.add([extract(make_task("T2", findings=[("F1", "confirmed", "sqli", "a")]))])
     store.state()
     assert not old.exists() and fresh.exists()

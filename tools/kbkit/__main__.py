@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from kbkit import __version__
-from kbkit.errors import KbkitError
+from kbkit.errors import KbkitError, environment_failure, is_environment
 
 # command name (words separated by spaces) -> (module, one-line summary)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -79,6 +79,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_ENVIRONMENT = 4
 
 
 def _usage() -> str:
@@ -130,6 +131,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:
+        if not is_environment(exc):
+            return _unexpected()
+        # a full disk or a read-only folder that no writer wrapped: still one line, exit 4
+        print(f"kb: error: {environment_failure(exc, action='failed')}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
     except ModuleNotFoundError as exc:
         if (exc.name or "").startswith("kbkit"):
             raise
@@ -140,14 +147,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_USAGE
     except Exception:
-        import traceback
+        return _unexpected()
 
-        traceback.print_exc()
-        print(
-            "kb: unexpected error (a bug in kbkit): please report it with the traceback above",
-            file=sys.stderr,
-        )
-        return EXIT_UNEXPECTED
+
+def _unexpected() -> int:
+    """Print the traceback of the exception being handled: a bug in kbkit (exit 3)."""
+    import traceback
+
+    traceback.print_exc()
+    print(
+        "kb: unexpected error (a bug in kbkit): please report it with the traceback above",
+        file=sys.stderr,
+    )
+    return EXIT_UNEXPECTED
 
 
 # Commands that hold a large heap and leave nothing for exit-time cleanup (no threads, no

@@ -172,13 +172,14 @@ _LENGTH = struct.Struct("<Q")  # the byte length of each marshal block that foll
 def write_blocks(path: Path, blocks: Iterable[Any]) -> None:
     """Replace `path` atomically with length-prefixed marshal blocks, each encoded only when
     it is written. A cache file that cannot be written only costs speed: errors pass."""
-    import tempfile
+    from kbkit.jsonl import sweep_temp_files, temp_path
 
     folder = path.parent
     try:
         make_cache_dir(folder)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as handle:
+        sweep_temp_files(folder)  # a writer killed mid-write left its temp file: it goes now
+        tmp = temp_path(path)
+        with open(tmp, "xb") as handle:
             for value in blocks:
                 blob = marshal.dumps(value)
                 handle.write(_LENGTH.pack(len(blob)))

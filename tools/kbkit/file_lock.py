@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from kbkit.errors import LockTimeoutError
+from kbkit.errors import LockTimeoutError, environment_failure
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -21,15 +21,17 @@ def locked(path: Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
     import filelock  # imported here: it costs ~20 ms, and `kb check` never locks
 
     lock_file = lock_path_for(path)
-    lock_file.parent.mkdir(parents=True, exist_ok=True)
     lock = filelock.FileLock(str(lock_file), timeout=timeout, thread_local=False)
     try:
+        lock_file.parent.mkdir(parents=True, exist_ok=True)
         lock.acquire()
     except filelock.Timeout as exc:
         raise LockTimeoutError(
             f"{lock_file}: still locked after {timeout:.0f}s by another kbkit process; "
             "wait for it to finish, then retry"
         ) from exc
+    except OSError as exc:  # a read-only or full folder (filelock.Timeout is caught above)
+        raise environment_failure(exc, lock_file, "cannot create the lock file") from exc
     try:
         yield
     finally:

@@ -314,22 +314,6 @@ def write_cache(path: Path, data: bytes) -> None:
         ignore = path.parent / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# derived cache of the lessons logs; safe to delete\n*\n")
-        _sweep_stale_temp_files(path)
-        atomic_write_bytes(path, data)
+        atomic_write_bytes(path, data)  # also removes temp files of writers that died
     except OSError:
         pass
-
-
-STALE_TEMP_SECONDS = 600
-
-
-def _sweep_stale_temp_files(path: Path) -> None:
-    """A process killed mid-write leaves its temp file behind; old ones are litter."""
-    import time
-
-    for temp in path.parent.glob(f".{path.name}.*.tmp"):
-        try:
-            if time.time() - temp.stat().st_mtime > STALE_TEMP_SECONDS:
-                temp.unlink()
-        except OSError:
-            continue

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.file_lock import locked
-from kbkit.jsonl import append_rows, gc_paused
+from kbkit.jsonl import append_rows, append_together, gc_paused
 from kbkit.lessons import index
 from kbkit.lessons.extraction import Extraction, Refusal, utc_now
 from kbkit.paths import intake_root, repo_root
@@ -128,9 +128,14 @@ class LessonStore:
                     outcomes.append({"task": card["task"], "card": card, "at": now})
             # Lessons before evidence: a crash in between leaves a lesson with no support
             # (never selectable), and the next extraction appends the missing evidence.
-            append_rows(self.log("lessons"), lessons)
-            append_rows(self.log("evidence"), evidence)
-            append_rows(self.log("outcomes"), outcomes)
+            # One unit: a full disk leaves all three logs exactly as they were.
+            append_together(
+                [
+                    (self.log("lessons"), lessons),
+                    (self.log("evidence"), evidence),
+                    (self.log("outcomes"), outcomes),
+                ]
+            )
             # No refold here: the next reader folds just these appended bytes, lazily.
         return AddResult(
             tasks=len(batch),
