@@ -47,6 +47,7 @@ def _shared_listing() -> list[str]:
 def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test starts in an empty temp folder, so a default `--repo .` is harmless."""
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "kbkit.yaml").write_text("# marks this test's folder as the repository root\n")
     for name in (
         "INTAKE_ROOT",
         "KNOWLEDGE_INTAKE_DIR",

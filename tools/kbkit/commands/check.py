@@ -10,6 +10,7 @@ from datetime import date
 from kbkit import clock
 from kbkit.errors import UsageError
 from kbkit.findings import REPORTER_BY_NAME, count
+from kbkit.paths import REPO_HELP
 
 VALIDATORS = ("tree", "lint")
 USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checked below)
@@ -17,10 +18,12 @@ USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checke
 
 def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument(
-        "--repo",
-        default=None,
-        help="the repository that holds knowledge/ (default: the current directory)",
+        "--staged",
+        action="store_true",
+        help="check the commit's tree: files the git index tracks (staged included); "
+        "untracked pages are ignored (what the pre-commit hooks run)",
     )
     parser.add_argument(
         "--policy",
@@ -82,6 +85,10 @@ def run(
             walked()  # the wrong folder: let the child finish
         top = repo / policy.knowledge_root
         walked = walk_aside(top, policy.knowledge_root) if top.is_dir() else None
+    if args.staged and walked is not None:
+        from kbkit.staged import staged_walker
+
+        walked = staged_walker(walked, repo, policy.knowledge_root)
     from kbkit.checks.registry import run_validators
 
     findings, pages = run_validators(

@@ -9,7 +9,7 @@ from kbkit.findings import ERROR, count, escape_annotation
 from kbkit.lessons.lint import lint_store
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_tasks_jsonl
-from kbkit.paths import rel_posix, repo_root
+from kbkit.paths import REPO_HELP, rel_posix, repo_root
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="TASKS.jsonl",
         help="task records that also count as known tasks (repeatable)",
     )
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json", "github"), default="text")
     args = parser.parse_args(argv)
     root = repo_root(args.repo)

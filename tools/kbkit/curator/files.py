@@ -11,6 +11,7 @@ from kbkit.curator.errors import InvalidRequestError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.proposals import KnowledgeProposalValidation
 from kbkit.errors import InputError
+from kbkit.paths import REPO_HELP
 
 
 def read_json(path: str) -> Any:
@@ -49,9 +50,7 @@ def dump(data: Any) -> str:
 
 def common_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument(
-        "--repo", default=None, help="the work clone that holds knowledge/ (default: .)"
-    )
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument(
         "--policy",
         default=None,
