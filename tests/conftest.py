@@ -20,7 +20,7 @@ def _digest_guarded() -> str:
     digest = hashlib.sha256()
     for name in GUARDED:
         for path in sorted((PROJECT / name).rglob("*")):
-            if path.is_file() and not path.name.endswith(".lock"):
+            if path.is_file() and ".kbkit-locks" not in path.parts:
                 digest.update(str(path.relative_to(PROJECT)).encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()

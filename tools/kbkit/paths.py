@@ -71,3 +71,23 @@ def state_root(repo: Path) -> Path:
     """Local, git-ignored state (work clone, artifacts); KBKIT_STATE_ROOT overrides it."""
     override = os.environ.get("KBKIT_STATE_ROOT")
     return Path(override) if override else repo / STATE_DIR
+
+
+def named_file(path: str | os.PathLike[str], hint: str) -> Path:
+    """A file the user named on the command line; a missing one is a usage error (exit 2)."""
+    file = Path(path)
+    if file.is_dir():
+        raise UsageError(f"{file}: is a directory; {hint}")
+    if not file.exists():
+        raise UsageError(f"{file}: no such file; {hint}")
+    return file
+
+
+def named_folder(path: str | os.PathLike[str], hint: str) -> Path:
+    """A folder the user named on the command line; a missing one is a usage error (exit 2)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise UsageError(
+            f"{folder}: {'not a directory' if folder.exists() else 'no such folder'}; {hint}"
+        )
+    return folder

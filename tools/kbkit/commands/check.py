@@ -9,7 +9,7 @@ from datetime import date
 
 from kbkit import clock
 from kbkit.errors import UsageError
-from kbkit.findings import REPORTER_BY_NAME, count
+from kbkit.findings import FORMATS, count, render, use_color
 from kbkit.paths import REPO_HELP
 
 VALIDATORS = ("tree", "lint")
@@ -33,7 +33,7 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--format",
-        choices=sorted(REPORTER_BY_NAME),
+        choices=FORMATS,
         default="text",
         help="output format (default: text)",
     )
@@ -94,7 +94,8 @@ def run(
     findings, pages = run_validators(
         repo, policy, validators, today, use_cache=not args.no_cache, walked=walked
     )
-    sys.stdout.write(REPORTER_BY_NAME[args.format](findings, pages))
+    color = args.format == "text" and use_color(sys.stdout)
+    sys.stdout.write(render(findings, args.format, "kbkit check", {"pages": pages}, color))
     errors, _ = count(findings)
     return 1 if errors else 0
 

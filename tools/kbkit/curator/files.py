@@ -11,10 +11,11 @@ from kbkit.curator.errors import InvalidRequestError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.proposals import KnowledgeProposalValidation
 from kbkit.errors import InputError
-from kbkit.paths import REPO_HELP
+from kbkit.paths import REPO_HELP, named_file
 
 
 def read_json(path: str) -> Any:
+    named_file(path, "pass a JSON file")
     try:
         text = Path(path).read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
