@@ -7,6 +7,7 @@ so `kb check` never pays for the curator's or the lessons' imports.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -124,10 +125,8 @@ def _help(name: str) -> int:
     from kbkit.help import example
 
     module = importlib.import_module(COMMANDS[name][0])
-    try:
+    with contextlib.suppress(SystemExit):  # argparse exits after printing the help
         module.main(["--help"])
-    except SystemExit:
-        pass
     sys.stdout.write(example(name))
     return EXIT_OK
 
