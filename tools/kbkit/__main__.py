@@ -77,6 +77,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons lint": ("kbkit.commands.lessons_lint", "Duplicates, conflicts, dangling evidence"),
     "lessons forget": ("kbkit.commands.lessons_forget", "Tombstone a source's evidence"),
     "lessons promote": ("kbkit.commands.lessons_promote", "Supported lessons -> intake events"),
+    "rule": ("kbkit.commands.rule", "Explain a rule: what, why, how to fix, how to suppress"),
+    "rules": ("kbkit.commands.rules", "List every rule with its default severity"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
