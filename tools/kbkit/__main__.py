@@ -79,6 +79,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons promote": ("kbkit.commands.lessons_promote", "Supported lessons -> intake events"),
     "rule": ("kbkit.commands.rule", "Explain a rule: what, why, how to fix, how to suppress"),
     "rules": ("kbkit.commands.rules", "List every rule with its default severity"),
+    "init": ("kbkit.commands.init", "Set up kbkit in a repository (knowledge/, hooks, ignores)"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
