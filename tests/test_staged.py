@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kbkit.staged import committed_walk, tracked_under
+import pytest
+
+from kbkit.git_index import parse_index
+from kbkit.staged import _names_v2, committed_walk, tracked_under
 from kbkit.walk import walk_root
 
 POLICY = "version: 1\ntaxonomy:\n  tags: [general, knowledge]\n"
@@ -148,3 +151,38 @@ def test_pre_commit_checks_what_is_committed_in_both_directions(tmp_path: Path) 
     git(repo, "add", "knowledge/general/draft.md")
     done = commit("index and page")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_tracked_under_equals_git_ls_files_on_awkward_paths(tmp_path: Path, version: str) -> None:
+    repo = make_repo(tmp_path / "r")
+    awkward = [
+        "docs/knowledge/general/ghost.md",  # the prefix inside a longer path
+        "myknowledge/general/other.md",
+        "knowledge/general/" + "/".join(["long-" * 10] * 6) + ".md",  # more than 256 bytes
+        "knowledge/général/ünïcode.md",
+        "knowledge/general/sp ace.md",
+    ]
+    for rel in awkward:
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("x\n")
+    (repo / "knowledge" / "general" / "ghost.md").write_text("untracked twin of a nested path\n")
+    git(repo, "add", *awkward)
+    git(repo, "update-index", "--index-version", version)
+    listed = git(repo, "-c", "core.quotepath=off", "ls-files", "-z", "knowledge/")
+    expected = {path[len("knowledge/") :] for path in listed.split("\0") if path}
+    assert tracked_under(repo, "knowledge") == expected
+    assert "general/ghost.md" not in expected
+
+
+def test_the_quick_index_reading_matches_the_full_parser(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    for n in range(300):
+        (repo / "knowledge" / "general" / f"p{n}.md").write_text("x\n")
+    git(repo, "add", "-A")
+    data = (repo / ".git" / "index").read_bytes()
+    quick = _names_v2(data, b"knowledge/")
+    assert quick is not None  # a plain repository takes the quick path
+    assert quick == {
+        p[len("knowledge/") :] for p in parse_index(data) if p.startswith("knowledge/")
+    }

@@ -8,25 +8,57 @@ changes to tracked files, so the tracked files on disk are the staged ones.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from kbkit.errors import UsageError
-from kbkit.git_index import GitIndexError, tracked_paths
+from kbkit.git_index import GitIndexError, find_git_dir, tracked_paths
 from kbkit.walk import PACKED_KEY, Walk, walk_digest
 
 
 def tracked_under(repo: Path, root_rel: str) -> set[str]:
     """Root-relative paths of the files the index tracks under the knowledge root."""
-    try:
-        found = tracked_paths(repo, f"{root_rel}/")
-    except GitIndexError as exc:
-        raise UsageError(f"--staged: {exc}") from exc
+    found = find_git_dir(repo.absolute())
     if found is None:
         raise UsageError(f"--staged: {repo} is not inside a git repository (no .git found)")
-    lead, paths = found
-    cut = (len(lead) + 1 if lead else 0) + len(root_rel) + 1
-    return {path[cut:] for path in paths}
+    top, git_dir = found
+    lead = repo.absolute().relative_to(top).as_posix()
+    prefix = ("" if lead == "." else f"{lead}/") + f"{root_rel}/"
+    try:
+        data = (git_dir / "index").read_bytes()
+    except FileNotFoundError:
+        return set()  # a fresh repository tracks nothing yet
+    except OSError as exc:
+        raise UsageError(f"--staged: cannot read {git_dir / 'index'}: {exc.strerror}") from exc
+    fast = _names_v2(data, prefix.encode("utf-8", "surrogateescape"))
+    if fast is not None:
+        return fast
+    try:
+        listed = tracked_paths(repo, f"{root_rel}/")
+    except GitIndexError as exc:
+        raise UsageError(f"--staged: {exc}") from exc
+    _, paths = listed or ("", [])
+    return {path[len(prefix) :] for path in paths}
+
+
+# In a version-2 index (git's default) every path is stored whole, NUL-terminated, right after
+# its 16-bit flags, whose high byte is 0 for a stage-0 entry of a path shorter than 256 bytes.
+# So one regex finds the paths under a prefix in about 2 ms at 10k entries, where the
+# entry-by-entry parse takes about 15 ms (a tenth of the hook's budget). Every occurrence of
+# the prefix must be such a hit: a prefix inside a longer path (`docs/knowledge/...`), a long
+# path, a conflicted entry or a random match in binary fields makes the counts differ, and
+# the full parser decides. Versions 3 and 4 (extended flags, compressed paths) take it too.
+def _names_v2(data: bytes, prefix: bytes) -> set[str] | None:
+    """Paths under `prefix` (prefix removed) of a version-2 index, or None when the quick
+    reading is not certain (then the full parser decides)."""
+    if len(data) < 12 or data[:4] != b"DIRC" or data[4:8] != b"\0\0\0\2":
+        return None
+    anchored = re.compile(b"(?s)\\x00." + re.escape(prefix) + b"([^\\x00]*)\\x00")
+    hits = anchored.findall(data)
+    if len(hits) != data.count(prefix):
+        return None
+    return {name.decode("utf-8", "surrogateescape") for name in hits}
 
 
 def committed_walk(walk: Walk, tracked: set[str], root_rel: str) -> Walk:
