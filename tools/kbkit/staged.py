@@ -63,6 +63,8 @@ def _names_v2(data: bytes, prefix: bytes) -> set[str] | None:
 
 def committed_walk(walk: Walk, tracked: set[str], root_rel: str) -> Walk:
     """The walk without what the index does not track (files, then folders left empty)."""
+    if tracked.issuperset(walk.files):
+        return walk  # the usual commit: nothing untracked under the root, nothing to narrow
     files = [rel for rel in walk.files if rel in tracked]
     folders = {""}
     for rel in files:
