@@ -101,7 +101,7 @@ def test_usage_errors(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(
         ["curate", "apply", "--repo", str(clone), "--validation", "missing.json"], capsys
     )
-    assert code == 1 and "missing.json" in err
+    assert code == 2 and "missing.json: no such file" in err  # a usage error, as everywhere
 
 
 def test_recover_restores_an_interrupted_apply(

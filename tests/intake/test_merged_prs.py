@@ -164,10 +164,10 @@ def test_a_bad_item_late_in_the_input_records_nothing_of_it(tmp_path: Path) -> N
 def test_missing_file_and_directory_are_usage_level_refusals(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert record(tmp_path, "--from", "nope.json") == 1
-    assert "nope.json: cannot read" in capsys.readouterr().err
+    assert record(tmp_path, "--from", "nope.json") == 2
+    assert "nope.json: no such file" in capsys.readouterr().err
     (tmp_path / "d").mkdir()
-    assert record(tmp_path, "--from", "d") == 1
+    assert record(tmp_path, "--from", "d") == 2
     assert "d: is a directory" in capsys.readouterr().err
 
 

@@ -463,7 +463,8 @@ def test_lint_accepts_known_tasks_and_github_format(tmp_path: Path, make_task, c
         handle.write(json.dumps(row) + "\n")
     capsys.readouterr()
     assert main(["lessons", "lint", "--format", "github"]) == 1
-    assert "::error file=intake/lessons/evidence.jsonl,line=1,title=lessons-missing-task::" in (
+    # the one printer: a whole-file finding (line 0) carries no line= property
+    assert "::error file=intake/lessons/evidence.jsonl,title=lessons-missing-task::" in (
         capsys.readouterr().out
     )
     (tmp_path / "known.jsonl").write_text(json.dumps({"id": "T7", "status": "done"}) + "\n")

@@ -7,6 +7,7 @@ so `kb check` never pays for the curator's or the lessons' imports.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -76,6 +77,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons lint": ("kbkit.commands.lessons_lint", "Duplicates, conflicts, dangling evidence"),
     "lessons forget": ("kbkit.commands.lessons_forget", "Tombstone a source's evidence"),
     "lessons promote": ("kbkit.commands.lessons_promote", "Supported lessons -> intake events"),
+    "rule": ("kbkit.commands.rule", "Explain a rule: what, why, how to fix, how to suppress"),
+    "rules": ("kbkit.commands.rules", "List every rule with its default severity"),
+    "init": ("kbkit.commands.init", "Set up kbkit in a repository (knowledge/, hooks, ignores)"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -86,7 +90,7 @@ def _usage() -> str:
     width = max(len(name) for name in COMMANDS)
     lines = [f"usage: kb COMMAND [options]   (kbkit {__version__})", "", "commands:"]
     lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in sorted(COMMANDS.items())]
-    lines += ["", "Run `kb COMMAND --help` for the options of one command."]
+    lines += ["", "Run `kb help COMMAND` (or `kb COMMAND --help`) for the options of one command."]
     return "\n".join(lines)
 
 
@@ -99,21 +103,52 @@ def find_command(argv: Sequence[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+def _unknown(argv: Sequence[str]) -> int:
+    from kbkit.help import nearest
+
+    subcommands = sorted(name for name in COMMANDS if name.startswith(argv[0] + " "))
+    typed = " ".join(argv[:2]) if subcommands else argv[0]
+    if subcommands:
+        guess = nearest(typed, subcommands)
+        hint = f" (one of: {', '.join(subcommands)})"
+    else:
+        guess = nearest(argv[0], COMMANDS)
+        hint = ""
+    print(f"kb: error: unknown command '{typed}'{hint}", file=sys.stderr)
+    if guess in COMMANDS:
+        print(f"Did you mean `kb {guess}`?", file=sys.stderr)
+    elif guess:
+        group = sorted(name for name in COMMANDS if name.startswith(guess + " "))
+        print(f"Did you mean one of: {', '.join(group)}?", file=sys.stderr)
+    print("Run `kb --help` for the list of commands.", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _help(name: str) -> int:
+    """The command's own options (argparse), then one example."""
+    from kbkit.help import example
+
+    module = importlib.import_module(COMMANDS[name][0])
+    with contextlib.suppress(SystemExit):  # argparse exits after printing the help
+        module.main(["--help"])
+    sys.stdout.write(example(name))
+    return EXIT_OK
+
+
 def run(argv: Sequence[str]) -> int:
-    if not argv or argv[0] in ("-h", "--help", "help"):
+    if not argv or argv[0] in ("-h", "--help") or argv == ["help"]:
         print(_usage())
         return EXIT_OK if argv else EXIT_USAGE
     if argv[0] == "--version":
         print(f"kbkit {__version__}")
         return EXIT_OK
-    match = find_command(argv)
+    wants_help = argv[0] == "help"
+    match = find_command(argv[1:] if wants_help else argv)
     if match is None:
-        subcommands = sorted(name for name in COMMANDS if name.startswith(argv[0] + " "))
-        hint = f" (one of: {', '.join(subcommands)})" if subcommands else ""
-        print(f"kb: error: unknown command {' '.join(argv[:2])!r}{hint}", file=sys.stderr)
-        print("Run `kb --help` for the list of commands.", file=sys.stderr)
-        return EXIT_USAGE
+        return _unknown(argv[1:] if wants_help else argv)
     name, rest = match
+    if wants_help or "-h" in rest or "--help" in rest:
+        return _help(name)
     module = importlib.import_module(COMMANDS[name][0])
     return int(module.main(rest))
 

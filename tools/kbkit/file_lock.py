@@ -11,8 +11,20 @@ from kbkit.errors import LockTimeoutError, environment_failure
 DEFAULT_TIMEOUT = 60.0
 
 
+# Lock files live in a self-ignoring folder next to what they guard, so that no lock is ever
+# left in a user's `git status`, whatever their .gitignore says.
+LOCK_DIR = ".kbkit-locks"
+
+
 def lock_path_for(path: Path) -> Path:
-    return path.with_name(path.name + ".lock")
+    return path.parent / LOCK_DIR / (path.name + ".lock")
+
+
+def _make_lock_dir(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# kbkit's lock files; never commit them\n*\n", "utf-8")
 
 
 @contextmanager
@@ -23,7 +35,7 @@ def locked(path: Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]:
     lock_file = lock_path_for(path)
     lock = filelock.FileLock(str(lock_file), timeout=timeout, thread_local=False)
     try:
-        lock_file.parent.mkdir(parents=True, exist_ok=True)
+        _make_lock_dir(lock_file.parent)
         lock.acquire()
     except filelock.Timeout as exc:
         raise LockTimeoutError(

@@ -24,7 +24,7 @@ from kbkit.checks.lint_fields import (
     string_tags,
 )
 from kbkit.checks.lint_rules import contract_findings
-from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
 from kbkit.rules import rule_ids
@@ -138,7 +138,7 @@ def _taxonomy_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Findi
             facts["tags"][1],
             "lint/tag-unknown",
             ERROR,
-            f"tag {tag!r} is not in the taxonomy ({taxonomy.source}); add it there first "
+            f"tag {quote(tag)} is not in the taxonomy ({taxonomy.source}); add it there first "
             "or use an existing tag",
         )
         for rel, facts in pages

@@ -11,6 +11,7 @@ from kbkit.jsonl import atomic_write_text
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task
 from kbkit.lessons.usage import ASSIGNMENTS, bundle_prompts
+from kbkit.paths import REPO_HELP
 
 
 def _read_prompt(path: str) -> str:
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         help="hash: when lessons are on, a stable hash of the task id picks "
         "shadow or inject, for a fair comparison (default: none)",
     )
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     args = parser.parse_args(argv)
     task = read_task(args.task)
     planner, worker = _read_prompt(args.planner), _read_prompt(args.worker)

@@ -7,6 +7,7 @@ import argparse
 from kbkit.errors import KbkitError, UsageError
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.view import load_view
+from kbkit.paths import REPO_HELP
 
 KINDS = ("finding", "retest", "task")
 
@@ -22,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--source", required=True, metavar="KIND:ID")
     parser.add_argument("--reason", default="", help="why (kept in the tombstone row)")
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     args = parser.parse_args(argv)
     kind, sep, source_id = args.source.partition(":")
     if not sep or kind not in KINDS or not source_id:

@@ -8,6 +8,7 @@ from typing import Any
 
 from kbkit.lessons.outcomes import build_report
 from kbkit.lessons.store import LessonStore
+from kbkit.paths import REPO_HELP
 
 COLUMNS = (
     ("confirmed_per_task", "confirmed/task", False),
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         "side with counts and 95% confidence intervals (Wilson for rates, Student-t for means). "
         "Support is not causal; use `kb lessons bundle --assign hash` for a fair comparison.",
     )
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)

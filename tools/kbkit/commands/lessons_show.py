@@ -9,6 +9,7 @@ from kbkit.lessons.rendering import render_block
 from kbkit.lessons.selection import select_lessons
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task
+from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
         "`kb lessons bundle` would inject them. A preview: it ignores KB_LESSONS and logs nothing.",
     )
     parser.add_argument("task", metavar="TASK.json", help="a task record file, or - for stdin")
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)

@@ -20,6 +20,7 @@ from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
 from kbkit.json_input import loads
 from kbkit.jsonl import atomic_write_text
+from kbkit.paths import named_folder
 
 DROP_DIR_ENV = "KNOWLEDGE_INTAKE_DIR"
 QUARANTINE = "quarantine"
@@ -175,10 +176,7 @@ def quarantine(path: Path, drop_dir: Path, reason: str) -> Path:
 
 def collect_drops(drop_dir: Path, intake_dir: Path, identity: RepoIdentity) -> CollectResult:
     """Import every drop file of `drop_dir` once; quarantine the invalid ones."""
-    if not drop_dir.is_dir():
-        raise InputError(
-            "not a directory; pass --drops the folder the producer writes to", path=str(drop_dir)
-        )
+    named_folder(drop_dir, "pass --drops the folder the producer writes to")
     rows: list[Row] = []
     quarantined: list[tuple[str, str]] = []
     with locked(drop_dir / ".collect"):

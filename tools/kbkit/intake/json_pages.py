@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.errors import InputError
 from kbkit.json_input import raw_decode
 from kbkit.jsonl import gc_paused
+from kbkit.paths import named_file
 
 _SPACE = " \t\r\n"
 
@@ -25,9 +25,7 @@ def read_source(source: str) -> tuple[str, bytes]:
     """The label for messages and the raw bytes of FILE, or of stdin for `-`."""
     if source == "-":
         return "<stdin>", sys.stdin.buffer.read()
-    path = Path(source)
-    if path.is_dir():
-        raise InputError("is a directory; pass a JSON file or - for stdin", path=source)
+    path = named_file(source, "pass a JSON file or - for stdin")
     try:
         return source, path.read_bytes()
     except OSError as exc:

@@ -16,6 +16,7 @@ from typing import Any
 
 from kbkit.errors import InputError
 from kbkit.json_input import loads
+from kbkit.paths import named_file
 
 SCHEMA_PATH = Path(__file__).with_name("task_record.schema.json")
 
@@ -144,6 +145,7 @@ def _parse(text: str, path: str, line: int | None = None) -> dict[str, Any]:
 def _read_bytes(path: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
+    named_file(path, "pass a task record file (JSON) or - for stdin")
     try:
         return Path(path).read_bytes()
     except FileNotFoundError as exc:
