@@ -106,8 +106,13 @@ def run(argv: Sequence[str]) -> int:
         print(f"kbkit {__version__}")
         return EXIT_OK
     match = find_command(argv)
+    subcommands = sorted(name for name in COMMANDS if name.startswith(argv[0] + " "))
+    if match is None and subcommands and argv[1:2] in (["-h"], ["--help"]):
+        width = max(len(name) for name in subcommands)  # `kb lessons --help`: the group
+        print(f"usage: kb {argv[0]} COMMAND [options]\n\ncommands:")
+        print("\n".join(f"  {n:<{width}}  {COMMANDS[n][1]}" for n in subcommands))
+        return EXIT_OK
     if match is None:
-        subcommands = sorted(name for name in COMMANDS if name.startswith(argv[0] + " "))
         hint = f" (one of: {', '.join(subcommands)})" if subcommands else ""
         print(f"kb: error: unknown command {' '.join(argv[:2])!r}{hint}", file=sys.stderr)
         print("Run `kb --help` for the list of commands.", file=sys.stderr)

@@ -14,12 +14,12 @@ from typing import Any, NamedTuple
 
 from kbkit.errors import InputError
 from kbkit.intake.ledger import timestamp
-from kbkit.lessons.outcomes import CONFIRMED, SILENT, normalize_status, outcome_card
+from kbkit.lessons.outcomes import CONFIRMED, NEGATIVE, SILENT, normalize_status, outcome_card
 from kbkit.lessons.redaction import clean_scope, clean_text, key_text
 
 TERMINAL_STATUSES = frozenset({"done", "failed", "timeout"})
 POSITIVE_STATUSES = CONFIRMED
-NEGATIVE_STATUSES = frozenset({"false_positive", "duplicate", "ignored", "risk_accepted"})
+NEGATIVE_STATUSES = NEGATIVE
 SILENT_STATUSES = SILENT
 REPRODUCED_VERDICTS = frozenset({"reproduced"})
 CAUTION_VERDICTS = frozenset({"fixed", "inconclusive"})

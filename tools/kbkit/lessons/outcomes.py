@@ -18,6 +18,9 @@ from kbkit.lessons.redaction import clean_scope
 # The status vocabulary, shared with extraction so cards and lessons agree on "confirmed".
 CONFIRMED = frozenset({"confirmed", "resolved", "fixed"})
 SILENT = frozenset({"pending", "in_progress"})
+NEGATIVE = frozenset({"false_positive", "duplicate", "ignored", "risk_accepted"})
+# Every finding status a record may carry; anything else is refused, not counted as reported.
+FINDING_STATUSES = CONFIRMED | SILENT | NEGATIVE
 CAVEAT = (
     "Support is not causal: these are observed differences between tasks, not effects of "
     "lessons, unless shadow/inject was assigned at random (kb lessons bundle --assign hash)."

@@ -50,9 +50,20 @@ class SelectedLesson(NamedTuple):
 def scope_tier(
     company: str | None, category: str | None, task_company: str | None, task_category: str | None
 ) -> int | None:
-    """0 same company and category, 1 same company, 2 same category, 3 generic, None hidden."""
-    same_company = company is not None and company == task_company
-    same_category = category is not None and category == task_category
+    """0 same company and category, 1 same company, 2 same category, 3 generic, None hidden.
+
+    Names compare case-insensitively: an `ACME`/`Web` task sees acme/web lessons.
+    """
+    same_company = (
+        company is not None
+        and task_company is not None
+        and company.casefold() == task_company.casefold()
+    )
+    same_category = (
+        category is not None
+        and task_category is not None
+        and category.casefold() == task_category.casefold()
+    )
     if same_company and same_category:
         return 0
     if same_company:

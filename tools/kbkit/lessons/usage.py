@@ -5,8 +5,9 @@
 - shadow: select and log what would have been shown, prompts unchanged;
 - inject: select, log, and append the block after the planner and worker prompts.
 The block is appended after the fully rendered prompt, so no prompt edit can remove it.
-With `assign="hash"`, a task's arm (shadow or inject) is a stable hash of its id, so a team
-can compare the two arms fairly while lessons are on.
+With `assign="hash"` in inject mode, a task's arm (shadow or inject) is a stable hash of its
+id, so a team can compare the two arms fairly while lessons are on. Shadow mode never
+injects, whatever the assignment: random assignment to an inject arm needs `inject`.
 """
 
 from __future__ import annotations
@@ -90,7 +91,10 @@ def bundle_prompts(
         raise UsageError(f"mode={configured!r}: expected one of off, shadow, inject")
     if configured == "off":
         return Bundle("off", assign, [], "", planner, worker)
-    effective = hash_arm(str(task["id"])) if assign == "hash" else configured
+    # only inject mode may randomise into the inject arm: shadow promises no prompt changes
+    effective = (
+        hash_arm(str(task["id"])) if assign == "hash" and configured == "inject" else configured
+    )
     store = store if store is not None else LessonStore.for_repo()
     lessons = select_lessons(task, store)
     store.record_usage(
