@@ -61,7 +61,17 @@ def seeded(tmp_path: Path, make_task) -> Path:
 def test_every_lessons_command_is_registered_documented_and_has_help(capsys) -> None:
     assert [
         f"lessons {v}"
-        for v in ("bundle", "extract", "forget", "lint", "outcome", "promote", "report", "show")
+        for v in (
+            "audit",
+            "bundle",
+            "extract",
+            "forget",
+            "lint",
+            "outcome",
+            "promote",
+            "report",
+            "show",
+        )
     ] == LESSON_COMMANDS
     readme = (PROJECT / "README.md").read_text(encoding="utf-8")
     for name in LESSON_COMMANDS:

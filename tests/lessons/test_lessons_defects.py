@@ -113,3 +113,75 @@ def test_group_help_lists_the_group(group: str, capsys) -> None:
     out = capsys.readouterr().out
     assert f"usage: kb {group} COMMAND" in out
     assert f"{group} extract" in out or f"{group} status" in out
+
+
+# ---- client isolation ----------------------------------------------------------------
+
+
+@pytest.fixture
+def two_clients(tmp_path: Path, make_task) -> Path:
+    extract_all(
+        tmp_path,
+        [
+            make_task(
+                "G1",
+                company="globex",
+                findings=[("F1", "confirmed", "idor", "globex /invoices/123 leaks other tenants")],
+            ),
+            make_task("A1", company="acme", findings=[("F1", "confirmed", "xss", "acme search")]),
+            make_task("N1", company=None, findings=[("F1", "confirmed", "csrf", "generic form")]),
+        ],
+    )
+    return tmp_path
+
+
+ACME_TASK = {"id": "A2", "status": "running", "company": "acme", "category": "web"}
+
+
+@pytest.mark.parametrize(
+    ("scope", "expected"),
+    [
+        (None, {"acme search", "generic form"}),  # the default is safe for many clients
+        ("company+generic", {"acme search", "generic form"}),
+        ("company", {"acme search"}),
+        ("open", {"acme search", "generic form", "globex /invoices/123 leaks other tenants"}),
+    ],
+)
+def test_another_clients_lesson_is_not_shown_by_default(
+    two_clients: Path, scope: str | None, expected: set[str]
+) -> None:
+    from kbkit.lessons.store import LessonStore
+
+    store = LessonStore.for_repo(two_clients)
+    shown = select_lessons(ACME_TASK, store, scope=scope)
+    assert {x.action.split(": ", 1)[1] for x in shown} == expected
+
+
+def test_scope_from_the_environment_and_a_bad_value(two_clients: Path, monkeypatch, capsys) -> None:
+    from kbkit.lessons.store import LessonStore
+
+    monkeypatch.setenv("KB_LESSONS_SCOPE", "open")
+    assert len(select_lessons(ACME_TASK, LessonStore.for_repo(two_clients))) == 3
+    monkeypatch.setenv("KB_LESSONS_SCOPE", "everyone")
+    task = put(two_clients / "t.json", ACME_TASK)
+    assert main(["lessons", "show", task, "--repo", str(two_clients)]) == 2
+    assert "KB_LESSONS_SCOPE='everyone'" in capsys.readouterr().err
+
+
+def test_audit_lists_every_lesson_shown_across_a_company_boundary(
+    two_clients: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv("KB_LESSONS", "inject")
+    bundle(two_clients, ACME_TASK, "safe")
+    capsys.readouterr()
+    assert main(["lessons", "audit", "--repo", str(two_clients)]) == 0
+    assert "0 lesson(s) shown across" in capsys.readouterr().out
+    bundle(two_clients, dict(ACME_TASK, id="A3"), "open", "--scope", "open")
+    bundle(two_clients, dict(ACME_TASK, id="A4", company="ACME"), "upper")
+    capsys.readouterr()
+    assert main(["lessons", "audit", "--repo", str(two_clients), "--format", "json"]) == 1
+    (crossing,) = json.loads(capsys.readouterr().out)["crossings"]
+    assert crossing["task"] == "A3" and crossing["lesson_company"] == "globex"
+    assert crossing["task_company"] == "acme" and crossing["mode"] == "inject"
+    assert main(["lessons", "audit", "--repo", str(two_clients)]) == 1
+    assert "task A3 (company acme, inject): lesson" in capsys.readouterr().out

@@ -1,7 +1,12 @@
 """Which lessons a task sees, in which order.
 
-Visibility: generic lessons (no company, no category) are visible to every task; a scoped
-lesson is visible when it shares the task's company or category. Ranking, first key first:
+Visibility depends on the client-isolation scope (`--scope`, `KB_LESSONS_SCOPE`):
+- `company`: only lessons of the task's own company;
+- `company+generic` (default, safe for multi-client use): the task's company, plus lessons
+  that name no company at all (generic, or scoped by category only);
+- `open`: also other companies' lessons of the task's category.
+A lesson of another company is never shown to a task unless the scope is `open`; names
+compare case-insensitively. Ranking, first key first:
 1. scope tier: same company and category (0) > same company (1) > same category (2) >
    generic (3);
 2. kind: positive > negative > caution;
@@ -19,16 +24,41 @@ fold and cached, so a selection reads one compact file instead of a million evid
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
-from kbkit.errors import InputError
+from kbkit.errors import InputError, UsageError
 from kbkit.lessons.redaction import clean_scope
 from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.view import TASK_SEPARATOR, Scope, SelectionView, load_view
 
-__all__ = ["SelectedLesson", "SelectionView", "load_view", "ranked", "scope_tier", "select_lessons"]
+__all__ = [
+    "DEFAULT_SCOPE",
+    "SCOPES",
+    "SelectedLesson",
+    "SelectionView",
+    "lesson_scope",
+    "load_view",
+    "ranked",
+    "scope_tier",
+    "select_lessons",
+]
+
+SCOPES = ("company", "company+generic", "open")
+DEFAULT_SCOPE = "company+generic"
+SCOPE_ENV = "KB_LESSONS_SCOPE"
+
+
+def lesson_scope(value: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """The client-isolation scope: `value`, else KB_LESSONS_SCOPE, else the safe default."""
+    env = os.environ if environ is None else environ
+    chosen = value if value is not None else env.get(SCOPE_ENV, "").strip() or DEFAULT_SCOPE
+    if chosen not in SCOPES:
+        source = "--scope" if value is not None else SCOPE_ENV
+        raise UsageError(f"{source}={chosen!r}: expected one of {', '.join(SCOPES)}")
+    return chosen
 
 
 class SelectedLesson(NamedTuple):
@@ -48,7 +78,11 @@ class SelectedLesson(NamedTuple):
 
 
 def scope_tier(
-    company: str | None, category: str | None, task_company: str | None, task_category: str | None
+    company: str | None,
+    category: str | None,
+    task_company: str | None,
+    task_category: str | None,
+    scope: str = DEFAULT_SCOPE,
 ) -> int | None:
     """0 same company and category, 1 same company, 2 same category, 3 generic, None hidden.
 
@@ -68,6 +102,10 @@ def scope_tier(
         return 0
     if same_company:
         return 1
+    if scope == "company":
+        return None
+    if company is not None and scope != "open":
+        return None  # another company's lesson: its details stay with that client
     if same_category:
         return 2
     if company is None and category is None:
@@ -75,20 +113,26 @@ def scope_tier(
     return None
 
 
-def _tiers(view: SelectionView, company: str | None, category: str | None) -> list[list[Scope]]:
+def _tiers(
+    view: SelectionView, company: str | None, category: str | None, scope: str
+) -> list[list[Scope]]:
     tiers: list[list[Scope]] = [[], [], [], []]
     for bucket in view.buckets:
-        tier = scope_tier(bucket[0], bucket[1], company, category)
+        tier = scope_tier(bucket[0], bucket[1], company, category, scope)
         if tier is not None:
             tiers[tier].append(bucket)
     return tiers
 
 
 def ranked(
-    view: SelectionView, task_id: str, company: str | None, category: str | None
+    view: SelectionView,
+    task_id: str,
+    company: str | None,
+    category: str | None,
+    scope: str = DEFAULT_SCOPE,
 ) -> Iterator[tuple[int, int]]:
     """(tier, view position) of every lesson visible to the task, best first."""
-    for tier, buckets in enumerate(_tiers(view, company, category)):
+    for tier, buckets in enumerate(_tiers(view, company, category, scope)):
         for position in heapq.merge(*(view.buckets[b] for b in buckets)):
             if task_id in view.tasks[position].split(TASK_SEPARATOR):
                 continue  # the task's own evidence: never shown to it
@@ -101,8 +145,13 @@ def select_lessons(
     *,
     view: SelectionView | None = None,
     limit: int = MAX_LESSONS,
+    scope: str | None = None,
 ) -> list[SelectedLesson]:
-    """The lessons a task would see, in rank order, within the render budget."""
+    """The lessons a task would see, in rank order, within the render budget.
+
+    `scope` is the client-isolation setting (None: KB_LESSONS_SCOPE or the safe default).
+    """
+    scope = lesson_scope(scope)
     if view is None:
         view = load_view(store if store is not None else LessonStore.for_repo())
     if not isinstance(task, dict) or not task.get("id"):
@@ -111,7 +160,7 @@ def select_lessons(
     company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
     picked: list[tuple[int, int]] = []
     rendered: list[RenderedLesson] = []
-    for tier, position in ranked(view, task_id, company, category):
+    for tier, position in ranked(view, task_id, company, category, scope):
         line = render_line(
             view.kinds[position],
             view.supports[position],

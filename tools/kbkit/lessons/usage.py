@@ -21,7 +21,7 @@ from kbkit.errors import UsageError
 from kbkit.lessons.extraction import utc_now
 from kbkit.lessons.redaction import clean_scope
 from kbkit.lessons.rendering import render_block
-from kbkit.lessons.selection import SelectedLesson, select_lessons
+from kbkit.lessons.selection import SelectedLesson, lesson_scope, select_lessons
 from kbkit.lessons.store import LessonStore
 
 MODES = ("off", "shadow", "inject")
@@ -82,8 +82,12 @@ def bundle_prompts(
     store: LessonStore | None = None,
     mode: str | None = None,
     assign: str = "none",
+    scope: str | None = None,
 ) -> Bundle:
-    """Consider lessons for a task and return the final planner and worker prompts."""
+    """Consider lessons for a task and return the final planner and worker prompts.
+
+    `scope` is the client-isolation setting (see `kbkit.lessons.selection`).
+    """
     if assign not in ASSIGNMENTS:
         raise UsageError(f"assign={assign!r}: expected one of {', '.join(ASSIGNMENTS)}")
     configured = lesson_mode() if mode is None else mode
@@ -96,7 +100,8 @@ def bundle_prompts(
         hash_arm(str(task["id"])) if assign == "hash" and configured == "inject" else configured
     )
     store = store if store is not None else LessonStore.for_repo()
-    lessons = select_lessons(task, store)
+    scope = lesson_scope(scope)
+    lessons = select_lessons(task, store, scope=scope)
     store.record_usage(
         {
             "task": str(task["id"]),
@@ -105,6 +110,7 @@ def bundle_prompts(
             "lessons": [lesson.id for lesson in lessons],
             "mode": effective,
             "assign": assign,
+            "scope": scope,
             "at": utc_now(),
         }
     )
