@@ -185,3 +185,34 @@ def test_audit_lists_every_lesson_shown_across_a_company_boundary(
     assert crossing["task_company"] == "acme" and crossing["mode"] == "inject"
     assert main(["lessons", "audit", "--repo", str(two_clients)]) == 1
     assert "task A3 (company acme, inject): lesson" in capsys.readouterr().out
+
+
+# ---- one finding, one slot -------------------------------------------------------------
+
+
+def test_confirmed_and_reproduced_of_one_finding_fill_one_slot(tmp_path: Path, make_task) -> None:
+    from kbkit.lessons.store import LessonStore
+
+    extract_all(
+        tmp_path,
+        [
+            make_task(
+                "T1",
+                findings=[
+                    ("F1", "confirmed", "sqli", "login form"),
+                    ("F2", "confirmed", "xss", "search"),
+                ],
+                retests=[("R1", "F1", "reproduced")],
+            )
+        ],
+    )
+    shown = select_lessons(
+        {"id": "N1", "company": "acme", "category": "web"}, LessonStore.for_repo(tmp_path)
+    )
+    assert len(shown) == 2  # main showed three: Confirmed sqli, Reproduced sqli, Confirmed xss
+    actions = sorted(x.action for x in shown)
+    assert actions == [
+        "Confirmed and reproduced on retest sqli: login form",
+        "Confirmed xss: search",
+    ]
+    assert any("Confirmed and reproduced on retest sqli: login form" in x.line for x in shown)

@@ -72,9 +72,14 @@ class SelectedLesson(NamedTuple):
     last_seen: str
     tier: int
     line: str
+    also: tuple[str, ...] = ()  # lessons merged into this slot (the same finding's)
 
     def to_dict(self) -> dict[str, Any]:
-        return self._asdict()
+        return dict(self._asdict(), also=list(self.also))
+
+    def ids(self) -> list[str]:
+        """This lesson's id and those merged into its slot: every id the task was shown."""
+        return [self.id, *self.also]
 
 
 def scope_tier(
@@ -139,6 +144,23 @@ def ranked(
             yield tier, position
 
 
+def finding_subject(kind: str, cue: str, action: str) -> tuple[str, str] | None:
+    """(rule, summary) of a positive lesson built from one finding, else None.
+
+    "Confirmed X: S" and "Reproduced X on retest: S" come from the same finding (the same
+    class and summary in the same scope); selection gives them one slot together.
+    """
+    if kind != "positive":
+        return None
+    for rule, prefix in (
+        ("confirmed", f"Confirmed {cue}: "),
+        ("reproduced", f"Reproduced {cue} on retest: "),
+    ):
+        if action.startswith(prefix):
+            return rule, action[len(prefix) :]
+    return None
+
+
 def select_lessons(
     task: dict[str, Any],
     store: LessonStore | None = None,
@@ -160,18 +182,42 @@ def select_lessons(
     company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
     picked: list[tuple[int, int]] = []
     rendered: list[RenderedLesson] = []
+    actions: list[str] = []
+    merged_ids: list[tuple[str, ...]] = []
+    slots: dict[tuple[str, str, str, str], int] = {}  # one finding -> its slot in `picked`
     for tier, position in ranked(view, task_id, company, category, scope):
-        line = render_line(
-            view.kinds[position],
-            view.supports[position],
-            view.cues[position],
-            view.actions[position],
+        kind, cue, action = view.kinds[position], view.cues[position], view.actions[position]
+        subject = finding_subject(kind, cue, action)
+        slot_key = (
+            (view.companies[position], view.categories[position], cue, subject[1])
+            if subject
+            else None
         )
+        if slot_key is not None and slot_key in slots:
+            # the finding's other positive lesson: merge into its slot instead of a second one
+            slot = slots[slot_key]
+            merged = f"Confirmed and reproduced on retest {cue}: {slot_key[3]}"
+            first = picked[slot][1]
+            line = render_line(kind, view.supports[first], cue, merged)
+            trial = [
+                *rendered[:slot],
+                RenderedLesson(rendered[slot].lesson_id, line),
+                *rendered[slot + 1 :],
+            ]
+            if len(fit_lines(trial, limit=limit)) == len(rendered):
+                rendered, actions[slot] = trial, merged
+            merged_ids[slot] += (view.ids[position],)
+            continue
+        line = render_line(kind, view.supports[position], cue, action)
         candidate = RenderedLesson(view.ids[position], line)
         if len(fit_lines([*rendered, candidate], limit=limit)) <= len(rendered):
             break
+        if slot_key is not None:
+            slots[slot_key] = len(picked)
         rendered.append(candidate)
         picked.append((tier, position))
+        actions.append(action)
+        merged_ids.append(())
     return [
         SelectedLesson(
             view.ids[p],
@@ -179,11 +225,12 @@ def select_lessons(
             view.companies[p] or None,
             view.categories[p] or None,
             view.cues[p],
-            view.actions[p],
+            action,
             view.supports[p],
             view.recency[p],
             tier,
             item.line,
+            also,
         )
-        for (tier, p), item in zip(picked, rendered, strict=True)
+        for (tier, p), item, action, also in zip(picked, rendered, actions, merged_ids, strict=True)
     ]

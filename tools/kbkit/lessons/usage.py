@@ -107,7 +107,7 @@ def bundle_prompts(
             "task": str(task["id"]),
             "company": clean_scope(task.get("company")),
             "category": clean_scope(task.get("category")),
-            "lessons": [lesson.id for lesson in lessons],
+            "lessons": [lid for lesson in lessons for lid in lesson.ids()],
             "mode": effective,
             "assign": assign,
             "scope": scope,
