@@ -216,3 +216,64 @@ def test_confirmed_and_reproduced_of_one_finding_fill_one_slot(tmp_path: Path, m
         "Confirmed xss: search",
     ]
     assert any("Confirmed and reproduced on retest sqli: login form" in x.line for x in shown)
+
+
+# ---- --as-of ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def history(tmp_path: Path, make_task) -> Path:
+    extract_all(
+        tmp_path,
+        [
+            make_task(
+                "T1",
+                closed_at="2026-11-01T00:00:00Z",
+                findings=[("F1", "confirmed", "sqli", "login")],
+            ),
+            make_task(
+                "T2",
+                closed_at="2026-11-20T00:00:00Z",
+                findings=[("F1", "confirmed", "sqli", "login")],
+            ),
+            make_task(
+                "T3",
+                closed_at="2026-11-20T00:00:00Z",
+                findings=[("F1", "confirmed", "xss", "later")],
+            ),
+        ],
+    )
+    return tmp_path
+
+
+def test_as_of_sees_only_evidence_closed_before_the_task_started(history: Path, capsys) -> None:
+    task = put(history / "t.json", {"id": "N1", "status": "running", "company": "acme"})
+    assert main(["lessons", "show", task, "--repo", str(history), "--format", "json"]) == 0
+    now = json.loads(capsys.readouterr().out)["lessons"]
+    assert sorted((x["action"], x["support"]) for x in now) == [
+        ("Confirmed sqli: login", 2),
+        ("Confirmed xss: later", 1),
+    ]
+    args = ["lessons", "show", task, "--repo", str(history), "--format", "json"]
+    assert main([*args, "--as-of", "2026-11-10T00:00:00Z"]) == 0
+    then = json.loads(capsys.readouterr().out)["lessons"]
+    assert [(x["action"], x["support"], x["last_seen"]) for x in then] == [
+        ("Confirmed sqli: login", 1, "2026-11-01T00:00:00Z")
+    ]
+    # the evidence closing exactly at the cut-off is not "before" it
+    assert main([*args, "--as-of", "2026-11-01T00:00:00Z"]) == 0
+    assert json.loads(capsys.readouterr().out)["lessons"] == []
+
+
+def test_started_at_is_the_default_cutoff(history: Path) -> None:
+    from kbkit.lessons.store import LessonStore
+
+    task = {"id": "N1", "company": "acme", "started_at": "2026-11-10T01:00:00+01:00"}
+    shown = select_lessons(task, LessonStore.for_repo(history))
+    assert [x.action for x in shown] == ["Confirmed sqli: login"]
+
+
+def test_a_bad_as_of_is_a_usage_error(history: Path, capsys) -> None:
+    task = put(history / "t.json", {"id": "N1", "status": "running"})
+    assert main(["lessons", "show", task, "--repo", str(history), "--as-of", "soon"]) == 2
+    assert "--as-of='soon'" in capsys.readouterr().err

@@ -54,13 +54,20 @@ def main(argv: list[str] | None = None) -> int:
         help="client isolation: company (same company only), company+generic (default, or "
         "KB_LESSONS_SCOPE), open (also other companies' lessons of the same category)",
     )
+    parser.add_argument(
+        "--as-of",
+        default=None,
+        metavar="TIME",
+        help="use only evidence closed before TIME (ISO 8601; default: the task's "
+        "started_at when it has one, else all evidence)",
+    )
     parser.add_argument("--repo", default=None, help="repository folder (default: current)")
     args = parser.parse_args(argv)
     task = read_task(args.task)
     planner, worker = _read_prompt(args.planner), _read_prompt(args.worker)
     store = LessonStore.for_repo(args.repo)
     bundle = bundle_prompts(
-        task, planner, worker, store=store, assign=args.assign, scope=args.scope
+        task, planner, worker, store=store, assign=args.assign, scope=args.scope, as_of=args.as_of
     )
     out = Path(args.out)
     atomic_write_text(out / "planner.txt", bundle.planner)

@@ -19,6 +19,13 @@ def main(argv: list[str] | None = None) -> int:
         "`kb lessons bundle` would inject them. A preview: it ignores KB_LESSONS and logs nothing.",
     )
     parser.add_argument("task", metavar="TASK.json", help="a task record file, or - for stdin")
+    parser.add_argument(
+        "--as-of",
+        default=None,
+        metavar="TIME",
+        help="use only evidence closed before TIME (ISO 8601; default: the task's "
+        "started_at when it has one, else all evidence)",
+    )
     parser.add_argument("--repo", default=None, help="repository folder (default: current)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument(
@@ -31,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)
     task = read_task(args.task)
-    lessons = select_lessons(task, store, scope=args.scope)
+    lessons = select_lessons(task, store, scope=args.scope, as_of=args.as_of)
     block = render_block(lesson.line for lesson in lessons) if lessons else ""
     if args.format == "json":
         document = {

@@ -29,10 +29,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from kbkit.errors import InputError, UsageError
+from kbkit.lessons.extraction import normalize_time
 from kbkit.lessons.redaction import clean_scope
 from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line
 from kbkit.lessons.store import LessonStore
-from kbkit.lessons.view import TASK_SEPARATOR, Scope, SelectionView, load_view
+from kbkit.lessons.view import TASK_SEPARATOR, Scope, SelectionView, load_view, view_as_of
 
 __all__ = [
     "DEFAULT_SCOPE",
@@ -144,6 +145,21 @@ def ranked(
             yield tier, position
 
 
+def selection_cutoff(task: dict[str, Any], as_of: str | None) -> str | None:
+    """`as_of`, else the task's `started_at`, as a UTC timestamp; None when neither is set."""
+    for value, source in ((as_of, "--as-of"), (task.get("started_at"), "started_at")):
+        if value is None:
+            continue
+        moment = normalize_time(value, "")
+        if not moment:
+            message = f"{source}={str(value)[:80]!r} is not an ISO 8601 timestamp"
+            if source == "--as-of":
+                raise UsageError(message)
+            raise InputError(message, path=f"task {str(task.get('id'))[:80]!r}")
+        return moment
+    return None
+
+
 def finding_subject(kind: str, cue: str, action: str) -> tuple[str, str] | None:
     """(rule, summary) of a positive lesson built from one finding, else None.
 
@@ -168,16 +184,22 @@ def select_lessons(
     view: SelectionView | None = None,
     limit: int = MAX_LESSONS,
     scope: str | None = None,
+    as_of: str | None = None,
 ) -> list[SelectedLesson]:
     """The lessons a task would see, in rank order, within the render budget.
 
     `scope` is the client-isolation setting (None: KB_LESSONS_SCOPE or the safe default).
+    `as_of` (else the task's `started_at`, when it has one) limits the evidence to what
+    closed before that moment, so a replay of history never sees later outcomes.
     """
     scope = lesson_scope(scope)
-    if view is None:
-        view = load_view(store if store is not None else LessonStore.for_repo())
     if not isinstance(task, dict) or not task.get("id"):
         raise InputError("a task record needs an id to select lessons for it")
+    cutoff = selection_cutoff(task, as_of)
+    if cutoff is not None:
+        view = view_as_of(store if store is not None else LessonStore.for_repo(), cutoff)
+    elif view is None:
+        view = load_view(store if store is not None else LessonStore.for_repo())
     task_id = str(task["id"])
     company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
     picked: list[tuple[int, int]] = []

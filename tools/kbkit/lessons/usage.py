@@ -83,6 +83,7 @@ def bundle_prompts(
     mode: str | None = None,
     assign: str = "none",
     scope: str | None = None,
+    as_of: str | None = None,
 ) -> Bundle:
     """Consider lessons for a task and return the final planner and worker prompts.
 
@@ -101,7 +102,7 @@ def bundle_prompts(
     )
     store = store if store is not None else LessonStore.for_repo()
     scope = lesson_scope(scope)
-    lessons = select_lessons(task, store, scope=scope)
+    lessons = select_lessons(task, store, scope=scope, as_of=as_of)
     store.record_usage(
         {
             "task": str(task["id"]),
