@@ -277,3 +277,56 @@ def test_a_bad_as_of_is_a_usage_error(history: Path, capsys) -> None:
     task = put(history / "t.json", {"id": "N1", "status": "running"})
     assert main(["lessons", "show", task, "--repo", str(history), "--as-of", "soon"]) == 2
     assert "--as-of='soon'" in capsys.readouterr().err
+
+
+# ---- re-triage -------------------------------------------------------------------------
+
+
+def _shown(repo: Path) -> list[tuple[str, int]]:
+    from kbkit.lessons.store import LessonStore
+
+    task = {"id": "NEW", "company": "acme", "category": "web"}
+    return sorted((x.action, x.support) for x in select_lessons(task, LessonStore.for_repo(repo)))
+
+
+def test_a_newer_verdict_supersedes_the_earlier_evidence(tmp_path: Path, make_task) -> None:
+    confirmed = make_task(
+        "T1", findings=[("F1", "confirmed", "sqli", "login")], retests=[("R1", "F1", "reproduced")]
+    )
+    other = make_task("T2", findings=[("F1", "confirmed", "sqli", "login")])
+    extract_all(tmp_path, [confirmed, other])
+    assert _shown(tmp_path) == [("Confirmed and reproduced on retest sqli: login", 2)]
+    retriaged = make_task(
+        "T1",
+        findings=[("F1", "false_positive", "sqli", "login")],
+        retests=[("R1", "F1", "reproduced")],
+    )
+    extract_all(tmp_path, [retriaged])
+    negative = "Do not re-report without new mechanics: login (prior false_positive)"
+    # T1's confirmation and its retest no longer count; T2's confirmation still does
+    assert _shown(tmp_path) == [("Confirmed sqli: login", 1), (negative, 1)]
+    rows = [r.data for r in read_jsonl(tmp_path / "intake/lessons/tombstones.jsonl").rows]
+    assert [(r["action"], r["task"], len(r["keys"])) for r in rows] == [("supersede", "T1", 2)]
+    extract_all(tmp_path, [retriaged])  # idempotent
+    assert len(read_jsonl(tmp_path / "intake/lessons/tombstones.jsonl").rows) == 1
+    # triaged back: the earlier evidence counts again, the negative stops
+    extract_all(tmp_path, [confirmed])
+    assert _shown(tmp_path) == [("Confirmed and reproduced on retest sqli: login", 2)]
+    # the evidence log itself was never edited
+    assert len(read_jsonl(tmp_path / "intake/lessons/evidence.jsonl").rows) == 4
+
+
+@pytest.mark.parametrize("source", ["finding:T1/F1", "task:T1"])
+def test_re_extraction_after_forget_records_the_corrected_verdict(
+    tmp_path: Path, make_task, source: str
+) -> None:
+    extract_all(tmp_path, [make_task("T1", findings=[("F1", "confirmed", "sqli", "login")])])
+    assert main(["lessons", "forget", "--source", source, "--repo", str(tmp_path)]) == 0
+    assert _shown(tmp_path) == []
+    extract_all(tmp_path, [make_task("T1", findings=[("F1", "false_positive", "sqli", "login")])])
+    assert _shown(tmp_path) == [
+        ("Do not re-report without new mechanics: login (prior false_positive)", 1)
+    ]
+    # the forgotten evidence itself never returns, even re-extracted as it was
+    extract_all(tmp_path, [make_task("T1", findings=[("F1", "confirmed", "sqli", "login")])])
+    assert _shown(tmp_path) == []

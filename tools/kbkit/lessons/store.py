@@ -2,7 +2,10 @@
 
 - `lessons.jsonl`: one row per dedupe key (kind, scope, cue, action), `status: candidate`.
 - `evidence.jsonl`: one row per (lesson, source_kind, source_id); support = live rows.
-- `tombstones.jsonl`: `forget` records; evidence of a forgotten source stops counting.
+- `tombstones.jsonl`: `forget` records (the evidence keys they end, for good) and verdict
+  records: when a task is extracted again with a different verdict, its evidence that the
+  new extraction no longer yields is `supersede`d, and superseded evidence it yields again
+  is `revive`d. History stays in the log; support is recomputed from it.
 - `outcomes.jsonl`: one outcome card per closed task (a changed card is appended again).
 - `usage.jsonl`: one row per consideration (task, lesson ids, mode, time).
 
@@ -91,6 +94,8 @@ class LessonStore:
         now = utc_now()
         with self.lock():
             state = self.state()
+            # tasks extracted before (their card is on file): the only ones re-triage can hit
+            again = {e.task for e in batch if e.terminal and e.task in state.outcomes}
             seen_lessons: set[str] = set()
             seen_evidence: set[tuple[str, str, str]] = set()
             for extraction in batch:
@@ -126,10 +131,14 @@ class LessonStore:
                 if card is not None and state.outcomes.get(card["task"], {}).get("card") != card:
                     state.outcomes[card["task"]] = {"task": card["task"], "card": card}
                     outcomes.append({"task": card["task"], "card": card, "at": now})
+            verdicts = _verdicts(state, [e for e in batch if e.task in again], now)
             # Lessons before evidence: a crash in between leaves a lesson with no support
             # (never selectable), and the next extraction appends the missing evidence.
             append_rows(self.log("lessons"), lessons)
             append_rows(self.log("evidence"), evidence)
+            # After the new evidence: a crash before this append leaves old and new verdict
+            # both counting until the task is extracted again, never neither.
+            append_rows(self.log("tombstones"), verdicts)
             append_rows(self.log("outcomes"), outcomes)
             # No refold here: the next reader folds just these appended bytes, lazily.
         return AddResult(
@@ -145,8 +154,6 @@ class LessonStore:
         """Tombstone one source (`finding`, `retest` or a whole `task`); recompute support."""
         with self.lock():
             state = self.state()
-            if (source_kind, source_id) in state.tombstones:
-                return ForgetResult(0, [])
             hit = [
                 key
                 for key, (task, _at, _line) in state.evidence.items()
@@ -161,6 +168,9 @@ class LessonStore:
             row = {
                 "source_kind": source_kind,
                 "source_id": source_id,
+                "keys": [
+                    list(key) for key in hit
+                ],  # exactly these: a corrected re-extraction counts
                 "at": utc_now(),
                 "reason": reason,
             }
@@ -176,3 +186,43 @@ class LessonStore:
 
     def record_usage(self, row: dict[str, Any]) -> None:
         append_rows(self.log("usage"), [row])
+
+
+def _verdicts(state: index.FoldState, batch: list[Extraction], now: str) -> list[dict[str, Any]]:
+    """Supersede/revive rows for the tasks of `batch` (extracted before) whose evidence changed.
+
+    The latest extraction of a task is its verdict: live evidence of the task that it no
+    longer yields is superseded (a finding re-triaged from confirmed to false_positive stops
+    supporting "Confirmed ..."), superseded evidence it yields again is revived.
+    """
+    latest: dict[str, set[tuple[str, str, str]]] = {}
+    for extraction in batch:
+        if extraction.terminal:
+            latest[extraction.task] = {
+                (c.lesson_id, c.source_kind, c.source_id) for c in extraction.candidates
+            }
+    if not latest:
+        return []  # only new tasks: no walk over the evidence
+    stale: dict[str, list[tuple[str, str, str]]] = {}
+    for key, (task, _at, _line) in state.evidence.items():
+        keep = latest.get(task)
+        if keep is not None and key not in keep and state.is_live(key, task):
+            stale.setdefault(task, []).append(key)
+    rows = []
+    for task, keep in latest.items():
+        back = sorted(key for key in keep if state.dead.get(key) == "superseded")
+        if stale.get(task):
+            rows.append(_verdict("supersede", task, sorted(stale[task]), now))
+        if back:
+            rows.append(_verdict("revive", task, back, now))
+    return rows
+
+
+def _verdict(action: str, task: str, keys: list[tuple[str, str, str]], now: str) -> dict[str, Any]:
+    return {
+        "action": action,
+        "task": task,
+        "keys": [list(key) for key in keys],
+        "reason": "a newer extraction of the task changed its verdict",
+        "at": now,
+    }
