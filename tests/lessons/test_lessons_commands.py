@@ -307,11 +307,11 @@ def test_report_compares_tasks_with_and_without_lessons(
     capsys.readouterr()
     assert main(["lessons", "report"]) == 0
     out = capsys.readouterr().out
-    assert "3 closed task(s)" in out and "Wilson" in out and "not causal" in out
-    assert "saw lessons  tasks=1" in out and "no lessons   tasks=2" in out
+    assert "3 closed task(s)" in out and "delta method" in out and "not causal" in out
+    assert "inject_shown vs history (observational, not causal)  (tasks 1 vs 2)" in out
     assert main(["lessons", "report", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["groups"][0]["with_lessons"]["tasks"] == 1
+    assert report["arms"]["inject_shown"] == 1 and report["arms"]["history"] == 2
 
 
 def test_lint_finds_conflicts_duplicates_and_dangling_evidence(
