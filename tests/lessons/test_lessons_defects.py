@@ -330,3 +330,60 @@ def test_re_extraction_after_forget_records_the_corrected_verdict(
     # the forgotten evidence itself never returns, even re-extracted as it was
     extract_all(tmp_path, [make_task("T1", findings=[("F1", "confirmed", "sqli", "login")])])
     assert _shown(tmp_path) == []
+
+
+# ---- forget cascades and --purge ---------------------------------------------------------
+
+
+def test_forget_withdraws_pending_promotions_that_cite_the_source(
+    tmp_path: Path, make_task, capsys
+) -> None:
+    from kbkit.intake.ledger import load_status
+
+    extract_all(
+        tmp_path,
+        [
+            make_task("T1", findings=[("F1", "confirmed", "sqli", "login")]),
+            make_task("T2", findings=[("F1", "confirmed", "xss", "search")]),
+        ],
+    )
+    assert main(["lessons", "promote", "--min-support", "1", "--repo", str(tmp_path)]) == 0
+    assert main(["lessons", "forget", "--source", "task:T1", "--repo", str(tmp_path)]) == 0
+    assert "withdrew the pending promotion" in capsys.readouterr().out
+    states = {key[1]: row for key, row in load_status(tmp_path / "intake").items()}
+    withdrawn = [lid for lid, row in states.items() if row["state"] == "shadowed"]
+    assert len(withdrawn) == 1 and "forget --source task:T1" in states[withdrawn[0]]["reason"]
+    assert sorted(row["state"] for row in states.values()) == ["pending", "shadowed"]
+
+
+def test_purge_removes_the_text_and_keeps_the_tombstone(tmp_path: Path, make_task, capsys) -> None:
+    extract_all(
+        tmp_path,
+        [
+            make_task("T1", findings=[("F1", "confirmed", "sqli", "private customer detail")]),
+            make_task("T2", findings=[("F1", "confirmed", "xss", "search")]),
+        ],
+    )
+    folder = tmp_path / "intake" / "lessons"
+    assert b"private customer detail" in (folder / "lessons.jsonl").read_bytes()
+    args = ["lessons", "forget", "--source", "task:T1", "--purge", "--repo", str(tmp_path)]
+    assert main(args) == 0
+    assert "purged 3 row(s)" in capsys.readouterr().out  # evidence, lesson, outcome card
+    logs = b"".join(p.read_bytes() for p in folder.glob("*.jsonl"))
+    assert (
+        b"private customer detail" not in logs
+        and b'"T1"' in (folder / "tombstones.jsonl").read_bytes()
+    )
+    assert _shown(tmp_path) == [("Confirmed xss: search", 1)]
+    assert main(["lessons", "lint", "--repo", str(tmp_path)]) == 0
+    # purging again, or purging an already forgotten source, finds nothing to remove
+    assert main(args) == 1
+
+
+def test_purge_after_an_earlier_forget(tmp_path: Path, make_task, capsys) -> None:
+    extract_all(tmp_path, [make_task("T1", findings=[("F1", "confirmed", "sqli", "detail")])])
+    assert main(["lessons", "forget", "--source", "finding:T1/F1", "--repo", str(tmp_path)]) == 0
+    args = ["lessons", "forget", "--source", "finding:T1/F1", "--purge", "--repo", str(tmp_path)]
+    assert main(args) == 0
+    assert "purged finding:T1/F1: 2 row(s) removed" in capsys.readouterr().out
+    assert b"detail" not in (tmp_path / "intake/lessons/lessons.jsonl").read_bytes()

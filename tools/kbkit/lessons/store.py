@@ -15,14 +15,15 @@ the same row twice; a crash leaves at most one torn line, which the fold skips.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.file_lock import locked
-from kbkit.jsonl import append_rows, gc_paused
+from kbkit.jsonl import append_rows, atomic_write_bytes, gc_paused
 from kbkit.lessons import index
 from kbkit.lessons.extraction import Extraction, Refusal, utc_now
 from kbkit.paths import intake_root, repo_root
@@ -42,6 +43,8 @@ class AddResult(NamedTuple):
 class ForgetResult(NamedTuple):
     removed: int  # evidence rows that stop counting
     orphaned: list[str]  # lessons left without live evidence
+    affected: list[str] = []  # every lesson whose evidence was hit
+    purged: int = 0  # rows removed from the logs by --purge
 
 
 class LessonStore:
@@ -150,8 +153,15 @@ class LessonStore:
             refusals=[r for e in batch for r in e.refusals],
         )
 
-    def forget(self, source_kind: str, source_id: str, *, reason: str = "") -> ForgetResult:
-        """Tombstone one source (`finding`, `retest` or a whole `task`); recompute support."""
+    def forget(
+        self, source_kind: str, source_id: str, *, reason: str = "", purge: bool = False
+    ) -> ForgetResult:
+        """Tombstone one source (`finding`, `retest` or a whole `task`); recompute support.
+
+        With `purge`, the source's evidence rows, the lesson rows it leaves without live
+        evidence (their text) and, for a task, its outcome cards are also removed from the
+        logs, rewritten atomically under the lock (for privacy requests); the tombstone stays.
+        """
         with self.lock():
             state = self.state()
             hit = [
@@ -164,6 +174,8 @@ class LessonStore:
                 )
             ]
             if not hit:
+                if purge:
+                    return self._purge(state, source_kind, source_id, [])
                 return ForgetResult(0, [])
             row = {
                 "source_kind": source_kind,
@@ -176,13 +188,50 @@ class LessonStore:
             }
             append_rows(self.log("tombstones"), [row])
             state = self.state()
+            if purge:
+                return self._purge(state, source_kind, source_id, hit)
         affected = {key[0] for key in hit}
         alive = {
             key[0]
             for key, (task, _at, _line) in state.evidence.items()
             if key[0] in affected and state.is_live(key, task)
         }
-        return ForgetResult(len(hit), sorted(affected - alive))
+        return ForgetResult(len(hit), sorted(affected - alive), sorted(affected))
+
+    def _purge(
+        self,
+        state: index.FoldState,
+        source_kind: str,
+        source_id: str,
+        hit: list[tuple[str, str, str]],
+    ) -> ForgetResult:
+        """Remove a forgotten source's rows from the logs (the caller holds the lock)."""
+
+        def of_source(key: tuple[str, str, str], task: str) -> bool:
+            if source_kind == "task":
+                return task == source_id
+            return (key[1], key[2]) == (source_kind, source_id)
+
+        keys = {
+            key
+            for key, (task, _at, _line) in state.evidence.items()
+            if of_source(key, task) and not state.is_live(key, task)
+        }
+        affected = {key[0] for key in keys}
+        alive = {
+            key[0]
+            for key, (task, _at, _line) in state.evidence.items()
+            if key[0] in affected and state.is_live(key, task)
+        }
+        orphaned = affected - alive
+        tasks = {source_id} if source_kind == "task" else set()
+        purged = _rewrite(
+            self.log("evidence"),
+            lambda r: (r.get("lesson"), r.get("source_kind"), r.get("source_id")) in keys,
+        )
+        purged += _rewrite(self.log("lessons"), lambda r: r.get("id") in orphaned)
+        purged += _rewrite(self.log("outcomes"), lambda r: r.get("task") in tasks)
+        return ForgetResult(len(hit), sorted(orphaned), sorted(affected), purged)
 
     def record_usage(self, row: dict[str, Any]) -> None:
         append_rows(self.log("usage"), [row])
@@ -226,3 +275,23 @@ def _verdict(action: str, task: str, keys: list[tuple[str, str, str]], now: str)
         "reason": "a newer extraction of the task changed its verdict",
         "at": now,
     }
+
+
+def _rewrite(path: Path, drop: Callable[[dict[str, Any]], bool]) -> int:
+    """Rewrite a log atomically without the rows `drop` selects; other lines stay as they are."""
+    if not path.exists():
+        return 0
+    kept: list[bytes] = []
+    dropped = 0
+    for line in path.read_bytes().splitlines(keepends=True):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        if isinstance(row, dict) and drop(row):
+            dropped += 1
+        else:
+            kept.append(line)
+    if dropped:
+        atomic_write_bytes(path, b"".join(kept))
+    return dropped
