@@ -281,7 +281,11 @@ def test_temp_files_of_killed_cache_writers_are_swept(store: LessonStore, make_t
     assert not old.exists() and fresh.exists()
 
 
-def test_evidence_from_a_forgotten_task_never_counts_again(store: LessonStore, make_task) -> None:
+def test_forgotten_evidence_never_counts_again_but_new_evidence_of_the_task_does(
+    store: LessonStore, make_task
+) -> None:
+    # #15: forget ends the evidence it hit, for good; a corrected re-extraction of the same
+    # task (new evidence keys) must count, or a correct verdict could never be recorded
     finding = ("F1", "confirmed", "sqli", "a")
     store.add(
         [extract(make_task("T1", findings=[finding])), extract(make_task("T9", findings=[finding]))]
@@ -293,5 +297,7 @@ def test_evidence_from_a_forgotten_task_never_counts_again(store: LessonStore, m
     # T9 is re-run with a second finding teaching the same lesson: a new evidence key
     store.add([extract(make_task("T9", findings=[finding, ("F2", "confirmed", "sqli", "a")]))])
     state = assert_folds_like_fresh(store)
-    assert index.live_support(state)[lesson] == index.Support(1, state.support[lesson][1], ["T1"])
+    support = index.live_support(state)[lesson]
+    assert (support.rows, sorted(support.tasks)) == (2, ["T1", "T9"])
     assert len(state.evidence) == 3
+    assert state.dead.get((lesson, "finding", "T9/F1")) == "forgotten"

@@ -80,6 +80,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rule": ("kbkit.commands.rule", "Explain a rule: what, why, how to fix, how to suppress"),
     "rules": ("kbkit.commands.rules", "List every rule with its default severity"),
     "init": ("kbkit.commands.init", "Set up kbkit in a repository (knowledge/, hooks, ignores)"),
+    "lessons audit": ("kbkit.commands.lessons_audit", "Lessons shown across a company boundary"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -143,9 +144,17 @@ def run(argv: Sequence[str]) -> int:
         print(f"kbkit {__version__}")
         return EXIT_OK
     wants_help = argv[0] == "help"
-    match = find_command(argv[1:] if wants_help else argv)
+    words = argv[1:] if wants_help else argv
+    match = find_command(words)
+    if match is None and words:
+        group = sorted(name for name in COMMANDS if name.startswith(words[0] + " "))
+        if group and (wants_help or words[1:2] in (["-h"], ["--help"])):
+            width = max(len(name) for name in group)  # `kb lessons --help`: the group
+            print(f"usage: kb {words[0]} COMMAND [options]\n\ncommands:")
+            print("\n".join(f"  {n:<{width}}  {COMMANDS[n][1]}" for n in group))
+            return EXIT_OK
     if match is None:
-        return _unknown(argv[1:] if wants_help else argv)
+        return _unknown(words)
     name, rest = match
     if wants_help or "-h" in rest or "--help" in rest:
         return _help(name)

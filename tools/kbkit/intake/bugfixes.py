@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.charset import visible
 from kbkit.errors import InputError
 from kbkit.file_lock import locked
 from kbkit.intake.ledger import Row, record_events, timestamp
@@ -26,6 +27,7 @@ DROP_DIR_ENV = "KNOWLEDGE_INTAKE_DIR"
 QUARANTINE = "quarantine"
 MAX_DROP_BYTES = 1 << 20
 MARKER = "<!-- kbkit:bugfix-record:v1 -->"
+TITLE_CAP = 500  # the drop record schema's maxLength
 
 
 class DropOutcome(NamedTuple):
@@ -43,6 +45,13 @@ class CollectResult(NamedTuple):
 
 def _filled(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
+
+
+def neutral_title(title: str) -> str:
+    """A title as one inert line: controls, bidi and zero-width characters become visible
+    `<U+XXXX>` tokens, line breaks and runs of spaces one space, capped (never empty)."""
+    flat = " ".join(visible(title).split())[:TITLE_CAP].strip()
+    return flat or "(no title)"
 
 
 def landed_record(run: Any, label: str) -> tuple[dict[str, Any] | None, str]:
@@ -63,6 +72,8 @@ def landed_record(run: Any, label: str) -> tuple[dict[str, Any] | None, str]:
     if not push["ok"]:
         return None, f"run {run_id}: the push failed, nothing landed; no drop record written"
     record = {key: value for key, value in run.items() if key != "push"}
+    if isinstance(record.get("title"), str):
+        record["title"] = neutral_title(record["title"])
     groups = record.get("groups")
     if not isinstance(groups, list):
         raise InputError("`groups` must be a list of fix groups", path=label)
@@ -116,8 +127,14 @@ def render_comment(record: dict[str, Any]) -> str:
 
 
 def bugfix_row(record: dict[str, Any], identity: RepoIdentity, via: str) -> Row:
-    """The events row of a valid drop record, its repo normalized to the watched slug."""
-    record = dict(record, repo=identity.normalize(record["repo"]))
+    """The events row of a valid drop record, its repo normalized to the watched slug.
+
+    The title is neutralised here too: a drop file or mailbox comment written by hand
+    (not by `kb intake drop`) may carry ESC, CR, bidi or newlines in it.
+    """
+    record = dict(
+        record, repo=identity.normalize(record["repo"]), title=neutral_title(record["title"])
+    )
     return {
         "source_kind": "bugfix_run",
         "source_id": record["run_id"],

@@ -107,9 +107,20 @@ def _plainly_valid(record: dict[str, Any]) -> bool:
 
 
 def _reference_problem(record: dict[str, Any]) -> str | None:
-    ids = [f["id"] for f in record.get("findings") or []]
+    from kbkit.lessons.outcomes import FINDING_STATUSES, normalize_status
+
+    findings = record.get("findings") or []
+    ids = [f["id"] for f in findings]
     if len(ids) != len(set(ids)):
         return "task record has two findings with the same id"
+    for finding in findings:
+        # an unknown status would silently count as "reported" in every outcome card
+        if normalize_status(finding["status"]) not in FINDING_STATUSES:
+            known = ", ".join(sorted(FINDING_STATUSES))
+            return (
+                f"finding {str(finding['id'])[:80]!r} has the unknown status "
+                f"{str(finding['status'])[:64]!r}; expected one of {known}"
+            )
     return None
 
 
