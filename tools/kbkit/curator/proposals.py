@@ -3,7 +3,7 @@
 Reason codes (README, "Curator"): reply-invalid, over-max-rules, schema, unknown-target,
 target-changed, bullet-style-page, rule-id-format, rule-id-prefix, rule-id-taken,
 rule-id-duplicate, anchor, group, heading, section-shape, bullets, provenance, citation,
-unsafe-text.
+unsafe-text, escape.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import Any, NamedTuple
 
 from kbkit.charset import INVISIBLE
 from kbkit.curator.catalog import Catalog, CatalogPage, sha256
+from kbkit.curator.confine import page_inside, read_page
+from kbkit.curator.errors import KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
 from kbkit.curator.schema import item_schemas
@@ -43,6 +45,7 @@ REASONS = (
     "provenance",
     "citation",
     "unsafe-text",
+    "escape",
 )
 
 
@@ -167,10 +170,9 @@ def _schema_problem(row: Any, schemas: list[dict[str, Any]]) -> str | None:
 
 def _layout(ctx: _Context, page: CatalogPage) -> Layout | None:
     if page.document_id not in ctx.layouts:
-        path = ctx.repo / ctx.catalog.knowledge_root / f"{page.document_id}.md"
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = read_page(ctx.repo, ctx.catalog.knowledge_root, page.document_id).data
+        except (OSError, KnowledgeCurationError):
             data = b""
         if sha256(data) != page.sha256:
             ctx.layouts[page.document_id] = None
@@ -203,6 +205,8 @@ def _check_row(
     page = ctx.catalog.pages.get(target)
     if page is None:
         return reject("unknown-target", f"{target!r} is not a rule page of the catalog")
+    if not page_inside(ctx.repo, ctx.catalog.knowledge_root, target):
+        return reject("escape", "the page (or a folder on its path) is a symlink leaving the clone")
     layout = _layout(ctx, page)
     if layout is None:
         return reject("target-changed", "the page changed since the catalog was read")
