@@ -152,7 +152,7 @@ class _Context(NamedTuple):
     repo: Path
     policy: Policy
     catalog: Catalog
-    batch: KnowledgeEvidenceBatch
+    sources: tuple[str, ...]  # the source IDs a marker may cite
     layouts: dict[str, Layout | None]  # by document ID; None: the page changed
 
 
@@ -253,7 +253,7 @@ def _check_row(
     )
     if problem is not None:
         return reject(problem.reason, problem.message)
-    known = set(ctx.batch.source_ids)
+    known = set(ctx.sources)
     if not cited or not set(cited) <= known:
         return reject("citation", f"the marker cites {list(cited)}; only batch events may be cited")
     if set(cited) != set(row["citations"]):
@@ -298,8 +298,12 @@ def validate_reply(
     rows, error = parse_reply(reply)
     if rows is None:
         return KnowledgeProposalValidation((), (), 0, error)
-    schemas = item_schemas(sorted(catalog.pages), list(batch.source_ids), batch.max_rules)
-    ctx = _Context(repo, policy, catalog, batch, {})
+    ctx = _Context(repo, policy, catalog, batch.source_ids, {})
+    return _check_rows(ctx, rows, batch.max_rules)
+
+
+def _check_rows(ctx: _Context, rows: list[Any], max_rules: int) -> KnowledgeProposalValidation:
+    schemas = item_schemas(sorted(ctx.catalog.pages), list(ctx.sources), max_rules)
     accepted: list[AcceptedProposal] = []
     rejected: list[RejectedProposal] = []
     taken: dict[str, str] = {}  # rule ID -> "<row>@<target>" of accepted rows
@@ -308,12 +312,17 @@ def validate_reply(
         rule_id = row.get("rule_id") if isinstance(row, dict) else None
         target = target if isinstance(target, str) else None
         rule_id = rule_id if isinstance(rule_id, str) else None
-        if index >= batch.max_rules:
+        if index >= max_rules:
             rejected.append(
                 RejectedProposal(
-                    index, "over-max-rules", f"at most {batch.max_rules} rules", target, rule_id
+                    index, "over-max-rules", f"at most {max_rules} rules", target, rule_id
                 )
             )
+            continue
+        if target is not None and target not in ctx.catalog.pages:
+            # Before the schema's enum says the same less precisely (the documented reason).
+            message = f"{target!r} is not a rule page of the catalog"
+            rejected.append(RejectedProposal(index, "unknown-target", message, target, rule_id))
             continue
         problem = _schema_problem(row, schemas)
         if problem is not None:
@@ -328,3 +337,64 @@ def validate_reply(
         else:
             rejected.append(outcome)
     return KnowledgeProposalValidation(tuple(accepted), tuple(rejected), len(rows), None)
+
+
+def revalidate(
+    validation: KnowledgeProposalValidation, catalog: Catalog, repo: Path, policy: Policy
+) -> None:
+    """Check again what a validation claims for its accepted rows (a file can be edited):
+    catalog membership, section shape, ID, citations, anchors, content-addressed id and base
+    SHA. Raises KnowledgeCurationError naming the first row that does not hold."""
+    claimed = validation.accepted
+    for p in claimed:
+        page = catalog.pages.get(p.target)
+        if page is not None and page.sha256 != p.base_sha256:
+            raise KnowledgeCurationError(
+                f"stale: {p.target} changed since the proposals were validated "
+                f"(expected {p.base_sha256[:12]}, found {page.sha256[:12]}); "
+                "build a new catalog and ask again"
+            )
+    rows = [
+        {
+            "target": p.target,
+            "rule_id": p.rule_id,
+            "title": p.title,
+            "after": p.after,
+            "group": p.group,
+            "section": p.section,
+            "citations": list(p.citations),
+            "rationale": p.rationale,
+        }
+        for p in claimed
+    ]
+    # No batch travels with a validation: each row may cite what the accepted rows cite.
+    sources = tuple(sorted({str(c) for p in claimed for c in p.citations}))
+    ctx = _Context(repo, policy, catalog, sources, {})
+    again = _check_rows(ctx, rows, max(len(rows), 1))
+    by_index: dict[int, AcceptedProposal | RejectedProposal] = {
+        **{p.model_index: p for p in again.accepted},
+        **{r.model_index: r for r in again.rejected},
+    }
+    for index, proposal in enumerate(claimed):
+        outcome = by_index[index]
+        where = f"accepted row {proposal.model_index} ({proposal.rule_id} on {proposal.target})"
+        if isinstance(outcome, RejectedProposal):
+            kinds = {"target-changed": "stale", "escape": "escape"}
+            kind = kinds.get(outcome.reason, "tampered")
+            raise KnowledgeCurationError(
+                f"{kind}: {where} does not validate: {outcome.reason}: {outcome.message}"
+            )
+        if outcome.base_sha256 != proposal.base_sha256:
+            raise KnowledgeCurationError(
+                f"stale: {where} was validated against another version of the page"
+            )
+        if outcome.id != proposal.id:
+            raise KnowledgeCurationError(
+                f"tampered: {where}: its id is not the SHA-256 of its target and section"
+            )
+        if (outcome.section, outcome.after, outcome.title) != (
+            proposal.section,
+            proposal.after,
+            proposal.title,
+        ):
+            raise KnowledgeCurationError(f"tampered: {where} is not in its validated form")
