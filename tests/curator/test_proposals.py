@@ -37,7 +37,8 @@ def test_a_good_row_is_accepted_with_a_content_address(curator: KnowledgeCurator
 BAD_ROWS = [
     ("schema", lambda: {**row(), "extra": True}),
     ("schema", lambda: {k: v for k, v in row().items() if k != "after"}),
-    ("schema", lambda: row(target="general/nowhere/rules")),
+    ("unknown-target", lambda: row(target="general/nowhere/rules")),
+    ("unknown-target", lambda: row(target="../../etc/passwd")),
     ("schema", lambda: {**row(), "citations": ["PR #999"]}),
     ("schema", lambda: {**row(), "title": "x" * 200}),
     ("rule-id-format", lambda: row(rule_id="write-3b")),
