@@ -76,6 +76,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons lint": ("kbkit.commands.lessons_lint", "Duplicates, conflicts, dangling evidence"),
     "lessons forget": ("kbkit.commands.lessons_forget", "Tombstone a source's evidence"),
     "lessons promote": ("kbkit.commands.lessons_promote", "Supported lessons -> intake events"),
+    "report": ("kbkit.commands.report", "One report: tree health, intake, curator, lessons"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
