@@ -18,6 +18,7 @@ BENCHES: dict[str, str] = {
     "parse": "benchmarks.bench_parse",
     "lessons": "benchmarks.bench_lessons",
     "curator": "benchmarks.bench_curator",
+    "report": "benchmarks.bench_report",
 }
 
 

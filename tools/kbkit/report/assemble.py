@@ -28,12 +28,19 @@ def _shown(path: Path, base: Path) -> str:
 
 def build(sources: Sources, window: Window, *, use_cache: bool = True) -> dict[str, Any]:
     """Collect every section; a missing ledger, store or artifact folder reads as empty."""
+    from kbkit.jsonl import gc_paused
+
+    now = clock.now()
+    with gc_paused():  # 100k-row ledgers and stores make no cycles; collections only cost time
+        return _build(sources, window, use_cache, now)
+
+
+def _build(sources: Sources, window: Window, use_cache: bool, now: Any) -> dict[str, Any]:
     from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE
     from kbkit.lessons.store import STORE_DIR
     from kbkit.policy import load_policy
     from kbkit.report import batches, intake_funnel, lessons_section, tree_health
 
-    now = clock.now()
     base = sources.repo
     policy = load_policy(sources.repo)
     ledgers = intake_funnel.Ledgers(sources.intake)

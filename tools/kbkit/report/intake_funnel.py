@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -41,6 +42,7 @@ def _age_label(low: int, high: int | None) -> str:
     return f"{low}-{high} d" if high is not None else f">= {low} d"
 
 
+@functools.lru_cache(maxsize=65536)  # transitions of one batch share their timestamp
 def _days(since: str, now: datetime) -> float | None:
     try:
         moment = datetime.fromisoformat(since.replace("Z", "+00:00"))

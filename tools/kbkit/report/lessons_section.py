@@ -23,7 +23,8 @@ def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
     from kbkit.lessons.store import LessonStore
 
     store = LessonStore(lessons_dir)
-    lessons, support = lesson_rows(store)
+    state = store.state()  # folded once: the cache is ~100 MB of marshal at 100k lessons
+    lessons, support = lesson_rows(state)
     usage = usage_rows(store)
     kinds = Counter(row[0] for row in lessons.values())
     scopes = Counter(_scope(row[1], row[2]) for row in lessons.values())
@@ -52,7 +53,7 @@ def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
             for (low, high), n in zip(SUPPORT_BUCKETS, buckets, strict=True)
         ],
         "usage_by_mode": dict(sorted(modes.items())),
-        "comparison": comparison(store, usage),
+        "comparison": comparison(state, usage),
         "signals": lesson_signals(store),
     }
 
@@ -63,11 +64,10 @@ def _scope(company: str | None, category: str | None) -> str:
     return f"{company or '*'} / {category or '*'}"
 
 
-def lesson_rows(store: Any) -> tuple[dict[str, tuple[Any, ...]], dict[str, int]]:
+def lesson_rows(state: Any) -> tuple[dict[str, tuple[Any, ...]], dict[str, int]]:
     """Adapter: lesson id -> (kind, company, category, ...), and live support per lesson."""
     from kbkit.lessons.index import live_support
 
-    state = store.state()
     return state.lessons, {lid: s.rows for lid, s in live_support(state).items()}
 
 
@@ -77,15 +77,18 @@ def usage_rows(store: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def comparison(store: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
+def comparison(state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
     """Adapter: `kbkit.lessons.outcomes.build_report`, reduced to forest-plot rows (one per
     group and arm) of one metric with its 95% interval."""
     from kbkit.lessons.outcomes import build_report
 
-    cards = [
-        row["card"] for row in store.state().outcomes.values() if isinstance(row.get("card"), dict)
-    ]
-    report = build_report(cards, usage)
+    cards = [row["card"] for row in state.outcomes.values() if isinstance(row.get("card"), dict)]
+    try:
+        report = build_report(cards, usage)
+    except (KeyError, TypeError, ValueError) as exc:
+        # a hand-edited or older outcome card: the rest of the report still renders
+        return {"metric": FOREST_METRIC, "tasks": len(cards), "error": f"outcomes.jsonl: unusable outcome card ({exc!r})",
+                "assignment": {}, "methods": "", "caveat": "", "rows": []}  # fmt: skip
     rows = []
     for group in report["groups"]:
         for arm in ("with_lessons", "without_lessons"):

@@ -380,7 +380,7 @@ def _lessons(les: dict[str, Any]) -> str:
             src,
         ),
         "</div>",
-        f"<p>{esc(cmp['caveat'])}</p>",
+        f"<p>{esc(cmp.get('error') or cmp['caveat'])}</p>",
         "<h3>Comparison</h3>",
         _table(
             ("group", "arm", "tasks", cmp["metric"], "low", "high"),
