@@ -155,3 +155,14 @@ def test_an_empty_repository_reports_zeros(tmp_path: Path, capsys) -> None:
     data = report_json(tmp_path / "empty", capsys=capsys)
     assert data["tree"]["pages"] == 0 and data["intake"]["events"] == 0
     assert data["curator"]["totals"]["batches"] == 0 and data["lessons"]["lessons"] == 0
+
+
+def test_an_unusable_outcome_card_leaves_the_rest_of_the_report(world: Path, capsys) -> None:
+    from kbkit.jsonl import append_rows
+
+    log = world / "intake" / "lessons" / "outcomes.jsonl"
+    append_rows(log, [{"task": "T9", "card": {"task": "T9"}, "at": "2026-11-30T00:00:00Z"}])
+    data = report_json(world, capsys=capsys)
+    comparison = data["lessons"]["comparison"]
+    assert "outcomes.jsonl: unusable outcome card" in comparison["error"]
+    assert comparison["rows"] == [] and data["lessons"]["lessons"] >= 1
