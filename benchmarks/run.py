@@ -19,6 +19,7 @@ BENCHES: dict[str, str] = {
     "lessons": "benchmarks.bench_lessons",
     "curator": "benchmarks.bench_curator",
     "hostile": "benchmarks.bench_hostile",
+    "report": "benchmarks.bench_report",
 }
 
 

@@ -81,6 +81,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("kbkit.commands.rules", "List every rule with its default severity"),
     "init": ("kbkit.commands.init", "Set up kbkit in a repository (knowledge/, hooks, ignores)"),
     "lessons audit": ("kbkit.commands.lessons_audit", "Lessons shown across a company boundary"),
+    "report": ("kbkit.commands.report", "One report: tree health, intake, curator, lessons"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
