@@ -48,7 +48,10 @@ def build_intake(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     intake = repo / "intake"
     for day, numbers in (("2026-11-28", (1, 2)), ("2026-11-29", (3,)), ("2026-10-01", (4,))):
         monkeypatch.setenv("KBKIT_NOW", f"{day}T09:00:00Z")
-        pages = write_pages(repo / f"pulls-{day}.json", [[make_pr(n) for n in numbers]])
+        merged = f"{day}T08:00:00Z"  # merged an hour before it is recorded
+        pages = write_pages(
+            repo / f"pulls-{day}.json", [[make_pr(n, updated_at=merged) for n in numbers]]
+        )
         assert intake_record_prs.main(["--repo", str(repo), "--from", str(pages)]) == 0
     monkeypatch.setenv("KBKIT_NOW", "2026-11-30T10:00:00Z")
     status = load_status(intake)

@@ -78,9 +78,10 @@ def usage_rows(store: Any) -> list[dict[str, Any]]:
 
 
 def comparison(state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
-    """Adapter: `kbkit.lessons.outcomes.build_report`, reduced to forest-plot rows (one per
-    group and arm) of one metric with its 95% interval."""
-    from kbkit.lessons.outcomes import build_report
+    """Adapter: `kbkit.lessons.report.build_report`, reduced to forest-plot rows (the treated
+    and the control arm of the randomised headline and of each observational comparison) of
+    one metric with its 95% interval."""
+    from kbkit.lessons.report import build_report
 
     cards = [row["card"] for row in state.outcomes.values() if isinstance(row.get("card"), dict)]
     try:
@@ -89,26 +90,26 @@ def comparison(state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
         # a hand-edited or older outcome card: the rest of the report still renders
         return {"metric": FOREST_METRIC, "tasks": len(cards), "error": f"outcomes.jsonl: unusable outcome card ({exc!r})",
                 "assignment": {}, "methods": "", "caveat": "", "rows": []}  # fmt: skip
+    comparisons = [c for c in [report["headline"], *report["observational"]] if c]
     rows = []
-    for group in report["groups"]:
-        for arm in ("with_lessons", "without_lessons"):
-            metric = group[arm][FOREST_METRIC]
+    for compared in comparisons:
+        metric = compared["metrics"][FOREST_METRIC]
+        for side, arm in (("treated", "with_lessons"), ("control", "without_lessons")):
+            estimate = metric[side]
             rows.append(
                 {
-                    "group": "all"
-                    if group["group"] == "all"
-                    else f"{group['group']}={group['value']}",
+                    "group": compared["comparison"],
                     "arm": arm,
-                    "tasks": group[arm]["tasks"],
-                    "value": metric["value"],
-                    "low": metric["low"],
-                    "high": metric["high"],
+                    "tasks": estimate["n"],
+                    "value": estimate["value"],
+                    "low": estimate["low"],
+                    "high": estimate["high"],
                 }
             )
     return {
         "metric": FOREST_METRIC,
         "tasks": len(cards),
-        "assignment": report["assignment"],
+        "assignment": report["arms"],
         "methods": report["methods"],
         "caveat": report["caveat"],
         "rows": rows[: 2 * TOP],
