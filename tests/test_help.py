@@ -42,7 +42,10 @@ def test_an_unknown_command_suggests_the_nearest() -> None:
     done = kb("intake", "stats")
     assert done.returncode == 2 and "Did you mean `kb intake status`?" in done.stderr
     done = kb("lesons")
-    assert done.returncode == 2 and "Did you mean one of: lessons bundle," in done.stderr
+    assert (
+        done.returncode == 2
+        and "Did you mean one of: lessons audit, lessons bundle," in done.stderr
+    )
     assert "Did you mean" not in kb("zzzzzz").stderr
     assert kb("help", "zzzzzz").returncode == 2
 

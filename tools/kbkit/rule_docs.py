@@ -87,6 +87,26 @@ DOCS: dict[str, RuleDoc] = {
         "rule IDs are cited in reviews and prompts; one ID must mean one rule",
         "give the later rule a new ID (published IDs are never renumbered)",
     ),
+    "lint/rule-bullets": RuleDoc(
+        "a rule is only usable when its trigger, must, must-not and acceptance are all there, "
+        "in the order readers and the curator expect",
+        "give the section the four labelled bullets (Trigger, Must, Must not, Acceptance) in "
+        "that order",
+    ),
+    "lint/rule-source": RuleDoc(
+        "a rule without provenance cannot be reviewed or retired when its reason goes away",
+        "end the section's last bullet with a `^[source]` marker naming the PR or incident",
+    ),
+    "lint/title-unquoted": RuleDoc(
+        "an unquoted title with a colon or a leading special character is read differently "
+        "by YAML than it looks",
+        'quote the title: `title: "Deploy: the checklist"`',
+    ),
+    "lint/frontmatter-duplicate-key": RuleDoc(
+        "YAML silently keeps the last of two equal keys, so the page says something else "
+        "than its author sees",
+        "keep one of the two keys (merge their values)",
+    ),
     "lint/stale": RuleDoc(
         "knowledge decays; an old page may describe code that no longer exists",
         "re-read the page, fix what changed and bump `updated:`",
