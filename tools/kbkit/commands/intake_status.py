@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     summary = summarize(options.intake_dir(args))
     if args.format == "json":
-        print(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False))
+        print(json.dumps({"version": 1, **summary.to_dict()}, indent=2, ensure_ascii=False))
     else:
         print(render_text(summary), end="")
     return 0
