@@ -1,33 +1,40 @@
 """The page model: one parse of a markdown page that every check and the curator read.
 
 `parse_page` is pure (path and bytes in, `Page` out). It decodes UTF-8 (a BOM is noted and
-tolerated, CRLF is fine), splits the frontmatter, runs markdown-it-py's CommonMark block
-parser once over the body, and keeps what consumers need: headings with lines, links from the
-inline spans, code blocks (fenced of any length and marker, and indented), HTML comments and
-line/byte counts. Lines are 1-based lines of the whole file.
+tolerated, CRLF is fine), splits the frontmatter, parses the body once as CommonMark with GFM
+tables and footnotes, and keeps what consumers need: headings with lines, links with their
+kind, code blocks (fenced of any length and marker, and indented), HTML comments, footnote
+definitions and references, `[[wikilinks]]`, and line/byte counts. Lines are 1-based lines of
+the whole file.
+
+The parser is pulldown-cmark (`kbkit.native`, the pyromark wheel); where that wheel cannot
+be imported, markdown-it-py with mdit-py-plugins' footnote plugin parses instead (slower, same
+results except the documented differences). markdown-it-py is also the tests' oracle.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.lines import LineCounter
-from kbkit.link import Link
+from kbkit.link import EMBED, WIKILINK, Footnote, Link, make_link
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
+    from collections.abc import Callable
 
-    from kbkit import blocks
+    from markdown_it import MarkdownIt
 
 BOM = "\ufeff"
 
 
 class Heading(NamedTuple):
     level: int
-    text: str
+    text: str  # the heading's inline source, trimmed (`[a](b.md) **c**`)
     line: int
+    plain: str = ""  # its text and code spans as rendered (what GitHub slugs are made of)
 
 
 class CodeBlock(NamedTuple):
@@ -62,6 +69,8 @@ class Page(NamedTuple):
     comments: tuple[Comment, ...]
     line_count: int
     nonempty_lines: int
+    footnotes: tuple[Footnote, ...] = ()
+    wikilinks: tuple[Link, ...] = ()  # `[[Page]]` (kind wikilink) and `![[f.png]]` (embed)
 
     @property
     def name(self) -> str:
@@ -78,11 +87,15 @@ class Page(NamedTuple):
 
 @functools.lru_cache(maxsize=1)
 def markdown_parser() -> MarkdownIt:
-    """CommonMark plus GFM tables; the inline pass is left to `links.extract_links`."""
+    """CommonMark plus GFM tables and footnotes; the inline pass is left to
+    `links.extract_links` (the fallback parser, and the oracle of the native one)."""
     from markdown_it import MarkdownIt  # imported lazily: a warm `kb check` never parses
+    from mdit_py_plugins.footnote import footnote_plugin
 
-    md = MarkdownIt("commonmark").enable("table")
-    md.disable("inline")
+    md = MarkdownIt("commonmark").enable("table").use(footnote_plugin)
+    # No inline pass; and footnote definitions stay where they are written (the tail rule
+    # would move them to the end and drop the ones never referenced).
+    md.disable(["inline", "footnote_tail"])
     return md
 
 
@@ -120,7 +133,8 @@ def parse_page(path: str, data: bytes) -> Page:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     front = split_frontmatter(text)
     body_line = 1 + text.count("\n", 0, front.body_offset)
-    headings, links, blocks, comments = _parse_body(text[front.body_offset :], body_line)
+    body = _parse_body(text[front.body_offset :], body_line)
+    headings, links, blocks, comments, footnotes, wikilinks = body
     line_count, nonempty = _counts(text)
     return Page(
         path,
@@ -135,54 +149,54 @@ def parse_page(path: str, data: bytes) -> Page:
         comments,
         line_count,
         nonempty,
+        footnotes,
+        wikilinks,
     )
 
 
-Body = tuple[tuple[Heading, ...], tuple[Link, ...], tuple[CodeBlock, ...], tuple[Comment, ...]]
+Body = tuple[
+    tuple[Heading, ...],
+    tuple[Link, ...],
+    tuple[CodeBlock, ...],
+    tuple[Comment, ...],
+    tuple[Footnote, ...],
+    tuple[Link, ...],
+]
 
 
 def _parse_body(body: str, body_line: int) -> Body:
-    """The fast block scanner (`blocks.py`) where it applies, else markdown-it-py (both are
-    imported on the first parse: a warm run that parses nothing never loads them)."""
-    from kbkit import blocks
-
-    events = blocks.scan(body)
-    if events is None:
+    """The native parser where its wheel imports, else markdown-it-py (either is imported on
+    the first parse: a warm run that parses nothing never loads them)."""
+    native = native_parser()
+    if native is None:
         return _parse_body_markdown_it(body, body_line)
-    return _parse_body_events(events, body_line)
+    headings, links, code, comments, footnotes, wikilinks = native(body, body_line)
+    return (
+        tuple(headings),
+        tuple(links),
+        tuple(code),
+        tuple(comments),
+        tuple(footnotes),
+        tuple(wikilinks),
+    )
 
 
-def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
-    """Build the body's parts from the fast scanner's events, as from markdown-it's tokens."""
-    from kbkit.blocks import FENCE, INLINE
-    from kbkit.links import extract_comments, extract_links
+@functools.lru_cache(maxsize=1)
+def native_parser() -> Callable[[str, int], Any] | None:
+    """`kbkit.native.parse`, or None when the pyromark wheel cannot be imported."""
+    try:
+        from kbkit import native
+    except ImportError:
+        return None
+    return native.parse
 
-    md = markdown_parser()
-    env: dict[str, Any] = {}
-    offset = body_line - 1
-    headings: list[Heading] = []
-    links: list[Link] = []
-    code: list[CodeBlock] = []
-    comments: list[Comment] = []
-    for kind, line, level, content, info in events:
-        first = line + 1 + offset
-        if kind == INLINE:
-            if level:
-                headings.append(Heading(level, content.strip(), first))
-            if "[" in content or "<" in content:
-                links.extend(extract_links(md, content, env, first))
-                if "<!--" in content:
-                    found = extract_comments(md, content, first)
-                    comments.extend(Comment(text, at) for text, at in found)
-        elif kind == FENCE:
-            code.append(CodeBlock(first + 1, info.strip(), content, True))
-        else:
-            comments.extend(_inline_comments(content, first))
-    return tuple(headings), tuple(links), tuple(code), tuple(comments)
+
+_FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\]")
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|\n]+?)(?:\|[^\[\]\n]*)?\]\]")
 
 
 def _parse_body_markdown_it(body: str, body_line: int) -> Body:
-    """The reference implementation: markdown-it-py's block parse, every token."""
+    """The fallback: markdown-it-py's block parse, every token, and its link rules."""
     from kbkit.links import extract_comments, extract_links
 
     md = markdown_parser()
@@ -193,18 +207,24 @@ def _parse_body_markdown_it(body: str, body_line: int) -> Body:
     links: list[Link] = []
     code: list[CodeBlock] = []
     comments: list[Comment] = []
+    footnotes: list[Footnote] = []
+    wikilinks: list[Link] = []
     pending_heading: int | None = None
     for token in tokens:
         kind = token.type
         if kind == "inline":
             first = (token.map[0] if token.map else 0) + 1 + offset
+            content = token.content
             if pending_heading is not None:
-                headings.append(Heading(pending_heading, token.content.strip(), first))
+                plain = _plain_text(md, content, env)
+                headings.append(Heading(pending_heading, content.strip(), first, plain))
                 pending_heading = None
-            links.extend(extract_links(md, token.content, env, first))
-            if "<!--" in token.content:
-                found = extract_comments(md, token.content, first)
+            links.extend(extract_links(md, content, env, first))
+            if "<!--" in content:
+                found = extract_comments(md, content, first)
                 comments.extend(Comment(text, line) for text, line in found)
+            if "[^" in content or "[[" in content:
+                _scan_inline_extras(content, first, footnotes, wikilinks)
         elif kind == "heading_open":
             pending_heading = int(token.tag[1])
         elif kind in ("fence", "code_block"):
@@ -212,11 +232,50 @@ def _parse_body_markdown_it(body: str, body_line: int) -> Body:
             code.append(CodeBlock(start, token.info.strip(), token.content, kind == "fence"))
         elif kind == "html_block" and "<!--" in token.content:
             first = (token.map[0] if token.map else 0) + 1 + offset
-            comments.extend(_inline_comments(token.content, first))
-    return tuple(headings), tuple(links), tuple(code), tuple(comments)
+            comments.extend(inline_comments(token.content, first))
+        elif kind == "footnote_reference_open":
+            first = (token.map[0] if token.map else 0) + 1 + offset
+            footnotes.append(Footnote(str(token.meta["label"]), first, True))
+    footnotes.sort(key=lambda note: note.line)
+    return (
+        tuple(headings),
+        tuple(links),
+        tuple(code),
+        tuple(comments),
+        tuple(footnotes),
+        tuple(wikilinks),
+    )
 
 
-def _inline_comments(content: str, first_line: int) -> list[Comment]:
+def _scan_inline_extras(
+    content: str, first: int, footnotes: list[Footnote], wikilinks: list[Link]
+) -> None:
+    """Footnote references and wikilinks in one inline span (the fallback's approximation:
+    a code span does not hide them here)."""
+    lines = LineCounter(content, first)
+    for match in _FOOTNOTE_REF.finditer(content):
+        footnotes.append(Footnote(match[1], lines.line_at(match.start()), False))
+    lines = LineCounter(content, first)
+    for match in _WIKILINK.finditer(content):
+        kind = EMBED if match[1] else WIKILINK
+        line = lines.line_at(match.start())
+        wikilinks.append(make_link(match[2].strip(), line, bool(match[1]), kind))
+
+
+def _plain_text(md: MarkdownIt, content: str, env: dict[str, Any]) -> str:
+    """A heading's text and code spans as markdown-it renders them (for its slug)."""
+    if not content or not any(c in content for c in "\\`*_&[<!"):
+        return content.strip()
+    children: list[Any] = []
+    md.inline.parse(content.strip(), md, env, children)
+    return "".join(child.content for child in children if child.type in _PLAIN)
+
+
+_PLAIN = frozenset(("text", "text_special", "code_inline"))
+
+
+def inline_comments(content: str, first_line: int) -> list[Comment]:
+    """The HTML comments in a raw HTML block, with their lines."""
     found = []
     pos = 0
     lines = LineCounter(content, first_line)
@@ -253,6 +312,8 @@ def page_to_plain(page: Page) -> tuple[Any, ...]:
         tuple(map(tuple, page.comments)),
         page.line_count,
         page.nonempty_lines,
+        tuple(map(tuple, page.footnotes)),
+        tuple(map(tuple, page.wikilinks)),
     )
 
 
@@ -272,4 +333,6 @@ def page_from_plain(t: tuple[Any, ...]) -> Page:
         tuple(Comment(*c) for c in t[9]),
         t[10],
         t[11],
+        tuple(Footnote(*f) for f in t[12]),
+        tuple(Link(*link) for link in t[13]),
     )
