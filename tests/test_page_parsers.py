@@ -291,3 +291,30 @@ def test_the_policy_has_the_wikilinks_switch_off_by_default() -> None:
     from kbkit.policy import builtin_policy
 
     assert builtin_policy("default")["links"] == {"wikilinks": False}
+
+
+class FakePanic(BaseException):
+    """Stands in for pyo3's PanicException, which a Rust panic raises (no input is known
+    that makes pulldown-cmark panic, so the boundary is faked)."""
+
+
+def test_a_page_the_native_parser_panics_on_is_parsed_by_markdown_it(monkeypatch) -> None:
+    def panic(body: str, first: int) -> Any:
+        raise FakePanic("index out of bounds")
+
+    monkeypatch.setattr(page, "native_parser", lambda: panic)
+    parsed = page.parse_page("p.md", b"# T\n\n[a](a.md)\n")
+    assert [link.target for link in parsed.links] == ["a.md"]
+
+
+@pytest.mark.parametrize("native_wheel", [True, False])
+def test_footnotes_give_no_relative_links_to_check(monkeypatch, native_wheel: bool) -> None:
+    # issue #12: `[^note]: missing.md` was read as a link reference definition, so each
+    # `[^note]` became a broken link (tree/link-broken); now neither is a link.
+    from kbkit.summary import summarize
+
+    if not native_wheel:
+        monkeypatch.setattr(page, "native_parser", lambda: None)
+    data = b"# T\n\nA claim[^note] and [a](a.md).\n\n[^note]: missing.md\n"
+    summary = summarize("knowledge/p.md", page.parse_page("knowledge/p.md", data))
+    assert [target for target, _, _ in summary.links] == ["knowledge/a.md"]

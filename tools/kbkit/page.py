@@ -170,7 +170,13 @@ def _parse_body(body: str, body_line: int) -> Body:
     native = native_parser()
     if native is None:
         return _parse_body_markdown_it(body, body_line)
-    headings, links, code, comments, footnotes, wikilinks = native(body, body_line)
+    try:
+        headings, links, code, comments, footnotes, wikilinks = native(body, body_line)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # noqa: B036 - a Rust panic (pyo3's PanicException) is a BaseException
+        # one page the native parser cannot read must not stop a check: markdown-it reads it
+        return _parse_body_markdown_it(body, body_line)
     return (
         tuple(headings),
         tuple(links),
