@@ -318,3 +318,10 @@ def test_footnotes_give_no_relative_links_to_check(monkeypatch, native_wheel: bo
     data = b"# T\n\nA claim[^note] and [a](a.md).\n\n[^note]: missing.md\n"
     summary = summarize("knowledge/p.md", page.parse_page("knowledge/p.md", data))
     assert [target for target, _, _ in summary.links] == ["knowledge/a.md"]
+
+
+def test_external_destinations_are_normalized_as_markdown_it_does() -> None:
+    body = "<HTTP://Example.COM/A> [b](http://ä.de/x) [c](http://a.b/c%20d) [j](javascript:x)\n"
+    got = [link.target for link in native.parse(body, 1)[1]]
+    assert got == [link.target for link in page._parse_body_markdown_it(body, 1)[1]]
+    assert got == ["HTTP://Example.COM/A", "http://xn--4ca.de/x", "http://a.b/c d"]

@@ -31,8 +31,8 @@ _KINDS: Final = {
     "Email": AUTOLINK,
 }
 _FENCE: Final = re.compile(r"(`{3,}|~{3,})(.*)")
-# markdown-it's validateLink: these schemes are dropped (the link keeps an empty destination)
-# unless the URL is an inline image of one of the safe types.
+# markdown-it's validateLink: a destination with one of these schemes is no link at all,
+# unless it is a `data:` URL of a safe image type.
 _BAD_PROTO: Final = re.compile(r"^(vbscript|javascript|file|data):")
 _GOOD_DATA: Final = re.compile(r"^data:image\/(gif|png|jpeg|webp);")
 _SCHEME: Final = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
@@ -42,19 +42,22 @@ _SCHEME: Final = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 Parts = tuple[list[Any], list[Link], list[Any], list[Any], list[Footnote], list[Link]]
 
 
-def _destination(url: str, email: bool) -> str:
-    """The href markdown-it would give the destination (its normalizeLink and validateLink)."""
+def _destination(url: str, email: bool) -> str | None:
+    """The href markdown-it would give the destination (its normalizeLink), or None where
+    its validateLink refuses the link."""
     if email:
         url = "mailto:" + url
     if _SCHEME.match(url):
         low = url.strip().lower()
         if _BAD_PROTO.match(low) and not _GOOD_DATA.match(low):
-            return ""
-        # Only a URL with a scheme can change beyond percent-encoding (which the Link's
-        # decoding undoes): punycode host names, for one. Rare enough to ask markdown-it.
-        from markdown_it.common.normalize_url import normalizeLink
+            return None
+        # Beyond percent-encoding (which the Link's decoding undoes), markdown-it's
+        # normalizeLink only changes a non-ASCII host name (to punycode): ask it only then,
+        # which keeps markdown-it unimported on almost every page.
+        if not url.isascii():
+            from markdown_it.common.normalize_url import normalizeLink
 
-        return normalizeLink(url)
+            return normalizeLink(url)
     return url
 
 
@@ -115,6 +118,8 @@ def parse(body: str, body_line: int) -> Parts:
                 if type(kind) is not str:
                     continue  # a wikilink is only read with the wikilink option on
                 target = _destination(info["dest_url"], kind == "Email")
+                if target is None:
+                    continue
                 line = lines.line_at(span["start"])
                 links.append(make_link(target, line, is_image, _KINDS.get(kind, INLINE)))
             elif "Heading" in start:
