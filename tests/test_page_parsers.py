@@ -268,6 +268,11 @@ def test_heading_anchors_agree_with_the_anchors_plugin() -> None:
         assert list(anchors.page_anchors(h.plain for h in parts[0])) == want
 
 
+def test_a_page_lists_its_anchors() -> None:
+    parsed = page.parse_page("p.md", b"---\ntitle: x\n---\n# Setup\n\n## Setup\n\n## `kb check`\n")
+    assert parsed.anchors() == ("setup", "setup-1", "kb-check")
+
+
 def test_the_fallback_parses_when_the_native_wheel_cannot_be_imported(tmp_path: Path) -> None:
     data = (
         "---\ntitle: x\n---\n# T [l](a.md)\n\n[[W]] [^n]\n\n[^n]: note\n\n"

@@ -81,6 +81,12 @@ class Page(NamedTuple):
         """The frontmatter mapping ({} when absent or invalid)."""
         return self.frontmatter.data or {}
 
+    def anchors(self) -> tuple[str, ...]:
+        """GitHub's anchor of each heading, in order (`page.md#anchor` links)."""
+        from kbkit.anchors import page_anchors
+
+        return page_anchors(heading.plain for heading in self.headings)
+
     def code_line_numbers(self) -> frozenset[int]:
         return frozenset(n for block in self.code_blocks for n, _ in block.lines())
 
