@@ -5,7 +5,8 @@ front matter with many keys, long reference sections, wide tables full of links 
 many fences (also inside list items), block quotes and notes, HTML comments and blocks,
 reference-style links with their definitions at the end, and footnotes. This tree has that
 shape, under the synthetic tree's layout (folders with an `_index.md` that links each page)
-so both validators run their whole rule set on it. Every link resolves.
+so both validators run their whole rule set on it. Every link resolves. Pages average about
+4.7 KB, as the 9,746-page docs tree of reference/measurements.md (45 MB) does.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def _body(rng: random.Random, title: str, size: int, siblings: list[str]) -> str
     return "\n\n".join(parts) + "\n"
 
 
-def generate_real(out: Path, pages: int, seed: int = 11, size: int = 7000) -> int:
+def generate_real(out: Path, pages: int, seed: int = 11, size: int = 3300) -> int:
     """Write about `pages` real-shaped pages under `out/knowledge`; returns the count."""
     rng = random.Random(seed)
     root = out / "knowledge"
