@@ -43,5 +43,7 @@ class Footnote(NamedTuple):
 
 def make_link(href: str, line: int, image: bool, kind: str = INLINE) -> Link:
     """A Link from markdown-it's (percent-encoded) href."""
+    if "%" not in href and "#" not in href and "?" not in href:  # most relative links
+        return Link(href, line, image, href, kind)
     path = href.split("#", 1)[0].split("?", 1)[0]
     return Link(unquote(href), line, image, unquote(path), kind)

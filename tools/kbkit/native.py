@@ -84,6 +84,7 @@ def parse(body: str, body_line: int) -> Parts:
 
     data = body.encode("utf-8")
     lines = LineCounter(data, body_line)
+    line_at = lines.line_at
     headings: list[Heading] = []
     links: list[Link] = []
     code: list[CodeBlock] = []
@@ -108,7 +109,7 @@ def parse(body: str, body_line: int) -> Parts:
             start = event["Start"]
             if type(start) is str:
                 if start == "HtmlBlock":
-                    html = [lines.line_at(span["start"]), ""]
+                    html = [line_at(span["start"]), ""]
                 continue
             if "Link" in start or "Image" in start:
                 is_image = "Image" in start
@@ -117,17 +118,19 @@ def parse(body: str, body_line: int) -> Parts:
                 image_depth += is_image
                 if type(kind) is not str:
                     continue  # a wikilink is only read with the wikilink option on
-                target = _destination(info["dest_url"], kind == "Email")
-                if target is None:
-                    continue
-                line = lines.line_at(span["start"])
+                target = info["dest_url"]
+                if ":" in target or kind == "Email":  # only these can need normalizing
+                    target = _destination(target, kind == "Email")
+                    if target is None:
+                        continue
+                line = line_at(span["start"])
                 links.append(make_link(target, line, is_image, _KINDS.get(kind, INLINE)))
             elif "Heading" in start:
                 level = int(start["Heading"]["level"][1])
-                heading = [level, lines.line_at(span["start"]), span["start"], span["end"], ""]
+                heading = [level, line_at(span["start"]), span["start"], span["end"], ""]
             elif "CodeBlock" in start:
                 kind = start["CodeBlock"]
-                first = lines.line_at(span["start"])
+                first = line_at(span["start"])
                 if kind == "Indented":
                     block = [first, "", "", False]
                 else:
@@ -137,7 +140,7 @@ def parse(body: str, body_line: int) -> Parts:
                     block = [first + 1, found[2].strip() if found else "", "", True]
             elif "FootnoteDefinition" in start:
                 label = start["FootnoteDefinition"]
-                footnotes.append(Footnote(label, lines.line_at(span["start"]), True))
+                footnotes.append(Footnote(label, line_at(span["start"]), True))
         elif "End" in event:
             end = event["End"]
             if end == "Image":
@@ -165,10 +168,10 @@ def parse(body: str, body_line: int) -> Parts:
             raw = event["InlineHtml"]
             if raw.startswith("<!--"):
                 text = raw[4:].rsplit("-->", 1)[0].strip()
-                comments.append(Comment(text, lines.line_at(span["start"])))
+                comments.append(Comment(text, line_at(span["start"])))
         elif "FootnoteReference" in event:
             label = event["FootnoteReference"]
-            footnotes.append(Footnote(label, lines.line_at(span["start"]), False))
+            footnotes.append(Footnote(label, line_at(span["start"]), False))
     wikilinks = _wikilinks(body, data, body_line) if "[[" in body else []
     return headings, links, code, comments, footnotes, wikilinks
 
@@ -187,7 +190,7 @@ def _heading(data: bytes, heading: list[Any]) -> Any:
 
 def _wikilinks(body: str, data: bytes, body_line: int) -> list[Link]:
     """`[[Page]]`, `[[Page|alias]]`, `[[Page#heading]]` and `![[embed.png]]`, with lines."""
-    lines = LineCounter(data, body_line)
+    line_at = LineCounter(data, body_line).line_at
     out: list[Link] = []
     events: Any = pyromark.events_with_range(body, options=_WIKI_OPTIONS)
     for event, span in events:
@@ -198,6 +201,6 @@ def _wikilinks(body: str, data: bytes, body_line: int) -> list[Link]:
         info = start.get("Image") if is_image else start.get("Link")
         if info is None or type(info["link_type"]) is str:
             continue
-        line = lines.line_at(span["start"])
+        line = line_at(span["start"])
         out.append(make_link(info["dest_url"], line, is_image, EMBED if is_image else WIKILINK))
     return out
