@@ -8,24 +8,22 @@ definitions and references, `[[wikilinks]]`, and line/byte counts. Lines are 1-b
 the whole file.
 
 The parser is pulldown-cmark (`kbkit.native`, the pyromark wheel); where that wheel cannot
-be imported, markdown-it-py with mdit-py-plugins' footnote plugin parses instead (slower, same
-results except the documented differences). markdown-it-py is also the tests' oracle.
+be imported, markdown-it-py with mdit-py-plugins' footnote plugin parses instead
+(`kbkit.fallback`: slower, same results except the differences listed in NOTES.md).
+markdown-it-py is also the tests' oracle.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.lines import LineCounter
-from kbkit.link import EMBED, WIKILINK, Footnote, Link, make_link
+from kbkit.link import Footnote, Link
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-    from markdown_it import MarkdownIt
 
 BOM = "\ufeff"
 
@@ -89,20 +87,6 @@ class Page(NamedTuple):
 
     def code_line_numbers(self) -> frozenset[int]:
         return frozenset(n for block in self.code_blocks for n, _ in block.lines())
-
-
-@functools.lru_cache(maxsize=1)
-def markdown_parser() -> MarkdownIt:
-    """CommonMark plus GFM tables and footnotes; the inline pass is left to
-    `links.extract_links` (the fallback parser, and the oracle of the native one)."""
-    from markdown_it import MarkdownIt  # imported lazily: a warm `kb check` never parses
-    from mdit_py_plugins.footnote import footnote_plugin
-
-    md = MarkdownIt("commonmark").enable("table").use(footnote_plugin)
-    # No inline pass; and footnote definitions stay where they are written (the tail rule
-    # would move them to the end and drop the ones never referenced).
-    md.disable(["inline", "footnote_tail"])
-    return md
 
 
 def _counts(text: str) -> tuple[int, int]:
@@ -203,87 +187,11 @@ def native_parser() -> Callable[[str, int], Any] | None:
     return native.parse
 
 
-_FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\]")
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|\n]+?)(?:\|[^\[\]\n]*)?\]\]")
-
-
 def _parse_body_markdown_it(body: str, body_line: int) -> Body:
-    """The fallback: markdown-it-py's block parse, every token, and its link rules."""
-    from kbkit.links import extract_comments, extract_links
+    """The fallback parser's parts of one body (kbkit.fallback, markdown-it-py)."""
+    from kbkit import fallback
 
-    md = markdown_parser()
-    env: dict[str, Any] = {}
-    tokens = md.parse(body, env)
-    offset = body_line - 1
-    headings: list[Heading] = []
-    links: list[Link] = []
-    code: list[CodeBlock] = []
-    comments: list[Comment] = []
-    footnotes: list[Footnote] = []
-    wikilinks: list[Link] = []
-    pending_heading: int | None = None
-    for token in tokens:
-        kind = token.type
-        if kind == "inline":
-            first = (token.map[0] if token.map else 0) + 1 + offset
-            content = token.content
-            if pending_heading is not None:
-                plain = _plain_text(md, content, env)
-                headings.append(Heading(pending_heading, content.strip(), first, plain))
-                pending_heading = None
-            links.extend(extract_links(md, content, env, first))
-            if "<!--" in content:
-                found = extract_comments(md, content, first)
-                comments.extend(Comment(text, line) for text, line in found)
-            if "[^" in content or "[[" in content:
-                _scan_inline_extras(content, first, footnotes, wikilinks)
-        elif kind == "heading_open":
-            pending_heading = int(token.tag[1])
-        elif kind in ("fence", "code_block"):
-            start = (token.map[0] if token.map else 0) + offset + (2 if kind == "fence" else 1)
-            code.append(CodeBlock(start, token.info.strip(), token.content, kind == "fence"))
-        elif kind == "html_block" and "<!--" in token.content:
-            first = (token.map[0] if token.map else 0) + 1 + offset
-            comments.extend(inline_comments(token.content, first))
-        elif kind == "footnote_reference_open":
-            first = (token.map[0] if token.map else 0) + 1 + offset
-            footnotes.append(Footnote(str(token.meta["label"]), first, True))
-    footnotes.sort(key=lambda note: note.line)
-    return (
-        tuple(headings),
-        tuple(links),
-        tuple(code),
-        tuple(comments),
-        tuple(footnotes),
-        tuple(wikilinks),
-    )
-
-
-def _scan_inline_extras(
-    content: str, first: int, footnotes: list[Footnote], wikilinks: list[Link]
-) -> None:
-    """Footnote references and wikilinks in one inline span (the fallback's approximation:
-    a code span does not hide them here)."""
-    lines = LineCounter(content, first)
-    for match in _FOOTNOTE_REF.finditer(content):
-        footnotes.append(Footnote(match[1], lines.line_at(match.start()), False))
-    lines = LineCounter(content, first)
-    for match in _WIKILINK.finditer(content):
-        kind = EMBED if match[1] else WIKILINK
-        line = lines.line_at(match.start())
-        wikilinks.append(make_link(match[2].strip(), line, bool(match[1]), kind))
-
-
-def _plain_text(md: MarkdownIt, content: str, env: dict[str, Any]) -> str:
-    """A heading's text and code spans as markdown-it renders them (for its slug)."""
-    if not content or not any(c in content for c in "\\`*_&[<!"):
-        return content.strip()
-    children: list[Any] = []
-    md.inline.parse(content.strip(), md, env, children)
-    return "".join(child.content for child in children if child.type in _PLAIN)
-
-
-_PLAIN = frozenset(("text", "text_special", "code_inline"))
+    return fallback.parse(body, body_line)
 
 
 def inline_comments(content: str, first_line: int) -> list[Comment]:
