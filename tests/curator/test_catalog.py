@@ -70,6 +70,8 @@ def test_first_rule_of_an_empty_page_goes_before_related(tmp_path: Path) -> None
     clone = make_clone(tmp_path / "c")
     page = clone / "knowledge" / "repos" / "kbkit" / "rules-ci.md"
     page.write_text(TOPIC_PAGE)
+    index = page.parent / "_index.md"  # registered, so kbkit's validators pass the apply
+    index.write_text(index.read_text() + "\n- [CI rules](rules-ci.md)\n")
     curator = KnowledgeCurator(clone, today="2026-12-01")
     target = "repos/kbkit/rules-ci"
     rows = [
