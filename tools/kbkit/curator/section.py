@@ -71,9 +71,29 @@ def check_section(
         return SectionProblem("heading", "exactly one heading, no setext or nested headings"), ()
     if page.code_blocks or page.comments:
         return SectionProblem("section-shape", "no code blocks or HTML comments in a rule"), ()
+    html = raw_html(text)
+    if html is not None:
+        return SectionProblem(
+            "section-shape",
+            f"no raw HTML in a rule ({html[:40]!r}); quote markup in a code span",
+        ), ()
     if [r.id for r in rule_ids(page, policy)] != [rule_id]:
         return SectionProblem("section-shape", "the section defines more than its one rule ID"), ()
     return None, cited
+
+
+def raw_html(text: str) -> str | None:
+    """The first raw HTML a CommonMark renderer would pass through (an inline tag, an inline
+    comment, a block), or None. Code spans keep their text: `<span>` there is not HTML."""
+    from markdown_it import MarkdownIt  # imported here: only validation needs it
+
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type == "html_block":
+            return token.content
+        for child in token.children or ():
+            if child.type == "html_inline":
+                return child.content
+    return None
 
 
 def _check_bullets(body: list[str], policy: Policy) -> SectionProblem | None:
