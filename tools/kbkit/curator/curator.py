@@ -74,7 +74,8 @@ class KnowledgeCurator:
         self._catalog = load_catalog(self.clone, self.policy)
         if not self._catalog.pages:
             raise KnowledgeCurationError(
-                f"{self.clone.name}: no rule pages (rules.md, rules-<topic>.md with "
+                f"{self.clone.name}: no rule pages (file names matching the policy's "
+                f"rules.page_name {self.policy.data['rules'].get('page_name')!r}, with "
                 f"type: {self.policy.data['rules']['page_type']}) under the roots"
             )
         return self._catalog
