@@ -14,6 +14,7 @@ from kbkit.curator import (
     KnowledgeCurator,
     KnowledgeValidatorError,
 )
+from kbkit.errors import UsageError
 from kbkit.intake.ledger import load_status
 from tests.curator.conftest import batch, make_clone, row
 from tests.distill.world import DAY, ScriptedGateway, World, world_fixture
@@ -119,14 +120,23 @@ def _push_change(world: World, path: str, text: str | None, message: str) -> Non
     git.run_git(work, "push", "--quiet", "origin", "HEAD:main")
 
 
-def test_distill_without_tools_and_a_same_day_rerun_after_a_config_fix(world: World) -> None:
+@pytest.mark.parametrize(
+    ("broken", "error", "match"),
+    [
+        ("\nvalidators:\n  - [ci/check_links.py]\n", KnowledgeConfigurationError, "ci/check_"),
+        ("\nvalidator_timeout: soon\n", UsageError, "validator_timeout"),
+    ],
+    ids=["missing-extra-validator", "bad-policy"],
+)
+def test_distill_without_tools_and_a_same_day_rerun_after_a_config_fix(
+    world: World, broken: str, error: type[Exception], match: str
+) -> None:
     _push_change(world, "tools", None, "no validator scripts in this repository")
     policy = (world.root / "user/knowledge/policy.yaml").read_text()
-    broken = policy + "\nvalidators:\n  - [ci/check_links.py]\n"
-    _push_change(world, "knowledge/policy.yaml", broken, "a custom validator, not added yet")
+    _push_change(world, "knowledge/policy.yaml", policy + broken, "a configuration mistake")
     keys = world.record(1)
     gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
-    with pytest.raises(KnowledgeConfigurationError, match="ci/check_links.py"):
+    with pytest.raises(error, match=match):
         world.run(gateway)
     assert gateway.calls == 0  # no model call spent on a gate that cannot run
     assert world.states(keys) == ["pending"]

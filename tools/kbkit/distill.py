@@ -30,7 +30,7 @@ from kbkit.curator import (
     KnowledgeValidatorError,
 )
 from kbkit.curator.events import DIFF_BATCH_BYTES, MAX_EVENTS
-from kbkit.errors import KbkitError, LockTimeoutError
+from kbkit.errors import KbkitError, LockTimeoutError, UsageError
 from kbkit.evidence import to_event
 from kbkit.file_lock import locked
 from kbkit.intake.ledger import Key, Row, append_status, load_status, pending_events
@@ -178,10 +178,10 @@ def _run(options: Options) -> Report:
     event_lines = tuple(_key_text(k) for k in keys)
     r.say(f"batch {batch_id}: {len(events)} event(s)")
     batch = KnowledgeEvidenceBatch(events, o.max_rules)
-    curator = KnowledgeCurator(clone.path, today=o.day)
     try:
+        curator = KnowledgeCurator(clone.path, today=o.day)  # reads the clone's policy
         curator.check_validators()  # a broken gate costs no model call and no attempt
-    except KnowledgeConfigurationError:
+    except UsageError:  # a bad policy or gate (KnowledgeConfigurationError): not an attempt
         _restart_empty_day_branch(clone)
         raise
     prompt = curator.build_prompt(batch)
