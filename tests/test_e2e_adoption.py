@@ -7,6 +7,7 @@ file is copied from kbkit's checkout. About a minute and a half (three pip insta
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -95,10 +96,111 @@ def test_a_new_repository_adopts_kbkit_by_the_readme(tmp_path: Path) -> None:
     assert top.returncode == below.returncode == 0, below.stdout + below.stderr
     assert below.stdout == top.stdout and "3 page(s)" in below.stdout
 
+    # `kb distill` distills a merged PR into a day-branch commit, the gate run by the
+    # installed kbkit (the repository has no validator scripts of its own).
+    distill_a_merged_pr(repo, kb, env)
+
     # Nothing of kbkit's checkout was copied into the repository.
     ours = {p.name for p in (PROJECT / "tools" / "kbkit").glob("*.py")}
     tracked = git(repo, "ls-files").split()
     assert not [path for path in tracked if Path(path).name in ours]
+
+
+RULES = """---
+title: "Team rules"
+created: 2026-11-30
+updated: 2026-11-30
+type: rule
+tags: [general]
+sources: []
+---
+
+# Team rules
+
+## 1. Releases
+
+### TEAM-1a — Tag every release
+
+- Trigger: a release is cut.
+- Must: tag the commit as vX.Y.Z.
+- Must not: release from an untagged commit.
+- Acceptance: every release has a tag. ^[team/repo#1]
+"""
+
+MERGED_PR = {
+    "number": 7,
+    "title": "Deploy: retry the upload on timeout",
+    "html_url": "https://github.com/team/repo/pull/7",
+    "state": "closed",
+    "user": {"login": "dev"},
+    "body": "Uploads time out on large releases; retry them.",
+    "created_at": "2026-11-28T00:00:00Z",
+    "updated_at": "2026-11-29T10:00:00Z",
+    "merged_at": "2026-11-29T10:00:00Z",
+    "merge_commit_sha": "7" * 40,
+    "draft": False,
+    "labels": [],
+    "base": {"repo": {"full_name": "team/repo"}},
+}
+
+
+def reply_proposing(rule_id: str, after: str, citation: str) -> str:
+    """A model reply (kbkit's wire shape) that adds one rule to general/rules."""
+    section = "\n".join(
+        [
+            f"### {rule_id} — Retry uploads that time out",
+            "",
+            "- Trigger: a release upload times out.",
+            "- Must: retry the upload with backoff.",
+            "- Must not: mark the release done after a failed upload.",
+            f"- Acceptance: a timed-out upload is retried and the release completes. ^[{citation}]",
+        ]
+    )
+    proposal = {
+        "target": "general/rules",
+        "rule_id": rule_id,
+        "title": "Retry uploads that time out",
+        "after": after,
+        "group": None,
+        "section": section,
+        "citations": [citation],
+        "rationale": "the PR's fix, as a rule",
+    }
+    return json.dumps({"proposals": [proposal]})
+
+
+def distill_a_merged_pr(repo: Path, kb: Path, env: dict[str, str]) -> None:
+    """A rules page, a merged PR recorded, and `kb distill` with a replay model: the first
+    run names the request it has no reply for, the second commits on the day branch."""
+    (repo / "knowledge" / "general" / "rules.md").write_text(RULES)
+    index = repo / "knowledge" / "general" / "_index.md"
+    index.write_text(index.read_text() + "- [Team rules](rules.md)\n")
+    done = shell(repo, ". .venv/bin/activate\ngit add knowledge && git commit -qm 'Rules'", env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    pulls = repo.parent / "pulls.json"
+    pulls.write_text(json.dumps([MERGED_PR]))
+    record = [str(kb), "intake", "record-prs", "--from", str(pulls), "--slug", "team/repo"]
+    assert subprocess.run(record, cwd=repo, env=env, capture_output=True).returncode == 0
+    replay = repo.parent / "replay.jsonl"
+    replay.write_text("")
+    run = [str(kb), "distill", "--knowledge-repo", str(repo), "--model", f"replay:{replay}"]
+    missed = subprocess.run(run, cwd=repo, env=env, capture_output=True, text=True)
+    found = re.search(r"no recorded reply for request (sha256:[0-9a-f]{64})", missed.stderr)
+    assert missed.returncode == 1 and found, missed.stderr
+    reply = reply_proposing("TEAM-1b", "TEAM-1a", "team/repo#7")
+    replay.write_text(json.dumps({"key": found.group(1), "reply": reply}) + "\n")
+    done = subprocess.run(run, cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "accepted: TEAM-1b on general/rules" in done.stdout
+    clone = repo / "state" / "clone"
+    log = git(clone, "log", "--format=%B", "-1", "knowledge/intake-2026-11-30")
+    assert "Kbkit-Source: merged_pr team/repo#7" in log
+    rules = git(clone, "show", "knowledge/intake-2026-11-30:knowledge/general/rules.md")
+    assert "### TEAM-1a" in rules and "### TEAM-1b — Retry uploads that time out" in rules
+    status = subprocess.run(
+        [str(kb), "intake", "status", "--format", "json"], cwd=repo, env=env, capture_output=True
+    )
+    assert json.loads(status.stdout)["counts"] == {"merged_pr": {"shadowed": 1}}
 
 
 def git(repo: Path, *args: str) -> str:
