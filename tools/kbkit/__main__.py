@@ -77,6 +77,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons forget": ("kbkit.commands.lessons_forget", "Tombstone a source's evidence"),
     "lessons promote": ("kbkit.commands.lessons_promote", "Supported lessons -> intake events"),
     "lessons audit": ("kbkit.commands.lessons_audit", "Lessons shown across a company boundary"),
+    "lessons adopt": ("kbkit.commands.lessons_adopt", "Lessons carried by a published rule"),
+    "lessons retire": ("kbkit.commands.lessons_retire", "Withdraw lessons, with a reason"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
-LOG_NAMES = ("lessons", "evidence", "tombstones", "outcomes")
-FORMAT = (2, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
+LOG_NAMES = ("lessons", "evidence", "tombstones", "outcomes", "transitions")
+FORMAT = (3, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
 TAIL = 64
 KINDS = ("positive", "negative", "caution")
 KIND_RANK = {kind: rank for rank, kind in enumerate(KINDS)}
@@ -48,6 +48,7 @@ class FoldState:
         self.dead: dict[tuple[str, str, str], str] = {}
         # forget rows written before rows named their keys: they kill by source, forever
         self.legacy: dict[tuple[str, str], str] = {}
+        self.lifecycle: dict[str, list[str]] = {}  # lesson -> [state, reason, at], last wins
         self.outcomes: dict[str, dict[str, Any]] = {}
         self.problems: list[tuple[str, int, str]] = []  # (log, line, message)
         self.torn: dict[str, int] = {}  # log -> line of an unterminated fragment
@@ -69,6 +70,7 @@ class FoldState:
             self.support,
             self.dead,
             self.legacy,
+            self.lifecycle,
         )
         return marshal.dumps(payload, 4)
 
@@ -78,7 +80,7 @@ class FoldState:
             payload = marshal.loads(data)
         except (EOFError, ValueError, TypeError):
             return None
-        if not isinstance(payload, tuple) or len(payload) != 11 or payload[0] != FORMAT:
+        if not isinstance(payload, tuple) or len(payload) != 12 or payload[0] != FORMAT:
             return None
         state = cls()
         (
@@ -93,6 +95,7 @@ class FoldState:
             state.support,
             state.dead,
             state.legacy,
+            state.lifecycle,
         ) = payload
         return state
 
@@ -333,11 +336,26 @@ def _fold_outcome(state: FoldState, row: dict[str, Any], line: int) -> str:
     return ""
 
 
+LIFECYCLE_STATES = ("candidate", "adopted", "retired")
+
+
+def _fold_transition(state: FoldState, row: dict[str, Any], line: int) -> str:
+    if not _strings(row, "lesson", "state") or row["state"] not in LIFECYCLE_STATES:
+        return "transition row without lesson or a state of candidate, adopted, retired"
+    state.lifecycle[row["lesson"]] = [
+        row["state"],
+        str(row.get("reason") or ""),
+        str(row.get("at") or ""),
+    ]
+    return ""
+
+
 _FOLDERS = {
     "lessons": _fold_lesson,
     "evidence": _fold_evidence,
     "tombstones": _fold_tombstone,
     "outcomes": _fold_outcome,
+    "transitions": _fold_transition,
 }
 
 

@@ -21,7 +21,7 @@ from kbkit.lessons import index
 from kbkit.lessons.store import LessonStore
 
 TASK_SEPARATOR = "\x1f"  # task ids cannot hold control characters (task record schema)
-VIEW_LOGS = ("lessons", "evidence", "tombstones")
+VIEW_LOGS = ("lessons", "evidence", "tombstones", "transitions")
 VIEW_FILE = "view.bin"
 Marks = dict[str, tuple[int, int, int] | None]
 Scope = tuple[str | None, str | None]
@@ -155,7 +155,12 @@ def _int_bytes(values: Ints) -> bytes:
 def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
     """Support, recency and evidence tasks per live lesson, ranked once for every task."""
     supports = index.live_support(state)
-    live = [lid for lid in supports if lid in state.lessons]
+    # only candidates are selectable: adopted ones live on as rules, retired ones are withdrawn
+    live = [
+        lid
+        for lid in supports
+        if lid in state.lessons and state.lifecycle.get(lid, ("candidate",))[0] == "candidate"
+    ]
     rows = [index.LessonRow(*state.lessons[lid]) for lid in live]
     order = list(range(len(live)))
     order.sort(key=lambda i: live[i])
@@ -196,6 +201,7 @@ def view_as_of(store: LessonStore, as_of: str) -> SelectionView:
     past = index.FoldState()
     past.lessons = state.lessons
     past.tombstones = state.tombstones
+    past.lifecycle = state.lifecycle
     past.evidence = {key: row for key, row in state.evidence.items() if row[1] < as_of}
     past.support = index.count_support(past)
     return build_view(past, {})
