@@ -70,6 +70,7 @@ def test_every_lessons_command_is_registered_documented_and_has_help(capsys) -> 
             "lint",
             "outcome",
             "promote",
+            "replay",
             "report",
             "retire",
             "show",
