@@ -7,6 +7,7 @@ import json
 
 from kbkit.findings import ERROR, count, escape_annotation
 from kbkit.lessons.lint import lint_store
+from kbkit.lessons.signal import lesson_signals
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_tasks_jsonl
 from kbkit.paths import rel_posix, repo_root
@@ -35,8 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     known = set(state.outcomes)
     for path in args.tasks:
         known |= {str(record["id"]) for record in read_tasks_jsonl(path)}
-    used = {str(lid) for row in store.usage_rows() for lid in row.get("lessons") or []}
-    findings = lint_store(state, used, known, lambda log: rel_posix(store.log(log), root))
+    usage = store.usage_rows()
+    used = {str(lid) for row in usage for lid in row.get("lessons") or []}
+    signals = lesson_signals(state, usage)
+    findings = lint_store(state, used, known, lambda log: rel_posix(store.log(log), root), signals)
     errors, warnings = count(findings)
     if args.format == "json":
         document = {
