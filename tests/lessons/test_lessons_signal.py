@@ -61,3 +61,23 @@ def test_repeated_false_positives_count_against_a_negative_lesson(
     assert all("signal" not in x for x in json.loads(capsys.readouterr().out)["lessons"])
     assert main(["lessons", "lint", "--repo", str(tmp_path)]) == 0
     assert "lessons-harmful" in capsys.readouterr().out
+
+
+def test_a_mostly_harmful_lesson_ranks_last_once_judged_enough(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from kbkit.lessons.selection import select_lessons
+    from kbkit.lessons.store import LessonStore
+
+    monkeypatch.setenv("KB_LESSONS", "inject")
+    echo = ("false_positive", "xss", "search echo")
+    other = ("false_positive", "ssrf", "webhook preview")
+    extract(tmp_path, task("T0", echo), task("T00", echo), task("T01", other))
+    store = LessonStore.for_repo(tmp_path)
+    new = {"id": "N", **ACME}
+    assert [x.cue for x in select_lessons(new, store)] == ["xss", "ssrf"]  # support 2 > 1
+    for n in (1, 2, 3):  # warned, and repeated it anyway: harmful three times
+        inject(tmp_path, f"T{n}")
+        extract(tmp_path, task(f"T{n}", echo))
+    ranked = select_lessons(new, store)
+    assert [x.cue for x in ranked] == ["ssrf", "xss"] and ranked[1].support == 5

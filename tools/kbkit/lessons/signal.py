@@ -5,7 +5,8 @@ findings, as recorded in its evidence (kind, class, summary):
 - a negative lesson ("do not re-report ...") followed by the same negative finding again
   (same class and summary) counts against it: the warning did not help;
 - a positive lesson followed by a confirmed finding of its class counts for it.
-Observational, small and noisy: lint flags lessons with repeated harm; nothing ranks by it.
+Observational, small and noisy: lint flags lessons with repeated harm, and the selection
+view ranks a lesson last in its scope only once enough outcomes judged it (view.SIGNAL_MIN).
 """
 
 from __future__ import annotations
