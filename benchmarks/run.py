@@ -17,6 +17,7 @@ BENCHES: dict[str, str] = {
     "intake": "benchmarks.bench_intake",
     "parse": "benchmarks.bench_parse",
     "lessons": "benchmarks.bench_lessons",
+    "replay": "benchmarks.bench_replay",
     "curator": "benchmarks.bench_curator",
     "hostile": "benchmarks.bench_hostile",
     "report": "benchmarks.bench_report",

@@ -62,6 +62,7 @@ def test_every_lessons_command_is_registered_documented_and_has_help(capsys) -> 
     assert [
         f"lessons {v}"
         for v in (
+            "adopt",
             "audit",
             "bundle",
             "extract",
@@ -69,7 +70,9 @@ def test_every_lessons_command_is_registered_documented_and_has_help(capsys) -> 
             "lint",
             "outcome",
             "promote",
+            "replay",
             "report",
+            "retire",
             "show",
         )
     ] == LESSON_COMMANDS

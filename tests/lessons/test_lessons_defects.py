@@ -387,3 +387,16 @@ def test_purge_after_an_earlier_forget(tmp_path: Path, make_task, capsys) -> Non
     assert main(args) == 0
     assert "purged finding:T1/F1: 2 row(s) removed" in capsys.readouterr().out
     assert b"detail" not in (tmp_path / "intake/lessons/lessons.jsonl").read_bytes()
+
+
+def test_the_last_record_of_a_task_in_one_batch_is_its_verdict(tmp_path: Path, make_task) -> None:
+    extract_all(
+        tmp_path,
+        [
+            make_task("T1", findings=[("F1", "confirmed", "sqli", "login")]),
+            make_task("T1", findings=[("F1", "false_positive", "sqli", "login")]),
+        ],
+    )
+    assert _shown(tmp_path) == [
+        ("Do not re-report without new mechanics: login (prior false_positive)", 1)
+    ]

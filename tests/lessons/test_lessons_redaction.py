@@ -117,3 +117,14 @@ def test_no_secret_reaches_the_store_or_a_rendered_prompt(
 def test_clean_text_caps_after_redaction() -> None:
     assert clean_text("x" * 50 + " " + GITHUB, cap=40).endswith("…")
     assert "Ab1" not in clean_text("password: " + GITHUB)
+
+
+def test_ids_of_text_with_nothing_to_redact_do_not_move(make_task) -> None:
+    from kbkit.lessons.extraction import lesson_id
+
+    long = "x" * 1500
+    (candidate,) = extract(make_task(findings=[("F1", "confirmed", "sqli", long)])).candidates
+    capped = "x" * 999 + "…"
+    assert candidate.lesson_id == lesson_id(
+        "positive", "acme", "web", "sqli", f"Confirmed sqli: {capped}"
+    )

@@ -81,6 +81,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("kbkit.commands.init", "Set up kbkit in a repository (knowledge/, hooks, ignores)"),
     "lessons audit": ("kbkit.commands.lessons_audit", "Lessons shown across a company boundary"),
     "report": ("kbkit.commands.report", "One report: tree health, intake, curator, lessons"),
+    "lessons adopt": ("kbkit.commands.lessons_adopt", "Lessons carried by a published rule"),
+    "lessons retire": ("kbkit.commands.lessons_retire", "Withdraw lessons, with a reason"),
+    "lessons replay": ("kbkit.commands.lessons_replay", "FPs/duplicates earlier lessons warned of"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130

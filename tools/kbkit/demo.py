@@ -142,10 +142,13 @@ def _demo(folder: Path | None) -> int:
           "intake/samples/replay.jsonl)")  # fmt: skip
     first = _pass(project, work, "first run")
     second = _pass(project, work, "second run (same folder)")
+    from kbkit.lessons import demo as lessons_demo  # the lessons part (owned there)
+
+    lessons_ok = lessons_demo.run(project, work) == 0
     print(f"\n== report: {write_report(work)}   # open it in a browser (offline)")
     print(f"done in {time.monotonic() - started:.1f}s")
     ok = first in ("shadowed", "no-rules", "nothing-pending") and second == "nothing-pending"
-    return 0 if ok else 1
+    return 0 if ok and lessons_ok else 1
 
 
 def write_report(work: Path) -> Path:

@@ -7,6 +7,7 @@ import sys
 
 from kbkit.findings import FORMATS, count, render, sort_findings, use_color
 from kbkit.lessons.lint import lint_store
+from kbkit.lessons.signal import lesson_signals
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_tasks_jsonl
 from kbkit.paths import REPO_HELP, rel_posix, repo_root
@@ -37,8 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     known = set(state.outcomes)
     for path in args.tasks:
         known |= {str(record["id"]) for record in read_tasks_jsonl(path)}
-    used = {str(lid) for row in store.usage_rows() for lid in row.get("lessons") or []}
-    findings = lint_store(state, used, known, lambda log: rel_posix(store.log(log), root))
+    usage = store.usage_rows()
+    used = {str(lid) for row in usage for lid in row.get("lessons") or []}
+    signals = lesson_signals(state, usage)
+    findings = lint_store(state, used, known, lambda log: rel_posix(store.log(log), root), signals)
     color = args.format == "text" and use_color(sys.stdout)
     totals = {"lessons": len(state.lessons)}
     sys.stdout.write(render(sort_findings(findings), args.format, "kb lessons lint", totals, color))

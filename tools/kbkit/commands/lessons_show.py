@@ -27,6 +27,12 @@ def main(argv: list[str] | None = None) -> int:
         help="use only evidence closed before TIME (ISO 8601; default: the task's "
         "started_at when it has one, else all evidence)",
     )
+    parser.add_argument(
+        "--signal",
+        action="store_true",
+        help="with --format json: each lesson's helpful/harmful counts from past outcomes "
+        "(reads the whole store, so it is off by default to keep show fast)",
+    )
     parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument(
@@ -42,11 +48,14 @@ def main(argv: list[str] | None = None) -> int:
     lessons = select_lessons(task, store, scope=args.scope, as_of=args.as_of)
     block = render_block(lesson.line for lesson in lessons) if lessons else ""
     if args.format == "json":
-        document = {
-            "task": str(task["id"]),
-            "lessons": [x.to_dict() for x in lessons],
-            "block": block,
-        }
+        rows = [x.to_dict() for x in lessons]
+        if args.signal:
+            from kbkit.lessons.signal import Signal, lesson_signals
+
+            signals = lesson_signals(store.state(), store.usage_rows())
+            for row in rows:
+                row["signal"] = signals.get(row["id"], Signal(0, 0)).to_dict()
+        document = {"task": str(task["id"]), "lessons": rows, "block": block}
         print(json.dumps({"version": 1, **document}, ensure_ascii=False, indent=2))
     elif block:
         print(block)

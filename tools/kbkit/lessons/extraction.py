@@ -113,7 +113,8 @@ def _rules(task: dict[str, Any]) -> list[_Fired]:
         status = normalize_status(finding.get("status"))
         cls = clean_text(finding.get("class"), SCOPE_CAP)
         summary = clean_text(finding.get("summary"))
-        kcls, ksummary = key_text(finding.get("class")), key_text(finding.get("summary"))
+        kcls = key_text(finding.get("class"), SCOPE_CAP)
+        ksummary = key_text(finding.get("summary"))
         cleaned[finding["id"]] = (status, cls, summary, kcls, ksummary)
         kind = (
             "positive"

@@ -17,8 +17,8 @@ from typing import Any, NamedTuple
 
 from kbkit.json_input import loads
 
-LOG_NAMES = ("lessons", "evidence", "tombstones", "outcomes")
-FORMAT = (2, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
+LOG_NAMES = ("lessons", "evidence", "tombstones", "outcomes", "transitions")
+FORMAT = (3, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
 TAIL = 64
 KINDS = ("positive", "negative", "caution")
 KIND_RANK = {kind: rank for rank, kind in enumerate(KINDS)}
@@ -49,6 +49,7 @@ class FoldState:
         self.dead: dict[tuple[str, str, str], str] = {}
         # forget rows written before rows named their keys: they kill by source, forever
         self.legacy: dict[tuple[str, str], str] = {}
+        self.lifecycle: dict[str, list[str]] = {}  # lesson -> [state, reason, at], last wins
         self.outcomes: dict[str, dict[str, Any]] = {}
         self.problems: list[tuple[str, int, str]] = []  # (log, line, message)
         self.torn: dict[str, int] = {}  # log -> line of an unterminated fragment
@@ -70,6 +71,7 @@ class FoldState:
             self.support,
             self.dead,
             self.legacy,
+            self.lifecycle,
         )
         return marshal.dumps(payload, 4)
 
@@ -79,7 +81,7 @@ class FoldState:
             payload = marshal.loads(data)
         except (EOFError, ValueError, TypeError):
             return None
-        if not isinstance(payload, tuple) or len(payload) != 11 or payload[0] != FORMAT:
+        if not isinstance(payload, tuple) or len(payload) != 12 or payload[0] != FORMAT:
             return None
         state = cls()
         (
@@ -94,6 +96,7 @@ class FoldState:
             state.support,
             state.dead,
             state.legacy,
+            state.lifecycle,
         ) = payload
         return state
 
@@ -331,11 +334,26 @@ def _fold_outcome(state: FoldState, row: dict[str, Any], line: int) -> str:
     return ""
 
 
+LIFECYCLE_STATES = ("candidate", "adopted", "retired")
+
+
+def _fold_transition(state: FoldState, row: dict[str, Any], line: int) -> str:
+    if not _strings(row, "lesson", "state") or row["state"] not in LIFECYCLE_STATES:
+        return "transition row without lesson or a state of candidate, adopted, retired"
+    state.lifecycle[row["lesson"]] = [
+        row["state"],
+        str(row.get("reason") or ""),
+        str(row.get("at") or ""),
+    ]
+    return ""
+
+
 _FOLDERS = {
     "lessons": _fold_lesson,
     "evidence": _fold_evidence,
     "tombstones": _fold_tombstone,
     "outcomes": _fold_outcome,
+    "transitions": _fold_transition,
 }
 
 

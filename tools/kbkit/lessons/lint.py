@@ -12,6 +12,8 @@ Rules (ids are stable):
 - lessons-missing-lesson (error): evidence for a lesson id that `lessons.jsonl` lacks.
 - lessons-unsupported (warning): a lesson with no live evidence; it is never selected.
 - lessons-never-selected (warning): a live lesson absent from every usage row.
+- lessons-harmful (warning): a lesson shown to tasks that then repeated what it warned
+  about at least twice, more often than it helped (`kbkit.lessons.signal`).
 - lessons-malformed-row (warning): a line of a log that could not be folded.
 - lessons-torn-line (warning): an unterminated last line a crash left behind.
 """
@@ -24,6 +26,7 @@ from collections.abc import Callable, Mapping
 
 from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.lessons.index import FoldState, LessonRow, live_support
+from kbkit.lessons.signal import HARMFUL_MIN, Signal
 
 NEAR = 0.9
 NEVER_SELECTED_SHOWN = 20
@@ -34,7 +37,11 @@ def _norm(text: str) -> str:
 
 
 def lint_store(
-    state: FoldState, used: set[str], known_tasks: set[str], where: Callable[[str], str]
+    state: FoldState,
+    used: set[str],
+    known_tasks: set[str],
+    where: Callable[[str], str],
+    signals: Mapping[str, Signal] | None = None,
 ) -> list[Finding]:
     """Every problem of the folded store; `where(log)` names a log file in findings."""
     findings: list[Finding] = []
@@ -74,6 +81,15 @@ def lint_store(
                     lessons[b_id].line,
                 )
     findings += _conflicts(lessons, support, path)
+    for lid, signal in sorted((signals or {}).items()):
+        if lid in lessons and signal.harmful >= HARMFUL_MIN and signal.harmful > signal.helpful:
+            add(
+                "lessons-harmful",
+                WARNING,
+                f"{lid} was shown to {signal.harmful} task(s) that repeated what it warned "
+                f"about (helpful {signal.helpful}); retire it or make it sharper",
+                lessons[lid].line,
+            )
     dangling_tasks: dict[str, int] = defaultdict(int)
     for key, (task, _at, line) in state.evidence.items():
         if key[0] not in lessons:

@@ -71,9 +71,10 @@ def clean_text(value: object, cap: int = 1000) -> str:
     return _clean(str(value), cap) if value is not None else ""
 
 
-def key_text(value: object) -> str:
-    """Normalised but unredacted text: what dedupe keys hash (never stored or shown)."""
-    return _key(str(value)) if value is not None else ""
+def key_text(value: object, cap: int = 1000) -> str:
+    """Normalised but unredacted text, capped as `clean_text` caps: what dedupe keys hash
+    (never stored or shown). Text with nothing to redact keys exactly as before."""
+    return _key(str(value), cap) if value is not None else ""
 
 
 @functools.lru_cache(maxsize=65536)
@@ -83,8 +84,8 @@ def _clean(text: str, cap: int) -> str:
 
 
 @functools.lru_cache(maxsize=65536)
-def _key(text: str) -> str:
-    return normalise(text)
+def _key(text: str, cap: int) -> str:
+    return flatten(normalise(text), cap)
 
 
 def clean_scope(value: object) -> str | None:

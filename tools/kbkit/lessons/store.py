@@ -91,6 +91,9 @@ class LessonStore:
     def add(self, extractions: Iterable[Extraction]) -> AddResult:
         """Append what is new: lessons, evidence and outcome cards; nothing twice."""
         batch = list(extractions)
+        # a task listed twice in one batch: its last record is the verdict, as across batches
+        last = {e.task: n for n, e in enumerate(batch)}
+        latest = [e for n, e in enumerate(batch) if last[e.task] == n]
         lessons: list[dict[str, Any]] = []
         evidence: list[dict[str, Any]] = []
         outcomes: list[dict[str, Any]] = []
@@ -98,10 +101,10 @@ class LessonStore:
         with self.lock():
             state = self.state()
             # tasks extracted before (their card is on file): the only ones re-triage can hit
-            again = {e.task for e in batch if e.terminal and e.task in state.outcomes}
+            again = {e.task for e in latest if e.terminal and e.task in state.outcomes}
             seen_lessons: set[str] = set()
             seen_evidence: set[tuple[str, str, str]] = set()
-            for extraction in batch:
+            for extraction in latest:
                 for c in extraction.candidates:
                     if c.lesson_id not in state.lessons and c.lesson_id not in seen_lessons:
                         seen_lessons.add(c.lesson_id)
@@ -134,7 +137,7 @@ class LessonStore:
                 if card is not None and state.outcomes.get(card["task"], {}).get("card") != card:
                     state.outcomes[card["task"]] = {"task": card["task"], "card": card}
                     outcomes.append({"task": card["task"], "card": card, "at": now})
-            verdicts = _verdicts(state, [e for e in batch if e.task in again], now)
+            verdicts = _verdicts(state, [e for e in latest if e.task in again], now)
             # Lessons before evidence: a crash in between leaves a lesson with no support
             # (never selectable), and the next extraction appends the missing evidence.
             # One unit: a full disk leaves all four logs exactly as they were. The

@@ -12,16 +12,17 @@ from __future__ import annotations
 import marshal
 import mmap
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from kbkit.jsonl import gc_paused
 from kbkit.lessons import index
+from kbkit.lessons.signal import Signal, lesson_signals
 from kbkit.lessons.store import LessonStore
 
 TASK_SEPARATOR = "\x1f"  # task ids cannot hold control characters (task record schema)
-VIEW_LOGS = ("lessons", "evidence", "tombstones")
+VIEW_LOGS = ("lessons", "evidence", "tombstones", "transitions")
 VIEW_FILE = "view.bin"
 Marks = dict[str, tuple[int, int, int] | None]
 Scope = tuple[str | None, str | None]
@@ -152,16 +153,38 @@ def _int_bytes(values: Ints) -> bytes:
     )
 
 
-def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
-    """Support, recency and evidence tasks per live lesson, ranked once for every task."""
+# A lesson is ranked last in its tier once this many outcomes judged it and most were harmful.
+SIGNAL_MIN = 3
+
+
+def build_view(
+    state: index.FoldState, marks: Marks, signals: Mapping[str, Signal] | None = None
+) -> SelectionView:
+    """Support, recency and evidence tasks per live lesson, ranked once for every task.
+
+    With `signals`, a lesson with enough outcomes (SIGNAL_MIN) that were mostly harmful
+    goes after every other lesson of its scope (a stable sort: ties keep the usual order).
+    """
     supports = index.live_support(state)
-    live = [lid for lid in supports if lid in state.lessons]
+    # only candidates are selectable: adopted ones live on as rules, retired ones are withdrawn
+    live = [
+        lid
+        for lid in supports
+        if lid in state.lessons and state.lifecycle.get(lid, ("candidate",))[0] == "candidate"
+    ]
     rows = [index.LessonRow(*state.lessons[lid]) for lid in live]
     order = list(range(len(live)))
     order.sort(key=lambda i: live[i])
     order.sort(key=lambda i: supports[live[i]].latest, reverse=True)  # stable sorts: ties
     order.sort(key=lambda i: supports[live[i]].rows, reverse=True)  # keep the last order
     order.sort(key=lambda i: index.KIND_RANK[rows[i].kind])
+    demoted = {
+        lid
+        for lid, s in (signals or {}).items()
+        if s.helpful + s.harmful >= SIGNAL_MIN and s.harmful > s.helpful
+    }
+    if demoted:
+        order.sort(key=lambda i: live[i] in demoted)
     buckets: dict[Scope, Ints] = {}
     for position, i in enumerate(order):  # positions are ranks: every bucket comes sorted
         scope = (rows[i].company, rows[i].category)
@@ -196,6 +219,7 @@ def view_as_of(store: LessonStore, as_of: str) -> SelectionView:
     past = index.FoldState()
     past.lessons = state.lessons
     past.tombstones = state.tombstones
+    past.lifecycle = state.lifecycle
     past.evidence = {key: row for key, row in state.evidence.items() if row[1] < as_of}
     past.support = index.count_support(past)
     return build_view(past, {})
@@ -212,7 +236,10 @@ def load_view(store: LessonStore) -> SelectionView:
             return view
         state = store.state()
         marks = {n: (state.marks[n][:3] if n in state.marks else None) for n in VIEW_LOGS}
-        view = build_view(state, marks)
+        # Signals change only when a shown task closes with findings, which appends evidence
+        # and so rebuilds this view: usage appends alone need not (bundles stay cheap).
+        signals = lesson_signals(state, store.usage_rows()) if store.log("usage").exists() else {}
+        view = build_view(state, marks, signals)
         if state.marks:  # an empty store stays empty
             index.write_cache(path, view.dump())
         return view

@@ -1,0 +1,60 @@
+"""Per-lesson helpful/harmful signal from outcomes alone: no model, no human label.
+
+A task that was shown a lesson (inject mode) and later closed is joined with its own
+findings, as recorded in its evidence (kind, class, summary):
+- a negative lesson ("do not re-report ...") followed by the same negative finding again
+  (same class and summary) counts against it: the warning did not help;
+- a positive lesson followed by a confirmed finding of its class counts for it.
+Observational, small and noisy: lint flags lessons with repeated harm, and the selection
+view ranks a lesson last in its scope only once enough outcomes judged it (view.SIGNAL_MIN).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from kbkit.lessons import index
+
+HARMFUL_MIN = 2  # lint speaks up from this many harmful outcomes (and more than helpful)
+
+
+class Signal(NamedTuple):
+    helpful: int
+    harmful: int
+
+    def to_dict(self) -> dict[str, int]:
+        return self._asdict()
+
+
+def lesson_signals(
+    state: index.FoldState, usage_rows: Iterable[dict[str, Any]]
+) -> dict[str, Signal]:
+    """Helpful and harmful counts per lesson shown to a task that has since closed."""
+    shown: dict[str, set[str]] = {}
+    for row in usage_rows:
+        task = str(row.get("task"))
+        if row.get("mode") == "inject" and task in state.outcomes:
+            shown.setdefault(task, set()).update(str(lid) for lid in row.get("lessons") or [])
+    if not shown:
+        return {}
+    own: dict[str, set[tuple[str, str, str]]] = {}  # task -> (kind, class, summary) it found
+    for key, (task, _at, _line) in state.evidence.items():
+        if task in shown and key[0] in state.lessons and state.is_live(key, task):
+            taught = state.lessons[key[0]]
+            own.setdefault(task, set()).add((taught[0], taught[3], taught[5]))
+    helpful: Counter[str] = Counter()
+    harmful: Counter[str] = Counter()
+    for task, lessons in shown.items():
+        found = own.get(task, set())
+        classes = {cue for kind, cue, _ in found if kind == "positive"}
+        for lid in lessons:
+            lesson = state.lessons.get(lid)
+            if lesson is None:
+                continue
+            if lesson[0] == "negative" and ("negative", lesson[3], lesson[5]) in found:
+                harmful[lid] += 1
+            elif lesson[0] == "positive" and lesson[3] in classes:
+                helpful[lid] += 1
+    return {lid: Signal(helpful[lid], harmful[lid]) for lid in sorted(set(helpful) | set(harmful))}
