@@ -148,10 +148,11 @@ class KnowledgeCurator:
 
     # -- prompt and schema ---------------------------------------------------------------
 
-    def proposal_schema(self, *, max_rules: int = 8) -> dict[str, Any]:
+    @staticmethod
+    def proposal_schema(*, max_rules: int = 8) -> dict[str, Any]:
         """The JSON Schema of the model's reply: {"rules": [{page, rule_id, ...}]}."""
-        _bounded(max_rules, "max_rules", 1, self.max_rules)
-        pattern = str(self._kbkit.policy.data["rules"]["id_pattern"])
+        _bounded(max_rules, "max_rules", 1, MAX_RULES)
+        pattern = str(builtin_policy(PROFILE).data["rules"]["id_pattern"])
         rule = {
             "type": "object",
             "additionalProperties": False,
@@ -181,14 +182,16 @@ class KnowledgeCurator:
         for document_id in sorted(catalog.pages):
             page = catalog.pages[document_id]
             lines.append(
-                fenced_json(
+                "- "
+                + fenced_json(
                     {
                         "page": self._page_id(document_id),
                         "title": page.title,
                         "owner": page.owner_summary,
                         "prefix": page.prefix,
                         "existing_rule_ids": list(page.rule_ids),
-                    }
+                    },
+                    indent=None,
                 )
             )
         return "\n".join(lines)
@@ -373,7 +376,10 @@ class KnowledgeCurator:
             seen.add(item.input_index)
             rows.append(row)
         for item in validation.accepted:
-            current = _sha((self._workspace / item.page_document_id).read_bytes())
+            try:
+                current = _sha((self._workspace / item.page_document_id).read_bytes())
+            except OSError:
+                current = ""  # gone or unreadable: as stale as an edited page
             if current != item.page_sha256:
                 raise KnowledgeCurationError(
                     f"target page changed after validation: {item.page_document_id}"

@@ -91,9 +91,9 @@ def check_batch(batch: Any, *, max_events: int, max_rules: int) -> str:
     return slug
 
 
-def fenced_json(value: object) -> str:
+def fenced_json(value: object, indent: int | None = 2) -> str:
     """JSON whose `<` and `>` are escaped, so evidence can never close the data fence."""
-    encoded = json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)
+    encoded = json.dumps(value, ensure_ascii=False, sort_keys=True, indent=indent)
     return encoded.replace("<", "\\u003c").replace(">", "\\u003e")
 
 
