@@ -24,7 +24,7 @@ from kbkit.errors import UsageError
 from kbkit.frontmatter import FrontmatterLoader
 from kbkit.policy_schema import check_expansion, check_schema, read_policy_text
 
-PROFILES = ("default", "infermatrix")
+PROFILES = ("default", "infermatrix", "infermatrix-sdk")
 POLICY_FILE = "policy.yaml"
 TOP_LEVEL_FILE = "kbkit.yaml"
 

@@ -103,7 +103,8 @@ def is_rule_page(rel: str, page: Page, policy: Policy) -> bool:
         return False
     if rel.split("/", 1)[0] not in policy.data["roots"]:
         return False
-    return page.error is None and page.meta.get("type") == policy.data["rules"]["page_type"]
+    wanted = policy.data["rules"]["page_type"]  # empty: the file name alone decides
+    return page.error is None and (not wanted or page.meta.get("type") == wanted)
 
 
 def owner_summary(index: Page | None) -> str:

@@ -24,7 +24,7 @@ DEFAULT_LEVEL = 3
 DEFAULT_SEPARATOR = "—"
 RELATED = re.compile(r"^(?:\d+[.)]\s*)?(?:related|see also|相关)", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])(?:[ \t]|$)")
-_ID_TAIL = re.compile(r"-\d+[a-z]$")
+_ID_TAIL = re.compile(r"-\d+[a-z]?$")  # the letter is optional in some profiles
 
 
 class RuleSpan(NamedTuple):

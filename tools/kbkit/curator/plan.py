@@ -241,7 +241,8 @@ def plan_page(
         existing = page.meta.get("sources")
         have = {str(s) for s in existing} if isinstance(existing, list) else set()
         for p in proposals:
-            added.extend(c for c in p.citations if c not in have and c not in added)
+            if policy.data["rules"].get("add_sources", True):
+                added.extend(c for c in p.citations if c not in have and c not in added)
         close_at = _line_starts(data)[page.frontmatter.end_line - 1]
         source_edit = _sources_edit(data, lines, close_at, added, eol)
         if source_edit is None:

@@ -120,11 +120,12 @@ def _check_bullets(body: list[str], policy: Policy) -> SectionProblem | None:
             return SectionProblem(
                 "section-shape", f"unexpected line {line[:40]!r}: bullets and indented lines only"
             )
-    if len(bullets) != len(LABEL_KEYS):
+    keys = tuple(policy.data["rules"].get("section_bullets") or LABEL_KEYS)
+    if len(bullets) != len(keys):
         return SectionProblem(
-            "bullets", f"{len(bullets)} bullets; exactly {len(LABEL_KEYS)} are required"
+            "bullets", f"{len(bullets)} bullets; exactly {len(keys)} are required"
         )
-    for key, bullet in zip(LABEL_KEYS, bullets, strict=True):
+    for key, bullet in zip(keys, bullets, strict=True):
         names = [str(label) for label in labels[key]]
         if not any(re.match(rf"{re.escape(n)}\s*[:：]\s*\S", bullet) for n in names):
             return SectionProblem(

@@ -1,0 +1,4 @@
+"""Compatibility facades that let a host built against another curator SDK use kbkit.
+
+Nothing is imported here: `kb check` and the rest of kbkit never load a facade.
+"""
