@@ -47,7 +47,7 @@ def test_an_unknown_command_suggests_the_nearest() -> None:
     done = kb("lesons")
     assert (
         done.returncode == 2
-        and "Did you mean one of: lessons audit, lessons bundle," in done.stderr
+        and "Did you mean one of: lessons adopt, lessons audit, lessons bundle," in done.stderr
     )
     assert "Did you mean" not in kb("zzzzzz").stderr
     assert kb("help", "zzzzzz").returncode == 2

@@ -148,3 +148,20 @@ def test_distill_without_tools_and_a_same_day_rerun_after_a_config_fix(
     transcript = (report.artifacts / "validators.txt").read_text()
     assert "$ kb check-knowledge-tree" in transcript and "$ kb check-wiki-lint" in transcript
     assert load_status(world.intake)[keys[0]]["attempts"] == 1
+
+
+def test_a_caller_chosen_gate_replaces_the_builtins_and_cannot_be_empty(tmp_path: Path) -> None:
+    """A host with its own fixed gate (the compat facade) names every command; the clone's
+    policy cannot add to it or remove it, and an empty gate is refused."""
+    from kbkit.curator import InvalidRequestError
+    from tests.curator.conftest import EXTRA_VALIDATORS, validators_script
+
+    clone = make_clone(tmp_path / "c")  # its policy lists two extra commands
+    script = EXTRA_VALIDATORS[0]
+    (clone / script).write_text(validators_script("fail"))
+    curator = KnowledgeCurator(clone, today="2026-12-01", gate=[(script,)])
+    with pytest.raises(KnowledgeValidatorError) as info:
+        curator.apply(curator.validate_proposals({"proposals": [row()]}, batch()))
+    assert [r.command for r in info.value.result.runs] == [(script,)]
+    with pytest.raises(InvalidRequestError, match="at least one command"):
+        KnowledgeCurator(clone, gate=[])

@@ -7,7 +7,7 @@ import argparse
 from kbkit.lessons.lifecycle import published_promotions, transition
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.view import load_view
-from kbkit.paths import intake_root, repo_root
+from kbkit.paths import REPO_HELP, intake_root, repo_root
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("lessons", nargs="*", metavar="LESSON", help="lesson ids (L...)")
     parser.add_argument("--reason", default="", help="why (kept in the transition row)")
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     args = parser.parse_args(argv)
     root = repo_root(args.repo)
     store = LessonStore.for_repo(root)

@@ -8,6 +8,7 @@ import json
 from kbkit.lessons.replay import replay
 from kbkit.lessons.selection import SCOPES, lesson_scope
 from kbkit.lessons.store import LessonStore
+from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
         "upper bound on what lessons could have saved (the 8-lesson budget is ignored).",
     )
     parser.add_argument("--scope", choices=SCOPES, default=None, help="client isolation")
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     scope = lesson_scope(args.scope)

@@ -7,6 +7,7 @@ import argparse
 from kbkit.lessons.lifecycle import transition
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.view import load_view
+from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("lessons", nargs="+", metavar="LESSON", help="lesson ids (L...)")
     parser.add_argument("--reason", required=True, help="why (kept in the transition row)")
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)
     rows = transition(store, args.lessons, "retired", args.reason)

@@ -7,6 +7,7 @@ The curator never clones, calls a model, touches the ledger, commits, pushes or 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ class KnowledgeCurator:
         today: str | datetime.date | None = None,
         python: str | None = None,
         lock_timeout: float = 60.0,
+        gate: Sequence[Sequence[str]] | None = None,
     ):
         self.clone = Path(clone_path).absolute()
         if not self.clone.is_dir():
@@ -56,6 +58,12 @@ class KnowledgeCurator:
         self.today = str(today) if today else clock.today().isoformat()
         self.python = python  # the interpreter validators run with (default: this one)
         self.lock_timeout = lock_timeout
+        # The gate is the caller's choice, never a policy's: None means kbkit's built-in
+        # validators, then the policy's extra commands; a host with its own fixed gate (the
+        # compat facade) names every command, and an empty gate is refused.
+        if gate is not None and not [c for c in gate if c]:
+            raise InvalidRequestError("the gate needs at least one command", field="gate")
+        self._gate = None if gate is None else [tuple(map(str, c)) for c in gate if c]
         self._catalog: Catalog | None = None
         self._source_ids: tuple[str, ...] = ()  # of the batch the last prompt was built for
 
@@ -129,14 +137,19 @@ class KnowledgeCurator:
     def check_validators(self) -> None:
         """Raise KnowledgeConfigurationError (exit 2) when the gate cannot run as configured:
         callers check before spending a model call or an attempt."""
-        check_gate(self.clone, commands(self.policy.data.get("validators")))
+        check_gate(self.clone, self._gate_commands())
+
+    def _gate_commands(self) -> list[tuple[str, ...]]:
+        if self._gate is not None:
+            return list(self._gate)
+        return commands(self.policy.data.get("validators"))
 
     def apply(self, validation: KnowledgeProposalValidation) -> KnowledgeApplyResult:
         """Insert every accepted section, bump dates and sources, gate on the validators
         (kbkit's built-in validators always, then the policy's extra commands)."""
         self.check_validators()
         self.revalidate(validation)
-        validators = commands(self.policy.data.get("validators"))
+        validators = self._gate_commands()
         timeout = float(self.policy.data.get("validator_timeout") or 120)
         with locked(lock_target(self.clone), self.lock_timeout):
             recover(self.clone)

@@ -92,6 +92,13 @@ def _normalize_date(updated_on: str | datetime.date | None) -> str:
     return value
 
 
+# The SDK's fixed validator gate: both workspace scripts, in this order, inside the workspace.
+SDK_GATE = (
+    ("knowledge/tools/check_knowledge_tree.py",),
+    ("knowledge/tools/check_wiki_lint.py",),
+)
+
+
 class KnowledgeCurator:
     """Validate and apply append-only rule proposals in one knowledge workspace (SDK v1)."""
 
@@ -120,7 +127,7 @@ class KnowledgeCurator:
         policy = builtin_policy(PROFILE)
         policy.data["validator_timeout"] = self.validator_timeout_seconds
         self._kbkit = kb.KnowledgeCurator(
-            workspace, policy=policy, lock_timeout=float(self.lock_timeout_seconds)
+            workspace, policy=policy, lock_timeout=float(self.lock_timeout_seconds), gate=SDK_GATE
         )
         self._apply_lock = threading.Lock()  # one apply per instance at a time (today is set)
 
