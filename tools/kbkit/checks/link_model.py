@@ -3,7 +3,10 @@
 - `site_root`: a folder (relative to the knowledge root, `.` for the root itself) that
   site-root links (`/manual/x.html`) start from. Unset, such links are `tree/link-absolute`.
 - `extensions`: `{".html": [".html.md", ".md"]}` — a target ending in the key that names
-  nothing is tried with each replacement (Middleman pages are linked as the HTML they build).
+  nothing is tried with each replacement (Middleman pages are linked as the HTML they build);
+  the key `""` stands for a last path component without an extension (`/manual/pingdom`).
+- `generated`: gitignore globs (knowledge-root paths) of pages the site builds from data,
+  not from files (`repos/**`): links to them are never broken.
 - `case_insensitive`: letter case is ignored when nothing matches exactly.
 - `redirects`: a repo-relative JSON or YAML file mapping old paths to new ones, consulted
   before a link is reported broken (paths starting with `/` are site-root paths).
@@ -37,11 +40,12 @@ class LinkModel(NamedTuple):
     extensions: tuple[tuple[str, tuple[str, ...]], ...]
     case_insensitive: bool
     redirects: str | None  # repo-relative file
+    generated: tuple[str, ...] = ()  # gitignore globs of pages built from data
 
     @property
     def active(self) -> bool:
         """Whether any option changes how a target resolves."""
-        return bool(self.extensions or self.case_insensitive or self.redirects)
+        return bool(self.extensions or self.case_insensitive or self.redirects or self.generated)
 
 
 def link_model(policy: Policy) -> LinkModel:
@@ -55,7 +59,11 @@ def link_model(policy: Policy) -> LinkModel:
     )
     redirects = links.get("redirects")
     return LinkModel(
-        site_root, extensions, bool(links.get("case_insensitive")), redirects and str(redirects)
+        site_root,
+        extensions,
+        bool(links.get("case_insensitive")),
+        redirects and str(redirects),
+        tuple(map(str, links.get("generated") or ())),
     )
 
 
@@ -89,6 +97,7 @@ class Resolver:
         self.model = link_model(tree.policy)
         self._lower: dict[str, str] | None = None
         self._redirects: dict[str, str] | None = None
+        self._generated: Any = None
 
     def exists(self, rel: str) -> bool:
         return rel == "" or rel in self.tree.files or rel in self.tree.folders
@@ -104,6 +113,8 @@ class Resolver:
             found = self._direct(rel)
             if found is not None:
                 return found
+            if self._is_generated(rel):
+                return rel
             moved = self.redirects().get(rel)
             if moved is None or moved in seen:
                 return None
@@ -113,11 +124,21 @@ class Resolver:
             rel = moved
         return None
 
+    def _is_generated(self, rel: str) -> bool:
+        if not self.model.generated:
+            return False
+        if self._generated is None:
+            import pathspec
+
+            self._generated = pathspec.GitIgnoreSpec.from_lines(self.model.generated)
+        return bool(self._generated.match_file(rel))
+
     def _direct(self, rel: str) -> str | None:
         candidates = [rel]
+        bare = "." not in rel.rsplit("/", 1)[-1]
         for suffix, replacements in self.model.extensions:
-            if rel.endswith(suffix):
-                stem = rel[: -len(suffix)]
+            if (rel.endswith(suffix) and suffix) or (not suffix and bare):
+                stem = rel[: len(rel) - len(suffix)]
                 candidates.extend(stem + replacement for replacement in replacements)
         for candidate in candidates:
             if self.exists(candidate):
