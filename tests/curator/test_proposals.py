@@ -84,7 +84,7 @@ def test_bad_rows_get_their_reason(curator: KnowledgeCurator, reason: str, make:
         ("Must", "connect to 10.1.2.3 first"),
         ("Must", "read /home/alice/notes"),
         ("Must", "copy C:\\Users\\bob\\key.txt"),
-        ("Must", "paste -----BEGIN OPENSSH PRIVATE KEY----- here"),
+        ("Must", "paste -----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAA\\n here"),
         ("Must", "set StrictHostKeyChecking=no for the runner"),
         ("Trigger", "CI passes --gpus all to the container"),
     ],

@@ -9,7 +9,8 @@
   not from files (`repos/**`): links to them are never broken.
 - `case_insensitive`: letter case is ignored when nothing matches exactly.
 - `redirects`: a repo-relative JSON or YAML file mapping old paths to new ones, consulted
-  before a link is reported broken (paths starting with `/` are site-root paths).
+  before a link is reported broken (paths starting with `/` are site-root paths);
+  `redirects_key` names the key that holds the mapping in a larger site configuration.
 
 Site-root links are page facts (`site_links`), so cached pages and result snapshots carry
 them; the redirects file's digest is part of the snapshot's namespace.
@@ -186,6 +187,11 @@ def load_redirects(repo: Path, policy: Policy) -> dict[str, str]:
             data = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
     except (ValueError, RecursionError, yaml.YAMLError) as exc:
         raise UsageError(f"{path}: the redirects file is not valid JSON or YAML ({exc})") from exc
+    key = (policy.data.get("links") or {}).get("redirects_key")
+    if key is not None:  # the mapping is one key of a larger site configuration
+        if not isinstance(data, dict) or not isinstance(data.get(key), dict):
+            raise UsageError(f"{path}: no mapping under the key {key!r} (links.redirects_key)")
+        data = data[key]
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in data.items()
     ):
