@@ -113,3 +113,9 @@ def test_a_bad_policy_exits_2_naming_the_key(
     assert code == 2
     assert "knowledge/policy.yaml:1: policy key 'roots[0]'" in err
     assert "Traceback" not in err
+
+
+def test_a_frontmatter_schema_must_be_a_json_schema(tmp_path: Path) -> None:
+    message = refusal(tmp_path, "frontmatter:\n  schema:\n    type: 12\n")
+    assert "policy.yaml:2:" in message and "'frontmatter.schema'" in message
+    assert "not a valid JSON Schema" in message

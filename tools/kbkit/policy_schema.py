@@ -114,6 +114,14 @@ def check_schema(data: dict[str, Any], text: str, source: str) -> None:
         else:
             message = error.message
         raise UsageError(_located(source, text, path, message))
+    for path, schema in _frontmatter_schemas(data):
+        from jsonschema import Draft202012Validator, SchemaError
+
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as exc:
+            message = f"not a valid JSON Schema: {exc.message}"
+            raise UsageError(_located(source, text, path, message)) from exc
     for path, rule_id in _severity_keys(data):
         if rule_id not in _known_rules():
             raise UsageError(_located(source, text, path, f"unknown rule id {rule_id!r}"))
@@ -133,6 +141,16 @@ _TYPE_WORDS = {
 def _short(value: Any) -> str:
     shown = repr(value)
     return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+def _frontmatter_schemas(data: dict[str, Any]) -> Iterable[tuple[list[Any], Any]]:
+    schema = (data.get("frontmatter") or {}).get("schema")
+    if schema is not None:
+        yield ["frontmatter", "schema"], schema
+    for i, override in enumerate(data.get("overrides") or []):
+        schema = (override.get("frontmatter") or {}).get("schema")
+        if schema is not None:
+            yield ["overrides", i, "frontmatter", "schema"], schema
 
 
 def _severity_keys(data: dict[str, Any]) -> Iterable[tuple[list[Any], str]]:

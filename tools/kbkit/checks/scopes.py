@@ -30,6 +30,7 @@ class Override(NamedTuple):
     spec: Any  # pathspec.GitIgnoreSpec
     rules: dict[str, str]
     required: tuple[str, ...] | None
+    schema: dict[str, Any] | None = None
 
 
 class Scopes(NamedTuple):
@@ -37,6 +38,7 @@ class Scopes(NamedTuple):
     rules: dict[str, str]  # global severities by rule id
     overrides: tuple[Override, ...]
     required: tuple[str, ...]
+    schema: dict[str, Any] | None = None  # the frontmatter JSON Schema, if any
 
     def relative(self, path: str) -> str:
         """The path globs match: relative to the knowledge root when inside it."""
@@ -51,6 +53,14 @@ class Scopes(NamedTuple):
             for override in self.overrides:
                 if rule_id in override.rules and override.spec.match_file(rel):
                     found = override.rules[rule_id]
+        return found
+
+    def frontmatter_schema(self, rel: str) -> dict[str, Any] | None:
+        """The frontmatter JSON Schema of the page at root-relative `rel` (later wins)."""
+        found = self.schema
+        for override in self.overrides:
+            if override.schema is not None and override.spec.match_file(rel):
+                found = override.schema
         return found
 
     def required_fields(self, rel: str) -> tuple[str, ...]:
@@ -92,10 +102,12 @@ def _compile(policy: Policy) -> Scopes:
                 pathspec.GitIgnoreSpec.from_lines(entry["files"]),
                 {str(k): _severity(v) for k, v in (entry.get("rules") or {}).items()},
                 None if required is None else tuple(map(str, required)),
+                front.get("schema"),
             )
         )
     required = tuple(str(k) for k in data["frontmatter"]["required"])
-    return Scopes(policy.knowledge_root, rules, tuple(overrides), required)
+    schema = data["frontmatter"].get("schema")
+    return Scopes(policy.knowledge_root, rules, tuple(overrides), required, schema)
 
 
 def apply_severities(findings: Iterable[Finding], policy: Policy | None) -> list[Finding]:
