@@ -20,6 +20,7 @@ from kbkit.checks.incidents import (
     is_incident,
     name_pattern,
 )
+from kbkit.checks.index_model import parent_fact
 from kbkit.checks.link_model import Resolver, site_links
 from kbkit.checks.tree_danger import danger_findings
 from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings
@@ -157,6 +158,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         digest = body_fingerprint(page, policy.limit("duplicate_min_chars"))
         if digest is not None:
             facts["fingerprint"] = digest
+    parent = parent_fact(page, policy)
+    if parent is not None:
+        facts["parent"] = parent  # the `parent` index model (T3)
     if is_incident(rel, policy):
         field = incident_id(page, policy)
         if field is not None:
