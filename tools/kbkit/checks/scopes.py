@@ -89,12 +89,12 @@ def scopes(policy: Policy) -> Scopes:
 
 
 def _compile(policy: Policy) -> Scopes:
-    import pathspec
-
     data = policy.data
     rules = {str(k): _severity(v) for k, v in (data.get("rules") or {}).items() if "/" in str(k)}
     overrides = []
     for entry in data.get("overrides") or []:
+        import pathspec  # only policies with overrides pay for it
+
         front = entry.get("frontmatter") or {}
         required = front.get("required")
         overrides.append(
