@@ -45,11 +45,12 @@ class Scopes(NamedTuple):
         prefix = self.root + "/"
         return path[len(prefix) :] if self.root and path.startswith(prefix) else path
 
-    def severity(self, path: str, rule_id: str, default: str) -> str:
-        """The effective severity of `rule_id` on repo-relative `path`."""
+    def severity(self, path: str, rule_id: str, default: str, folder: bool = False) -> str:
+        """The effective severity of `rule_id` on repo-relative `path` (`folder`: a folder
+        finding, which folder globs such as `lab/` match too)."""
         found = self.rules.get(rule_id, default)
         if self.overrides:
-            rel = self.relative(path)
+            rel = self.relative(path) + ("/" if folder else "")
             for override in self.overrides:
                 if rule_id in override.rules and override.spec.match_file(rel):
                     found = override.rules[rule_id]
@@ -120,7 +121,8 @@ def apply_severities(findings: Iterable[Finding], policy: Policy | None) -> list
         return list(findings)
     kept = []
     for finding in findings:
-        severity = scope.severity(finding.path, finding.rule_id, finding.severity)
+        folder = finding.line == 0 and not finding.path.endswith(".md")
+        severity = scope.severity(finding.path, finding.rule_id, finding.severity, folder)
         if severity == OFF:
             continue
         kept.append(
