@@ -11,6 +11,8 @@
 - `redirects`: a repo-relative JSON or YAML file mapping old paths to new ones, consulted
   before a link is reported broken (paths starting with `/` are site-root paths);
   `redirects_key` names the key that holds the mapping in a larger site configuration.
+- `anchors`: `page.md#fragment` must name a heading of that page (GitHub's slugs) or an
+  HTML `id`/`name` on it (`tree/link-anchor`); pages keep their anchors as a fact.
 
 Site-root links are page facts (`site_links`), so cached pages and result snapshots carry
 them; the redirects file's digest is part of the snapshot's namespace.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -230,3 +233,28 @@ def redirects_digest(repo: Path, policy: Policy) -> str:
         return hashlib.sha256((repo / model.redirects).read_bytes()).hexdigest()
     except OSError:
         return "unreadable"
+
+
+_INLINE_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_NOT_SLUG = re.compile(r"[^\w\- ]", re.UNICODE)
+_HTML_ID = re.compile(r"""<[a-zA-Z][^>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
+
+
+def github_slugs(page: Page) -> tuple[str, ...]:
+    """The anchors GitHub gives the page's headings (lowercase, punctuation removed, spaces
+    to hyphens, `-1`, `-2` for repeats), plus explicit HTML `id`/`name` anchors."""
+    seen: dict[str, int] = {}
+    out = []
+    for heading in page.headings:
+        text = _INLINE_LINK.sub(r"\1", heading.text).replace("`", "")
+        slug = _NOT_SLUG.sub("", text.strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        out.append(slug if count == 0 else f"{slug}-{count}")
+    if "id" in page.text or "name" in page.text:
+        out.extend(match.group(1) for match in _HTML_ID.finditer(page.text))
+    return tuple(out)
+
+
+def anchors_on(policy: Policy) -> bool:
+    return bool((policy.data.get("links") or {}).get("anchors"))
