@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kbkit-installed
 
-.PHONY: help setup test check lint demo bench stress clean
+.PHONY: help setup test test-dates check lint demo bench stress clean report-screenshot
 
 help: ## Show this list of targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -22,6 +22,10 @@ setup: $(STAMP) ## Create .venv/ with kbkit (editable) and the dev tools
 test: $(STAMP) ## Run the test suite
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m 'not stress'
 
+test-dates: $(STAMP) ## Run the test suite with the wall clock moved to 2019 and to 2041
+	KBKIT_TEST_WALL_CLOCK=2019-03-01T08:00:00Z $(BIN)/python -m pytest -q -p no:cacheprovider -m 'not stress'
+	KBKIT_TEST_WALL_CLOCK=2041-07-15T20:00:00Z $(BIN)/python -m pytest -q -p no:cacheprovider -m 'not stress'
+
 check: $(STAMP) ## Run both validators on the project's own knowledge/ tree
 	$(BIN)/kb check
 
@@ -32,6 +36,9 @@ lint: $(STAMP) ## Run ruff and mypy on the package and the tests
 
 demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample
 	$(BIN)/python -m kbkit.demo
+
+report-screenshot: $(STAMP) ## Regenerate docs/report.png, the README's picture of the demo's report (needs chromium)
+	KBKIT_NOW=2026-11-30T12:00:00Z $(BIN)/python -m kbkit.report.screenshot docs/report.png
 
 bench: $(STAMP) ## Measure speed against the named floors (synthetic trees)
 	$(BIN)/python -m benchmarks.run

@@ -18,6 +18,8 @@ BENCHES: dict[str, str] = {
     "parse": "benchmarks.bench_parse",
     "lessons": "benchmarks.bench_lessons",
     "curator": "benchmarks.bench_curator",
+    "hostile": "benchmarks.bench_hostile",
+    "report": "benchmarks.bench_report",
 }
 
 

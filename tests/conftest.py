@@ -20,10 +20,21 @@ def _digest_guarded() -> str:
     digest = hashlib.sha256()
     for name in GUARDED:
         for path in sorted((PROJECT / name).rglob("*")):
-            if path.is_file() and not path.name.endswith(".lock"):
+            if path.is_file() and ".kbkit-locks" not in path.parts:
                 digest.update(str(path.relative_to(PROJECT)).encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """`KBKIT_TEST_WALL_CLOCK=2041-07-15T20:00:00Z make test` runs the suite with this
+    process's wall clock moved there (time-machine, ticking): the proof that no test depends
+    on the real date (`make test-dates` runs two dates far apart)."""
+    wall = os.environ.get("KBKIT_TEST_WALL_CLOCK")
+    if wall:
+        import time_machine
+
+        time_machine.travel(wall, tick=True).start()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -47,6 +58,7 @@ def _shared_listing() -> list[str]:
 def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test starts in an empty temp folder, so a default `--repo .` is harmless."""
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "kbkit.yaml").write_text("# marks this test's folder as the repository root\n")
     for name in (
         "INTAKE_ROOT",
         "KNOWLEDGE_INTAKE_DIR",

@@ -59,3 +59,24 @@ def test_edge_cases(text: str, data: object, line: int | None) -> None:
     front = split_frontmatter(text)
     assert front.data == data
     assert (front.error.line if front.error else None) == line
+
+
+def test_repeated_keys_are_noted_with_their_file_lines() -> None:
+    text = (
+        "---\n"
+        "title: a\n"  # line 2
+        "type: guide\n"
+        "title: b\n"  # line 4: repeats line 2
+        "owner: {team: x, team: y}\n"  # line 5: a repeat on the same line
+        "base: &b {k: 1}\n"
+        "m:\n"
+        "  <<: *b\n"
+        "  k: 2\n"  # a merge override, not a repeat
+        '"type": z\n'  # line 10: quoted, still the same key as line 3
+        "---\n"
+        "# Body\n"
+    )
+    front = split_frontmatter(text)
+    assert front.data is not None and front.data["title"] == "b"
+    assert sorted(front.duplicates) == [("team", 5, 5), ("title", 4, 2), ("type", 10, 3)]
+    assert split_frontmatter("---\ntitle: a\n---\n").duplicates == ()

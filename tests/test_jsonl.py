@@ -2,9 +2,24 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import subprocess
+import threading
+import time
 from pathlib import Path
 
-from kbkit.jsonl import append_rows, atomic_write_text, read_jsonl
+import pytest
+
+from kbkit.errors import EnvironmentFailure
+from kbkit.jsonl import (
+    _write_all,
+    append_rows,
+    append_together,
+    atomic_write_text,
+    read_jsonl,
+    temp_path,
+)
+from tests.disk import fill, read_only, small_tmpfs
 
 
 def test_append_and_read_round_trip(tmp_path: Path) -> None:
@@ -63,3 +78,118 @@ def test_atomic_write_replaces_whole_file(tmp_path: Path) -> None:
     atomic_write_text(target, "two\n")
     assert target.read_text() == "two\n"
     assert [p.name for p in target.parent.iterdir()] == ["cursor.json"]
+
+
+def test_append_on_a_full_disk_raises_and_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    with small_tmpfs(tmp_path / "disk") as disk:
+        log = disk / "log.jsonl"
+        append_rows(log, [{"n": 1}])
+        before = log.read_bytes()
+        fill(disk)
+        # the last page of the log has room for part of this row: a short write, then ENOSPC
+        with pytest.raises(EnvironmentFailure) as caught:
+            append_rows(log, [{"n": 2, "pad": "x" * 9000}, {"n": 3}])
+        assert caught.value.exit_code == 4
+        assert str(log) in str(caught.value) and "no space left" in str(caught.value)
+        assert log.read_bytes() == before
+
+
+def test_append_together_rolls_back_every_file_when_one_fails(tmp_path: Path) -> None:
+    with small_tmpfs(tmp_path / "disk") as disk:
+        first, second = disk / "a.jsonl", disk / "b.jsonl"
+        append_rows(first, [{"n": 1}])
+        append_rows(second, [{"n": 1}])
+        before = (first.read_bytes(), second.read_bytes())
+        fill(disk)
+        with pytest.raises(EnvironmentFailure):
+            append_together([(first, [{"n": 2}]), (second, [{"pad": "x" * 20000}])])
+        assert (first.read_bytes(), second.read_bytes()) == before
+
+
+def test_short_writes_are_completed_not_ignored(tmp_path: Path) -> None:
+    # A pipe takes at most its buffer per write: os.write returns short counts for real.
+    read_end, write_end = os.pipe()
+    data = b"y" * (1 << 20)
+    received = bytearray()
+
+    def drain() -> None:
+        while chunk := os.read(read_end, 65536):
+            received.extend(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    os.set_blocking(write_end, True)
+    _write_all(write_end, data)
+    os.close(write_end)
+    reader.join()
+    os.close(read_end)
+    assert bytes(received) == data
+
+
+def test_atomic_write_on_a_full_disk_keeps_the_target_and_removes_the_temp(
+    tmp_path: Path,
+) -> None:
+    with small_tmpfs(tmp_path / "disk") as disk:
+        target = disk / "cursor.json"
+        atomic_write_text(target, "old\n")
+        fill(disk)
+        with pytest.raises(EnvironmentFailure) as caught:
+            atomic_write_text(target, "new" * 100000)
+        assert str(target) in str(caught.value)
+        assert target.read_text() == "old\n"
+        assert sorted(p.name for p in disk.iterdir()) == ["cursor.json", "filler"]
+
+
+def test_writes_into_a_read_only_file_system_are_environment_errors(tmp_path: Path) -> None:
+    with small_tmpfs(tmp_path / "disk") as disk:
+        (disk / "x.json").write_text("old\n")
+        append_rows(disk / "log.jsonl", [{"n": 1}])
+        read_only(disk)
+        with pytest.raises(EnvironmentFailure, match="read-only file system") as caught:
+            atomic_write_text(disk / "x.json", "new\n")
+        assert str(disk / "x.json") in str(caught.value)
+        with pytest.raises(EnvironmentFailure, match="read-only file system"):
+            append_rows(disk / "log.jsonl", [{"n": 2}])
+        assert (disk / "x.json").read_text() == "old\n"
+        assert read_jsonl(disk / "log.jsonl").rows[0].data == {"n": 1}
+
+
+def _sleep_forever() -> None:
+    time.sleep(3600)
+
+
+def test_abandoned_temp_files_are_swept_only_when_their_writer_is_dead(tmp_path: Path) -> None:
+    target = tmp_path / "events.jsonl"
+    proc = subprocess.Popen(["true"])  # a writer that has exited (and been reaped)
+    proc.wait()
+    abandoned = temp_path(target).with_name(
+        temp_path(target).name.replace(f".{os.getpid()}.", f".{proc.pid}.")
+    )
+    abandoned.write_bytes(b"half a ledger")
+    alive = multiprocessing.Process(target=_sleep_forever)
+    alive.start()
+    try:
+        live = temp_path(target).with_name(
+            temp_path(target).name.replace(f".{os.getpid()}.", f".{alive.pid}.")
+        )
+        live.write_bytes(b"being written")
+        foreign = tmp_path / ".events.jsonl.1.zzzzzzzz.0000.tmp"  # another host's
+        foreign.write_bytes(b"not ours to judge")
+        atomic_write_text(target, "row\n")
+        names = sorted(p.name for p in tmp_path.iterdir())
+        assert abandoned.name not in names
+        assert live.name in names and foreign.name in names
+        assert target.read_text() == "row\n"
+    finally:
+        alive.kill()
+        alive.join()
+
+
+def test_a_failed_append_that_created_the_file_removes_it(tmp_path: Path) -> None:
+    with small_tmpfs(tmp_path / "disk") as disk:
+        append_rows(disk / "old.jsonl", [{"n": 1}])
+        fill(disk)
+        with pytest.raises(EnvironmentFailure):
+            append_together([(disk / "old.jsonl", [{"n": 2}]), (disk / "new.jsonl", [{"n": 1}])])
+        assert not (disk / "new.jsonl").exists()
+        assert read_jsonl(disk / "old.jsonl").rows[-1].data == {"n": 1}

@@ -112,8 +112,9 @@ def test_the_whole_tree_hook_runs_on_every_commit_without_filenames() -> None:
     hook = hooks()[WHOLE_TREE_HOOK]
     assert hook["pass_filenames"] is False
     assert hook["always_run"] is True
-    interpreter, script = hook["entry"].split()
+    interpreter, script, mode = hook["entry"].split()
     assert interpreter == "python"
+    assert mode == "--staged"  # the commit's tree, not the working tree
     assert (PROJECT / script).is_file()
     installed = {requirement(d)[0] for d in hook["additional_dependencies"]}
     assert installed == runtime_dependencies(), "the hook env needs exactly kbkit's runtime deps"
@@ -133,7 +134,9 @@ def test_published_hooks_check_the_whole_tree_with_the_installed_kb(hook_id: str
     assert hook["pass_filenames"] is False
     assert hook["always_run"] is True
     assert hook["files"] == "^knowledge/"
-    program, command = hook["entry"].split(maxsplit=1)
+    program, *words, mode = hook["entry"].split()
+    command = " ".join(words)
+    assert mode == "--staged"  # the commit's tree: untracked drafts never block a commit
     scripts = tomllib.loads((PROJECT / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]
     assert program in scripts
     assert command in COMMANDS

@@ -13,7 +13,7 @@ from tests.conftest import corpus_or_skip
 
 from kbkit.__main__ import main
 from kbkit.checks.registry import run_validators
-from kbkit.policy import builtin_policy
+from kbkit.policy import builtin_policy, policy_from_file
 
 DEFAULT = builtin_policy("default")
 TODAY = date(2026, 11, 30)
@@ -57,6 +57,84 @@ def test_folder_named_like_a_page(tmp_path: Path) -> None:
     found = tree_findings(tmp_path)
     assert ("knowledge/general/x.md", "kb/unreadable") in found
     assert ("knowledge/general/page.md", "tree/secret-ip") in found
+
+
+def test_a_fifo_page_is_one_finding_and_does_not_hang(tmp_path: Path) -> None:
+    valid_tree(tmp_path)
+    os.mkfifo(tmp_path / "knowledge/general/x.md")
+    found = tree_findings(tmp_path)  # opening the FIFO for reading would block forever
+    assert [r for p, r in found if p == "knowledge/general/x.md"] == ["kb/unreadable"]
+    assert ("knowledge/general/page.md", "tree/secret-ip") in found
+
+
+def test_a_link_to_dev_zero_is_one_finding_and_is_not_read(tmp_path: Path) -> None:
+    valid_tree(tmp_path)
+    (tmp_path / "knowledge/general/x.md").symlink_to("/dev/zero")
+    found = tree_findings(tmp_path)
+    assert [r for p, r in found if p == "knowledge/general/x.md"] == ["kb/unreadable"]
+    assert ("knowledge/general/page.md", "tree/secret-ip") in found
+
+
+def test_a_link_out_of_the_tree_is_reported_and_its_content_never_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    valid_tree(tmp_path)
+    (tmp_path / "passwd").write_text("root:x:0:0:SECRET-ROOT-LINE 10.7.7.7 [gone](gone.md)\n")
+    (tmp_path / "knowledge/general/x.md").symlink_to(tmp_path / "passwd")
+    (tmp_path / "knowledge/general/inside.md").symlink_to("page.md")
+    (tmp_path / "knowledge/general/_index.md").write_text(
+        "- [page](page.md)\n- [x](x.md)\n- [inside](inside.md)\n"
+    )
+    code = main(["check", "--repo", str(tmp_path), "--policy", "default", "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "SECRET" not in out and "10.7.7.7" not in out and "gone.md" not in out
+    report = json.loads(out)
+    on_x = [f for f in report["findings"] if f["path"] == "knowledge/general/x.md"]
+    assert [f["rule"] for f in on_x] == ["kb/unreadable"]
+    assert "leaves the knowledge root" in on_x[0]["message"]
+    # a symlink inside the tree keeps working: the page behind it is checked
+    found = tree_findings(tmp_path)
+    assert ("knowledge/general/inside.md", "tree/secret-ip") in found
+
+
+def test_a_page_over_the_read_limit_is_reported_from_its_size(tmp_path: Path) -> None:
+    valid_tree(tmp_path)
+    (tmp_path / "knowledge/general/x.md").write_bytes(b"10.1.2.3 \xff\n" * 200_000)
+    found, _ = run_validators(tmp_path, DEFAULT, ("tree",), TODAY)
+    on_x = [f for f in found if f.path == "knowledge/general/x.md"]
+    assert [f.rule_id for f in on_x] == ["kb/unreadable"]  # not read: no IP, no UTF-8 error
+    assert on_x[0].message.startswith("2200000 bytes, over the read limit of 1048576 bytes")
+
+
+def test_a_fifo_entry_page_is_a_finding_not_a_hang(tmp_path: Path) -> None:
+    valid_tree(tmp_path)
+    os.mkfifo(tmp_path / "CONTRIBUTING.md")
+    (tmp_path / "policy.yaml").write_text("entry_page: CONTRIBUTING.md\n")
+    policy = policy_from_file(tmp_path / "policy.yaml")
+    found, _ = run_validators(tmp_path, policy, ("tree",), TODAY)
+    entry = [f for f in found if f.path == "CONTRIBUTING.md"]
+    assert [f.rule_id for f in entry] == ["tree/entry-too-long"]
+    assert "a FIFO" in entry[0].message
+
+
+def test_a_fifo_taxonomy_or_manifest_is_a_finding_not_a_hang(tmp_path: Path) -> None:
+    valid_tree(tmp_path)
+    os.mkfifo(tmp_path / "SCHEMA.md")
+    (tmp_path / "adapters" / "x").mkdir(parents=True)
+    os.mkfifo(tmp_path / "adapters" / "x" / "manifest.yaml")
+    (tmp_path / "adapters" / "y").mkdir()
+    (tmp_path / "adapters" / "y" / "manifest.yaml").symlink_to("/etc/passwd")
+    (tmp_path / "policy.yaml").write_text("taxonomy:\n  file: SCHEMA.md\n  section: Tags\n")
+    policy = policy_from_file(tmp_path / "policy.yaml")
+    found, _ = run_validators(tmp_path, policy, ("lint",), TODAY)
+    by_path = {(f.path, f.rule_id): f.message for f in found}
+    assert (
+        "SCHEMA.md is a FIFO, not a regular file" in by_path[("SCHEMA.md", "lint/taxonomy-missing")]
+    )
+    assert "a FIFO" in by_path[("adapters/x/manifest.yaml", "lint/adapter-yaml")]
+    assert "leaves the repository" in by_path[("adapters/y/manifest.yaml", "lint/adapter-yaml")]
+    assert "root:" not in repr(found)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can read a chmod-000 file")

@@ -101,17 +101,25 @@ def test_usage_errors(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(
         ["curate", "apply", "--repo", str(clone), "--validation", "missing.json"], capsys
     )
-    assert code == 1 and "missing.json" in err
+    assert code == 2 and "missing.json: no such file" in err  # a usage error, as everywhere
 
 
 def test_recover_restores_an_interrupted_apply(
     clone: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from kbkit.curator.confine import PageBase
     from kbkit.curator.journal import JOURNAL, state_dir, write_journal
 
     page = clone / "knowledge" / f"{WRITING}.md"
     base = page.read_bytes()
-    write_journal(clone, "knowledge", {WRITING: base, "general/review/rules": b"unchanged?"})
+    write_journal(
+        clone,
+        "knowledge",
+        {
+            WRITING: PageBase(base, None),
+            "general/review/rules": PageBase(b"unchanged?", None),
+        },
+    )
     page.write_bytes(base + b"\n### WRITE-9z half\n")
     (clone / "knowledge/general/review/rules.md").write_bytes(b"unchanged?")
     code, out, _ = _run(["curate", "recover", "--repo", str(clone)], capsys)

@@ -37,7 +37,8 @@ def test_a_good_row_is_accepted_with_a_content_address(curator: KnowledgeCurator
 BAD_ROWS = [
     ("schema", lambda: {**row(), "extra": True}),
     ("schema", lambda: {k: v for k, v in row().items() if k != "after"}),
-    ("schema", lambda: row(target="general/nowhere/rules")),
+    ("unknown-target", lambda: row(target="general/nowhere/rules")),
+    ("unknown-target", lambda: row(target="../../etc/passwd")),
     ("schema", lambda: {**row(), "citations": ["PR #999"]}),
     ("schema", lambda: {**row(), "title": "x" * 200}),
     ("rule-id-format", lambda: row(rule_id="write-3b")),
@@ -84,7 +85,11 @@ def test_bad_rows_get_their_reason(curator: KnowledgeCurator, reason: str, make:
         ("Must", "connect to 10.1.2.3 first"),
         ("Must", "read /home/alice/notes"),
         ("Must", "copy C:\\Users\\bob\\key.txt"),
-        ("Must", "paste -----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAA\\n here"),
+        # a pasted JSON string: the BEGIN line and a key body (a BEGIN line alone is prose)
+        (
+            "Must",
+            "paste -----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5v\\n here",
+        ),
         ("Must", "set StrictHostKeyChecking=no for the runner"),
         ("Trigger", "CI passes --gpus all to the container"),
     ],

@@ -186,3 +186,57 @@ def test_knowledge_repo_from_intake_config(
     argv = ["--repo", str(world.root / "project"), "--today", DAY, "--quiet"]
     assert main([*argv, "--model", f"replay:{replay}"]) == 0
     assert world.states(keys) == ["shadowed"]
+
+
+def test_one_ledger_one_distill_and_a_hanging_gh_times_out_leaving_rows_pending(
+    world: World,
+) -> None:
+    """Two real `kb distill` processes with two state folders share one intake ledger: the
+    second fails fast. The first hangs in a `gh` that never answers: it stops within
+    KBKIT_GH_TIMEOUT with exit 4, its rows still pending and every distill lock free."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from kbkit.file_lock import locked
+
+    world.review()
+    keys = world.record(1)
+    replay = record_replay(world, {"acme/app#1": "VAL-2c"})
+    started = world.root / "gh-started"
+    (world.bin / "gh").write_text(
+        f"#!{sys.executable}\nimport time\nopen({str(started)!r}, 'w').close()\ntime.sleep(1000)\n"
+    )
+    env = dict(os.environ, KBKIT_GH_TIMEOUT="8")
+
+    def kb_distill(state: Path) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "kbkit", "distill", *cli(world, "--model", f"replay:{replay}")],
+            env=dict(env, KBKIT_STATE_ROOT=str(state)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    first = kb_distill(world.state)
+    deadline = time.monotonic() + 60
+    while not started.exists() and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started.exists(), first.communicate()
+    second = kb_distill(world.root / "other-state")
+    out, err = second.communicate(timeout=60)
+    assert second.returncode == 1, err
+    assert "another `kb distill` is running on the intake ledger" in err
+    assert str(world.intake.resolve()) in err and "Traceback" not in err
+    waited = time.monotonic()
+    out, err = first.communicate(timeout=60)
+    assert first.returncode == 4, err
+    assert time.monotonic() - waited < 30
+    assert "`gh pr list` did not finish within 8s" in err and "Traceback" not in err
+    assert world.states(keys) == ["pending"]
+    for guarded in (world.intake, world.state, world.root / "other-state"):
+        with locked(guarded / "distill", timeout=0.1):
+            pass
+    ignored = (world.intake / ".gitignore").read_text()
+    assert "*.lock" in ignored

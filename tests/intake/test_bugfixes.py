@@ -237,8 +237,8 @@ def test_bad_drop_files_are_quarantined_with_a_reason(
 def test_collect_needs_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["intake", "collect"]) == 2
     assert "pass --drops DIR or set KNOWLEDGE_INTAKE_DIR" in capsys.readouterr().err
-    assert main(["intake", "collect", "--drops", "missing"]) == 1
-    assert "missing: not a directory" in capsys.readouterr().err
+    assert main(["intake", "collect", "--drops", "missing"]) == 2
+    assert "missing: no such folder" in capsys.readouterr().err
 
 
 def test_producer_never_writes_outside_the_drop_directory(

@@ -153,12 +153,13 @@ def test_check_reports_every_bad_line_and_warns_on_a_torn_tail(
     ]
     assert main(["intake", "check"]) == 1
     text = capsys.readouterr().out
-    assert f"{folder / STATUS_FILE}:10: intake-schema at $.state: 'done' is not one of" in text
+    shown = (folder / STATUS_FILE).relative_to(tmp_path).as_posix()  # repo-relative, as kb check
+    assert f"{shown}:10: intake-schema [error] at $.state: 'done' is not one of" in text
     assert "kb intake check failed: 5 error(s), 1 warning(s)" in text
     assert main(["intake", "check", "--format", "github"]) == 1
     annotations = capsys.readouterr().out.splitlines()
-    assert f"::error file={folder / STATUS_FILE},line=11,title=intake-json::" in annotations[4]
-    assert annotations[5].startswith(f"::warning file={folder / STATUS_FILE},line=12,")
+    assert f"::error file={shown},line=11,title=intake-json::" in annotations[4]
+    assert annotations[5].startswith(f"::warning file={shown},line=12,")
 
 
 def test_check_a_file_through_a_real_kb_process(tmp_path: Path) -> None:
@@ -171,7 +172,10 @@ def test_check_a_file_through_a_real_kb_process(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 1
-    assert f"{bad}:1: intake-schema at $: 'repo' is a required property" in done.stdout
+    # run from tmp_path (the test's repository): the path is printed repo-relative
+    assert "events.jsonl:1: intake-schema [error] at $: 'repo' is a required property" in (
+        done.stdout
+    )
     other = tmp_path / "notes.jsonl"
     other.write_text("{}\n")
     done = subprocess.run(

@@ -14,7 +14,15 @@ from pathlib import Path
 import pytest
 from intake_factories import SLUG, make_pr, write_pages
 
-from kbkit.intake.ledger import EVENTS_FILE, load_events, pending_events, read_ledger
+from kbkit.__main__ import main
+from kbkit.intake.ledger import (
+    EVENTS_FILE,
+    load_events,
+    pending_events,
+    read_ledger,
+    record_events,
+)
+from kbkit.jsonl import read_jsonl
 
 # A recorder that appends in small batches, so a kill lands in the middle of appends, not
 # only before them. Each batch is the same read-check-append the commands run. It records
@@ -104,3 +112,38 @@ def _is_json(line: bytes) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_a_killed_compaction_leaves_temp_files_the_next_run_removes(tmp_path: Path) -> None:
+    folder = tmp_path / "intake"
+    record_events(folder, [{"source_kind": "lesson", "source_id": f"L{n}"} for n in range(50)])
+    events = folder / EVENTS_FILE
+    # a real compaction process killed between writing its temp file and os.replace
+    killer = (
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "from kbkit.intake.compaction import compact\n"
+        "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "from kbkit.jsonl import append_rows\n"
+        "append_rows(Path(sys.argv[1]), [{'source_kind': 'lesson', 'source_id': 'L1'}])\n"
+        "compact(Path(sys.argv[1]).parent)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", killer, str(events)], check=False)
+    assert done.returncode == -signal.SIGKILL
+    legacy = folder / ".events.jsonl.k3j_x9.tmp"  # what tempfile.mkstemp named them before
+    legacy.write_bytes(b"half a ledger")
+    left = sorted(p.name for p in folder.glob(".*.tmp"))
+    assert len(left) == 2
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert main(["intake", "compact", "--repo", str(tmp_path)]) == 0
+    assert list(folder.glob(".*.tmp")) == []
+    assert len(read_jsonl(events).rows) == 50
+    # and a temp file that appears later is not something git would ever commit
+    (folder / ".status.jsonl.1.abcd.ef.tmp").write_bytes(b"x")
+    ignored = subprocess.run(
+        ["git", "-C", str(tmp_path), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert ".tmp" not in ignored and ".lock" not in ignored and "events.jsonl" in ignored

@@ -164,10 +164,10 @@ def test_a_bad_item_late_in_the_input_records_nothing_of_it(tmp_path: Path) -> N
 def test_missing_file_and_directory_are_usage_level_refusals(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert record(tmp_path, "--from", "nope.json") == 1
-    assert "nope.json: cannot read" in capsys.readouterr().err
+    assert record(tmp_path, "--from", "nope.json") == 2
+    assert "nope.json: no such file" in capsys.readouterr().err
     (tmp_path / "d").mkdir()
-    assert record(tmp_path, "--from", "d") == 1
+    assert record(tmp_path, "--from", "d") == 2
     assert "d: is a directory" in capsys.readouterr().err
 
 
@@ -208,3 +208,59 @@ def test_overlapping_windows_record_each_merged_pr_exactly_once(
     assert len(status.read_bytes().splitlines() if status.exists() else []) == len(expected)
     newest = max(a if a > b else b for a, b in windows)
     assert read_cursor(folder)[SLUG] == PRS[newest]["updated_at"]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"updated_at": "9999-12-31T23:59:59Z"},  # would pin the cursor forever
+        {"updated_at": "2026-12-05T00:00:00Z"},  # days after the (pinned) clock
+        {"updated_at": "0001-01-01T00:00:00+01:00"},  # overflowed into a traceback
+        {"updated_at": "2026-W48-1"},  # parses, but GitHub never sends it
+        {"updated_at": "2026-11-30"},
+        {"merged_at": "1999-01-01T00:00:00Z"},  # before GitHub existed
+        {"merged_at": "3000-01-01T00:00:00+00:00"},
+    ],
+)
+def test_a_malformed_time_anywhere_records_nothing_and_leaves_the_cursor(
+    tmp_path: Path, bad: dict[str, str]
+) -> None:
+    good = tmp_path / "good.json"
+    write_pages(good, [[make_pr(1, updated_at="2026-11-28T10:00:00Z")]])
+    assert record(tmp_path, "--from", str(good), "--slug", SLUG) == 0
+    folder = tmp_path / "intake"
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".lock")}
+    poisoned = make_pr(3)
+    poisoned.update(bad)
+    pages = write_pages(tmp_path / "pages.json", [[make_pr(2)], [poisoned, make_pr(4)]])
+    done = subprocess.run(
+        [sys.executable, "-m", "kbkit", "intake", "record-prs", "--repo", str(tmp_path),
+         "--slug", SLUG, "--from", str(pages)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "PR #3" in done.stderr and str(pages) in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    after = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".lock")}
+    assert after == before
+
+
+def test_an_incomplete_page_set_on_stdin_records_nothing(tmp_path: Path) -> None:
+    page1 = write_pages(tmp_path / "page1.json", [[make_pr(1), make_pr(2)]])
+    # what a pipe from a `gh api --paginate` that died in the middle of page 2 delivers
+    script = f'cat {page1}; printf \'[{{"number": 3, "title": "cut\'; exit 1'
+    done = subprocess.run(
+        f"({script}) | {sys.executable} -m kbkit intake record-prs --repo {tmp_path} "
+        f"--slug {SLUG} --from -",
+        shell=True, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "<stdin>" in done.stderr and "malformed JSON" in done.stderr
+    assert not (tmp_path / "intake" / EVENTS_FILE).exists()
+    assert not (tmp_path / "intake" / CURSOR_FILE).exists()
+
+
+def test_record_prs_help_says_when_the_cursor_advances(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["intake", "record-prs", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "advances only on a complete input" in text

@@ -35,7 +35,6 @@ FINDING_RULES = [
     ("pending", None),
     ("in_progress", None),
     ("In Progress", None),
-    ("triaged", None),  # an unknown status teaches nothing rather than guessing
 ]
 
 

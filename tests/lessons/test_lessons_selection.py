@@ -50,10 +50,11 @@ def seed(store: LessonStore, specs: list[Spec]) -> dict[str, str]:
 TASK = {"id": "T-new", "company": "acme", "category": "web"}
 
 RANKING = [
-    pytest.param(  # 1. scope tier beats kind and support
+    pytest.param(  # 1. scope tier beats kind and support; another company stays hidden
         [
             Spec("generic", company=None, category=None, support=9),
-            Spec("same-category", company="globex", support=5),
+            Spec("same-category", company=None, support=5),
+            Spec("other-company", company="globex", support=5),
             Spec("same-company", category="mobile", support=3),
             Spec("exact", kind="caution"),
         ],
@@ -112,23 +113,27 @@ def test_last_tie_break_is_the_lesson_id(store: LessonStore) -> None:
     assert [x.id for x in select_lessons(TASK, store)] == sorted(ids.values())
 
 
+# tier under each client-isolation scope: (company, company+generic, open)
 @pytest.mark.parametrize(
-    ("lesson_scope", "task_scope", "tier"),
+    ("lesson_scope", "task_scope", "tiers"),
     [
-        (("a", "w"), ("a", "w"), 0),
-        (("a", "w"), ("a", "m"), 1),
-        (("a", None), ("a", "w"), 1),
-        (("a", None), ("a", None), 1),
-        (("b", "w"), ("a", "w"), 2),
-        ((None, "w"), ("a", "w"), 2),
-        ((None, None), ("a", "w"), 3),
-        ((None, None), (None, None), 3),
-        (("b", "m"), ("a", "w"), None),
-        (("a", "w"), (None, None), None),
+        (("a", "w"), ("a", "w"), (0, 0, 0)),
+        (("a", "w"), ("a", "m"), (1, 1, 1)),
+        (("a", None), ("a", "w"), (1, 1, 1)),
+        (("a", None), ("a", None), (1, 1, 1)),
+        (("A", "W"), ("a", "w"), (0, 0, 0)),
+        (("b", "w"), ("a", "w"), (None, None, 2)),
+        ((None, "w"), ("a", "w"), (None, 2, 2)),
+        ((None, None), ("a", "w"), (None, 3, 3)),
+        ((None, None), (None, None), (None, 3, 3)),
+        (("b", "m"), ("a", "w"), (None, None, None)),
+        (("a", "w"), (None, None), (None, None, None)),
+        (("a", "w"), (None, "w"), (None, None, 2)),
     ],
 )
-def test_scope_tier(lesson_scope, task_scope, tier) -> None:
-    assert scope_tier(*lesson_scope, *task_scope) == tier
+def test_scope_tier(lesson_scope, task_scope, tiers) -> None:
+    for scope, tier in zip(("company", "company+generic", "open"), tiers, strict=True):
+        assert scope_tier(*lesson_scope, *task_scope, scope) == tier
 
 
 def test_a_task_never_sees_lessons_from_its_own_evidence(store: LessonStore) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kbkit.jsonl import read_jsonl
+from kbkit.jsonl import read_jsonl, temp_path
 from kbkit.lessons import index
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
@@ -267,17 +267,25 @@ def test_reading_an_empty_store_writes_nothing(tmp_path: Path) -> None:
 def test_temp_files_of_killed_cache_writers_are_swept(store: LessonStore, make_task) -> None:
     store.add([extract(make_task("T1", findings=[("F1", "confirmed", "sqli", "a")]))])
     store.state()
-    old = store.cache_dir / ".state.marshal.dead.tmp"
-    fresh = store.cache_dir / ".state.marshal.alive.tmp"  # maybe a writer at work right now
+    exited = subprocess.Popen(["true"])  # a writer that died mid-write
+    exited.wait()
+    target = store.cache_dir / "state.marshal"
+    old = temp_path(target).with_name(
+        temp_path(target).name.replace(f".{os.getpid()}.", f".{exited.pid}.")
+    )
+    fresh = temp_path(target)  # a live writer's (this process): never touched
     for temp in (old, fresh):
         temp.write_bytes(b"partial")
-    os.utime(old, (time.time() - 3600, time.time() - 3600))
     store.add([extract(make_task("T2", findings=[("F1", "confirmed", "sqli", "a")]))])
     store.state()
     assert not old.exists() and fresh.exists()
 
 
-def test_evidence_from_a_forgotten_task_never_counts_again(store: LessonStore, make_task) -> None:
+def test_forgotten_evidence_never_counts_again_but_new_evidence_of_the_task_does(
+    store: LessonStore, make_task
+) -> None:
+    # #15: forget ends the evidence it hit, for good; a corrected re-extraction of the same
+    # task (new evidence keys) must count, or a correct verdict could never be recorded
     finding = ("F1", "confirmed", "sqli", "a")
     store.add(
         [extract(make_task("T1", findings=[finding])), extract(make_task("T9", findings=[finding]))]
@@ -289,5 +297,7 @@ def test_evidence_from_a_forgotten_task_never_counts_again(store: LessonStore, m
     # T9 is re-run with a second finding teaching the same lesson: a new evidence key
     store.add([extract(make_task("T9", findings=[finding, ("F2", "confirmed", "sqli", "a")]))])
     state = assert_folds_like_fresh(store)
-    assert index.live_support(state)[lesson] == index.Support(1, state.support[lesson][1], ["T1"])
+    support = index.live_support(state)[lesson]
+    assert (support.rows, sorted(support.tasks)) == (2, ["T1", "T9"])
     assert len(state.evidence) == 3
+    assert state.dead.get((lesson, "finding", "T9/F1")) == "forgotten"

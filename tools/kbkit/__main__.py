@@ -7,6 +7,7 @@ so `kb check` never pays for the curator's or the lessons' imports.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from kbkit import __version__
-from kbkit.errors import KbkitError
+from kbkit.errors import KbkitError, environment_failure, is_environment
 
 # command name (words separated by spaces) -> (module, one-line summary)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -76,16 +77,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons lint": ("kbkit.commands.lessons_lint", "Duplicates, conflicts, dangling evidence"),
     "lessons forget": ("kbkit.commands.lessons_forget", "Tombstone a source's evidence"),
     "lessons promote": ("kbkit.commands.lessons_promote", "Supported lessons -> intake events"),
+    "rule": ("kbkit.commands.rule", "Explain a rule: what, why, how to fix, how to suppress"),
+    "rules": ("kbkit.commands.rules", "List every rule with its default severity"),
+    "init": ("kbkit.commands.init", "Set up kbkit in a repository (knowledge/, hooks, ignores)"),
+    "lessons audit": ("kbkit.commands.lessons_audit", "Lessons shown across a company boundary"),
+    "report": ("kbkit.commands.report", "One report: tree health, intake, curator, lessons"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_ENVIRONMENT = 4
 
 
 def _usage() -> str:
     width = max(len(name) for name in COMMANDS)
     lines = [f"usage: kb COMMAND [options]   (kbkit {__version__})", "", "commands:"]
     lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in sorted(COMMANDS.items())]
-    lines += ["", "Run `kb COMMAND --help` for the options of one command."]
+    lines += ["", "Run `kb help COMMAND` (or `kb COMMAND --help`) for the options of one command."]
     return "\n".join(lines)
 
 
@@ -98,21 +105,60 @@ def find_command(argv: Sequence[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+def _unknown(argv: Sequence[str]) -> int:
+    from kbkit.help import nearest
+
+    subcommands = sorted(name for name in COMMANDS if name.startswith(argv[0] + " "))
+    typed = " ".join(argv[:2]) if subcommands else argv[0]
+    if subcommands:
+        guess = nearest(typed, subcommands)
+        hint = f" (one of: {', '.join(subcommands)})"
+    else:
+        guess = nearest(argv[0], COMMANDS)
+        hint = ""
+    print(f"kb: error: unknown command '{typed}'{hint}", file=sys.stderr)
+    if guess in COMMANDS:
+        print(f"Did you mean `kb {guess}`?", file=sys.stderr)
+    elif guess:
+        group = sorted(name for name in COMMANDS if name.startswith(guess + " "))
+        print(f"Did you mean one of: {', '.join(group)}?", file=sys.stderr)
+    print("Run `kb --help` for the list of commands.", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _help(name: str) -> int:
+    """The command's own options (argparse), then one example."""
+    from kbkit.help import example
+
+    module = importlib.import_module(COMMANDS[name][0])
+    with contextlib.suppress(SystemExit):  # argparse exits after printing the help
+        module.main(["--help"])
+    sys.stdout.write(example(name))
+    return EXIT_OK
+
+
 def run(argv: Sequence[str]) -> int:
-    if not argv or argv[0] in ("-h", "--help", "help"):
+    if not argv or argv[0] in ("-h", "--help") or argv == ["help"]:
         print(_usage())
         return EXIT_OK if argv else EXIT_USAGE
     if argv[0] == "--version":
         print(f"kbkit {__version__}")
         return EXIT_OK
-    match = find_command(argv)
+    wants_help = argv[0] == "help"
+    words = argv[1:] if wants_help else argv
+    match = find_command(words)
+    if match is None and words:
+        group = sorted(name for name in COMMANDS if name.startswith(words[0] + " "))
+        if group and (wants_help or words[1:2] in (["-h"], ["--help"])):
+            width = max(len(name) for name in group)  # `kb lessons --help`: the group
+            print(f"usage: kb {words[0]} COMMAND [options]\n\ncommands:")
+            print("\n".join(f"  {n:<{width}}  {COMMANDS[n][1]}" for n in group))
+            return EXIT_OK
     if match is None:
-        subcommands = sorted(name for name in COMMANDS if name.startswith(argv[0] + " "))
-        hint = f" (one of: {', '.join(subcommands)})" if subcommands else ""
-        print(f"kb: error: unknown command {' '.join(argv[:2])!r}{hint}", file=sys.stderr)
-        print("Run `kb --help` for the list of commands.", file=sys.stderr)
-        return EXIT_USAGE
+        return _unknown(words)
     name, rest = match
+    if wants_help or "-h" in rest or "--help" in rest:
+        return _help(name)
     module = importlib.import_module(COMMANDS[name][0])
     return int(module.main(rest))
 
@@ -130,6 +176,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:
+        if not is_environment(exc):
+            return _unexpected()
+        # a full disk or a read-only folder that no writer wrapped: still one line, exit 4
+        print(f"kb: error: {environment_failure(exc, action='failed')}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
     except ModuleNotFoundError as exc:
         if (exc.name or "").startswith("kbkit"):
             raise
@@ -140,14 +192,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_USAGE
     except Exception:
-        import traceback
+        return _unexpected()
 
-        traceback.print_exc()
-        print(
-            "kb: unexpected error (a bug in kbkit): please report it with the traceback above",
-            file=sys.stderr,
-        )
-        return EXIT_UNEXPECTED
+
+def _unexpected() -> int:
+    """Print the traceback of the exception being handled: a bug in kbkit (exit 3)."""
+    import traceback
+
+    traceback.print_exc()
+    print(
+        "kb: unexpected error (a bug in kbkit): please report it with the traceback above",
+        file=sys.stderr,
+    )
+    return EXIT_UNEXPECTED
 
 
 # Commands that hold a large heap and leave nothing for exit-time cleanup (no threads, no

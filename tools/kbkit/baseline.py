@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit import json_input
 from kbkit.errors import UsageError
 from kbkit.findings import Finding
 from kbkit.policy import Policy
@@ -113,8 +114,8 @@ def read(path: Path) -> list[Entry]:
     if len(data) > MAX_BASELINE_BYTES:
         raise UsageError(f"{path}: a baseline may hold at most {MAX_BASELINE_BYTES} bytes")
     try:
-        document = json.loads(data)
-    except (ValueError, RecursionError) as exc:
+        document = json_input.loads(data)
+    except ValueError as exc:
         raise UsageError(f"{path}: not a kbkit baseline (invalid JSON: {exc})") from exc
     return _entries(document, path)
 

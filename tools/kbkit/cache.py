@@ -143,8 +143,9 @@ class PageCache:
         self.fresh[rel] = (packed, content_digest, entry[2])
         return entry[2]
 
-    def put(self, rel: str, key: StatKey, content_digest: bytes, value: Any) -> None:
-        """Store a freshly parsed value; the digest is kept only for racy files."""
+    def put(self, rel: str, key: StatKey, content_digest: bytes | None, value: Any) -> None:
+        """Store a freshly parsed value; the digest is kept only for racy files. None: the
+        value follows from the stat key alone (a page refused unread), so a hit reads nothing."""
         racy = key[1] >= self.started_ns - RACY_NS
         self.fresh[rel] = (PACKED_KEY.pack(*key), content_digest if racy else None, value)
         self.dirty = True
@@ -171,13 +172,14 @@ _LENGTH = struct.Struct("<Q")  # the byte length of each marshal block that foll
 def write_blocks(path: Path, blocks: Iterable[Any]) -> None:
     """Replace `path` atomically with length-prefixed marshal blocks, each encoded only when
     it is written. A cache file that cannot be written only costs speed: errors pass."""
-    import tempfile
+    from kbkit.jsonl import sweep_temp_files, temp_path
 
     folder = path.parent
     try:
         make_cache_dir(folder)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as handle:
+        sweep_temp_files(folder)  # a writer killed mid-write left its temp file: it goes now
+        tmp = temp_path(path)
+        with open(tmp, "xb") as handle:
             for value in blocks:
                 blob = marshal.dumps(value)
                 handle.write(_LENGTH.pack(len(blob)))

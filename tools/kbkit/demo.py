@@ -142,9 +142,28 @@ def _demo(folder: Path | None) -> int:
           "intake/samples/replay.jsonl)")  # fmt: skip
     first = _pass(project, work, "first run")
     second = _pass(project, work, "second run (same folder)")
+    print(f"\n== report: {write_report(work)}   # open it in a browser (offline)")
     print(f"done in {time.monotonic() - started:.1f}s")
     ok = first in ("shadowed", "no-rules", "nothing-pending") and second == "nothing-pending"
     return 0 if ok else 1
+
+
+def write_report(work: Path) -> Path:
+    """The last step: `kb report` of the demo run (the work clone's tree, the demo's ledgers
+    and artifacts) as one HTML file; its window covers the demo's day and today."""
+    from datetime import date, timedelta
+
+    from kbkit import clock
+    from kbkit.report.assemble import Sources, build
+    from kbkit.report.page import render_html
+    from kbkit.report.window import DEFAULT_DAYS, Window
+
+    today, day = clock.today(), date.fromisoformat(DAY)
+    window = Window(min(day, today - timedelta(days=DEFAULT_DAYS - 1)), max(day, today))
+    sources = Sources(work / "state" / "clone", work / "intake", work / "state")
+    out = work / "report.html"
+    atomic_write_text(out, render_html(build(sources, window, use_cache=False)))
+    return out
 
 
 def _pass(project: Path, work: Path, label: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -31,8 +32,9 @@ from kbkit.curator import (
 from kbkit.curator.events import DIFF_BATCH_BYTES, MAX_EVENTS
 from kbkit.errors import KbkitError, LockTimeoutError
 from kbkit.evidence import to_event
-from kbkit.file_lock import locked
+from kbkit.file_lock import lock_path_for, locked
 from kbkit.intake.ledger import Key, Row, append_status, load_status, pending_events
+from kbkit.jsonl import ignore_transient_files
 from kbkit.models import Gateway, ModelCallError
 from kbkit.publication import (
     REVIEW,
@@ -93,16 +95,23 @@ def _key_text(key: Key) -> str:
 def run(options: Options) -> Report:
     """One distill run; raises KbkitError for problems that touch no row.
 
-    One run at a time per state folder: an overlapping cron run fails fast instead of
-    distilling the same rows twice.
+    One run at a time per intake ledger and per state folder: an overlapping cron run, or a
+    run from another state folder on the same ledger, fails fast instead of distilling the
+    same rows twice. The ledger's lock lives beside it (`intake/distill.lock`, git-ignored).
     """
-    try:
-        with locked(options.state_dir / "distill", timeout=1.0):
-            return _run(options)
-    except LockTimeoutError as exc:
-        raise KbkitError(
-            f"another `kb distill` is running on {options.state_dir}; let it finish, then rerun"
-        ) from exc
+    ledger = options.intake_dir.resolve()
+    if ledger.is_dir():
+        ignore_transient_files(ledger)
+    with ExitStack() as stack:
+        for guarded, what in ((ledger, "intake ledger"), (options.state_dir, "state folder")):
+            try:
+                stack.enter_context(locked(guarded / "distill", timeout=1.0))
+            except LockTimeoutError as exc:
+                raise KbkitError(
+                    f"another `kb distill` is running on the {what} {guarded} (lock "
+                    f"{lock_path_for(guarded / 'distill')}); let it finish, then rerun"
+                ) from exc
+        return _run(options)
 
 
 def _run(options: Options) -> Report:

@@ -29,3 +29,61 @@ class InputError(KbkitError):
 
 class LockTimeoutError(KbkitError):
     """Another process holds a lock for longer than we are willing to wait."""
+
+
+class EnvironmentFailure(KbkitError, OSError):
+    """The machine, not the input: a full disk, a read-only folder, a denied permission, or an
+    outside process that timed out or failed to start. Exit code 4.
+
+    It is also an OSError, so callers that treat a failed write as best effort (caches) keep
+    doing so; everything else reaches the top-level handler as one line.
+    """
+
+    exit_code = 4
+
+    def __init__(self, message: str, *, errno: int | None = None, path: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.errno = errno
+        self.filename = path
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# errno -> what to do next, for the OSErrors that say "the environment", never "the input"
+_NEXT_STEP = {
+    "ENOSPC": "no space left on the device; free some space and rerun",
+    "EDQUOT": "disk quota exceeded; free some space or raise the quota, then rerun",
+    "EROFS": "read-only file system; run where the folder is writable",
+    "EACCES": "permission denied; fix the folder's permissions or run as its owner",
+    "EPERM": "operation not permitted; fix the folder's permissions or run as its owner",
+    "EIO": "input/output error from the device; check the disk, then rerun",
+}
+
+
+def _errno_names() -> dict[int, str]:
+    import errno
+
+    return {getattr(errno, name): name for name in _NEXT_STEP if hasattr(errno, name)}
+
+
+ENVIRONMENT_ERRNOS = frozenset(_errno_names())
+
+
+def is_environment(exc: BaseException) -> bool:
+    """True for an OSError that a full disk, a read-only folder or a permission caused."""
+    return isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS
+
+
+def environment_failure(
+    exc: OSError, path: object = None, action: str = "cannot write"
+) -> EnvironmentFailure:
+    """The one-line EnvironmentFailure for an OSError, naming the path and the next step."""
+    if isinstance(exc, EnvironmentFailure):
+        return exc
+    where = path if path is not None else (exc.filename or "")
+    name = _errno_names().get(exc.errno or -1, "")
+    step = _NEXT_STEP.get(name) or (exc.strerror or str(exc))
+    prefix = f"{where}: " if where != "" else ""
+    return EnvironmentFailure(f"{prefix}{action}: {step}", errno=exc.errno, path=str(where))

@@ -13,10 +13,29 @@ from typing import Any, NamedTuple
 import yaml
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # type: ignore[assignment]
+_MERGE = "tag:yaml.org,2002:merge"
 
 
 class FrontmatterLoader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """Safe loader (C where present) that keeps timestamps as the written strings."""
+    """Safe loader (C where present) that keeps timestamps as the written strings and notes
+    every repeated mapping key (YAML would silently keep the last value)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[tuple[str, int, int]] = []  # key, line, first line (0-based)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        # Checked before the base class flattens `<<` merges, whose overrides are legitimate.
+        seen: dict[tuple[str, str], int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE:
+                continue
+            key, line = (key_node.tag, key_node.value), key_node.start_mark.line
+            if key in seen:
+                self.duplicates.append((str(key_node.value), line, seen[key]))
+            else:
+                seen[key] = line
+        return super().construct_mapping(node, deep)  # type: ignore[no-any-return]
 
 
 def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
@@ -39,6 +58,7 @@ class Frontmatter(NamedTuple):
     end_line: int  # line of the closing marker, 0 when absent or unclosed
     body_offset: int  # character offset of the body in the text
     raw: str  # the YAML text between the markers
+    duplicates: tuple[tuple[str, int, int], ...] = ()  # repeated keys: key, file line, first line
 
 
 NO_FRONTMATTER = Frontmatter(False, None, None, 0, 0, 0, "")
@@ -64,8 +84,8 @@ def split_frontmatter(text: str) -> Frontmatter:
         if _is_marker(line, ("---", "...")):
             raw = text[first_end + 1 : pos]
             body = len(text) if end < 0 else end + 1
-            data, error = parse_yaml_mapping(raw, first_line=2)
-            return Frontmatter(True, data, error, 1, line_no, body, raw)
+            data, error, duplicates = _parse_mapping(raw, first_line=2)
+            return Frontmatter(True, data, error, 1, line_no, body, raw, duplicates)
         if end < 0:
             break
         pos = end + 1
@@ -78,19 +98,38 @@ def parse_yaml_mapping(
     raw: str, first_line: int
 ) -> tuple[dict[Any, Any] | None, FrontmatterError | None]:
     """Parse YAML that must be a mapping; errors carry the file line of the problem."""
+    data, error, _ = _parse_mapping(raw, first_line)
+    return data, error
+
+
+Duplicates = tuple[tuple[str, int, int], ...]
+
+
+def _parse_mapping(
+    raw: str, first_line: int
+) -> tuple[dict[Any, Any] | None, FrontmatterError | None, Duplicates]:
+    """`parse_yaml_mapping` plus the repeated keys (key, file line, file line of the first)."""
+    loader = FrontmatterLoader(raw)
     try:
-        value = yaml.load(raw, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
+        value = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + (mark.line if mark else 0)
         problem = exc.problem or exc.context or "invalid YAML"
-        return None, FrontmatterError(line, f"invalid YAML: {problem}")
+        return None, FrontmatterError(line, f"invalid YAML: {problem}"), ()
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
-        return None, FrontmatterError(first_line, f"invalid YAML: {exc}")
+        return None, FrontmatterError(first_line, f"invalid YAML: {exc}"), ()
+    finally:
+        loader.dispose()
+    duplicates = tuple((k, first_line + n, first_line + f) for k, n, f in loader.duplicates)
     if value is None:
-        return {}, None
+        return {}, None, duplicates
     if not isinstance(value, dict):
-        return None, FrontmatterError(
-            first_line, f"frontmatter must be a mapping, got {type(value).__name__}"
+        return (
+            None,
+            FrontmatterError(
+                first_line, f"frontmatter must be a mapping, got {type(value).__name__}"
+            ),
+            duplicates,
         )
-    return value, None
+    return value, None, duplicates

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
+from subprocess import CompletedProcess
 
 from kbkit.errors import KbkitError
+from kbkit.process import run_bounded, timeout_from_env
+
+# Every git call ends within this many seconds (a clone or fetch of a large repository over a
+# slow link is the longest); KBKIT_GIT_TIMEOUT overrides it.
+TIMEOUT_VARIABLE = "KBKIT_GIT_TIMEOUT"
+DEFAULT_TIMEOUT = 600.0
 
 
 class GitError(KbkitError):
@@ -20,21 +26,7 @@ def run_git(
 
     With `code=True`, return the exit code (as text) instead of the output.
     """
-    command = ["git", "-C", str(repo), *args]
-    env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0")
-    try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            env=env,
-            check=False,
-            input=input.encode("utf-8") if input is not None else None,
-        )
-    except FileNotFoundError as exc:
-        raise GitError(
-            "git is not installed or not on PATH; install git (e.g. `apt-get install git`) "
-            "and retry"
-        ) from exc
+    done = _run(repo, args, input)
     if check and done.returncode != 0:
         stderr = done.stderr.decode("utf-8", "replace").strip().splitlines()
         detail = stderr[-1] if stderr else f"exit code {done.returncode}"
@@ -42,6 +34,25 @@ def run_git(
     if code:
         return str(done.returncode)
     return done.stdout.decode("utf-8", "replace")
+
+
+def _run(repo: Path, args: tuple[str, ...], input: str | None) -> CompletedProcess[bytes]:
+    """`git -C repo args...` within the timeout; a missing git is a clear error."""
+    env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0")
+    try:
+        return run_bounded(
+            ["git", "-C", str(repo), *args],
+            name=f"git {args[0]} (in {repo})" if args else "git",
+            timeout=timeout_from_env(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT),
+            timeout_variable=TIMEOUT_VARIABLE,
+            env=env,
+            input=input.encode("utf-8") if input is not None else None,
+        )
+    except FileNotFoundError as exc:
+        raise GitError(
+            "git is not installed or not on PATH; install git (e.g. `apt-get install git`) "
+            "and retry"
+        ) from exc
 
 
 def is_repository(path: Path) -> bool:
@@ -148,8 +159,25 @@ def is_ancestor(repo: Path, ancestor: str, descendant: str) -> bool:
 
 
 def push(repo: Path, url: str, branch: str) -> None:
-    """Push `branch` to the same name at `url` (fast-forward only: never forced)."""
-    run_git(repo, "push", "--quiet", "--porcelain", url, f"refs/heads/{branch}:refs/heads/{branch}")
+    """Push `branch` to the same name at `url` (fast-forward only: never forced).
+
+    A rejection carries the remote's own reason: every `remote:` line (a pre-receive hook's
+    output) and the rejected ref's status, not only git's last line.
+    """
+    refspec = f"refs/heads/{branch}:refs/heads/{branch}"
+    done = _run(repo, ("push", "--porcelain", url, refspec), None)
+    if done.returncode == 0:
+        return
+    stderr = done.stderr.decode("utf-8", "replace").splitlines()
+    stdout = done.stdout.decode("utf-8", "replace").splitlines()
+    remote = [line[len("remote:") :].strip() for line in stderr if line.startswith("remote:")]
+    refused = [line.split("\t")[-1].strip() for line in stdout if line.startswith("!")]
+    last = [line.strip() for line in stderr if line.strip() and not line.startswith("remote:")]
+    parts = (
+        [text for text in remote if text][:20] + refused[:1] + (last[-1:] if not refused else [])
+    )
+    detail = " | ".join(parts) or f"exit code {done.returncode}"
+    raise GitError(f"git push of {branch} failed in {repo}: {detail[:2000]}")
 
 
 def fetch_branch(repo: Path, url: str, branch: str) -> str | None:

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from kbkit.errors import KbkitError
+from kbkit.process import run_bounded, timeout_from_env
+
+# Every gh call ends within this many seconds; KBKIT_GH_TIMEOUT overrides it.
+TIMEOUT_VARIABLE = "KBKIT_GH_TIMEOUT"
+DEFAULT_TIMEOUT = 120.0
 
 PR_FIELDS = "number,url,state,headRefName,headRefOid,headRepositoryOwner,createdAt"
 
@@ -26,17 +30,98 @@ class GitHubError(KbkitError):
 def run_gh(args: list[str], cwd: Path) -> str:
     env = dict(os.environ, GH_PROMPT_DISABLED="1", NO_COLOR="1", GH_NO_UPDATE_NOTIFIER="1")
     try:
-        done = subprocess.run(["gh", *args], cwd=cwd, capture_output=True, env=env, check=False)
+        done = run_bounded(
+            ["gh", *args],
+            name=" ".join(["gh", *args[:2]]),
+            timeout=timeout_from_env(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT),
+            timeout_variable=TIMEOUT_VARIABLE,
+            cwd=cwd,
+            env=env,
+        )
     except FileNotFoundError as exc:
         raise GitHubError(
             "gh (the GitHub CLI) is not installed or not on PATH; install it "
             "(`apt-get install gh`), run `gh auth login`, then rerun `kb distill`"
         ) from exc
     if done.returncode != 0:
-        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        detail = err[-1] if err else f"exit code {done.returncode}"
+        text = done.stderr.decode("utf-8", "replace").strip()
+        said = _github_message(text) or _github_message(done.stdout.decode("utf-8", "replace"))
+        err = text.splitlines()
+        detail = (
+            f"GitHub said: {said}" if said else (err[-1] if err else f"exit code {done.returncode}")
+        )
         raise GitHubError(f"gh {' '.join(args[:2])} failed: {detail}")
     return done.stdout.decode("utf-8", "replace")
+
+
+def _github_message(text: str) -> str | None:
+    """The `message` of a GitHub error object (`{"message": "Bad credentials", ...}`)."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        data = json.loads(text[start:])
+    except ValueError:
+        return None
+    if isinstance(data, dict) and isinstance(data.get("message"), str) and "number" not in data:
+        return " ".join(data["message"].split())[:300]
+    return None
+
+
+def _json_output(out: str, what: str) -> Any:
+    """Decode gh's JSON output; a GitHub error object is reported as the error it is."""
+    try:
+        data = json.loads(out or "null")
+    except ValueError as exc:
+        raise GitHubError(f"{what} printed something that is not JSON: {out[:120]!r}") from exc
+    if isinstance(data, dict) and "message" in data and "number" not in data:
+        said = _github_message(out) or repr(data.get("message"))[:300]
+        raise GitHubError(f"{what}: GitHub said: {said}")
+    return data
+
+
+def host() -> str:
+    """The GitHub host PR URLs must be on: $GH_HOST (GitHub Enterprise), else github.com."""
+    return (os.environ.get("GH_HOST") or "github.com").strip().lower()
+
+
+def checked_pr_url(url: object, repo: str, what: str) -> str:
+    """`url` when it is `https://HOST/OWNER/NAME/pull/N` for `repo`; else a GitHubError."""
+    from urllib.parse import urlsplit
+
+    text = str(url).strip() if isinstance(url, str) else ""
+    parts = urlsplit(text)
+    path = parts.path.split("/")
+    ok = (
+        parts.scheme == "https"
+        and (parts.hostname or "") == host()
+        and parts.port is None
+        and not parts.username
+        and len(path) == 5
+        and "/".join(path[1:3]).lower() == repo.lower()
+        and path[3] == "pull"
+        and path[4].isdigit()
+    )
+    if not ok:
+        raise GitHubError(
+            f"{what} gave the PR URL {text[:200]!r}, not https://{host()}/{repo}/pull/N; "
+            "nothing is recorded as published"
+        )
+    return text
+
+
+def _checked_pr(item: object, repo: str, index: int) -> dict[str, Any]:
+    """One entry of `gh pr list --json`: a positive integer number and a URL on the host."""
+    what = f"gh pr list entry {index}"
+    if not isinstance(item, dict):
+        raise GitHubError(f"{what} is {type(item).__name__}, not an object")
+    number = item.get("number")
+    if type(number) is not int or number < 1:
+        raise GitHubError(f"{what}: PR number {str(number)[:40]!r} is not a positive integer")
+    if not isinstance(item.get("state"), str):
+        raise GitHubError(f"{what} (#{number}): no `state`")
+    item["url"] = checked_pr_url(item.get("url"), repo, f"{what} (#{number})")
+    return item
 
 
 def list_prs(repo: str, head_branch: str, cwd: Path) -> list[dict[str, Any]]:
@@ -48,13 +133,10 @@ def list_prs(repo: str, head_branch: str, cwd: Path) -> list[dict[str, Any]]:
         ],
         cwd,
     )  # fmt: skip
-    try:
-        prs = json.loads(out or "[]")
-    except ValueError as exc:
-        raise GitHubError(f"gh pr list printed something that is not JSON: {out[:120]!r}") from exc
+    prs = _json_output(out or "[]", "gh pr list")
     if not isinstance(prs, list):
         raise GitHubError("gh pr list --json did not print a list")
-    return prs
+    return [_checked_pr(item, repo, index) for index, item in enumerate(prs)]
 
 
 def create_pr(repo: str, head: str, base: str, title: str, body_file: Path, cwd: Path) -> str:
@@ -68,17 +150,17 @@ def create_pr(repo: str, head: str, base: str, title: str, body_file: Path, cwd:
     )  # fmt: skip
     lines = [line.strip() for line in out.splitlines() if line.strip().startswith("http")]
     if not lines:
+        said = _github_message(out)
+        if said:
+            raise GitHubError(f"gh pr create: GitHub said: {said}")
         raise GitHubError(f"gh pr create printed no PR URL: {out[:200]!r}")
-    return lines[-1]
+    return checked_pr_url(lines[-1], repo, "gh pr create")
 
 
 def pr_texts(repo: str, number: int, cwd: Path) -> list[str]:
     """The body and every comment body of a PR."""
     out = run_gh(["pr", "view", str(number), "--repo", repo, "--json", "body,comments"], cwd)
-    try:
-        data = json.loads(out or "{}")
-    except ValueError as exc:
-        raise GitHubError(f"gh pr view printed no JSON: {out[:200]!r}") from exc
+    data = _json_output(out or "{}", "gh pr view")
     if not isinstance(data, dict):
         raise GitHubError(f"gh pr view printed {type(data).__name__}, not an object")
     texts = [str(data.get("body") or "")]

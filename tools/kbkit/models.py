@@ -91,7 +91,7 @@ class LlmGateway:
         except ModuleNotFoundError as exc:
             raise UsageError(
                 "--model llm:...: the `llm` library is not installed; run "
-                "`pip install 'kbkit[llm]'` (or `.venv/bin/pip install llm`) and its plugin "
+                "`pip install 'kbkit-knowledge[llm]'` (or `pip install llm` in kbkit's Python) and its plugin "
                 "for your provider"
             ) from exc
         try:

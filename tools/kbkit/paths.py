@@ -10,12 +10,39 @@ from kbkit.errors import UsageError
 INTAKE_DIR = "intake"
 
 
+REPO_HELP = (
+    "the repository root (default: found upwards from the current directory: the nearest "
+    "folder holding knowledge/policy.yaml or kbkit.yaml, else the git work tree's top)"
+)
+
+# What marks a repository root, nearest first (as git, ruff and pre-commit look upwards).
+ROOT_MARKERS = ("knowledge/policy.yaml", "kbkit.yaml")
+
+
 def repo_root(repo: str | os.PathLike[str] | None = None) -> Path:
-    """The repository that holds `knowledge/` (default: the current directory)."""
-    root = Path(repo) if repo is not None else Path.cwd()
+    """The repository: `--repo` as given, else found upwards from the current directory."""
+    if repo is None:
+        return find_repo_root(Path.cwd())
+    root = Path(repo)
     if not root.is_dir():
         raise UsageError(f"--repo {root}: not a directory. Pass the folder that holds knowledge/.")
     return root.absolute()
+
+
+def find_repo_root(start: Path) -> Path:
+    """The nearest folder holding a root marker, or else the git work tree's top; the walk
+    stops at the git top so a repository never picks up a folder above it."""
+    start = start.absolute()
+    for folder in (start, *start.parents):
+        if any((folder / marker).is_file() for marker in ROOT_MARKERS):
+            return folder
+        if (folder / ".git").exists():
+            return folder
+    raise UsageError(
+        f"no repository found: looked for {' or '.join(ROOT_MARKERS)} or a .git in {start} "
+        "and every folder above it; run the command inside your repository, run `kb init` "
+        "there, or pass --repo DIR"
+    )
 
 
 def intake_root(repo: Path) -> Path:
@@ -44,3 +71,23 @@ def state_root(repo: Path) -> Path:
     """Local, git-ignored state (work clone, artifacts); KBKIT_STATE_ROOT overrides it."""
     override = os.environ.get("KBKIT_STATE_ROOT")
     return Path(override) if override else repo / STATE_DIR
+
+
+def named_file(path: str | os.PathLike[str], hint: str) -> Path:
+    """A file the user named on the command line; a missing one is a usage error (exit 2)."""
+    file = Path(path)
+    if file.is_dir():
+        raise UsageError(f"{file}: is a directory; {hint}")
+    if not file.exists():
+        raise UsageError(f"{file}: no such file; {hint}")
+    return file
+
+
+def named_folder(path: str | os.PathLike[str], hint: str) -> Path:
+    """A folder the user named on the command line; a missing one is a usage error (exit 2)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise UsageError(
+            f"{folder}: {'not a directory' if folder.exists() else 'no such folder'}; {hint}"
+        )
+    return folder

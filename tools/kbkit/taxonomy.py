@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kbkit.page import Page, parse_page
+from kbkit.page_file import PageRefused, read_page_file
 from kbkit.policy import Policy
 
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
@@ -37,9 +38,10 @@ def load_taxonomy(repo: Path, policy: Policy) -> Taxonomy:
         return Taxonomy(
             listed, POLICY_SOURCE, "no tag taxonomy configured: set taxonomy.tags or taxonomy.file"
         )
-    path = repo / str(file)
     try:
-        data = path.read_bytes()
+        data, _ = read_page_file(str(repo), str(file), policy.limit("read_bytes"), "the repository")
+    except PageRefused as refused:  # a FIFO, a device, a link out of the repository, too big
+        return Taxonomy(listed, str(file), f"the taxonomy file {file} is {refused.message}")
     except OSError as exc:
         reason = "does not exist" if isinstance(exc, FileNotFoundError) else str(exc.strerror)
         return Taxonomy(listed, str(file), f"the taxonomy file {file} {reason}")

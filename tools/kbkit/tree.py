@@ -22,9 +22,10 @@ from kbkit import parallel
 from kbkit.cache import PageCache, cache_file, code_fingerprint, digest
 from kbkit.findings import Finding
 from kbkit.page import Page, page_from_plain, page_to_plain, parse_page, unreadable_page
+from kbkit.page_file import PageRefused, read_page_file
 from kbkit.policy import Policy
 from kbkit.summary import Summary, from_plain, summarize
-from kbkit.walk import PACKED_KEY, StatKey, Walk, stat_key, walk_root
+from kbkit.walk import PACKED_KEY, StatKey, Walk, walk_root
 
 
 class Folder(NamedTuple):
@@ -127,18 +128,21 @@ class LoadOptions(NamedTuple):
 Plain = tuple[Any, ...]
 
 
-Parsed = tuple[str, Plain, bytes, StatKey]  # rel, plain entry, digest (b"": unreadable), key
+# rel, plain entry, digest (b"": unreadable, do not cache; None: refused, the key decides), key
+Parsed = tuple[str, Plain, bytes | None, StatKey]
 
 
 def read_entry(top: str, root_rel: str, rel: str, policy: Policy, options: LoadOptions) -> Parsed:
     """Read, parse and analyze one page: its plain entry, the digest of its bytes and its
     stat key, taken before the read (a change during the read then shows as a changed key
-    on the next run)."""
+    on the next run). Only regular files inside the root, up to `limits.read_bytes`, are
+    read (`kbkit.page_file`); others are unreadable pages, decided by their stat alone."""
     repo_rel = f"{root_rel}/{rel}"
     try:
-        with open(os.path.join(top, rel), "rb") as handle:
-            key = stat_key(os.fstat(handle.fileno()))
-            data = handle.read()
+        data, key = read_page_file(top, rel, policy.limit("read_bytes"))
+    except PageRefused as refused:
+        page = unreadable_page(repo_rel, refused.size, refused.message)
+        return rel, _encode(rel, page, [], {}, policy, options), None, refused.key
     except OSError as exc:
         page = unreadable_page(repo_rel, 0, f"cannot read ({exc.strerror or exc})")
         return rel, _encode(rel, page, [], {}, policy, options), b"", (0, 0, 0, 0)
@@ -252,7 +256,8 @@ def load_tree(
             _parse_all(top, root_rel, todo, policy, options), 1
         ):
             keep(rel, plain)
-            if cache is not None and dig:  # decode errors are cached; unreadable files are not
+            if cache is not None and dig != b"":  # decode errors and refusals are cached;
+                # files that could not be opened are not
                 cache.put(rel, key, dig, plain)
             if count % FREEZE_EVERY == 0:
                 gc.freeze()  # kept entries live to the end: spare the collector re-scanning them

@@ -12,8 +12,9 @@ import re
 from typing import Any
 
 from kbkit.errors import UsageError
-from kbkit.findings import ERROR, Finding
+from kbkit.findings import ERROR, Finding, quote
 from kbkit.frontmatter import parse_yaml_mapping
+from kbkit.page_file import PageRefused, read_page_file
 from kbkit.paths import rel_posix
 from kbkit.tree import Tree
 
@@ -27,12 +28,18 @@ def adapter_findings(tree: Tree) -> list[Finding]:
         paths = sorted(tree.repo.glob(pattern))
     except (ValueError, NotImplementedError) as exc:
         raise UsageError(
-            f"policy key 'adapters.glob' {pattern!r} must be a repo-relative pattern ({exc})"
+            f"policy key 'adapters.glob' {quote(pattern)} must be a repo-relative pattern ({exc})"
         ) from exc
     for path in paths:
         rel = rel_posix(path, tree.repo)
         try:
-            text = path.read_bytes().decode("utf-8-sig")
+            data, _ = read_page_file(
+                str(tree.repo), rel, tree.policy.limit("read_bytes"), "the repository"
+            )
+            text = data.decode("utf-8-sig")
+        except PageRefused as refused:  # a FIFO, a device, a link out of the repository, too big
+            out.append(Finding(rel, 0, "lint/adapter-yaml", ERROR, f"not read: {refused.message}"))
+            continue
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
             out.append(Finding(rel, 0, "lint/adapter-yaml", ERROR, f"cannot read ({reason})"))
@@ -96,7 +103,7 @@ def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
                 key_at,
                 "lint/adapter-raw",
                 ERROR,
-                f"`{key}` entry {doc!r} points into the evidence layer; brief from synthesized pages",
+                f"`{key}` entry {quote(doc)} points into the evidence layer; brief from synthesized pages",
             )
             for doc in value
             if _components(doc) & evidence
@@ -121,12 +128,12 @@ def _checklist_problem(tree: Tree, value: Any, evidence: set[str]) -> str | None
     if not isinstance(value, str) or not value.strip():
         return f"must be a page path (a string), got {type(value).__name__}"
     if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", value):
-        return f"{value!r} must be relative to {tree.root}/"
+        return f"{quote(value)} must be relative to {tree.root}/"
     if _components(value) & evidence:
-        return f"{value!r} points into the evidence layer"
+        return f"{quote(value)} points into the evidence layer"
     target = posixpath.normpath(value.replace("\\", "/"))
     if not tree.exists(target) or target in tree.folders:
-        return f"{value!r} does not exist under {tree.root}/"
+        return f"{quote(value)} does not exist under {tree.root}/"
     return None
 
 

@@ -14,7 +14,7 @@ from datetime import date
 from typing import NamedTuple
 
 from kbkit.errors import UsageError
-from kbkit.findings import ERROR, Finding
+from kbkit.findings import ERROR, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
 
@@ -98,7 +98,7 @@ def incident_findings(rel: str, path: str, page: Page, policy: Policy) -> list[F
                 0,
                 "tree/incident-name",
                 ERROR,
-                f"incident page name {name!r} is not YYYY-MM-DD-<slug>.md",
+                f"incident page name {quote(name)} is not YYYY-MM-DD-<slug>.md",
             )
         )
     fields = incident_fields(page.text, policy)
@@ -127,7 +127,7 @@ def incident_findings(rel: str, path: str, page: Page, policy: Policy) -> list[F
                 state.line,
                 "tree/incident-state",
                 ERROR,
-                f"state {state.value!r} is not one of: {', '.join(states)}",
+                f"state {quote(state.value)} is not one of: {', '.join(states)}",
             )
         )
     return findings
@@ -154,7 +154,7 @@ def duplicate_id_findings(ids: Iterable[tuple[str, Field | None]]) -> list[Findi
                     field.line,
                     "tree/incident-id-duplicate",
                     ERROR,
-                    f"incident id {field.value!r} is already used by {owner}",
+                    f"incident id {quote(field.value)} is already used by {owner}",
                 )
             )
     return findings

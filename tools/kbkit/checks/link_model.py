@@ -21,7 +21,6 @@ them; the redirects file's digest is part of the snapshot's namespace.
 from __future__ import annotations
 
 import hashlib
-import json
 import posixpath
 import re
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from kbkit import json_input
 from kbkit.errors import UsageError
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -182,13 +182,13 @@ def load_redirects(repo: Path, policy: Policy) -> dict[str, str]:
 
     try:
         if path.suffix == ".json":
-            data: Any = json.loads(text)
+            data: Any = json_input.loads(text)
         else:
             check_expansion(text, str(path), "redirects file")
             from kbkit.frontmatter import FrontmatterLoader
 
             data = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
-    except (ValueError, RecursionError, yaml.YAMLError) as exc:
+    except (ValueError, yaml.YAMLError) as exc:
         raise UsageError(f"{path}: the redirects file is not valid JSON or YAML ({exc})") from exc
     key = (policy.data.get("links") or {}).get("redirects_key")
     if key is not None:  # the mapping is one key of a larger site configuration

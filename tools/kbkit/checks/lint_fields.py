@@ -86,7 +86,17 @@ def field_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
         return [Finding(page.path, line, "lint/frontmatter-invalid", ERROR, message)]
     meta = front.data
     config = policy.data["frontmatter"]
-    out: list[Finding] = []
+    out: list[Finding] = [
+        Finding(
+            page.path,
+            line,
+            "lint/frontmatter-duplicate-key",
+            ERROR,
+            f"key `{key}` repeats the one on line {first}; YAML keeps only the last value: "
+            "remove one",
+        )
+        for key, line, first in front.duplicates
+    ]
 
     def add(key: str, rule: str, message: str, severity: str = ERROR) -> None:
         out.append(Finding(page.path, key_line(page, key), rule, severity, message))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-from kbkit.findings import ERROR, Finding
+from kbkit.findings import ERROR, Finding, quote
 from kbkit.lines import LineCounter
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -126,7 +126,7 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
         if name in patterns and literal in text:
             for match in pattern.finditer(text):
                 key = ("tree/danger-text", lines.line_at(match.start()))
-                hits.setdefault(key, f"{match.group(0)!r} {what}")
+                hits.setdefault(key, f"{quote(match.group(0))} {what}")
     words = [str(word) for word in danger["words"] if word]
     # one search per distinct first character (fast) before searching whole words
     if words and not any(first in text for first in {word[0] for word in words}):
@@ -135,7 +135,7 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
         if word in text:
             for match in re.finditer(re.escape(word), text):
                 key = ("tree/danger-text", lines.line_at(match.start()))
-                hits.setdefault(key, f"{word!r} names a forbidden practice")
+                hits.setdefault(key, f"{quote(word)} names a forbidden practice")
     enabled = frozenset(map(str, danger["commands"]))
     for block in page.code_blocks if enabled else ():
         if _COMMAND_HINT.search(block.text) is None:

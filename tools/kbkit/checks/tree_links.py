@@ -7,7 +7,7 @@ images and reference-style links count). Targets resolve against the in-memory t
 from __future__ import annotations
 
 from kbkit.checks.link_model import Resolver, anchors_on, is_site_link, link_model
-from kbkit.findings import ERROR, Finding
+from kbkit.findings import ERROR, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
 from kbkit.summary import Summary, is_absolute
@@ -24,7 +24,7 @@ def link_absolute_findings(page: Page, policy: Policy) -> list[Finding]:
             link.line,
             "tree/link-absolute",
             ERROR,
-            f"absolute link {link.target!r}: use a path relative to this page",
+            f"absolute link {quote(link.target)}: use a path relative to this page",
         )
         for link in page.links
         if is_absolute(link.target) and not (site and is_site_link(link.target))
@@ -70,7 +70,7 @@ def broken_link_findings(
                 line,
                 "tree/link-broken",
                 ERROR,
-                f"broken link {written!r}: nothing at {tree.repo_path(resolved)}; fix the path or remove the link",
+                f"broken link {quote(written)}: nothing at {tree.repo_path(resolved)}; fix the path or remove the link",
             )
         )
     return findings

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from kbkit.findings import ERROR, Finding
 from kbkit.git_index import GitIndexError, tracked_paths
 from kbkit.page import Page, decode
+from kbkit.page_file import PageRefused, read_page_file
 from kbkit.tree import Tree
 
 _FILE_SUPPRESSION = re.compile(r"<!--\s*kb-disable-file\b.*?-->", re.S)
@@ -91,9 +92,13 @@ def entry_findings(tree: Tree) -> list[Finding]:
         return []
     path = str(entry).strip("/")
     try:
-        data = (tree.repo / path).read_bytes()
+        data, _ = read_page_file(
+            str(tree.repo), path, tree.policy.limit("read_bytes"), "the repository"
+        )
     except (FileNotFoundError, NotADirectoryError):
         return []  # no entry page in this repository: nothing to gate
+    except PageRefused as refused:  # a FIFO, a device, a link out of the repository, too big
+        return [Finding(path, 0, "tree/entry-too-long", ERROR, f"entry page: {refused.message}")]
     except OSError as exc:
         return [
             Finding(

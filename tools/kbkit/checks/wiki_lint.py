@@ -26,7 +26,7 @@ from kbkit.checks.lint_fields import (
 from kbkit.checks.lint_rules import contract_findings
 from kbkit.checks.lint_schema import schema_findings
 from kbkit.checks.scopes import scopes
-from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
 from kbkit.rules import rule_ids
@@ -39,6 +39,7 @@ RULES: dict[str, Rule] = {
         Rule("lint/taxonomy-missing", ERROR, "the tag taxonomy cannot be found"),
         Rule("lint/frontmatter-missing", ERROR, "a synthesized page has no frontmatter"),
         Rule("lint/frontmatter-invalid", ERROR, "the frontmatter is not a valid YAML mapping"),
+        Rule("lint/frontmatter-duplicate-key", ERROR, "a frontmatter key is written twice"),
         Rule("lint/field-missing", ERROR, "a required frontmatter field is missing"),
         Rule("lint/type-invalid", ERROR, "type is not one of the allowed types"),
         Rule("lint/date-invalid", ERROR, "created/updated is not a real YYYY-MM-DD date"),
@@ -149,7 +150,7 @@ def _taxonomy_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Findi
             facts["tags"][1],
             "lint/tag-unknown",
             ERROR,
-            f"tag {tag!r} is not in the taxonomy ({taxonomy.source}); add it there first "
+            f"tag {quote(tag)} is not in the taxonomy ({taxonomy.source}); add it there first "
             "or use an existing tag",
         )
         for rel, facts in pages

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from kbkit import clock
 from kbkit.errors import UsageError
-from kbkit.findings import REPORTER_BY_NAME, Finding, count
+from kbkit.findings import FORMATS, Finding, count, render, use_color
+from kbkit.paths import REPO_HELP
 
 if TYPE_CHECKING:
     from kbkit.policy import Policy
@@ -22,10 +23,12 @@ USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checke
 
 def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument(
-        "--repo",
-        default=None,
-        help="the repository that holds knowledge/ (default: the current directory)",
+        "--staged",
+        action="store_true",
+        help="check the commit's tree: files the git index tracks (staged included); "
+        "untracked pages are ignored (what the pre-commit hooks run)",
     )
     parser.add_argument(
         "--policy",
@@ -35,7 +38,7 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--format",
-        choices=sorted(REPORTER_BY_NAME),
+        choices=FORMATS,
         default="text",
         help="output format (default: text)",
     )
@@ -104,6 +107,10 @@ def run(
             walked()  # the wrong folder: let the child finish
         top = repo / policy.knowledge_root
         walked = walk_aside(top, policy.knowledge_root) if top.is_dir() else None
+    if args.staged and walked is not None:
+        from kbkit.staged import staged_walker
+
+        walked = staged_walker(walked, repo, policy.knowledge_root)
     from kbkit.checks.registry import PREFIX_BY_VALIDATOR, run_validators
 
     findings, pages = run_validators(
@@ -133,11 +140,11 @@ def report(
         sys.stderr.write(f"kbkit: recorded {written} finding(s) in {path}\n")
         return 0
     if not args.baseline and not path.is_file():
-        sys.stdout.write(REPORTER_BY_NAME[args.format](findings, pages))
+        sys.stdout.write(_render(args, findings, pages))
         return 1 if count(findings)[0] else 0
     entries = [e for e in baseline.read(path) if _ours(e.rule, prefixes)]
     compared = baseline.compare(findings, entries, repo)
-    out = REPORTER_BY_NAME[args.format](compared.new, pages)
+    out = _render(args, compared.new, pages)
     summary = {
         "file": str(path),
         "known": len(compared.known),
@@ -156,6 +163,11 @@ def report(
         )
     sys.stdout.write(out)
     return 1 if count(compared.new)[0] else 0
+
+
+def _render(args: argparse.Namespace, findings: list[Finding], pages: int) -> str:
+    color = args.format == "text" and use_color(sys.stdout)
+    return render(findings, args.format, "kbkit check", {"pages": pages}, color)
 
 
 def _ours(rule: str, prefixes: tuple[str, ...]) -> bool:

@@ -13,7 +13,7 @@ from kbkit import clock, distill
 from kbkit.errors import UsageError
 from kbkit.intake.repo_identity import read_config
 from kbkit.models import RecordingGateway, open_gateway
-from kbkit.paths import intake_root, repo_root, state_root
+from kbkit.paths import REPO_HELP, intake_root, repo_root, state_root
 from kbkit.publication import settings_from_env
 
 
@@ -25,9 +25,7 @@ def parser() -> argparse.ArgumentParser:
         "knowledge/intake-YYYY-MM-DD and publish (shadow by default; a PR with "
         "POST_MODE=review, KNOWLEDGE_PR_ENABLED=true and KNOWLEDGE_FORK_SLUG).",
     )
-    p.add_argument(
-        "--repo", metavar="DIR", help="the folder holding intake/ and state/ (default: .)"
-    )
+    p.add_argument("--repo", metavar="DIR", help=REPO_HELP)
     p.add_argument("--knowledge-repo", metavar="URL|PATH",
                    help="the knowledge repository to clone (default: $KNOWLEDGE_REPO, then "
                    "`knowledge_repo:` in intake/config.yaml)")  # fmt: skip

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
-from kbkit.findings import ERROR, count, escape_annotation, sort_findings
+from kbkit.findings import FORMATS, count, render, sort_findings, use_color
 from kbkit.intake import options
 from kbkit.intake.validation import check_intake
+from kbkit.paths import named_file, rel_posix, repo_root
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,32 +27,21 @@ def main(argv: list[str] | None = None) -> int:
         help="ledger files to check (default: the ledgers under --repo)",
     )
     options.add_repo(parser)
-    parser.add_argument("--format", choices=("text", "json", "github"), default="text")
+    parser.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
     args = parser.parse_args(argv)
-    findings = sort_findings(check_intake(options.intake_dir(args), args.files))
-    errors, warnings = count(findings)
-    if args.format == "json":
-        print(
-            json.dumps(
-                {
-                    "version": 1,
-                    "findings": [f.to_dict() for f in findings],
-                    "summary": {"errors": errors, "warnings": warnings},
-                },
-                indent=2,
-            )
-        )
-    elif args.format == "github":
-        for f in findings:
-            level = "error" if f.severity == ERROR else "warning"
-            line = f",line={f.line}" if f.line else ""
-            text = escape_annotation(f"{f.rule_id} {f.message}")
-            print(f"::{level} file={f.path}{line},title={f.rule_id}::{text}")
-    else:
-        for f in findings:
-            print(f"{f.path}:{f.line}: {f.rule_id} {f.message}")
-        verdict = "failed" if errors else "passed"
-        print(f"kb intake check {verdict}: {errors} error(s), {warnings} warning(s)")
+    for file in args.files:
+        named_file(file, "pass an intake ledger (events*.jsonl, status*.jsonl)")
+    repo = repo_root(args.repo)
+    found = check_intake(options.intake_dir(args), args.files)
+    # one path convention for every report: repo-relative (absolute outside the repository)
+    findings = sort_findings(
+        f._replace(path=rel_posix(Path(f.path).absolute(), repo)) for f in found
+    )
+    color = args.format == "text" and use_color(sys.stdout)
+    sys.stdout.write(render(findings, args.format, "kb intake check", color=color))
+    errors, _ = count(findings)
     return 1 if errors else 0
 
 

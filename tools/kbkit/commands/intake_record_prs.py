@@ -16,7 +16,13 @@ def main(argv: list[str] | None = None) -> int:
         prog="kb intake record-prs",
         description="Record merged PRs from the JSON that `gh api --paginate "
         "'repos/O/R/pulls?state=closed&sort=updated&direction=desc'` prints (arrays or "
-        "concatenated pages). Closed-unmerged PRs are skipped; re-recording adds nothing.",
+        "concatenated pages). Closed-unmerged PRs are skipped; re-recording adds nothing. "
+        "The whole input is checked first: input that is not complete JSON, or any PR with "
+        "a bad field (a timestamp that is not one, or lies in the future), records nothing "
+        "and leaves the cursor where it was. The cursor (intake/cursor.json) advances only "
+        "on a complete input: kb cannot see the exit status of a pipe, so when `gh api "
+        "--paginate` fails after some pages, do not pipe its output here (use `set -o "
+        "pipefail` and a file).",
     )
     parser.add_argument(
         "--from",

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from kbkit.intake import options
-from kbkit.intake.summary import render_text, summarize
+from kbkit.intake.summary import render_json, render_text, summarize
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     summary = summarize(options.intake_dir(args))
     if args.format == "json":
-        print(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False))
+        print(render_json(summary), end="")
     else:
         print(render_text(summary), end="")
     return 0

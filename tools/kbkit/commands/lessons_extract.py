@@ -10,6 +10,7 @@ from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task, read_tasks_jsonl
 from kbkit.lessons.view import load_view
+from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="TASKS.jsonl",
         help="a JSONL file of task records (repeatable)",
     )
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     if not args.tasks and not args.from_jsonl:

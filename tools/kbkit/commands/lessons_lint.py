@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 
-from kbkit.findings import ERROR, count, escape_annotation
+from kbkit.findings import FORMATS, count, render, sort_findings, use_color
 from kbkit.lessons.lint import lint_store
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_tasks_jsonl
-from kbkit.paths import rel_posix, repo_root
+from kbkit.paths import REPO_HELP, rel_posix, repo_root
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,8 +26,10 @@ def main(argv: list[str] | None = None) -> int:
         metavar="TASKS.jsonl",
         help="task records that also count as known tasks (repeatable)",
     )
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
-    parser.add_argument("--format", choices=("text", "json", "github"), default="text")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
+    parser.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
     args = parser.parse_args(argv)
     root = repo_root(args.repo)
     store = LessonStore.for_repo(root)
@@ -37,30 +39,10 @@ def main(argv: list[str] | None = None) -> int:
         known |= {str(record["id"]) for record in read_tasks_jsonl(path)}
     used = {str(lid) for row in store.usage_rows() for lid in row.get("lessons") or []}
     findings = lint_store(state, used, known, lambda log: rel_posix(store.log(log), root))
-    errors, warnings = count(findings)
-    if args.format == "json":
-        document = {
-            "version": 1,
-            "findings": [f.to_dict() for f in findings],
-            "summary": {"errors": errors, "warnings": warnings, "lessons": len(state.lessons)},
-        }
-        print(json.dumps(document, ensure_ascii=False, indent=2))
-    else:
-        for f in findings:
-            location = f"{f.path}:{f.line}" if f.line else f.path
-            if args.format == "github":
-                level = "error" if f.severity == ERROR else "warning"
-                print(
-                    f"::{level} file={f.path},line={f.line or 1},title={f.rule_id}::"
-                    f"{escape_annotation(f.message)}"
-                )
-            else:
-                print(f"{location}: {f.rule_id} {f.message}")
-        verdict = "failed" if errors else "passed"
-        print(
-            f"kb lessons lint {verdict}: {errors} error(s), {warnings} warning(s), "
-            f"{len(state.lessons)} lesson(s)"
-        )
+    color = args.format == "text" and use_color(sys.stdout)
+    totals = {"lessons": len(state.lessons)}
+    sys.stdout.write(render(sort_findings(findings), args.format, "kb lessons lint", totals, color))
+    errors, _ = count(findings)
     return 1 if errors else 0
 
 

@@ -7,7 +7,7 @@ import argparse
 from kbkit.errors import UsageError
 from kbkit.lessons.promotion import plan_promotions, promote
 from kbkit.lessons.store import LessonStore
-from kbkit.paths import intake_root, repo_root
+from kbkit.paths import REPO_HELP, intake_root, repo_root
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="print what would be recorded; exit 1 when there is something",
     )
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     args = parser.parse_args(argv)
     if args.min_support < 1:
         raise UsageError("--min-support must be at least 1")

@@ -1,4 +1,4 @@
-"""`kb lessons report`: tasks that saw lessons vs tasks that did not, with 95% intervals."""
+"""`kb lessons report`: the randomised comparison first, observational ones labelled."""
 
 from __future__ import annotations
 
@@ -6,62 +6,101 @@ import argparse
 import json
 from typing import Any
 
-from kbkit.lessons.outcomes import build_report
+from kbkit.lessons.report import METRICS, build_report, forgotten_tasks
 from kbkit.lessons.store import LessonStore
+from kbkit.paths import REPO_HELP
 
-COLUMNS = (
-    ("confirmed_per_task", "confirmed/task", False),
-    ("tokens_per_confirmed", "tokens/confirmed", False),
-    ("tool_calls_per_confirmed", "tool calls/confirmed", False),
-    ("false_positive_rate", "FP rate", True),
-    ("duplicate_rate", "dup rate", True),
-)
+TITLES = {
+    "confirmed_per_task": ("confirmed/task", False),
+    "tokens_per_confirmed": ("tokens/confirmed", False),
+    "tool_calls_per_confirmed": ("tool calls/confirmed", False),
+    "false_positive_rate": ("FP rate", True),
+    "duplicate_rate": ("dup rate", True),
+}
 
 
-def _cell(interval: dict[str, Any], rate: bool) -> str:
-    if interval["value"] is None:
+def _num(value: float, rate: bool, signed: bool = False) -> str:
+    if rate:
+        return f"{value:+.1%}" if signed else f"{value:.1%}"
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def _cell(estimate: dict[str, Any], rate: bool) -> str:
+    if estimate["value"] is None:
         return "n/a"
-    show = (lambda v: f"{v:.1%}") if rate else (lambda v: f"{v:.2f}")
-    if interval["low"] is None:
-        return f"{show(interval['value'])} (n={interval['n']})"
-    low, high = show(interval["low"]), show(interval["high"])
-    return f"{show(interval['value'])} [{low}, {high}] (n={interval['n']})"
+    value = _num(estimate["value"], rate)
+    if estimate["low"] is None:
+        return f"{value} (n={estimate['n']})"
+    return f"{value} [{_num(estimate['low'], rate)}, {_num(estimate['high'], rate)}] (n={estimate['n']})"
+
+
+def _print_comparison(comparison: dict[str, Any]) -> None:
+    print(
+        f"{comparison['comparison']}  (tasks {comparison['tasks'][0]} vs {comparison['tasks'][1]})"
+    )
+    for name, (title, rate) in TITLES.items():
+        metric = comparison["metrics"][name]
+        line = (
+            f"  {title:<22} {_cell(metric['treated'], rate)}  vs  {_cell(metric['control'], rate)}"
+        )
+        diff = metric["difference"]
+        if diff is not None:
+            line += (
+                f"; difference {_num(diff['value'], rate, True)} "
+                f"[{_num(diff['low'], rate, True)}, {_num(diff['high'], rate, True)}]"
+            )
+        print(line)
+        if comparison["kind"] == "randomised" and metric["mde"] is not None:
+            need = metric["required_n_per_arm"]
+            print(
+                f"    minimum detectable effect {_num(metric['mde'], rate)}; "
+                f"{need if need is not None else 'n/a'} task(s) per arm to detect a 25% change"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Join the usage log with the outcome cards recorded by `kb lessons extract`."""
     parser = argparse.ArgumentParser(
         prog="kb lessons report",
-        description="Compare tasks that saw lessons (inject mode, at least one lesson) with "
-        "tasks that did not, overall and per company and category: the same metrics side by "
-        "side with counts and 95% confidence intervals (Wilson for rates, Student-t for means). "
-        "Support is not causal; use `kb lessons bundle --assign hash` for a fair comparison.",
+        description="Outcome metrics as ratios of totals over tasks, with 95% intervals "
+        "(delta method, within bounds). The headline compares the arms of `kb lessons bundle "
+        "--assign hash` in inject mode (randomised); comparisons of injected tasks with "
+        "shadow or never-considered tasks are labelled observational. Outcome cards of "
+        "forgotten sources are left out.",
     )
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)
+    state = store.state()
+    gone = forgotten_tasks(state.tombstones)
     cards = [
-        row["card"] for row in store.state().outcomes.values() if isinstance(row.get("card"), dict)
+        row["card"]
+        for task, row in state.outcomes.items()
+        if isinstance(row.get("card"), dict) and task not in gone
     ]
     report = build_report(cards, store.usage_rows())
     if args.format == "json":
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0
+    arms = report["arms"]
     print(f"{len(cards)} closed task(s) with outcome cards. {report['methods']}")
-    arms = report["assignment"]
-    print(
-        f"assignment: by hash {arms['hash_inject']} inject / {arms['hash_shadow']} shadow; "
-        f"by mode {arms['configured_inject']} inject / {arms['configured_shadow']} shadow; "
-        f"{arms['never_considered']} never considered"
-    )
+    print("arms: " + ", ".join(f"{arm} {n}" for arm, n in arms.items()))
+    print()
+    if report["headline"] is None:
+        print("randomised comparison: none yet (run bundles with KB_LESSONS=inject --assign hash)")
+    else:
+        _print_comparison(report["headline"])
+    for comparison in report["observational"]:
+        print()
+        _print_comparison(comparison)
     for group in report["groups"]:
         print(f"\n{group['group']}: {group['value']}")
-        for arm, label in (("with_lessons", "saw lessons"), ("without_lessons", "no lessons")):
-            metrics = group[arm]
-            print(f"  {label:<12} tasks={metrics['tasks']}")
-            for key, title, rate in COLUMNS:
-                print(f"    {title:<22} {_cell(metrics[key], rate)}")
+        for arm, metrics in group["arms"].items():
+            cells = "; ".join(
+                f"{TITLES[m.name][0]} {_cell(metrics[m.name], TITLES[m.name][1])}" for m in METRICS
+            )
+            print(f"  {arm:<18} tasks={metrics['tasks']}: {cells}")
     print(f"\n{report['caveat']}")
     return 0
 

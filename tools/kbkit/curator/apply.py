@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.curator.catalog import sha256
+from kbkit.curator.confine import PageBase, page_path, read_page
 from kbkit.curator.errors import KnowledgeCurationError, KnowledgeValidatorError
 from kbkit.curator.gate import MISSING, ValidatorResult, ValidatorRun, missing, run_validators
 from kbkit.curator.journal import clear_journal, restore_pages, write_journal
@@ -105,11 +106,8 @@ def plan_all(
         by_target.setdefault(proposal.target, []).append(proposal)
     plans = []
     for target, proposals in by_target.items():
-        if ".." in target.split("/") or target.startswith("/"):
-            raise KnowledgeCurationError(f"{target}: not a document ID inside the knowledge root")
-        path = clone / root / f"{target}.md"
         try:
-            data = path.read_bytes()
+            data = read_page(clone, root, target).data  # refuses a path leaving the clone
         except OSError as exc:
             raise KnowledgeCurationError(f"stale: {target} cannot be read ({exc})") from exc
         bases = {p.base_sha256 for p in proposals}
@@ -150,11 +148,16 @@ def commit_plans(
         raise KnowledgeValidatorError(
             f"validator {absent[0]} is missing in the clone; nothing was written", result
         )
-    bases = {plan.document_id: plan.base for plan in plans}
+    # Read again under the lock, each page confined to the clone, before the first write.
+    paths = {plan.document_id: page_path(clone, root, plan.document_id) for plan in plans}
+    bases = {
+        plan.document_id: PageBase(plan.base, read_page(clone, root, plan.document_id).link)
+        for plan in plans
+    }
     write_journal(clone, root, bases)
     try:
         for plan in plans:
-            atomic_write_bytes(clone / root / f"{plan.document_id}.md", plan.result)
+            atomic_write_bytes(paths[plan.document_id], plan.result)
             _pause()
         result = run_validators(clone, validators, timeout, python)
     except BaseException:

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.curator.confine import check_folder, page_inside
 from kbkit.curator.layout import Layout, page_layout
 from kbkit.page import Page, parse_page
 from kbkit.paths import document_id
@@ -133,7 +134,9 @@ def catalog_entry(rel: str, data: bytes, policy: Policy, index: Page | None) -> 
 
 def load_catalog(repo: Path, policy: Policy) -> Catalog:
     """Read the clone's tree once and list its rule pages (bullet-style pages included,
-    marked so validation can refuse heading sections on them)."""
+    marked so validation can refuse heading sections on them). A knowledge root that leaves
+    the clone is refused; a page that does (itself or a folder on its path) is left out."""
+    check_folder(repo, repo / policy.knowledge_root, f"the knowledge root {policy.knowledge_root}/")
     tree = load_tree(repo, policy, LoadOptions(analyze=_rule_facts, keep_text=False))
     top = repo / tree.root
     defined: dict[str, list[str]] = {}
@@ -144,6 +147,8 @@ def load_catalog(repo: Path, policy: Policy) -> Catalog:
     for rel, page in tree.pages.items():
         if not is_rule_page(rel, page, policy):
             continue
+        if not page_inside(repo, tree.root, document_id(rel)):
+            continue  # never read through a symlink that leaves the clone
         data = (top / rel).read_bytes()
         folder = rel.rsplit("/", 1)[0]
         index_rel = f"{folder}/{policy.data['index_page']}"

@@ -18,7 +18,7 @@ from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.gate import commands
 from kbkit.curator.journal import RecoveryResult, lock_target, recover
 from kbkit.curator.prompt import KnowledgePrompt, build_prompt
-from kbkit.curator.proposals import KnowledgeProposalValidation, validate_reply
+from kbkit.curator.proposals import KnowledgeProposalValidation, revalidate, validate_reply
 from kbkit.curator.schema import wire_schema
 from kbkit.file_lock import locked
 from kbkit.policy import Policy, load_policy
@@ -101,9 +101,17 @@ class KnowledgeCurator:
         assert catalog is not None
         return validate_reply(model_json, batch, catalog, self.clone, self.policy)
 
+    def revalidate(self, validation: KnowledgeProposalValidation) -> None:
+        """Check the accepted rows again instead of trusting them (a validation may come from
+        a file): raises KnowledgeCurationError ("tampered: ..." or "stale: ...")."""
+        _require(validation, KnowledgeProposalValidation, "validation")
+        if validation.accepted:
+            catalog = self._catalog or self.catalog()
+            revalidate(validation, catalog, self.clone, self.policy)
+
     def plan(self, validation: KnowledgeProposalValidation) -> KnowledgeApplyResult:
         """What apply would write (a dry run: nothing is written)."""
-        _require(validation, KnowledgeProposalValidation, "validation")
+        self.revalidate(validation)
         with locked(lock_target(self.clone), self.lock_timeout):
             recover(self.clone)
             plans = plan_all(self.clone, self.root, validation.accepted, self.policy, self.today)
@@ -113,7 +121,7 @@ class KnowledgeCurator:
 
     def apply(self, validation: KnowledgeProposalValidation) -> KnowledgeApplyResult:
         """Insert every accepted section, bump dates and sources, gate on the validators."""
-        _require(validation, KnowledgeProposalValidation, "validation")
+        self.revalidate(validation)
         validators = commands(self.policy.data.get("validators"))
         timeout = float(self.policy.data.get("validator_timeout") or 120)
         with locked(lock_target(self.clone), self.lock_timeout):

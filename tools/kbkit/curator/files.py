@@ -11,15 +11,18 @@ from kbkit.curator.errors import InvalidRequestError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.proposals import KnowledgeProposalValidation
 from kbkit.errors import InputError
+from kbkit.json_input import loads
+from kbkit.paths import REPO_HELP, named_file
 
 
 def read_json(path: str) -> Any:
+    named_file(path, "pass a JSON file")
     try:
         text = Path(path).read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read ({exc.__class__.__name__}: {exc})", path=path) from exc
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise InputError(f"not valid JSON ({exc})", path=path, line=line) from exc
@@ -49,9 +52,7 @@ def dump(data: Any) -> str:
 
 def common_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument(
-        "--repo", default=None, help="the work clone that holds knowledge/ (default: .)"
-    )
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument(
         "--policy",
         default=None,

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.curator.catalog import sha256
+from kbkit.curator.confine import PageBase, check_folder, page_path, restore_link
 from kbkit.curator.errors import KnowledgeCurationError
+from kbkit.json_input import loads
 from kbkit.jsonl import atomic_write_bytes
 
 JOURNAL = "journal.json"
@@ -28,10 +30,13 @@ FALLBACK_DIR = ".kbkit-journal"
 def state_dir(clone: Path) -> Path:
     git = clone / ".git"
     if git.is_dir():
+        check_folder(clone, git, "the .git folder")
         folder = git / "kbkit"
+        check_folder(clone, folder, "the journal folder .git/kbkit")
         folder.mkdir(exist_ok=True)
         return folder
     folder = clone / FALLBACK_DIR
+    check_folder(clone, folder, f"the journal folder {FALLBACK_DIR}")
     folder.mkdir(exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
@@ -56,11 +61,15 @@ class RecoveryResult(NamedTuple):
         }
 
 
-def write_journal(clone: Path, root: str, bases: dict[str, bytes]) -> None:
-    """Record every page's base bytes (document ID -> bytes) atomically."""
+def write_journal(clone: Path, root: str, bases: dict[str, PageBase]) -> None:
+    """Record every page's base bytes and symlink (document ID -> base) atomically."""
     entries = {
-        doc: {"sha256": sha256(data), "base64": base64.b64encode(data).decode("ascii")}
-        for doc, data in bases.items()
+        doc: {
+            "sha256": sha256(base.data),
+            "base64": base64.b64encode(base.data).decode("ascii"),
+            "link": base.link,
+        }
+        for doc, base in bases.items()
     }
     blob = json.dumps({"version": 1, "knowledge_root": root, "pages": entries}, sort_keys=True)
     atomic_write_bytes(state_dir(clone) / JOURNAL, blob.encode())
@@ -71,18 +80,28 @@ def clear_journal(clone: Path) -> None:
         os.unlink(state_dir(clone) / JOURNAL)
 
 
-def restore_pages(clone: Path, root: str, bases: dict[str, bytes]) -> tuple[list[str], list[str]]:
+def restore_pages(
+    clone: Path, root: str, bases: dict[str, PageBase]
+) -> tuple[list[str], list[str]]:
+    """Put every page back as it was: its bytes, or the symlink it was (never followed)."""
     restored, unchanged = [], []
-    for doc, data in sorted(bases.items()):
-        path = clone / root / f"{doc}.md"
+    for doc, base in sorted(bases.items()):
+        path = page_path(clone, root, doc)  # refuses a folder swapped for an outside link
+        if base.link is not None:
+            if path.is_symlink() and os.readlink(path) == base.link:
+                unchanged.append(doc)
+            else:
+                restore_link(path, base.link)
+                restored.append(doc)
+            continue
         try:
-            current = path.read_bytes()
+            current = None if path.is_symlink() else path.read_bytes()
         except FileNotFoundError:
             current = None
-        if current == data:
+        if current == base.data:
             unchanged.append(doc)
         else:
-            atomic_write_bytes(path, data)
+            atomic_write_bytes(path, base.data)
             restored.append(doc)
     return restored, unchanged
 
@@ -95,12 +114,14 @@ def recover(clone: Path) -> RecoveryResult:
     except FileNotFoundError:
         return RecoveryResult(False, (), ())
     try:
-        data = json.loads(raw)
+        data = loads(raw)
         root = str(data["knowledge_root"])
         bases = {
-            str(doc): base64.b64decode(entry["base64"]) for doc, entry in data["pages"].items()
+            str(doc): PageBase(base64.b64decode(entry["base64"]), entry.get("link"))
+            for doc, entry in data["pages"].items()
         }
-        bad = [d for d, e in data["pages"].items() if sha256(bases[d]) != e["sha256"]]
+        bad = [d for d, e in data["pages"].items() if sha256(bases[d].data) != e["sha256"]]
+        bad += [d for d, b in bases.items() if b.link is not None and not isinstance(b.link, str)]
     except (ValueError, KeyError, TypeError) as exc:
         raise KnowledgeCurationError(
             f"{path}: the crash journal is unreadable ({exc}); restore the pages with git, "

@@ -3,23 +3,25 @@
 Reason codes (README, "Curator"): reply-invalid, over-max-rules, schema, unknown-target,
 target-changed, bullet-style-page, rule-id-format, rule-id-prefix, rule-id-taken,
 rule-id-duplicate, anchor, group, heading, section-shape, bullets, provenance, citation,
-unsafe-text.
+unsafe-text, escape.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.charset import INVISIBLE
 from kbkit.curator.catalog import Catalog, CatalogPage, sha256
+from kbkit.curator.confine import page_inside, read_page
+from kbkit.curator.errors import KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
 from kbkit.curator.schema import item_schemas
 from kbkit.curator.section import check_section, normalize
 from kbkit.findings import ERROR
+from kbkit.json_input import loads
 from kbkit.page import parse_page
 from kbkit.policy import Policy
 from kbkit.rules import id_regex
@@ -43,6 +45,7 @@ REASONS = (
     "provenance",
     "citation",
     "unsafe-text",
+    "escape",
 )
 
 
@@ -135,7 +138,7 @@ def parse_reply(reply: Any) -> tuple[list[Any] | None, str | None]:
             return None, "the reply is not UTF-8"
     if isinstance(reply, str):
         try:
-            reply = json.loads(reply)
+            reply = loads(reply)
         except ValueError as exc:
             return None, f"the reply is not JSON ({exc})"
     if not isinstance(reply, dict) or set(reply) != {"proposals"}:
@@ -149,7 +152,7 @@ class _Context(NamedTuple):
     repo: Path
     policy: Policy
     catalog: Catalog
-    batch: KnowledgeEvidenceBatch
+    sources: tuple[str, ...]  # the source IDs a marker may cite
     layouts: dict[str, Layout | None]  # by document ID; None: the page changed
 
 
@@ -167,10 +170,9 @@ def _schema_problem(row: Any, schemas: list[dict[str, Any]]) -> str | None:
 
 def _layout(ctx: _Context, page: CatalogPage) -> Layout | None:
     if page.document_id not in ctx.layouts:
-        path = ctx.repo / ctx.catalog.knowledge_root / f"{page.document_id}.md"
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = read_page(ctx.repo, ctx.catalog.knowledge_root, page.document_id).data
+        except (OSError, KnowledgeCurationError):
             data = b""
         if sha256(data) != page.sha256:
             ctx.layouts[page.document_id] = None
@@ -203,6 +205,8 @@ def _check_row(
     page = ctx.catalog.pages.get(target)
     if page is None:
         return reject("unknown-target", f"{target!r} is not a rule page of the catalog")
+    if not page_inside(ctx.repo, ctx.catalog.knowledge_root, target):
+        return reject("escape", "the page (or a folder on its path) is a symlink leaving the clone")
     layout = _layout(ctx, page)
     if layout is None:
         return reject("target-changed", "the page changed since the catalog was read")
@@ -249,7 +253,7 @@ def _check_row(
     )
     if problem is not None:
         return reject(problem.reason, problem.message)
-    known = set(ctx.batch.source_ids)
+    known = set(ctx.sources)
     if not cited or not set(cited) <= known:
         return reject("citation", f"the marker cites {list(cited)}; only batch events may be cited")
     if set(cited) != set(row["citations"]):
@@ -294,8 +298,12 @@ def validate_reply(
     rows, error = parse_reply(reply)
     if rows is None:
         return KnowledgeProposalValidation((), (), 0, error)
-    schemas = item_schemas(sorted(catalog.pages), list(batch.source_ids), batch.max_rules)
-    ctx = _Context(repo, policy, catalog, batch, {})
+    ctx = _Context(repo, policy, catalog, batch.source_ids, {})
+    return _check_rows(ctx, rows, batch.max_rules)
+
+
+def _check_rows(ctx: _Context, rows: list[Any], max_rules: int) -> KnowledgeProposalValidation:
+    schemas = item_schemas(sorted(ctx.catalog.pages), list(ctx.sources), max_rules)
     accepted: list[AcceptedProposal] = []
     rejected: list[RejectedProposal] = []
     taken: dict[str, str] = {}  # rule ID -> "<row>@<target>" of accepted rows
@@ -304,12 +312,17 @@ def validate_reply(
         rule_id = row.get("rule_id") if isinstance(row, dict) else None
         target = target if isinstance(target, str) else None
         rule_id = rule_id if isinstance(rule_id, str) else None
-        if index >= batch.max_rules:
+        if index >= max_rules:
             rejected.append(
                 RejectedProposal(
-                    index, "over-max-rules", f"at most {batch.max_rules} rules", target, rule_id
+                    index, "over-max-rules", f"at most {max_rules} rules", target, rule_id
                 )
             )
+            continue
+        if target is not None and target not in ctx.catalog.pages:
+            # Before the schema's enum says the same less precisely (the documented reason).
+            message = f"{target!r} is not a rule page of the catalog"
+            rejected.append(RejectedProposal(index, "unknown-target", message, target, rule_id))
             continue
         problem = _schema_problem(row, schemas)
         if problem is not None:
@@ -324,3 +337,64 @@ def validate_reply(
         else:
             rejected.append(outcome)
     return KnowledgeProposalValidation(tuple(accepted), tuple(rejected), len(rows), None)
+
+
+def revalidate(
+    validation: KnowledgeProposalValidation, catalog: Catalog, repo: Path, policy: Policy
+) -> None:
+    """Check again what a validation claims for its accepted rows (a file can be edited):
+    catalog membership, section shape, ID, citations, anchors, content-addressed id and base
+    SHA. Raises KnowledgeCurationError naming the first row that does not hold."""
+    claimed = validation.accepted
+    for p in claimed:
+        page = catalog.pages.get(p.target)
+        if page is not None and page.sha256 != p.base_sha256:
+            raise KnowledgeCurationError(
+                f"stale: {p.target} changed since the proposals were validated "
+                f"(expected {p.base_sha256[:12]}, found {page.sha256[:12]}); "
+                "build a new catalog and ask again"
+            )
+    rows = [
+        {
+            "target": p.target,
+            "rule_id": p.rule_id,
+            "title": p.title,
+            "after": p.after,
+            "group": p.group,
+            "section": p.section,
+            "citations": list(p.citations),
+            "rationale": p.rationale,
+        }
+        for p in claimed
+    ]
+    # No batch travels with a validation: each row may cite what the accepted rows cite.
+    sources = tuple(sorted({str(c) for p in claimed for c in p.citations}))
+    ctx = _Context(repo, policy, catalog, sources, {})
+    again = _check_rows(ctx, rows, max(len(rows), 1))
+    by_index: dict[int, AcceptedProposal | RejectedProposal] = {
+        **{p.model_index: p for p in again.accepted},
+        **{r.model_index: r for r in again.rejected},
+    }
+    for index, proposal in enumerate(claimed):
+        outcome = by_index[index]
+        where = f"accepted row {proposal.model_index} ({proposal.rule_id} on {proposal.target})"
+        if isinstance(outcome, RejectedProposal):
+            kinds = {"target-changed": "stale", "escape": "escape"}
+            kind = kinds.get(outcome.reason, "tampered")
+            raise KnowledgeCurationError(
+                f"{kind}: {where} does not validate: {outcome.reason}: {outcome.message}"
+            )
+        if outcome.base_sha256 != proposal.base_sha256:
+            raise KnowledgeCurationError(
+                f"stale: {where} was validated against another version of the page"
+            )
+        if outcome.id != proposal.id:
+            raise KnowledgeCurationError(
+                f"tampered: {where}: its id is not the SHA-256 of its target and section"
+            )
+        if (outcome.section, outcome.after, outcome.title) != (
+            proposal.section,
+            proposal.after,
+            proposal.title,
+        ):
+            raise KnowledgeCurationError(f"tampered: {where} is not in its validated form")

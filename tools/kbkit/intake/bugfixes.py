@@ -13,17 +13,21 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.charset import visible
 from kbkit.errors import InputError
 from kbkit.file_lock import locked
 from kbkit.intake.ledger import Row, record_events, timestamp
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
+from kbkit.json_input import loads
 from kbkit.jsonl import atomic_write_text
+from kbkit.paths import named_folder
 
 DROP_DIR_ENV = "KNOWLEDGE_INTAKE_DIR"
 QUARANTINE = "quarantine"
 MAX_DROP_BYTES = 1 << 20
 MARKER = "<!-- kbkit:bugfix-record:v1 -->"
+TITLE_CAP = 500  # the drop record schema's maxLength
 
 
 class DropOutcome(NamedTuple):
@@ -41,6 +45,13 @@ class CollectResult(NamedTuple):
 
 def _filled(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
+
+
+def neutral_title(title: str) -> str:
+    """A title as one inert line: controls, bidi and zero-width characters become visible
+    `<U+XXXX>` tokens, line breaks and runs of spaces one space, capped (never empty)."""
+    flat = " ".join(visible(title).split())[:TITLE_CAP].strip()
+    return flat or "(no title)"
 
 
 def landed_record(run: Any, label: str) -> tuple[dict[str, Any] | None, str]:
@@ -61,6 +72,8 @@ def landed_record(run: Any, label: str) -> tuple[dict[str, Any] | None, str]:
     if not push["ok"]:
         return None, f"run {run_id}: the push failed, nothing landed; no drop record written"
     record = {key: value for key, value in run.items() if key != "push"}
+    if isinstance(record.get("title"), str):
+        record["title"] = neutral_title(record["title"])
     groups = record.get("groups")
     if not isinstance(groups, list):
         raise InputError("`groups` must be a list of fix groups", path=label)
@@ -114,8 +127,14 @@ def render_comment(record: dict[str, Any]) -> str:
 
 
 def bugfix_row(record: dict[str, Any], identity: RepoIdentity, via: str) -> Row:
-    """The events row of a valid drop record, its repo normalized to the watched slug."""
-    record = dict(record, repo=identity.normalize(record["repo"]))
+    """The events row of a valid drop record, its repo normalized to the watched slug.
+
+    The title is neutralised here too: a drop file or mailbox comment written by hand
+    (not by `kb intake drop`) may carry ESC, CR, bidi or newlines in it.
+    """
+    record = dict(
+        record, repo=identity.normalize(record["repo"]), title=neutral_title(record["title"])
+    )
     return {
         "source_kind": "bugfix_run",
         "source_id": record["run_id"],
@@ -147,7 +166,7 @@ def read_drop_file(path: Path, drop_dir: Path) -> dict[str, Any]:
     if path.stat().st_size > MAX_DROP_BYTES:
         raise InputError(f"larger than {MAX_DROP_BYTES} bytes", path=label)
     try:
-        record = json.loads(path.read_bytes().decode("utf-8"))
+        record = loads(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 (byte {exc.start})", path=label) from exc
     except ValueError as exc:
@@ -174,10 +193,7 @@ def quarantine(path: Path, drop_dir: Path, reason: str) -> Path:
 
 def collect_drops(drop_dir: Path, intake_dir: Path, identity: RepoIdentity) -> CollectResult:
     """Import every drop file of `drop_dir` once; quarantine the invalid ones."""
-    if not drop_dir.is_dir():
-        raise InputError(
-            "not a directory; pass --drops the folder the producer writes to", path=str(drop_dir)
-        )
+    named_folder(drop_dir, "pass --drops the folder the producer writes to")
     rows: list[Row] = []
     quarantined: list[tuple[str, str]] = []
     with locked(drop_dir / ".collect"):

@@ -2,7 +2,8 @@
 
 Events keep one row per key (the row the fold picks); status keeps every distinct
 transition once. Unreadable lines (torn writes) are dropped. Both rewrites happen under the
-recording lock and the file's own append lock, then `os.replace`.
+recording lock and the file's own append lock, then `os.replace`; under those locks the
+temp files a killed compaction left are removed.
 """
 
 from __future__ import annotations
@@ -22,7 +23,12 @@ from kbkit.intake.ledger import (
     fold_status,
     read_ledger,
 )
-from kbkit.jsonl import atomic_write_bytes, encode_row
+from kbkit.jsonl import (
+    atomic_write_bytes,
+    encode_row,
+    ignore_transient_files,
+    remove_temp_files_of,
+)
 
 
 class Compaction(NamedTuple):
@@ -62,6 +68,8 @@ def _compact_status(rows: list[Row]) -> list[Row]:
 def compact(intake_dir: Path, *, write: bool = True) -> list[Compaction]:
     """Compact both ledgers (or, with write=False, report what compaction would change)."""
     results = []
+    if write and intake_dir.is_dir():
+        ignore_transient_files(intake_dir)
     with locked(intake_dir / RECORD_LOCK):
         for name, shrink, fold in (
             (EVENTS_FILE, _compact_events, fold_events),
@@ -71,6 +79,10 @@ def compact(intake_dir: Path, *, write: bool = True) -> list[Compaction]:
             if not path.exists():
                 continue
             with locked(path):
+                # Only compaction replaces a ledger, and only under this lock: any temp file
+                # of the ledger now is what a killed compaction left (up to the ledger's size).
+                if write:
+                    remove_temp_files_of(path)
                 rows, problems = read_ledger(intake_dir, name)
                 kept = shrink(rows)
                 if fold(kept) != fold(rows):  # a bug here must never cost a row

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.errors import InputError
+from kbkit.json_input import raw_decode
 from kbkit.jsonl import gc_paused
+from kbkit.paths import named_file
 
-_DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
 
 
@@ -25,9 +25,7 @@ def read_source(source: str) -> tuple[str, bytes]:
     """The label for messages and the raw bytes of FILE, or of stdin for `-`."""
     if source == "-":
         return "<stdin>", sys.stdin.buffer.read()
-    path = Path(source)
-    if path.is_dir():
-        raise InputError("is a directory; pass a JSON file or - for stdin", path=source)
+    path = named_file(source, "pass a JSON file or - for stdin")
     try:
         return source, path.read_bytes()
     except OSError as exc:
@@ -58,7 +56,7 @@ def _split_values(label: str, text: str) -> list[Page]:
         if position >= end:
             break
         try:
-            value, next_position = _DECODER.raw_decode(text, position)
+            value, next_position = raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"malformed JSON: {exc.msg} (column {exc.colno})", path=label, line=exc.lineno

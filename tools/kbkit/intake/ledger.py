@@ -20,7 +20,7 @@ from kbkit.file_lock import locked
 # re-exported, so the whole ledger API is importable from this module
 from kbkit.intake.ledger_reading import LedgerProblem as LedgerProblem
 from kbkit.intake.ledger_reading import read_ledger as read_ledger
-from kbkit.jsonl import append_rows, gc_paused
+from kbkit.jsonl import append_rows, append_together, gc_paused
 
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "status.jsonl"
@@ -179,9 +179,14 @@ def record_events(intake_dir: Path, rows: Iterable[Row]) -> RecordResult:
             known.add(key)  # type: ignore[arg-type]
             fresh.append(row)
             added.append(key)  # type: ignore[arg-type]
-        append_rows(intake_dir / EVENTS_FILE, fresh)
         now = timestamp()
-        append_rows(intake_dir / STATUS_FILE, (pending_status(key, now) for key in added))
+        # both files or neither: a full disk leaves the ledgers exactly as they were
+        append_together(
+            [
+                (intake_dir / EVENTS_FILE, fresh),
+                (intake_dir / STATUS_FILE, [pending_status(key, now) for key in added]),
+            ]
+        )
     return RecordResult(added, already, problems)
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.json_input import loads
 from kbkit.jsonl import gc_paused, read_jsonl
 
 _TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*,[ \t\r]*\{")
@@ -52,7 +52,7 @@ def _parse_whole(data: bytes) -> list[dict[str, Any]] | None:
         return None
     try:
         with gc_paused():
-            rows = json.loads(b"[" + data[:-1].replace(b"\n", b",\n") + b"]")
+            rows = loads(b"[" + data[:-1].replace(b"\n", b",\n") + b"]")
     except (ValueError, UnicodeDecodeError):
         return None
     if len(rows) != data.count(b"\n") or not all(type(row) is dict for row in rows):

@@ -6,7 +6,6 @@ exactly one fenced JSON block, whose record names the watched repository, are re
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, NamedTuple
 
@@ -16,6 +15,7 @@ from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
+from kbkit.json_input import loads
 
 MARKERS = (MARKER, "<!-- infermatrix-copilot:bugfix-record:v1 -->")
 TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -47,7 +47,7 @@ def comment_record(body: str, association: str, identity: RepoIdentity) -> dict[
     if len(blocks) != 1:
         raise ValueError(f"expected exactly one fenced ```json block, found {len(blocks)}")
     try:
-        record = json.loads(blocks[0])
+        record = loads(blocks[0])
     except ValueError as exc:
         raise ValueError(f"the fenced block is not valid JSON ({str(exc)[:120]})") from exc
     errors = schema_errors(DROP_RECORD, record)

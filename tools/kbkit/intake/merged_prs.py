@@ -12,12 +12,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
+from kbkit.clock import now
 from kbkit.errors import InputError
 from kbkit.file_lock import locked
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
-from kbkit.jsonl import atomic_write_text, gc_paused
+from kbkit.json_input import loads
+from kbkit.jsonl import atomic_write_text, gc_paused, ignore_transient_files
 
 CURSOR_FILE = "cursor.json"
 GITHUB_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -33,21 +35,46 @@ class PullScan(NamedTuple):
     newest: dict[str, str]  # repo -> newest updated_at seen in this input
 
 
-def parse_time(value: Any, field: str, where: str, label: str) -> str:
-    """A GitHub timestamp, normalized to `YYYY-MM-DDTHH:MM:SSZ` in UTC."""
-    if isinstance(value, str) and GITHUB_TIME.fullmatch(value):
-        return value  # already in GitHub's format: the common case, and the cheap one
+# What GitHub sends, or an offset/fraction variant of it; nothing looser (no week dates,
+# no bare dates): a value that merely parses could still move the cursor anywhere.
+ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)")
+EARLIEST = "2008-01-01T00:00:00Z"  # before GitHub existed: no PR was updated then
+FUTURE_SLACK = timedelta(days=1)  # clock differences between GitHub and this host
+
+
+def latest_plausible() -> str:
+    """The latest timestamp a real GitHub object can carry now (the clock plus a day)."""
+    return timestamp(now() + FUTURE_SLACK)
+
+
+def parse_time(value: Any, field: str, where: str, label: str, latest: str | None = None) -> str:
+    """A GitHub timestamp, normalized to `YYYY-MM-DDTHH:MM:SSZ` in UTC.
+
+    Refused: anything but an ISO-8601 instant, and instants before GitHub existed or after
+    `latest` (default: a day from now), which would otherwise carry the cursor with them.
+    """
     if not isinstance(value, str):
         raise InputError(f"{where}: `{field}` must be a timestamp string", path=label)
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError as exc:
+    if GITHUB_TIME.fullmatch(value):
+        normal = value  # already in GitHub's format: the common case, and the cheap one
+    else:
+        if not ISO_TIME.fullmatch(value):
+            raise InputError(f"{where}: `{field}` {value[:40]!r} is not a timestamp", path=label)
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            normal = timestamp(moment)  # a year before 1000 comes out short: refused below
+        except (ValueError, OverflowError) as exc:
+            raise InputError(
+                f"{where}: `{field}` {value[:40]!r} is not a timestamp", path=label
+            ) from exc
+    limit = latest or latest_plausible()
+    if not GITHUB_TIME.fullmatch(normal) or not EARLIEST <= normal <= limit:
         raise InputError(
-            f"{where}: `{field}` {value[:40]!r} is not a timestamp", path=label
-        ) from exc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return timestamp(moment)
+            f"{where}: `{field}` {value[:40]!r} is outside {EARLIEST[:4]}..{limit}; GitHub "
+            "never sends that, and the cursor must not move there",
+            path=label,
+        )
+    return normal
 
 
 def _refuse(where: str, label: str, message: str) -> NoReturn:
@@ -84,7 +111,14 @@ def _watched_repo(name: str, identity: RepoIdentity, where: str, label: str) -> 
     return repo
 
 
-def pr_row(item: dict[str, Any], where: str, label: str, repo: str, recorded_at: str) -> Row | None:
+def pr_row(
+    item: dict[str, Any],
+    where: str,
+    label: str,
+    repo: str,
+    recorded_at: str,
+    latest: str | None = None,
+) -> Row | None:
     """The event row of one PR object of `repo`, None when it was closed without merging."""
     number = _field(item, "number", int, where, label)
     where = f"{where} (PR #{number})"
@@ -119,7 +153,7 @@ def pr_row(item: dict[str, Any], where: str, label: str, repo: str, recorded_at:
         "title": title,
         "url": str(item.get("html_url") or f"https://github.com/{repo}/pull/{number}"),
         "author": str(author or "ghost"),
-        "merged_at": parse_time(merged_at, "merged_at", where, label),
+        "merged_at": parse_time(merged_at, "merged_at", where, label, latest),
         "labels": names,
         "draft": item.get("draft") is True,
         "summary": body[:SUMMARY_CHARS],
@@ -137,16 +171,19 @@ def parse_pulls(label: str, pages: list[Page], identity: RepoIdentity) -> PullSc
     newest: dict[str, str] = {}
     repos: dict[str, str] = {}  # base.repo.full_name -> watched spelling, checked once
     recorded_at = timestamp()
+    latest = latest_plausible()
     with gc_paused():
         for where, item in page_items(label, pages, "pull request"):
             name = _repo_of(item, where, label)
             repo = repos.get(name) or repos.setdefault(
                 name, _watched_repo(name, identity, where, label)
             )
-            row = pr_row(item, where, label, repo, recorded_at)
+            row = pr_row(item, where, label, repo, recorded_at, latest)
             updated = item.get("updated_at")
             if updated is not None:
-                updated = parse_time(updated, "updated_at", where, label)
+                updated = parse_time(
+                    updated, "updated_at", f"{where} (PR #{item['number']})", label, latest
+                )
                 if updated > newest.get(repo, ""):
                     newest[repo] = updated
             if row is None:
@@ -160,7 +197,7 @@ def read_cursor(intake_dir: Path) -> dict[str, str]:
     """repo -> newest `updated_at` already scanned (empty when there is no cursor yet)."""
     path = intake_dir / CURSOR_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (ValueError, UnicodeDecodeError) as exc:
@@ -191,6 +228,7 @@ def advance_cursor(intake_dir: Path, newest: dict[str, str]) -> dict[str, str]:
                 cursor[repo] = moment
                 changed = True
         if changed:
+            ignore_transient_files(intake_dir)
             document = {"version": 1, "merged_prs": dict(sorted(cursor.items()))}
             atomic_write_text(path, json.dumps(document, indent=2) + "\n")
     return cursor

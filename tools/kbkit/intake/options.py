@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kbkit.intake.ledger import LedgerProblem
 from kbkit.intake.repo_identity import RepoIdentity, load_identity
-from kbkit.paths import intake_root, repo_root
+from kbkit.paths import REPO_HELP, intake_root, repo_root
 
 
 def add_repo(parser: argparse.ArgumentParser, *, identity: bool = False) -> None:
@@ -18,7 +18,7 @@ def add_repo(parser: argparse.ArgumentParser, *, identity: bool = False) -> None
         "--repo",
         metavar="DIR",
         default=None,
-        help="the repository that holds intake/ (default: current directory)",
+        help=REPO_HELP,
     )
     if identity:
         parser.add_argument(

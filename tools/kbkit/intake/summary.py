@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.charset import INVISIBLE
 from kbkit.intake.ledger import (
     EVENTS_FILE,
     STATES,
@@ -16,6 +19,24 @@ from kbkit.intake.ledger import (
     read_ledger,
 )
 from kbkit.intake.merged_prs import read_cursor, scan_since
+
+# What must never reach a terminal raw: every invisible character plus tab and newline.
+_UNSAFE = re.compile("[\t\n]|" + INVISIBLE.pattern)
+
+
+def shown(text: str) -> str:
+    """`text` with ESC, CR, bidi, zero-width, tab and newline as visible `<U+XXXX>` tokens."""
+    return _UNSAFE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+def render_json(summary: Summary) -> str:
+    """The summary as JSON; invisible characters inside strings as `\\uXXXX` escapes.
+
+    json.dumps escapes controls already, not bidi or zero-width characters (with
+    ensure_ascii=False); those only occur inside strings, where an escape is the same value.
+    """
+    text = json.dumps(summary.to_dict(), indent=2, ensure_ascii=False)
+    return INVISIBLE.sub(lambda m: json.dumps(m.group())[1:-1], text) + "\n"
 
 
 class Summary(NamedTuple):
@@ -76,6 +97,7 @@ def summarize(intake_dir: Path) -> Summary:
 
 
 def render_text(summary: Summary) -> str:
+    """The summary as lines of text, every line free of raw control or bidi characters."""
     lines = []
     data = summary.to_dict()
     if not summary.counts:
@@ -99,4 +121,5 @@ def render_text(summary: Summary) -> str:
         lines.append(f"cursor {repo}: {moment} (next scan from {scan_since(moment)})")
     for problem in data["problems"]:
         lines.append(f"warning: {problem}")
-    return "\n".join(lines) + "\n"
+    # titles, keys and cursor names come from GitHub and drop files: never print them raw
+    return "\n".join(shown(line) for line in lines) + "\n"

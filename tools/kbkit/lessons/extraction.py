@@ -14,12 +14,12 @@ from typing import Any, NamedTuple
 
 from kbkit.errors import InputError
 from kbkit.intake.ledger import timestamp
-from kbkit.lessons.outcomes import CONFIRMED, SILENT, normalize_status, outcome_card
-from kbkit.lessons.redaction import clean_scope, clean_text
+from kbkit.lessons.outcomes import CONFIRMED, NEGATIVE, SILENT, normalize_status, outcome_card
+from kbkit.lessons.redaction import clean_scope, clean_text, key_text
 
 TERMINAL_STATUSES = frozenset({"done", "failed", "timeout"})
 POSITIVE_STATUSES = CONFIRMED
-NEGATIVE_STATUSES = frozenset({"false_positive", "duplicate", "ignored", "risk_accepted"})
+NEGATIVE_STATUSES = NEGATIVE
 SILENT_STATUSES = SILENT
 REPRODUCED_VERDICTS = frozenset({"reproduced"})
 CAUTION_VERDICTS = frozenset({"fixed", "inconclusive"})
@@ -83,30 +83,65 @@ def normalize_time(value: object, default: str) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _rules(task: dict[str, Any]) -> list[tuple[str, str, str, str, str, str]]:
-    """(kind, cue, action, subject, source_kind, local id) for every rule that fires."""
+class _Fired(NamedTuple):
+    kind: str
+    cue: str
+    action: str
+    subject: str
+    source_kind: str
+    local_id: str
+    key_cue: str  # cue and action before redaction: the dedupe key hashes these
+    key_action: str
+
+
+def _sentences(kind: str, status: str, verdict: str, cls: str, summary: str) -> str:
+    """The fixed sentence of one rule (the same builder for stored and key text)."""
+    if kind == "positive":
+        return f"Confirmed {cls}: {summary}"
+    if kind == "negative":
+        return f"Do not re-report without new mechanics: {summary} (prior {status})"
+    if kind == "reproduced":
+        return f"Reproduced {cls} on retest: {summary}"
+    return f"Recheck before reporting {cls}: a prior retest was {verdict}"
+
+
+def _rules(task: dict[str, Any]) -> list[_Fired]:
+    """Every rule that fires, with its stored (redacted) and key (unredacted) text."""
     fired = []
-    cleaned = {}  # finding id -> (status, class, summary)
+    cleaned = {}  # finding id -> (status, class, summary, key class, key summary)
     for finding in task.get("findings") or []:
         status = normalize_status(finding.get("status"))
         cls = clean_text(finding.get("class"), SCOPE_CAP)
         summary = clean_text(finding.get("summary"))
-        cleaned[finding["id"]] = (status, cls, summary)
-        if status in POSITIVE_STATUSES:
-            action = f"Confirmed {cls}: {summary}"
-            fired.append(("positive", cls, action, summary, "finding", finding["id"]))
-        elif status in NEGATIVE_STATUSES:
-            action = f"Do not re-report without new mechanics: {summary} (prior {status})"
-            fired.append(("negative", cls, action, summary, "finding", finding["id"]))
+        kcls, ksummary = key_text(finding.get("class")), key_text(finding.get("summary"))
+        cleaned[finding["id"]] = (status, cls, summary, kcls, ksummary)
+        kind = (
+            "positive"
+            if status in POSITIVE_STATUSES
+            else "negative"
+            if status in NEGATIVE_STATUSES
+            else ""
+        )
+        if kind:
+            action = _sentences(kind, status, "", cls, summary)
+            key_action = _sentences(kind, status, "", kcls, ksummary)
+            fired.append(
+                _Fired(kind, cls, action, summary, "finding", finding["id"], kcls, key_action)
+            )
     for retest in task.get("retests") or []:
         verdict = normalize_status(retest.get("verdict"))
-        status, cls, summary = cleaned.get(retest["finding_id"], ("", "", ""))
+        status, cls, summary, kcls, ksummary = cleaned.get(
+            retest["finding_id"], ("", "", "", "", "")
+        )
         if verdict in REPRODUCED_VERDICTS and status in POSITIVE_STATUSES:
-            action = f"Reproduced {cls} on retest: {summary}"
-            fired.append(("positive", cls, action, summary, "retest", retest["id"]))
+            kind, rule = "positive", "reproduced"
         elif verdict in CAUTION_VERDICTS and status not in SILENT_STATUSES:
-            action = f"Recheck before reporting {cls}: a prior retest was {verdict}"
-            fired.append(("caution", cls, action, summary, "retest", retest["id"]))
+            kind = rule = "caution"
+        else:
+            continue
+        action = _sentences(rule, status, verdict, cls, summary)
+        key_action = _sentences(rule, status, verdict, kcls, ksummary)
+        fired.append(_Fired(kind, cls, action, summary, "retest", retest["id"], kcls, key_action))
     return fired
 
 
@@ -132,13 +167,15 @@ def extract(task: dict[str, Any], *, now: str | None = None, validate: bool = Tr
     company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
     candidates: list[Candidate] = []
     refusals: list[Refusal] = []
-    for kind, cue, action, subject, source_kind, local_id in _rules(task):
+    for kind, cue, action, subject, source_kind, local_id, key_cue, key_action in _rules(task):
         source = f"{source_kind}:{task_id}/{local_id}"
         reason = _gate(cue, subject if kind != "caution" else cue, task_id, local_id)
         if reason:
             refusals.append(Refusal(task_id, source, reason))
             continue
-        lid = lesson_id(kind, company, category, cue, action)
+        # keyed on the text before redaction: "session_id: not rotated" and "... always
+        # rotated" stay two lessons even if a redaction ever made them read alike
+        lid = lesson_id(kind, company, category, key_cue, key_action)
         candidates.append(
             Candidate(
                 lid,

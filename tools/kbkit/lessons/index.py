@@ -10,14 +10,15 @@ or union-merged file) triggers a full rebuild. Delete `.index/` at any time.
 
 from __future__ import annotations
 
-import json
 import marshal
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.json_input import loads
+
 LOG_NAMES = ("lessons", "evidence", "tombstones", "outcomes")
-FORMAT = (1, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
+FORMAT = (2, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
 TAIL = 64
 KINDS = ("positive", "negative", "caution")
 KIND_RANK = {kind: rank for rank, kind in enumerate(KINDS)}
@@ -42,7 +43,12 @@ class FoldState:
         self.lessons: dict[str, tuple[Any, ...]] = {}
         # (lesson, source_kind, source_id) -> (task, at, line)
         self.evidence: dict[tuple[str, str, str], tuple[str, str, int]] = {}
-        self.tombstones: dict[tuple[str, str], str] = {}  # (kind, id) -> at
+        self.tombstones: dict[tuple[str, str], str] = {}  # forgotten (kind, id) -> at
+        # evidence keys that stopped counting -> "forgotten" (for good) or "superseded"
+        # (a newer verdict from the same task; a later one may revive it)
+        self.dead: dict[tuple[str, str, str], str] = {}
+        # forget rows written before rows named their keys: they kill by source, forever
+        self.legacy: dict[tuple[str, str], str] = {}
         self.outcomes: dict[str, dict[str, Any]] = {}
         self.problems: list[tuple[str, int, str]] = []  # (log, line, message)
         self.torn: dict[str, int] = {}  # log -> line of an unterminated fragment
@@ -62,6 +68,8 @@ class FoldState:
             self.problems,
             self.torn,
             self.support,
+            self.dead,
+            self.legacy,
         )
         return marshal.dumps(payload, 4)
 
@@ -71,7 +79,7 @@ class FoldState:
             payload = marshal.loads(data)
         except (EOFError, ValueError, TypeError):
             return None
-        if not isinstance(payload, tuple) or len(payload) != 9 or payload[0] != FORMAT:
+        if not isinstance(payload, tuple) or len(payload) != 11 or payload[0] != FORMAT:
             return None
         state = cls()
         (
@@ -84,12 +92,18 @@ class FoldState:
             state.problems,
             state.torn,
             state.support,
+            state.dead,
+            state.legacy,
         ) = payload
         return state
 
     def is_live(self, key: tuple[str, str, str], task: str) -> bool:
-        """Evidence survives unless its source or its whole task was forgotten."""
-        return (key[1], key[2]) not in self.tombstones and ("task", task) not in self.tombstones
+        """Evidence survives unless it was forgotten or superseded by a newer verdict."""
+        if key in self.dead:
+            return False
+        if not self.legacy:
+            return True
+        return (key[1], key[2]) not in self.legacy and ("task", task) not in self.legacy
 
 
 class Support(NamedTuple):
@@ -108,7 +122,7 @@ def count_support(state: FoldState) -> dict[str, list[Any]]:
     count: dict[str, int] = {}
     latest: dict[str, str] = {}
     tasks: dict[str, list[str]] = {}
-    check = bool(state.tombstones)
+    check = bool(state.dead or state.legacy)
     for key, (task, at, _line) in state.evidence.items():
         if check and not state.is_live(key, task):
             continue
@@ -215,12 +229,9 @@ def _fold_log(state: FoldState, root: Path, name: str) -> None:
     state.marks[name] = (*sig, consumed, newlines, tail)
 
 
-_DECODER = json.JSONDecoder()
-
-
 def _decode(raw: str | bytes) -> dict[str, Any] | str:
     try:
-        value = _DECODER.decode(raw) if isinstance(raw, str) else json.loads(raw)
+        value = loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         return f"not valid JSON ({exc.__class__.__name__})"
     return value if isinstance(value, dict) else "expected a JSON object"
@@ -275,13 +286,41 @@ def _fold_evidence(state: FoldState, row: dict[str, Any], line: int) -> str:
     return ""
 
 
+def _evidence_keys(value: object) -> list[tuple[str, str, str]] | None:
+    if not isinstance(value, list):
+        return None
+    keys = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 3 and all(type(x) is str for x in item)):
+            return None
+        keys.append((sys.intern(item[0]), sys.intern(item[1]), item[2]))
+    return keys
+
+
 def _fold_tombstone(state: FoldState, row: dict[str, Any], line: int) -> str:
-    if not _strings(row, "source_kind", "source_id"):
-        return "tombstone row without source_kind or source_id"
-    key = (row["source_kind"], row["source_id"])
-    if key not in state.tombstones:
-        state.tombstones[key] = str(row.get("at") or "")
+    """Forget rows (by source) and verdict rows (supersede / revive named evidence keys)."""
+    keys = _evidence_keys(row.get("keys"))
+    action = row.get("action", "forget")
+    if action in ("supersede", "revive"):
+        if keys is None:
+            return f"{action} row without a list of evidence keys"
+        for key in keys:
+            if action == "supersede":
+                state.dead.setdefault(key, "superseded")
+            elif state.dead.get(key) == "superseded":
+                del state.dead[key]  # a forgotten key never comes back
         state.support_stale = True
+        return ""
+    if action != "forget" or not _strings(row, "source_kind", "source_id"):
+        return "tombstone row without source_kind or source_id"
+    source = (row["source_kind"], row["source_id"])
+    state.tombstones.setdefault(source, str(row.get("at") or ""))
+    if keys is None:
+        state.legacy.setdefault(source, str(row.get("at") or ""))
+    else:
+        for key in keys:
+            state.dead[key] = "forgotten"
+    state.support_stale = True
     return ""
 
 
@@ -316,22 +355,6 @@ def write_cache(path: Path, data: bytes) -> None:
         ignore = path.parent / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# derived cache of the lessons logs; safe to delete\n*\n")
-        _sweep_stale_temp_files(path)
-        atomic_write_bytes(path, data)
+        atomic_write_bytes(path, data)  # also removes temp files of writers that died
     except OSError:
         pass
-
-
-STALE_TEMP_SECONDS = 600
-
-
-def _sweep_stale_temp_files(path: Path) -> None:
-    """A process killed mid-write leaves its temp file behind; old ones are litter."""
-    import time
-
-    for temp in path.parent.glob(f".{path.name}.*.tmp"):
-        try:
-            if time.time() - temp.stat().st_mtime > STALE_TEMP_SECONDS:
-                temp.unlink()
-        except OSError:
-            continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.intake.ledger import record_events
+from kbkit.intake.ledger import append_status, load_events, load_status, record_events
 from kbkit.jsonl import iter_rows
 from kbkit.lessons.extraction import utc_now
 from kbkit.lessons.index import LessonRow, live_support
@@ -78,3 +78,28 @@ def promote(store: LessonStore, intake: Path, min_support: int) -> list[Promotio
         result = record_events(intake, events)
     added = {source_id for _, source_id in result.added}
     return [plan for plan in plans if plan.lesson_id in added]
+
+
+def withdraw_promotions(intake: Path, lessons: set[str], reason: str) -> list[str]:
+    """Pending `lesson` events of these lessons leave the queue: status `shadowed`, reason.
+
+    Called when evidence behind a lesson is forgotten: its promotion cites that evidence
+    (task ids, support), so it must not reach a rule proposal. Published ones are history.
+    """
+    if not lessons:
+        return []
+    status = load_status(intake)
+    withdrawn = []
+    for key in load_events(intake):
+        if key[0] != SOURCE_KIND or key[1] not in lessons:
+            continue
+        current = status.get(key)
+        if current is not None and current.get("state") != "pending":
+            continue
+        raw = current.get("attempts", 0) if current else 0
+        attempts = raw if type(raw) is int and raw >= 0 else 0
+        append_status(
+            intake, key[0], key[1], "shadowed", attempts=attempts, previous=current, reason=reason
+        )
+        withdrawn.append(key[1])
+    return withdrawn

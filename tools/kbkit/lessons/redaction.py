@@ -1,8 +1,11 @@
 """Redaction of sensitive text before anything reaches the lessons store.
 
 Findings quote what agents saw: tokens, keys, home folders, internal addresses. None of it
-belongs in a lesson, so every free-text field passes through `redact` before it is keyed,
-written or rendered. The patterns err on the side of redacting too much.
+belongs in a lesson, so every free-text field passes through `redact` before it is written
+or rendered. Credential shapes come from the shared rule set (`kbkit.secret_tokens`), which
+redacts values that look like secrets, not every word after `token:`. Dedupe keys hash the
+normalised text *before* redaction (`key_text`), so two findings that differ only in the
+redacted part stay two lessons.
 """
 
 from __future__ import annotations
@@ -10,43 +13,23 @@ from __future__ import annotations
 import functools
 import re
 
+from kbkit.charset import strip_invisible
 from kbkit.lessons.rendering import flatten
+from kbkit.secret_tokens import REDACTED, redact_secrets
 
-REDACTED = "[redacted]"
+__all__ = ["REDACTED", "clean_scope", "clean_text", "key_text", "normalise", "redact"]
 
-# (pattern, replacement); order matters: whole private-key blocks go first.
-_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(
-            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
-            r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)",
-            re.DOTALL,
-        ),
-        "[redacted private key]",
-    ),
-    # user:password@ in URLs
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@:]+:[^\s/@]+@"), r"\1[redacted]@"),
-    (re.compile(r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}"), r"\1 [redacted]"),
-    # key=value and key: value for credential-like names
-    (
-        re.compile(
-            r"(?i)\b([a-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|"
-            r"access[_-]?key|private[_-]?key|credentials?|auth|session[_-]?id|cookie)"
-            r"[a-z0-9_.-]*)(\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
-        ),
-        r"\1\2[redacted]",
-    ),
-    # well-known token shapes
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
-    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), REDACTED),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{20,}"), REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), REDACTED),
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+"), REDACTED),
+# Line breaks and other controls separate words: they become spaces before the invisible
+# characters (which join what they split) are removed.
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+# Local shapes that are not credentials but still do not belong in a lesson:
+# (pattern, replacement, a character every match contains: most text skips the pattern).
+_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     # home folders: /home/alice, /Users/alice, C:\Users\alice (either slash)
-    (re.compile(r"(?i)(?<![\w/])/(?:home|users)/[^\s/\\:]+"), "[home]"),
-    (re.compile(r"(?<![\w/])/root(?=[/\s]|$)"), "[home]"),
-    (re.compile(r"(?i)\b[a-z]:[\\/]+users[\\/]+[^\s\\/:]+"), "[home]"),
+    (re.compile(r"(?i)(?<![\w/])/(?:home|users)/[^\s/\\:]+"), "[home]", "/"),
+    (re.compile(r"(?<![\w/])/root(?=[/\s]|$)"), "[home]", "/"),
+    (re.compile(r"(?i)\b[a-z]:[\\/]+users[\\/]+[^\s\\/:]+"), "[home]", ":"),
     # private IPv4 (RFC 1918, link-local) and IPv6 unique-local / link-local
     (
         re.compile(
@@ -55,30 +38,53 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"(?![\w]|\.\d)"
         ),
         "[private-ip]",
+        ".",
     ),
     (
         re.compile(r"(?i)(?<![\w:])(?:f[cd][0-9a-f]{2}|fe80):[0-9a-f:]*[0-9a-f](?![\w:])"),
         "[private-ip]",
+        ":",
     ),
 )
 
 
+def normalise(text: str) -> str:
+    """One line with every invisible character gone: what redaction and keys look at.
+
+    Redaction must run on this form: a zero-width space inside a token or a private-key
+    header would otherwise split it below every pattern.
+    """
+    return flatten(strip_invisible(_BREAKS.sub(" ", text)))
+
+
 def redact(text: str) -> str:
-    """Replace credentials, private keys, home paths and private IPs with placeholders."""
-    for pattern, replacement in _RULES:
-        text = pattern.sub(replacement, text)
+    """Normalise, then replace credentials, private keys, home paths and private IPs."""
+    text = redact_secrets(normalise(text))
+    for pattern, replacement, needed in _RULES:
+        if needed in text:
+            text = pattern.sub(replacement, text)
     return text
 
 
 def clean_text(value: object, cap: int = 1000) -> str:
-    """Redact, then flatten to one capped line: the form that is keyed, stored and shown."""
+    """Normalise, redact, cap to one line: the form that is stored and shown."""
     return _clean(str(value), cap) if value is not None else ""
+
+
+def key_text(value: object) -> str:
+    """Normalised but unredacted text: what dedupe keys hash (never stored or shown)."""
+    return _key(str(value)) if value is not None else ""
 
 
 @functools.lru_cache(maxsize=65536)
 def _clean(text: str, cap: int) -> str:
     # classes and scopes repeat across thousands of tasks: clean each distinct text once
     return flatten(redact(text), cap)
+
+
+@functools.lru_cache(maxsize=65536)
+def _key(text: str) -> str:
+    return normalise(text)
 
 
 def clean_scope(value: object) -> str | None:

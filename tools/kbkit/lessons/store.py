@@ -2,7 +2,10 @@
 
 - `lessons.jsonl`: one row per dedupe key (kind, scope, cue, action), `status: candidate`.
 - `evidence.jsonl`: one row per (lesson, source_kind, source_id); support = live rows.
-- `tombstones.jsonl`: `forget` records; evidence of a forgotten source stops counting.
+- `tombstones.jsonl`: `forget` records (the evidence keys they end, for good) and verdict
+  records: when a task is extracted again with a different verdict, its evidence that the
+  new extraction no longer yields is `supersede`d, and superseded evidence it yields again
+  is `revive`d. History stays in the log; support is recomputed from it.
 - `outcomes.jsonl`: one outcome card per closed task (a changed card is appended again).
 - `usage.jsonl`: one row per consideration (task, lesson ids, mode, time).
 
@@ -12,14 +15,15 @@ the same row twice; a crash leaves at most one torn line, which the fold skips.
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.file_lock import locked
-from kbkit.jsonl import append_rows, gc_paused
+from kbkit.jsonl import append_rows, append_together, atomic_write_bytes, gc_paused
 from kbkit.lessons import index
 from kbkit.lessons.extraction import Extraction, Refusal, utc_now
 from kbkit.paths import intake_root, repo_root
@@ -39,6 +43,8 @@ class AddResult(NamedTuple):
 class ForgetResult(NamedTuple):
     removed: int  # evidence rows that stop counting
     orphaned: list[str]  # lessons left without live evidence
+    affected: list[str] = []  # every lesson whose evidence was hit
+    purged: int = 0  # rows removed from the logs by --purge
 
 
 class LessonStore:
@@ -91,6 +97,8 @@ class LessonStore:
         now = utc_now()
         with self.lock():
             state = self.state()
+            # tasks extracted before (their card is on file): the only ones re-triage can hit
+            again = {e.task for e in batch if e.terminal and e.task in state.outcomes}
             seen_lessons: set[str] = set()
             seen_evidence: set[tuple[str, str, str]] = set()
             for extraction in batch:
@@ -126,11 +134,20 @@ class LessonStore:
                 if card is not None and state.outcomes.get(card["task"], {}).get("card") != card:
                     state.outcomes[card["task"]] = {"task": card["task"], "card": card}
                     outcomes.append({"task": card["task"], "card": card, "at": now})
+            verdicts = _verdicts(state, [e for e in batch if e.task in again], now)
             # Lessons before evidence: a crash in between leaves a lesson with no support
             # (never selectable), and the next extraction appends the missing evidence.
-            append_rows(self.log("lessons"), lessons)
-            append_rows(self.log("evidence"), evidence)
-            append_rows(self.log("outcomes"), outcomes)
+            # One unit: a full disk leaves all four logs exactly as they were. The
+            # tombstones come after the new evidence: a crash in between leaves old and new
+            # verdict both counting until the task is extracted again, never neither.
+            append_together(
+                [
+                    (self.log("lessons"), lessons),
+                    (self.log("evidence"), evidence),
+                    (self.log("tombstones"), verdicts),
+                    (self.log("outcomes"), outcomes),
+                ]
+            )
             # No refold here: the next reader folds just these appended bytes, lazily.
         return AddResult(
             tasks=len(batch),
@@ -141,12 +158,17 @@ class LessonStore:
             refusals=[r for e in batch for r in e.refusals],
         )
 
-    def forget(self, source_kind: str, source_id: str, *, reason: str = "") -> ForgetResult:
-        """Tombstone one source (`finding`, `retest` or a whole `task`); recompute support."""
+    def forget(
+        self, source_kind: str, source_id: str, *, reason: str = "", purge: bool = False
+    ) -> ForgetResult:
+        """Tombstone one source (`finding`, `retest` or a whole `task`); recompute support.
+
+        With `purge`, the source's evidence rows, the lesson rows it leaves without live
+        evidence (their text) and, for a task, its outcome cards are also removed from the
+        logs, rewritten atomically under the lock (for privacy requests); the tombstone stays.
+        """
         with self.lock():
             state = self.state()
-            if (source_kind, source_id) in state.tombstones:
-                return ForgetResult(0, [])
             hit = [
                 key
                 for key, (task, _at, _line) in state.evidence.items()
@@ -157,22 +179,124 @@ class LessonStore:
                 )
             ]
             if not hit:
+                if purge:
+                    return self._purge(state, source_kind, source_id, [])
                 return ForgetResult(0, [])
             row = {
                 "source_kind": source_kind,
                 "source_id": source_id,
+                "keys": [
+                    list(key) for key in hit
+                ],  # exactly these: a corrected re-extraction counts
                 "at": utc_now(),
                 "reason": reason,
             }
             append_rows(self.log("tombstones"), [row])
             state = self.state()
+            if purge:
+                return self._purge(state, source_kind, source_id, hit)
         affected = {key[0] for key in hit}
         alive = {
             key[0]
             for key, (task, _at, _line) in state.evidence.items()
             if key[0] in affected and state.is_live(key, task)
         }
-        return ForgetResult(len(hit), sorted(affected - alive))
+        return ForgetResult(len(hit), sorted(affected - alive), sorted(affected))
+
+    def _purge(
+        self,
+        state: index.FoldState,
+        source_kind: str,
+        source_id: str,
+        hit: list[tuple[str, str, str]],
+    ) -> ForgetResult:
+        """Remove a forgotten source's rows from the logs (the caller holds the lock)."""
+
+        def of_source(key: tuple[str, str, str], task: str) -> bool:
+            if source_kind == "task":
+                return task == source_id
+            return (key[1], key[2]) == (source_kind, source_id)
+
+        keys = {
+            key
+            for key, (task, _at, _line) in state.evidence.items()
+            if of_source(key, task) and not state.is_live(key, task)
+        }
+        affected = {key[0] for key in keys}
+        alive = {
+            key[0]
+            for key, (task, _at, _line) in state.evidence.items()
+            if key[0] in affected and state.is_live(key, task)
+        }
+        orphaned = affected - alive
+        tasks = {source_id} if source_kind == "task" else set()
+        purged = _rewrite(
+            self.log("evidence"),
+            lambda r: (r.get("lesson"), r.get("source_kind"), r.get("source_id")) in keys,
+        )
+        purged += _rewrite(self.log("lessons"), lambda r: r.get("id") in orphaned)
+        purged += _rewrite(self.log("outcomes"), lambda r: r.get("task") in tasks)
+        return ForgetResult(len(hit), sorted(orphaned), sorted(affected), purged)
 
     def record_usage(self, row: dict[str, Any]) -> None:
         append_rows(self.log("usage"), [row])
+
+
+def _verdicts(state: index.FoldState, batch: list[Extraction], now: str) -> list[dict[str, Any]]:
+    """Supersede/revive rows for the tasks of `batch` (extracted before) whose evidence changed.
+
+    The latest extraction of a task is its verdict: live evidence of the task that it no
+    longer yields is superseded (a finding re-triaged from confirmed to false_positive stops
+    supporting "Confirmed ..."), superseded evidence it yields again is revived.
+    """
+    latest: dict[str, set[tuple[str, str, str]]] = {}
+    for extraction in batch:
+        if extraction.terminal:
+            latest[extraction.task] = {
+                (c.lesson_id, c.source_kind, c.source_id) for c in extraction.candidates
+            }
+    if not latest:
+        return []  # only new tasks: no walk over the evidence
+    stale: dict[str, list[tuple[str, str, str]]] = {}
+    for key, (task, _at, _line) in state.evidence.items():
+        keep = latest.get(task)
+        if keep is not None and key not in keep and state.is_live(key, task):
+            stale.setdefault(task, []).append(key)
+    rows = []
+    for task, keep in latest.items():
+        back = sorted(key for key in keep if state.dead.get(key) == "superseded")
+        if stale.get(task):
+            rows.append(_verdict("supersede", task, sorted(stale[task]), now))
+        if back:
+            rows.append(_verdict("revive", task, back, now))
+    return rows
+
+
+def _verdict(action: str, task: str, keys: list[tuple[str, str, str]], now: str) -> dict[str, Any]:
+    return {
+        "action": action,
+        "task": task,
+        "keys": [list(key) for key in keys],
+        "reason": "a newer extraction of the task changed its verdict",
+        "at": now,
+    }
+
+
+def _rewrite(path: Path, drop: Callable[[dict[str, Any]], bool]) -> int:
+    """Rewrite a log atomically without the rows `drop` selects; other lines stay as they are."""
+    if not path.exists():
+        return 0
+    kept: list[bytes] = []
+    dropped = 0
+    for line in path.read_bytes().splitlines(keepends=True):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        if isinstance(row, dict) and drop(row):
+            dropped += 1
+        else:
+            kept.append(line)
+    if dropped:
+        atomic_write_bytes(path, b"".join(kept))
+    return dropped

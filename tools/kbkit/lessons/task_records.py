@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from kbkit.errors import InputError
+from kbkit.json_input import loads
+from kbkit.paths import named_file
 
 SCHEMA_PATH = Path(__file__).with_name("task_record.schema.json")
 
@@ -105,9 +107,20 @@ def _plainly_valid(record: dict[str, Any]) -> bool:
 
 
 def _reference_problem(record: dict[str, Any]) -> str | None:
-    ids = [f["id"] for f in record.get("findings") or []]
+    from kbkit.lessons.outcomes import FINDING_STATUSES, normalize_status
+
+    findings = record.get("findings") or []
+    ids = [f["id"] for f in findings]
     if len(ids) != len(set(ids)):
         return "task record has two findings with the same id"
+    for finding in findings:
+        # an unknown status would silently count as "reported" in every outcome card
+        if normalize_status(finding["status"]) not in FINDING_STATUSES:
+            known = ", ".join(sorted(FINDING_STATUSES))
+            return (
+                f"finding {str(finding['id'])[:80]!r} has the unknown status "
+                f"{str(finding['status'])[:64]!r}; expected one of {known}"
+            )
     return None
 
 
@@ -125,7 +138,7 @@ def _decode(data: bytes, path: str, line: int | None = None) -> str:
 
 def _parse(text: str, path: str, line: int | None = None) -> dict[str, Any]:
     try:
-        record = json.loads(text)
+        record = loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"not valid JSON: {exc.msg} (column {exc.colno})"
@@ -143,6 +156,7 @@ def _parse(text: str, path: str, line: int | None = None) -> dict[str, Any]:
 def _read_bytes(path: str) -> bytes:
     if path == "-":
         return sys.stdin.buffer.read()
+    named_file(path, "pass a task record file (JSON) or - for stdin")
     try:
         return Path(path).read_bytes()
     except FileNotFoundError as exc:

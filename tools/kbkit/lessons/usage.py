@@ -5,8 +5,9 @@
 - shadow: select and log what would have been shown, prompts unchanged;
 - inject: select, log, and append the block after the planner and worker prompts.
 The block is appended after the fully rendered prompt, so no prompt edit can remove it.
-With `assign="hash"`, a task's arm (shadow or inject) is a stable hash of its id, so a team
-can compare the two arms fairly while lessons are on.
+With `assign="hash"` in inject mode, a task's arm (shadow or inject) is a stable hash of its
+id, so a team can compare the two arms fairly while lessons are on. Shadow mode never
+injects, whatever the assignment: random assignment to an inject arm needs `inject`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from kbkit.errors import UsageError
 from kbkit.lessons.extraction import utc_now
 from kbkit.lessons.redaction import clean_scope
 from kbkit.lessons.rendering import render_block
-from kbkit.lessons.selection import SelectedLesson, select_lessons
+from kbkit.lessons.selection import SelectedLesson, lesson_scope, select_lessons
 from kbkit.lessons.store import LessonStore
 
 MODES = ("off", "shadow", "inject")
@@ -81,8 +82,13 @@ def bundle_prompts(
     store: LessonStore | None = None,
     mode: str | None = None,
     assign: str = "none",
+    scope: str | None = None,
+    as_of: str | None = None,
 ) -> Bundle:
-    """Consider lessons for a task and return the final planner and worker prompts."""
+    """Consider lessons for a task and return the final planner and worker prompts.
+
+    `scope` is the client-isolation setting (see `kbkit.lessons.selection`).
+    """
     if assign not in ASSIGNMENTS:
         raise UsageError(f"assign={assign!r}: expected one of {', '.join(ASSIGNMENTS)}")
     configured = lesson_mode() if mode is None else mode
@@ -90,17 +96,22 @@ def bundle_prompts(
         raise UsageError(f"mode={configured!r}: expected one of off, shadow, inject")
     if configured == "off":
         return Bundle("off", assign, [], "", planner, worker)
-    effective = hash_arm(str(task["id"])) if assign == "hash" else configured
+    # only inject mode may randomise into the inject arm: shadow promises no prompt changes
+    effective = (
+        hash_arm(str(task["id"])) if assign == "hash" and configured == "inject" else configured
+    )
     store = store if store is not None else LessonStore.for_repo()
-    lessons = select_lessons(task, store)
+    scope = lesson_scope(scope)
+    lessons = select_lessons(task, store, scope=scope, as_of=as_of)
     store.record_usage(
         {
             "task": str(task["id"]),
             "company": clean_scope(task.get("company")),
             "category": clean_scope(task.get("category")),
-            "lessons": [lesson.id for lesson in lessons],
+            "lessons": [lid for lesson in lessons for lid in lesson.ids()],
             "mode": effective,
             "assign": assign,
+            "scope": scope,
             "at": utc_now(),
         }
     )

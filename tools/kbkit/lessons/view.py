@@ -186,6 +186,21 @@ def build_view(state: index.FoldState, marks: Marks) -> SelectionView:
     )
 
 
+def view_as_of(store: LessonStore, as_of: str) -> SelectionView:
+    """The view built from evidence closed strictly before `as_of` only (never cached).
+
+    For replays of history: a task must not see outcomes that were not known when it
+    started. It walks every evidence row, so it costs a fold, not a cached read.
+    """
+    state = store.state()
+    past = index.FoldState()
+    past.lessons = state.lessons
+    past.tombstones = state.tombstones
+    past.evidence = {key: row for key, row in state.evidence.items() if row[1] < as_of}
+    past.support = index.count_support(past)
+    return build_view(past, {})
+
+
 def load_view(store: LessonStore) -> SelectionView:
     """The cached view when no log changed since it was built; otherwise rebuild it."""
     with gc_paused():

@@ -1,0 +1,122 @@
+"""`kb check` on a hostile tree: a FIFO page, a page linked to `/dev/zero` and a 50 MB page.
+
+The same generated tree is checked with and without the three files, cold (no cache) and
+warm, each by the real `kb` in its own process. Targets (issue #10): at most 2 s more than the
+clean tree, and a peak RSS of at most 100 MB for the whole process tree (the largest of the
+`kb` process and the helpers it forks, as `getrusage(RUSAGE_CHILDREN)` reports it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.gen_tree import generate
+
+EXTRA_SECONDS = 2.0
+RSS_LIMIT_MB = 100
+BIG_PAGE_BYTES = 50 * 1024 * 1024
+
+# Runs one command and prints its exit code and the peak RSS (KiB) of its process tree: the
+# wrapper's own RUSAGE_CHILDREN holds only what this one command and its children used.
+_MEASURE = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+    "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+def make_tree(repo: Path, pages: int) -> Path:
+    """A generated tree whose files are an hour old (not racy for the cache)."""
+    generate(repo, pages)
+    past = time.time() - 3600
+    for folder, _, files in os.walk(repo):
+        for name in files:
+            os.utime(os.path.join(folder, name), (past, past))
+    return repo
+
+
+def add_hostile_pages(repo: Path) -> list[str]:
+    """A FIFO, a link to /dev/zero and a 50 MB page, each registered in general/_index.md."""
+    folder = repo / "knowledge" / "general"
+    os.mkfifo(folder / "fifo.md")
+    (folder / "zero.md").symlink_to("/dev/zero")
+    with open(folder / "huge.md", "wb") as handle:
+        line = b"A line of a page nobody should read, 10.1.2.3 and [a](gone.md).\n"
+        handle.write(line * (BIG_PAGE_BYTES // len(line) + 1))
+    index = folder / "_index.md"
+    names = ["fifo.md", "zero.md", "huge.md"]
+    with open(index, "a", encoding="utf-8") as handle:
+        handle.write("".join(f"- [{n}]({n})\n" for n in names))
+    return [f"knowledge/general/{n}" for n in names]
+
+
+def run_kb(repo: Path, kb: list[str], timeout: float = 120.0) -> tuple[float, int, int]:
+    """Wall seconds, exit code and peak RSS (MB) of one `kb check` and its children."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _MEASURE,
+            *kb,
+            "check",
+            "--repo",
+            str(repo),
+            "--today",
+            "2026-11-30",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=True,
+    )
+    elapsed = time.perf_counter() - start
+    code, rss_kib = map(int, done.stdout.split())
+    return elapsed, code, rss_kib // 1024
+
+
+def measure(base: Path, pages: int, kb: list[str]) -> dict[str, tuple[float, float, int]]:
+    """(clean seconds, hostile seconds, hostile peak RSS MB) for a cold and a warm run."""
+    clean = make_tree(base / "clean", pages)
+    hostile = base / "hostile"
+    shutil.copytree(clean, hostile, symlinks=True)
+    add_hostile_pages(hostile)
+    (clean / "knowledge" / "general" / "_index.md").write_bytes(
+        (hostile / "knowledge" / "general" / "_index.md").read_bytes()
+    )  # the same index: the clean tree then reports the three as broken links, not as pages
+    figures = {}
+    for mode in ("cold", "warm"):
+        if mode == "cold":
+            for repo in (clean, hostile):
+                shutil.rmtree(repo / ".kbkit-cache", ignore_errors=True)
+        clean_s, _, _ = run_kb(clean, kb)
+        hostile_s, code, rss = run_kb(hostile, kb)
+        if code != 1:
+            raise RuntimeError(f"kb check on the hostile tree exited {code}, expected 1")
+        figures[mode] = (clean_s, hostile_s, rss)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    pages = 2000
+    kb = [sys.executable, "-m", "kbkit"]
+    with tempfile.TemporaryDirectory() as folder:
+        figures = measure(Path(folder), pages, kb)
+    ok = True
+    print(f"| {pages} pages | clean | + FIFO, /dev/zero link, 50 MB page | peak RSS |")
+    print("|---|---|---|---|")
+    for mode, (clean_s, hostile_s, rss) in figures.items():
+        ok &= hostile_s - clean_s <= EXTRA_SECONDS and rss <= RSS_LIMIT_MB
+        print(f"| {mode} | {clean_s:.3f} s | {hostile_s:.3f} s | {rss} MB |")
+    print(f"targets: at most {EXTRA_SECONDS} s more, at most {RSS_LIMIT_MB} MB: {ok}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

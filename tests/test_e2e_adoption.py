@@ -1,0 +1,105 @@
+"""End to end, as a new team would: a new git repository, kbkit installed by pip from this
+checkout into a separate venv, README's "Use kbkit in your repository" commands run as
+written, then real commits through real pre-commit that must pass and must fail, and
+`kb check` from a subdirectory. No file is copied from kbkit's checkout. About a minute
+(two pip installs); marked `e2e`."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+SECTION = "## Use kbkit in your repository"
+
+pytestmark = pytest.mark.e2e
+
+DRAFT = """---
+title: "Deploys"
+created: 2026-11-30
+updated: 2026-11-30
+type: guide
+tags: [general]
+sources: []
+---
+
+# Deploys
+
+How this team ships a release, step by step.
+"""
+
+
+def readme_commands() -> list[str]:
+    """The shell lines of the README section's first `sh` block."""
+    text = (PROJECT / "README.md").read_text("utf-8")
+    section = text[text.index(SECTION) :]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None, "the README section has no ```sh block"
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def shell(repo: Path, script: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_a_new_repository_adopts_kbkit_by_the_readme(tmp_path: Path) -> None:
+    repo = tmp_path / "team-repo"
+    repo.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
+    env.update(KBKIT=str(PROJECT), PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
+    # the project's own venv must not leak into the team's shell
+    env["PATH"] = os.pathsep.join(
+        part for part in env["PATH"].split(os.pathsep) if not part.startswith(str(PROJECT))
+    )
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "README.md").write_text("# team repo\n")
+    subprocess.run(["git", "-C", str(repo), "add", "README.md"], check=True)
+    subprocess.run(["git", "-C", str(repo), "commit", "-qm", "start"], check=True, env=env)
+
+    commands = readme_commands()
+    done = shell(repo, "set -e\n" + "\n".join(commands), env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    kb = repo / ".venv" / "bin" / "kb"
+    assert kb.is_file() and "Set up kbkit" in git(repo, "log", "--format=%s", "-1")
+    assert git(repo, "status", "--porcelain") == ""  # no lock, cache or venv left to commit
+    activate = ". .venv/bin/activate\n"
+
+    # An untracked draft page does not block an unrelated commit.
+    draft = repo / "knowledge" / "general" / "deploys.md"
+    draft.write_text(DRAFT)
+    (repo / "README.md").write_text("# team repo\n\nNow with kbkit.\n")
+    done = shell(repo, activate + "git commit -qam 'Unrelated change'", env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # A commit that stages the index but not the page it links fails.
+    index = repo / "knowledge" / "general" / "_index.md"
+    index.write_text(index.read_text() + "\n- [Deploys](deploys.md)\n")
+    done = shell(repo, activate + "git add knowledge/general/_index.md && git commit -qm x", env)
+    assert done.returncode != 0
+    assert "tree/link-broken" in done.stdout + done.stderr
+    # With the page staged too, it passes.
+    done = shell(repo, activate + "git add knowledge && git commit -qm 'Deploy guide'", env)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    # `kb check` from a subdirectory checks the whole repository.
+    top = subprocess.run([str(kb), "check"], cwd=repo, capture_output=True, text=True, env=env)
+    inside = repo / "knowledge" / "general"
+    below = subprocess.run([str(kb), "check"], cwd=inside, capture_output=True, text=True, env=env)
+    assert top.returncode == below.returncode == 0, below.stdout + below.stderr
+    assert below.stdout == top.stdout and "3 page(s)" in below.stdout
+
+    # Nothing of kbkit's checkout was copied into the repository.
+    ours = {p.name for p in (PROJECT / "tools" / "kbkit").glob("*.py")}
+    tracked = git(repo, "ls-files").split()
+    assert not [path for path in tracked if Path(path).name in ours]
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    ).stdout

@@ -1,0 +1,53 @@
+"""`kb rule RULE-ID` explains a rule from the validators' registries; `kb rules` lists them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from kbkit.checks.registry import all_rules
+from kbkit.rule_docs import DOCS
+
+
+def kb(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kbkit", *args], capture_output=True, text=True)
+
+
+def test_every_registered_rule_is_explained_and_no_explanation_is_stale() -> None:
+    assert set(DOCS) == set(all_rules())
+
+
+def test_kb_rule_prints_what_why_fix_and_suppress() -> None:
+    done = kb("rule", "tree/link-broken")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[0] == "tree/link-broken (error, kb check-knowledge-tree)"
+    for label in ("What:", "Why:", "Fix:", "Suppress:"):
+        assert any(line.startswith(label) for line in lines), label
+    assert "kb-disable-next-line tree/link-broken: reason" in done.stdout
+
+
+def test_kb_rule_json_carries_version_and_the_registry_severity() -> None:
+    document = json.loads(kb("rule", "lint/orphan", "--format", "json").stdout)
+    assert document["version"] == 1
+    assert document["rule"]["severity"] == all_rules()["lint/orphan"].severity == "warning"
+
+
+def test_an_unknown_rule_is_a_usage_error_with_the_nearest_id() -> None:
+    done = kb("rule", "tree/link-brokn")
+    assert done.returncode == 2
+    assert "did you mean tree/link-broken?" in done.stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_kb_rules_lists_every_rule(fmt: str) -> None:
+    done = kb("rules", "--format", fmt)
+    assert done.returncode == 0
+    if fmt == "json":
+        listed = [rule["id"] for rule in json.loads(done.stdout)["rules"]]
+    else:
+        listed = [line.split()[0] for line in done.stdout.splitlines()]
+    assert listed == sorted(all_rules())

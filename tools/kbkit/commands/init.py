@@ -1,0 +1,71 @@
+"""`kb init`: set kbkit up in a repository, idempotently, never replacing a user's file."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from kbkit import clock
+from kbkit.errors import UsageError
+from kbkit.paths import find_repo_root
+from kbkit.scaffold import HOOK_REPO, hook_config, initialize
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the starting tree, policy, git attributes and ignores, and the hook."""
+    from kbkit import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="kb init",
+        description="Set up kbkit in a repository: knowledge/ with a root _index.md, the "
+        "general/ and repos/ roots and a policy; union merge for the ledgers in "
+        ".gitattributes; .gitignore entries for state, caches and locks; a pre-commit hook "
+        "running `kb check --staged` (printed instead when .pre-commit-config.yaml exists). "
+        "Only missing files and lines are written: running it again changes nothing.",
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="DIR",
+        default=None,
+        help="the repository to set up (default: the repository around the current "
+        "directory, found as every command finds it, else the current directory)",
+    )
+    parser.add_argument(
+        "--hook-repo",
+        default=HOOK_REPO,
+        metavar="URL|PATH",
+        help=f"where pre-commit fetches kbkit's hooks (default: {HOOK_REPO})",
+    )
+    parser.add_argument(
+        "--hook-rev",
+        default=f"v{__version__}",
+        metavar="REV",
+        help=f"the tag or commit the hook pins (default: v{__version__}, this kbkit's tag)",
+    )
+    parser.add_argument(
+        "--local-hook",
+        action="store_true",
+        help="a `repo: local` hook that runs the kb installed in the committer's "
+        "environment instead of a hook repository pinned by tag",
+    )
+    args = parser.parse_args(argv)
+    if args.repo is not None:
+        repo = Path(args.repo)
+        if not repo.is_dir():
+            raise UsageError(f"--repo {repo}: not a directory")
+    else:
+        try:
+            repo = find_repo_root(Path.cwd())
+        except UsageError:
+            repo = Path.cwd()
+    hook = hook_config(args.hook_repo, args.hook_rev, local=args.local_hook)
+    steps = initialize(repo.absolute(), clock.today(), hook)
+    for step in steps:
+        if step.action == "print":
+            print(f"exists  {step.path}: add kbkit's hook under `repos:` yourself:\n")
+            print(step.detail)
+        else:
+            print(f"{step.action:<7} {step.path}")
+    print("\nnext: review the files, `git add` them, then `pre-commit install` once per clone")
+    return 0

@@ -1,0 +1,114 @@
+"""`kb report`: tree health, intake funnel, curator batches and lessons on one page."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from kbkit.errors import KbkitError
+from kbkit.report.window import DEFAULT_DAYS
+
+
+class ReportWriteError(KbkitError):
+    """The report file cannot be written (disk full, permissions): exit code 4."""
+
+    exit_code = 4
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kb report",
+        description="One report of the knowledge loop: tree health, the intake funnel, "
+        "curator batches and publication, lessons. Every figure names the file it comes from.",
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="DIR",
+        default=None,
+        help="the repository that holds knowledge/ (default: current directory)",
+    )
+    parser.add_argument(
+        "--intake",
+        metavar="DIR",
+        default=None,
+        help="the ledger folder (default: DIR/intake or $INTAKE_ROOT)",
+    )
+    parser.add_argument(
+        "--state",
+        metavar="DIR",
+        default=None,
+        help="distill's state folder with artifacts/ (default: DIR/state or $KBKIT_STATE_ROOT)",
+    )
+    parser.add_argument(
+        "--since",
+        metavar="YYYY-MM-DD",
+        default=None,
+        help=f"first day of the window (default: {DEFAULT_DAYS - 1} days before --until)",
+    )
+    parser.add_argument(
+        "--until",
+        metavar="YYYY-MM-DD",
+        default=None,
+        help="last day of the window (default: today in UTC, or the date of KBKIT_NOW)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("html", "json", "markdown"),
+        default=None,
+        help="output format (default: html with --out, else markdown)",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        default=None,
+        help="write the report to FILE instead of standard output",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="parse every page again instead of reusing .kbkit-cache/",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect every section once and render it in the chosen format."""
+    from kbkit.paths import intake_root, repo_root, state_root
+    from kbkit.report.assemble import Sources, build
+    from kbkit.report.window import make_window
+
+    args = build_parser().parse_args(argv)
+    window = make_window(args.since, args.until)
+    repo = repo_root(args.repo)
+    sources = Sources(
+        repo=repo,
+        intake=Path(args.intake) if args.intake else intake_root(repo),
+        state=Path(args.state) if args.state else state_root(repo),
+    )
+    fmt = args.format or ("html" if args.out else "markdown")
+    report = build(sources, window, use_cache=not args.no_cache)
+    if fmt == "html":
+        from kbkit.report.page import render_html
+
+        text = render_html(report)
+    else:
+        from kbkit.report.text import render_json, render_markdown
+
+        text = render_json(report) if fmt == "json" else render_markdown(report)
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    from kbkit.jsonl import atomic_write_text
+
+    out = Path(args.out)
+    try:
+        atomic_write_text(out, text)
+    except OSError as exc:
+        raise ReportWriteError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
+    print(f"kb report: wrote {out} ({len(text.encode()) // 1024 or 1} KB)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

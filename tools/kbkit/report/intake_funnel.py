@@ -1,0 +1,111 @@
+"""Intake funnel: events per day by kind, current states and their age, attempts, cursor."""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from kbkit.intake.ledger import (
+    EVENTS_FILE,
+    STATES,
+    STATUS_FILE,
+    Key,
+    Row,
+    fold_events,
+    fold_status,
+    read_ledger,
+)
+from kbkit.intake.merged_prs import read_cursor, scan_since
+from kbkit.report.window import Window
+
+AGE_BUCKETS = ((0, 1), (1, 7), (7, 30), (30, None))
+
+
+class Ledgers:
+    """Both ledgers folded once; the curator section reads the status rows too."""
+
+    def __init__(self, intake_dir: Path):
+        self.dir = intake_dir
+        event_rows, event_problems = read_ledger(intake_dir, EVENTS_FILE)
+        self.status_rows, status_problems = read_ledger(intake_dir, STATUS_FILE)
+        self.events: dict[Key, Row] = fold_events(event_rows)
+        self.status: dict[Key, Row] = fold_status(self.status_rows)
+        self.problems = [
+            f"{p.path}:{p.line}: {p.message}" for p in event_problems + status_problems
+        ]
+
+
+def _age_label(low: int, high: int | None) -> str:
+    return f"{low}-{high} d" if high is not None else f">= {low} d"
+
+
+@functools.lru_cache(maxsize=65536)  # transitions of one batch share their timestamp
+def _days(since: str, now: datetime) -> float | None:
+    try:
+        moment = datetime.fromisoformat(since.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (now - moment).total_seconds() / 86400
+
+
+def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dict[str, Any]:
+    """Aggregate the folded ledgers; per-day figures are limited to the window."""
+    per_day: dict[str, Counter[str]] = {day: Counter() for day in window.days()}
+    kinds: set[str] = set()
+    states: Counter[str] = Counter()
+    ages = {state: [0] * len(AGE_BUCKETS) for state in STATES}
+    attempts: Counter[int] = Counter()
+    oldest: tuple[str, Key, Row] | None = None
+    for key, event in ledgers.events.items():
+        recorded = str(event.get("recorded_at") or "")
+        kinds.add(key[0])
+        if window.contains(recorded):
+            per_day.setdefault(recorded[:10], Counter())[key[0]] += 1
+        current = ledgers.status.get(key)
+        state = str(current.get("state")) if current else "pending"
+        states[state] += 1
+        tries = current.get("attempts", 0) if current else 0
+        attempts[tries if isinstance(tries, int) else 0] += 1
+        since = str(current.get("at") or recorded) if current else recorded
+        age = _days(since, now)
+        if age is not None and state in ages:
+            for n, (low, high) in enumerate(AGE_BUCKETS):
+                if age >= low and (high is None or age < high):
+                    ages[state][n] += 1
+                    break
+            else:
+                ages[state][0] += 1  # stamped in the future: counted as new
+        if state == "pending" and (oldest is None or (recorded, key) < (oldest[0], oldest[1])):
+            oldest = (recorded, key, event)
+    cursor = read_cursor(ledgers.dir)
+    return {
+        "source": source,
+        "events": len(ledgers.events),
+        "kinds": sorted(kinds),
+        "per_day": [
+            {"day": day, **{kind: per_day[day].get(kind, 0) for kind in sorted(kinds)}}
+            for day in sorted(per_day)
+        ],
+        "recorded_in_window": sum(sum(c.values()) for c in per_day.values()),
+        "states": {state: states.get(state, 0) for state in STATES},
+        "state_age": {
+            "buckets": [_age_label(low, high) for low, high in AGE_BUCKETS],
+            "by_state": ages,
+        },
+        "attempts": {str(k): v for k, v in sorted(attempts.items())},
+        "oldest_pending": None
+        if oldest is None
+        else {
+            "key": list(oldest[1]),
+            "title": oldest[2].get("title"),
+            "recorded_at": oldest[0],
+        },
+        "cursor": [
+            {"repo": repo, "at": at, "next_scan_from": scan_since(at)}
+            for repo, at in sorted(cursor.items())
+        ],
+        "problems": ledgers.problems[:20],
+    }

@@ -1,0 +1,127 @@
+"""Lessons: by kind and scope, support, usage per mode, the with/without comparison.
+
+The lessons package is changing on another branch (a per-lesson helpful/harmful signal and
+a new `kb lessons report`); everything here goes through the small adapters below so the
+lead can rewire them after the merge.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from kbkit.report.window import Window
+
+TOP = 10
+SUPPORT_BUCKETS = ((0, 0), (1, 1), (2, 2), (3, 4), (5, 9), (10, None))
+FOREST_METRIC = "confirmed_per_task"
+
+
+def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
+    """Read the lessons store once and aggregate."""
+    from kbkit.lessons.store import LessonStore
+
+    store = LessonStore(lessons_dir)
+    state = store.state()  # folded once: the cache is ~100 MB of marshal at 100k lessons
+    lessons, support = lesson_rows(state)
+    usage = usage_rows(store)
+    kinds = Counter(row[0] for row in lessons.values())
+    scopes = Counter(_scope(row[1], row[2]) for row in lessons.values())
+    buckets = [0] * len(SUPPORT_BUCKETS)
+    for lesson in lessons:
+        count = support.get(lesson, 0)
+        for n, (low, high) in enumerate(SUPPORT_BUCKETS):
+            if count >= low and (high is None or count <= high):
+                buckets[n] += 1
+                break
+    modes = Counter(str(r.get("mode")) for r in usage if window.contains(str(r.get("at") or "")))
+    return {
+        "source": source,
+        "lessons": len(lessons),
+        "by_kind": dict(sorted(kinds.items())),
+        "by_scope": [
+            {"scope": s, "lessons": n}
+            for s, n in sorted(scopes.items(), key=lambda i: (-i[1], i[0]))[:TOP]
+        ],
+        "scopes": len(scopes),
+        "support": [
+            {
+                "label": str(low) if high == low else (f"{low}-{high}" if high else f"{low}+"),
+                "lessons": n,
+            }
+            for (low, high), n in zip(SUPPORT_BUCKETS, buckets, strict=True)
+        ],
+        "usage_by_mode": dict(sorted(modes.items())),
+        "comparison": comparison(state, usage),
+        "signals": lesson_signals(store),
+    }
+
+
+def _scope(company: str | None, category: str | None) -> str:
+    if not company and not category:
+        return "(global)"
+    return f"{company or '*'} / {category or '*'}"
+
+
+def lesson_rows(state: Any) -> tuple[dict[str, tuple[Any, ...]], dict[str, int]]:
+    """Adapter: lesson id -> (kind, company, category, ...), and live support per lesson."""
+    from kbkit.lessons.index import live_support
+
+    return state.lessons, {lid: s.rows for lid, s in live_support(state).items()}
+
+
+def usage_rows(store: Any) -> list[dict[str, Any]]:
+    """Adapter: the rows of usage.jsonl."""
+    rows: list[dict[str, Any]] = store.usage_rows()
+    return rows
+
+
+def comparison(state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
+    """Adapter: `kbkit.lessons.report.build_report`, reduced to forest-plot rows (the treated
+    and the control arm of the randomised headline and of each observational comparison) of
+    one metric with its 95% interval."""
+    from kbkit.lessons.report import build_report
+
+    cards = [row["card"] for row in state.outcomes.values() if isinstance(row.get("card"), dict)]
+    try:
+        report = build_report(cards, usage)
+    except (KeyError, TypeError, ValueError) as exc:
+        # a hand-edited or older outcome card: the rest of the report still renders
+        return {"metric": FOREST_METRIC, "tasks": len(cards), "error": f"outcomes.jsonl: unusable outcome card ({exc!r})",
+                "assignment": {}, "methods": "", "caveat": "", "rows": []}  # fmt: skip
+    comparisons = [c for c in [report["headline"], *report["observational"]] if c]
+    rows = []
+    for compared in comparisons:
+        metric = compared["metrics"][FOREST_METRIC]
+        for side, arm in (("treated", "with_lessons"), ("control", "without_lessons")):
+            estimate = metric[side]
+            rows.append(
+                {
+                    "group": compared["comparison"],
+                    "arm": arm,
+                    "tasks": estimate["n"],
+                    "value": estimate["value"],
+                    "low": estimate["low"],
+                    "high": estimate["high"],
+                }
+            )
+    return {
+        "metric": FOREST_METRIC,
+        "tasks": len(cards),
+        "assignment": report["arms"],
+        "methods": report["methods"],
+        "caveat": report["caveat"],
+        "rows": rows[: 2 * TOP],
+    }
+
+
+def lesson_signals(store: Any) -> list[dict[str, Any]] | None:
+    """Adapter: the per-lesson helpful/harmful signal, when the lessons package provides one
+    (`kbkit.lessons.signals.lesson_signals(store)`); None until it does."""
+    try:
+        from kbkit.lessons import signals  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    rows: list[dict[str, Any]] = list(signals.lesson_signals(store))[:TOP]
+    return rows

@@ -1,0 +1,183 @@
+"""Tree health: pages, findings by rule and folder, page ages, sizes, orphans, links."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections import Counter
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from kbkit.findings import ERROR, Finding
+from kbkit.policy import Policy
+from kbkit.walk import PACKED_KEY
+
+TOP = 10  # rows in each "top" table
+ORPHAN_RULE = "lint/orphan"
+BROKEN_LINK_RULE = "tree/link-broken"
+VALIDATORS = ("tree", "lint")
+
+
+def collect(repo: Path, policy: Policy, today: date, use_cache: bool) -> dict[str, Any]:
+    """Load the tree once as the validators do, run them, and aggregate."""
+    from kbkit.checks.registry import check_tree, load_for_checks
+
+    tree = load_for_checks(repo, policy, use_cache=use_cache)
+    findings = check_tree(tree, VALIDATORS, today)
+    root = tree.root
+    pages = list(tree.summaries)
+    return {
+        "source": f"{root}/ (kb check: both validators, policy {_policy_source(repo, policy)})",
+        "pages": len(pages),
+        "findings": _findings(findings),
+        "age": _ages(tree.facts, policy.limit("stale_days"), today, root),
+        "largest": _largest(pages, tree.packed_keys, tree.facts, policy, root),
+        "orphans": _orphans(findings),
+        "links": _links(tree.summaries, findings, root),
+        "baseline": baseline_progress(repo, policy, findings),
+    }
+
+
+def _policy_source(repo: Path, policy: Policy) -> str:
+    local = repo / policy.knowledge_root / "policy.yaml"
+    return f"{policy.knowledge_root}/policy.yaml" if local.is_file() else "built-in default"
+
+
+def _folder(path: str) -> str:
+    return posixpath.dirname(path) or "."
+
+
+def _findings(findings: list[Finding]) -> dict[str, Any]:
+    by_rule = Counter(f.rule_id for f in findings)
+    by_folder = Counter(_folder(f.path) for f in findings)
+    errors = sum(1 for f in findings if f.severity == ERROR)
+    return {
+        "total": len(findings),
+        "errors": errors,
+        "warnings": len(findings) - errors,
+        "by_rule": [{"rule": r, "count": n} for r, n in _top(by_rule, len(by_rule))],
+        "by_folder": [{"folder": d, "count": n} for d, n in _top(by_folder, TOP)],
+    }
+
+
+def _top(counter: Counter[str], limit: int) -> list[tuple[str, int]]:
+    return sorted(counter.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def _ages(
+    facts: dict[str, dict[str, Any]], stale_days: int, today: date, root: str
+) -> dict[str, Any]:
+    """Days since `updated:` per page, in buckets relative to the staleness limit."""
+    # a page is stale once its age exceeds the limit (lint/stale): the last bucket is > limit
+    edges = [(0, 30), (30, 90), (90, 180), (180, stale_days + 1), (stale_days + 1, None)]
+    edges = [(low, high) for low, high in edges if high is None or low < high]
+    counts = [0] * len(edges)
+    oldest: list[tuple[int, str]] = []
+    for rel, page_facts in facts.items():
+        updated = page_facts.get("updated")
+        if not updated:
+            continue
+        age = (today - date.fromisoformat(updated[0])).days
+        oldest.append((age, rel))
+        for n, (low, high) in enumerate(edges):
+            if age >= low and (high is None or age < high):
+                counts[n] += 1
+                break
+        else:
+            counts[0] += 1  # dated in the future: counted as fresh
+    oldest.sort(key=lambda item: (-item[0], item[1]))
+    return {
+        "stale_days": stale_days,
+        "dated_pages": len(oldest),
+        "stale_pages": sum(1 for age, _ in oldest if age > stale_days),
+        "buckets": [
+            {"label": f"{low}-{high - 1} d" if high else f"> {low - 1} d (stale)", "pages": n}
+            for (low, high), n in zip(edges, counts, strict=True)
+        ],
+        "oldest": [{"path": f"{root}/{rel}", "days": age} for age, rel in oldest[:TOP]],
+    }
+
+
+def _largest(
+    pages: list[str], packed: bytes, facts: dict[str, dict[str, Any]], policy: Policy, root: str
+) -> dict[str, Any]:
+    sizes = [
+        (PACKED_KEY.unpack_from(packed, n * PACKED_KEY.size)[0], rel)
+        for n, rel in enumerate(pages)
+        if (n + 1) * PACKED_KEY.size <= len(packed)
+    ]
+    sizes.sort(key=lambda item: (-item[0], item[1]))
+    rows = []
+    for size, rel in sizes[:TOP]:
+        oversize = facts.get(rel, {}).get("oversize")
+        rows.append(
+            {"path": f"{root}/{rel}", "bytes": size, "lines": oversize[0] if oversize else None}
+        )
+    return {
+        "limits": {
+            name: policy.limit(name)
+            for name in ("near_bytes", "split_bytes", "near_lines", "split_lines")
+        },
+        "over_split_limit": sum(1 for rel in pages if "oversize" in facts.get(rel, {})),
+        "over_near_bytes": sum(1 for size, _ in sizes if size > policy.limit("near_bytes")),
+        "pages": rows,
+    }
+
+
+def _orphans(findings: list[Finding]) -> dict[str, Any]:
+    paths = sorted(f.path for f in findings if f.rule_id == ORPHAN_RULE)
+    return {"count": len(paths), "pages": paths[:TOP]}
+
+
+def _links(summaries: dict[str, Any], findings: list[Finding], root: str) -> dict[str, Any]:
+    inbound: Counter[str] = Counter()
+    total = 0
+    without = 0
+    for summary in summaries.values():
+        total += len(summary.links)
+        if not summary.links:
+            without += 1
+        for target, _line, _written in summary.links:
+            inbound[target] += 1
+    return {
+        "relative_links": total,
+        "broken": sum(1 for f in findings if f.rule_id == BROKEN_LINK_RULE),
+        "pages_without_links": without,
+        "most_linked": [{"path": f"{root}/{t}", "inbound": n} for t, n in _top(inbound, TOP)],
+    }
+
+
+def baseline_progress(repo: Path, policy: Policy, findings: list[Finding]) -> dict[str, Any] | None:
+    """Adapter: progress against `baseline.json` beside the policy, when a baseline exists.
+
+    The baseline module is being written on another branch; until it lands this reads any
+    JSON list of findings (or {"findings": [...]}) with `path` and `rule` keys, and the
+    lead rewires it to `kbkit.baseline` after the merge.
+    """
+    path = repo / policy.knowledge_root / "baseline.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return {"source": _rel(repo, path), "error": f"unreadable: {exc}"}
+    rows = data.get("findings", data.get("entries")) if isinstance(data, dict) else data
+    if not isinstance(rows, list):
+        return {"source": _rel(repo, path), "error": "no list of findings in it"}
+    known = {(str(r.get("path")), str(r.get("rule"))) for r in rows if isinstance(r, dict)}
+    current = {(f.path, f.rule_id) for f in findings}
+    return {
+        "source": _rel(repo, path),
+        "baselined": len(known),
+        "fixed": len(known - current),
+        "remaining": len(known & current),
+        "new": len(current - known),
+    }
+
+
+def _rel(repo: Path, path: Path) -> str:
+    try:
+        return path.relative_to(repo).as_posix()
+    except ValueError:
+        return str(path)
