@@ -58,7 +58,10 @@ def _shared_listing() -> list[str]:
 def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test starts in an empty temp folder, so a default `--repo .` is harmless."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "kbkit.yaml").write_text("# marks this test's folder as the repository root\n")
+    # An empty .git folder marks this test's folder as the repository root for kbkit's
+    # upward search (git itself ignores an empty .git and keeps looking, so `git init` here
+    # still works); a kbkit.yaml marker would be read as the top-level policy.
+    (tmp_path / ".git").mkdir(exist_ok=True)
     for name in (
         "INTAKE_ROOT",
         "KNOWLEDGE_INTAKE_DIR",

@@ -235,7 +235,9 @@ def test_a_deep_lessons_log_line_is_a_problem_and_the_rest_is_kept(
     capsys.readouterr()
     assert main(["lessons", "lint"]) == 0  # a malformed row is a warning in lint
     out = capsys.readouterr().out
-    assert "lessons.jsonl:2: lessons-malformed-row not valid JSON (JsonNestingError)" in out
+    assert (
+        "lessons.jsonl:2: lessons-malformed-row [warning] not valid JSON (JsonNestingError)" in out
+    )
     (tmp_path / "next.json").write_text(json.dumps(_task("T2")))
     assert main(["lessons", "show", "next.json"]) == 0
     assert "Confirmed xss" in capsys.readouterr().out

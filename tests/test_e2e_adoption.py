@@ -1,14 +1,16 @@
 """End to end, as a new team would: a new git repository, kbkit installed by pip from this
 checkout into a separate venv, README's "Use kbkit in your repository" commands run as
 written, then real commits through real pre-commit that must pass and must fail, and
-`kb check` from a subdirectory. No file is copied from kbkit's checkout. About a minute
-(two pip installs); marked `e2e`."""
+`kb check` from a subdirectory; and the published hook through `pre-commit try-repo`. No
+file is copied from kbkit's checkout. About a minute and a half (three pip installs); marked
+`e2e`."""
 
 from __future__ import annotations
 
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,30 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(
         ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
     ).stdout
+
+
+def test_the_published_hook_checks_what_is_committed(tmp_path: Path) -> None:
+    """`pre-commit try-repo CHECKOUT kb-check`: pre-commit installs kbkit from this checkout's
+    `.pre-commit-hooks.yaml` into its own environment and runs the published hook."""
+    repo = tmp_path / "team-repo"
+    repo.mkdir()
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    init = subprocess.run(
+        [sys.executable, "-m", "kbkit", "init"], cwd=repo, capture_output=True, text=True
+    )
+    assert init.returncode == 0, init.stderr
+    git(repo, "add", "-A")
+    subprocess.run(["git", "-C", str(repo), "commit", "-qm", "kbkit"], check=True, env=env)
+    try_repo = [sys.executable, "-m", "pre_commit", "try-repo", str(PROJECT), "kb-check"]
+
+    (repo / "knowledge" / "general" / "deploys.md").write_text(DRAFT)  # untracked
+    done = subprocess.run(try_repo, cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    index = repo / "knowledge" / "general" / "_index.md"
+    index.write_text(index.read_text() + "\n- [Deploys](deploys.md)\n")
+    git(repo, "add", "knowledge/general/_index.md")
+    done = subprocess.run(try_repo, cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "tree/link-broken" in done.stdout
+    assert done.stdout.count("tree/link-broken") == 1  # the single hook: printed once

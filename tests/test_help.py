@@ -27,11 +27,14 @@ def test_every_command_has_an_example_that_names_it(name: str) -> None:
 def test_help_and_dash_help_print_options_and_the_example(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["help", *name.split()]) == 0
+    with pytest.raises(SystemExit) as exited:  # as argparse's --help does
+        main(["help", *name.split()])
+    assert exited.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: kb {name}")
     assert out.endswith(f"\nexample:\n  {EXAMPLES[name]}\n")
-    assert main([*name.split(), "--help"]) == 0
+    with pytest.raises(SystemExit):
+        main([*name.split(), "--help"])
     assert capsys.readouterr().out == out
 
 
@@ -42,7 +45,10 @@ def test_an_unknown_command_suggests_the_nearest() -> None:
     done = kb("intake", "stats")
     assert done.returncode == 2 and "Did you mean `kb intake status`?" in done.stderr
     done = kb("lesons")
-    assert done.returncode == 2 and "Did you mean one of: lessons bundle," in done.stderr
+    assert (
+        done.returncode == 2
+        and "Did you mean one of: lessons audit, lessons bundle," in done.stderr
+    )
     assert "Did you mean" not in kb("zzzzzz").stderr
     assert kb("help", "zzzzzz").returncode == 2
 
@@ -50,3 +56,8 @@ def test_an_unknown_command_suggests_the_nearest() -> None:
 def test_help_alone_lists_the_commands() -> None:
     done = kb("help")
     assert done.returncode == 0 and "kb help COMMAND" in done.stdout
+
+
+def test_help_through_a_real_process_exits_0_with_the_example() -> None:
+    done = kb("help", "intake", "check")
+    assert done.returncode == 0 and done.stdout.endswith(EXAMPLES["intake check"] + "\n")

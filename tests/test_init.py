@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,35 @@ def test_init_from_a_subdirectory_sets_up_the_git_top(tmp_path: Path) -> None:
     assert kb(repo / "src" / "deep", "init").returncode == 0
     assert (repo / "knowledge" / "policy.yaml").is_file()
     assert not (repo / "src" / "deep" / "knowledge").exists()
+
+
+def test_init_infers_a_policy_from_existing_pages_and_adds_no_page(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "r")
+    pages = {
+        "knowledge/guides/README.md": "---\ntitle: Guides\ntype: index\ntags: [guides]\n---\n"
+        "# Guides\n\n- [Deploy](deploy.md)\n",
+        "knowledge/guides/deploy.md": "---\ntitle: Deploy\ntype: guide\ntags: [deploy, ops]\n"
+        "owner: me\n---\n# Deploy\n",
+        "knowledge/teams/README.md": "---\ntitle: Teams\ntype: index\ntags: [teams]\n---\n# T\n",
+        "knowledge/notes.md": "no frontmatter here\n",
+    }
+    for rel, text in pages.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    done = kb(repo, "init")
+    assert done.returncode == 0, done.stderr
+    assert "created knowledge/policy.yaml (inferred from 4 existing page(s))" in done.stdout
+    policy = yaml.safe_load((repo / "knowledge" / "policy.yaml").read_text())
+    assert policy["roots"] == ["guides", "teams"]
+    assert policy["index_page"] == "README.md"
+    assert policy["frontmatter"]["required"] == ["tags", "title", "type"]  # owner: 1 of 3
+    assert policy["frontmatter"]["types"] == ["guide", "index"]
+    assert policy["taxonomy"]["tags"] == ["deploy", "guides", "ops", "teams"]
+    assert not (repo / "knowledge" / "_index.md").exists()  # the tree is the team's
+    assert not (repo / "knowledge" / "general").exists()
+    checked = kb(repo, "check", "--format", "json")
+    assert checked.returncode in (0, 1), checked.stderr  # the policy loads: no usage error
+    rules = {f["rule"] for f in json.loads(checked.stdout)["findings"]}
+    assert not {"lint/tag-unknown", "lint/type-invalid", "tree/root-missing"} & rules
+    before = snapshot(repo)
+    assert "created" not in kb(repo, "init").stdout and snapshot(repo) == before

@@ -229,7 +229,7 @@ def test_a_malformed_time_anywhere_records_nothing_and_leaves_the_cursor(
     write_pages(good, [[make_pr(1, updated_at="2026-11-28T10:00:00Z")]])
     assert record(tmp_path, "--from", str(good), "--slug", SLUG) == 0
     folder = tmp_path / "intake"
-    before = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".lock")}
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     poisoned = make_pr(3)
     poisoned.update(bad)
     pages = write_pages(tmp_path / "pages.json", [[make_pr(2)], [poisoned, make_pr(4)]])
@@ -241,7 +241,7 @@ def test_a_malformed_time_anywhere_records_nothing_and_leaves_the_cursor(
     assert done.returncode == 1, done.stderr
     assert "PR #3" in done.stderr and str(pages) in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
-    after = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".lock")}
+    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     assert after == before
 
 

@@ -7,7 +7,6 @@ so `kb check` never pays for the curator's or the lessons' imports.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import sys
@@ -127,12 +126,15 @@ def _unknown(argv: Sequence[str]) -> int:
 
 
 def _help(name: str) -> int:
-    """The command's own options (argparse), then one example."""
+    """The command's own options (argparse), then one example; exits as argparse does."""
     from kbkit.help import example
 
     module = importlib.import_module(COMMANDS[name][0])
-    with contextlib.suppress(SystemExit):  # argparse exits after printing the help
+    try:
         module.main(["--help"])
+    except SystemExit:
+        sys.stdout.write(example(name))
+        raise
     sys.stdout.write(example(name))
     return EXIT_OK
 

@@ -35,6 +35,8 @@ EXAMPLES: dict[str, str] = {
     "lessons lint": "kb lessons lint --tasks tasks.jsonl",
     "lessons forget": "kb lessons forget --source finding:T7/F1 --reason 'wrong'",
     "lessons promote": "kb lessons promote --min-support 3 --dry-run",
+    "lessons audit": "kb lessons audit --format json",
+    "report": "kb report --since 2026-11-01 --out report.html",
     "rule": "kb rule tree/link-broken",
     "rules": "kb rules --format json",
     "init": "kb init",

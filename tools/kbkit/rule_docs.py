@@ -87,17 +87,29 @@ DOCS: dict[str, RuleDoc] = {
         "a page nothing links to is a page no one finds",
         "link it from a related page or from its folder's index",
     ),
-    "lint/rule-bullets": RuleDoc(
-        "the curator refuses a rule section without the four labelled bullets in order; a hand-written one must be as reviewable",
-        "write the bullets Trigger, Must, Must not, Acceptance (the policy's labels) in that order, nothing else at top level",
-    ),
     "lint/rule-id-duplicate": RuleDoc(
         "rule IDs are cited in reviews and prompts; one ID must mean one rule",
         "give the later rule a new ID (published IDs are never renumbered)",
     ),
+    "lint/rule-bullets": RuleDoc(
+        "a rule is only usable when its trigger, must, must-not and acceptance are all there, "
+        "in the order readers and the curator expect",
+        "give the section the four labelled bullets (Trigger, Must, Must not, Acceptance) in "
+        "that order",
+    ),
     "lint/rule-source": RuleDoc(
-        "a rule without its source cannot be audited or traced back to the change that taught it",
-        "end the last bullet with `^[source]` naming the PR, incident or run",
+        "a rule without provenance cannot be reviewed or retired when its reason goes away",
+        "end the section's last bullet with a `^[source]` marker naming the PR or incident",
+    ),
+    "lint/title-unquoted": RuleDoc(
+        "an unquoted title with a colon or a leading special character is read differently "
+        "by YAML than it looks",
+        'quote the title: `title: "Deploy: the checklist"`',
+    ),
+    "lint/frontmatter-duplicate-key": RuleDoc(
+        "YAML silently keeps the last of two equal keys, so the page says something else "
+        "than its author sees",
+        "keep one of the two keys (merge their values)",
     ),
     "lint/stale": RuleDoc(
         "knowledge decays; an old page may describe code that no longer exists",
@@ -114,10 +126,6 @@ DOCS: dict[str, RuleDoc] = {
     "lint/taxonomy-missing": RuleDoc(
         "tags cannot be checked without the list of allowed tags",
         "add `taxonomy: tags:` to knowledge/policy.yaml (`kb init` writes one)",
-    ),
-    "lint/title-unquoted": RuleDoc(
-        "an unquoted title with a colon or a leading special character is read differently by YAML",
-        'write `title: "..."`',
     ),
     "lint/type-invalid": RuleDoc(
         "the page type decides which checks and templates apply",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kbkit import __version__
+from kbkit.policy_inference import infer_policy, policy_text
 
 HOOK_REPO = "https://github.com/kbkit-dev/kbkit"
 
@@ -118,10 +119,21 @@ def initialize(repo: Path, today: date, hook: str) -> list[Step]:
         ("knowledge/general/_index.md", "General", "general, knowledge", GENERAL_BODY),
         ("knowledge/repos/_index.md", "Repositories", "repos, knowledge", REPOS_BODY),
     ]
-    steps = [_create(repo, "knowledge/policy.yaml", POLICY)]
-    for rel, title, tags, body in pages:
-        text = PAGE.format(title=title, today=today.isoformat(), tags=tags, body=body)
-        steps.append(_create(repo, rel, text))
+    top = repo / "knowledge"
+    # The starting pages go into a tree without pages, or one that has some of them (an
+    # earlier run); a tree of the team's own gets a policy inferred from it and no page.
+    ours = any((repo / rel).exists() for rel, *_ in pages)
+    found = None if ours or (top / "policy.yaml").exists() else infer_policy(top)
+    if found is not None:
+        policy, count = found
+        step = _create(repo, "knowledge/policy.yaml", policy_text(policy, count))
+        steps = [step._replace(detail=f"inferred from {count} existing page(s)")]
+    else:
+        steps = [_create(repo, "knowledge/policy.yaml", POLICY)]
+    if found is None and (ours or not _has_pages(top)):
+        for rel, title, tags, body in pages:
+            text = PAGE.format(title=title, today=today.isoformat(), tags=tags, body=body)
+            steps.append(_create(repo, rel, text))
     steps.append(_add_lines(repo, ".gitattributes", GITATTRIBUTES))
     steps.append(_add_lines(repo, ".gitignore", GITIGNORE))
     config = repo / ".pre-commit-config.yaml"
@@ -133,3 +145,7 @@ def initialize(repo: Path, today: date, hook: str) -> list[Step]:
         entry = hook.split("\n", 1)[1]  # the list item, to paste under `repos:`
         steps.append(Step(".pre-commit-config.yaml", "print", entry))
     return steps
+
+
+def _has_pages(top: Path) -> bool:
+    return top.is_dir() and next(top.rglob("*.md"), None) is not None

@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.format == "json":
         data = report._asdict()
         data["artifacts"] = str(report.artifacts) if report.artifacts else None
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json.dumps({"version": 1, **data}, indent=2, ensure_ascii=False))
     else:
         print(render(report))
     if report.outcome == "failed":

@@ -66,6 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"exists  {step.path}: add kbkit's hook under `repos:` yourself:\n")
             print(step.detail)
         else:
-            print(f"{step.action:<7} {step.path}")
+            detail = f" ({step.detail})" if step.detail else ""
+            print(f"{step.action:<7} {step.path}{detail}")
     print("\nnext: review the files, `git add` them, then `pre-commit install` once per clone")
     return 0

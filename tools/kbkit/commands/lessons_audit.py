@@ -8,6 +8,7 @@ import json
 from kbkit.charset import visible
 from kbkit.lessons.audit import crossings
 from kbkit.lessons.store import LessonStore
+from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
         "that was selected (shadow) or shown (inject) for a task of another company or of "
         "none. Exit 1 when any crossed the line.",
     )
-    parser.add_argument("--repo", default=None, help="repository folder (default: current)")
+    parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.format == "json":
         document = result._asdict()
         document["refusals"] = [r._asdict() for r in result.refusals]
-        print(json.dumps(document, ensure_ascii=False, indent=2))
+        print(json.dumps({"version": 1, **document}, ensure_ascii=False, indent=2))
         return 0
     for refusal in result.refusals:
         print(f"refused {refusal.source}: {refusal.reason}")

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     card = outcome_card(read_task(args.task))
     if args.format == "json":
-        print(json.dumps(card, ensure_ascii=False, indent=2))
+        print(json.dumps({"version": 1, **card}, ensure_ascii=False, indent=2))
         return 0
     print(
         f"task {card['task']} ({card['status']}; company {card['company'] or '-'}, "

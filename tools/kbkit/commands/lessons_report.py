@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     report = build_report(cards, store.usage_rows())
     if args.format == "json":
-        print(json.dumps(report, ensure_ascii=False, indent=2))
+        print(json.dumps({"version": 1, **report}, ensure_ascii=False, indent=2))
         return 0
     arms = report["arms"]
     print(f"{len(cards)} closed task(s) with outcome cards. {report['methods']}")

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
             "lessons": [x.to_dict() for x in lessons],
             "block": block,
         }
-        print(json.dumps(document, ensure_ascii=False, indent=2))
+        print(json.dumps({"version": 1, **document}, ensure_ascii=False, indent=2))
     elif block:
         print(block)
     else:

@@ -35,7 +35,7 @@ def render_json(summary: Summary) -> str:
     json.dumps escapes controls already, not bidi or zero-width characters (with
     ensure_ascii=False); those only occur inside strings, where an escape is the same value.
     """
-    text = json.dumps(summary.to_dict(), indent=2, ensure_ascii=False)
+    text = json.dumps({"version": 1, **summary.to_dict()}, indent=2, ensure_ascii=False)
     return INVISIBLE.sub(lambda m: json.dumps(m.group())[1:-1], text) + "\n"
 
 

@@ -22,7 +22,7 @@ import difflib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 
-from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.lessons.index import FoldState, LessonRow, live_support
 
 NEAR = 0.9
@@ -90,7 +90,7 @@ def lint_store(
         add(
             "lessons-missing-task",
             ERROR,
-            f"{count} evidence row(s) come from task {task!r}, which has no outcome card; "
+            f"{count} evidence row(s) come from task {quote(task)}, which has no outcome card; "
             "re-extract that task or forget it (kb lessons forget --source task:ID)",
             0,
             "evidence",
@@ -155,7 +155,7 @@ def _conflicts(
                     "lessons-conflict",
                     ERROR,
                     f"{negative} (a false positive) contradicts {', '.join(confirmed[conflict])} "
-                    f"(confirmed) for {conflict[2]!r}; forget the wrong source (kb lessons forget)",
+                    f"(confirmed) for {quote(conflict[2])}; forget the wrong source (kb lessons forget)",
                 )
             )
     return findings

@@ -15,13 +15,13 @@ the same row twice; a crash leaves at most one torn line, which the fold skips.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit import json_input
 from kbkit.file_lock import locked
 from kbkit.jsonl import append_rows, append_together, atomic_write_bytes, gc_paused
 from kbkit.lessons import index
@@ -290,7 +290,7 @@ def _rewrite(path: Path, drop: Callable[[dict[str, Any]], bool]) -> int:
     dropped = 0
     for line in path.read_bytes().splitlines(keepends=True):
         try:
-            row = json.loads(line)
+            row = json_input.loads(line)
         except ValueError:
             row = None
         if isinstance(row, dict) and drop(row):

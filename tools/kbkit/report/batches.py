@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from kbkit import json_input
 from kbkit.artifacts import ARTIFACTS
 from kbkit.intake.ledger import Row, sequence
 from kbkit.report.window import Window
@@ -16,7 +16,7 @@ MAX_ROWS = 50  # newest batches listed one by one; totals cover the whole window
 
 def _json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_input.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

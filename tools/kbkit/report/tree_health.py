@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections import Counter
 from datetime import date
@@ -149,30 +148,25 @@ def _links(summaries: dict[str, Any], findings: list[Finding], root: str) -> dic
 
 
 def baseline_progress(repo: Path, policy: Policy, findings: list[Finding]) -> dict[str, Any] | None:
-    """Adapter: progress against `baseline.json` beside the policy, when a baseline exists.
+    """Progress against the baseline (`kbkit.baseline`: `baseline.json` beside the policy),
+    when one exists: findings recorded, fixed since, still there, and new ones."""
+    from kbkit import baseline
+    from kbkit.errors import UsageError
 
-    The baseline module is being written on another branch; until it lands this reads any
-    JSON list of findings (or {"findings": [...]}) with `path` and `rule` keys, and the
-    lead rewires it to `kbkit.baseline` after the merge.
-    """
-    path = repo / policy.knowledge_root / "baseline.json"
+    path = baseline.default_path(repo, policy)
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return {"source": _rel(repo, path), "error": f"unreadable: {exc}"}
-    rows = data.get("findings", data.get("entries")) if isinstance(data, dict) else data
-    if not isinstance(rows, list):
-        return {"source": _rel(repo, path), "error": "no list of findings in it"}
-    known = {(str(r.get("path")), str(r.get("rule"))) for r in rows if isinstance(r, dict)}
-    current = {(f.path, f.rule_id) for f in findings}
+        entries = baseline.read(path)
+    except UsageError as exc:
+        return {"source": _rel(repo, path), "error": str(exc)}
+    compared = baseline.compare(findings, entries, repo)
     return {
         "source": _rel(repo, path),
-        "baselined": len(known),
-        "fixed": len(known - current),
-        "remaining": len(known & current),
-        "new": len(current - known),
+        "baselined": len(entries),
+        "fixed": len(compared.fixed),
+        "remaining": len(compared.known),
+        "new": len(compared.new),
     }
 
 
