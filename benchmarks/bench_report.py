@@ -135,13 +135,16 @@ def main(argv: list[str] | None = None) -> int:
         size = out.stat().st_size
         shutil.rmtree(repo / ".kbkit-cache", ignore_errors=True)
         shutil.rmtree(repo / "intake" / "lessons" / ".index", ignore_errors=True)
-        ok = max(cold, warm) <= TARGET_SECONDS and size <= TARGET_BYTES
-        for label, seconds in (
+        ok = max(cold[0], warm[0]) <= TARGET_SECONDS and size <= TARGET_BYTES
+        # CPU too: on a shared 2-core machine, wall time also measures the neighbours
+        print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        for label, (seconds, cpu) in (
             ("cold (no caches)", cold),
-            ("warm (caches from the first run)", warm),
+            ("warm (caches of the first)", warm),
         ):
             verdict = "ok" if seconds <= TARGET_SECONDS else "MISSED"
-            print(f"  kb report --out, {label:<34} {seconds:6.2f} s (target <= 5 s: {verdict})")
+            print(f"  kb report --out, {label:<27} {seconds:6.2f} s wall, {cpu:5.2f} s CPU "
+                  f"(target <= 5 s: {verdict})")  # fmt: skip
         verdict = "ok" if size <= TARGET_BYTES else "MISSED"
         print(f"  report.html size {size / 1e6:.2f} MB (target <= 2 MB: {verdict})")
     return 0 if ok else 1

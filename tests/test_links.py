@@ -1,4 +1,5 @@
-"""The link scanner against markdown-it-py's full inline parse as the oracle."""
+"""The link scanner (the fallback parser's) against markdown-it-py's full inline parse as the
+oracle; tests/test_page_parsers.py holds the native parser to the same oracle."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from kbkit.page import parse_page
+from kbkit.page import _parse_body_markdown_it, parse_page
 from tests.conftest import CORPUS
 
 ORACLE = MarkdownIt("commonmark").enable("table")
@@ -32,7 +33,7 @@ def oracle_links(body: str) -> list[tuple[str, bool]]:
 
 
 def scanned_links(body: str) -> list[tuple[str, bool]]:
-    return [(link.target, link.image) for link in parse_page("p.md", body.encode()).links]
+    return [(link.target, link.image) for link in _parse_body_markdown_it(body, 1)[1]]
 
 
 def test_examples_that_fooled_the_reference_validators() -> None:

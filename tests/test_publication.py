@@ -62,7 +62,7 @@ def test_create_pr_then_reuse_it_the_same_day(world: World) -> None:
     assert fork_tip == report.commit
     pr = world.gh()["prs"][0]
     assert pr["headRefName"] == BRANCH and pr["baseRefName"] == "main"
-    assert "merged_pr acme/app#1" in pr["body"] and "check_knowledge_tree.py" in pr["body"]
+    assert "merged_pr acme/app#1" in pr["body"] and "kb check-knowledge-tree" in pr["body"]
     second = world.record(2)
     again = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
     assert again.url == report.url  # reused, not a second PR

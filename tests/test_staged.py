@@ -108,6 +108,7 @@ def test_staged_ignores_an_untracked_draft_and_sees_a_staged_index(tmp_path: Pat
 
 
 def test_staged_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / ".git").rmdir()  # the suite's root marker: here no repository at all
     (tmp_path / "t" / "knowledge" / "general").mkdir(parents=True)
     (tmp_path / "t" / "knowledge" / "policy.yaml").write_text(POLICY)
     done = kb(tmp_path / "t", "check", "--staged")

@@ -173,7 +173,7 @@ def test_odd_pages(tmp_path: Path, data: bytes, rule: str | None) -> None:
 
 def test_corrupt_git_index_is_a_finding(tmp_path: Path) -> None:
     valid_tree(tmp_path)
-    (tmp_path / ".git").mkdir(exist_ok=True)  # the suite may have marked the root already
+    (tmp_path / ".git").mkdir(exist_ok=True)
     (tmp_path / ".git" / "index").write_bytes(b"DIRC\0\0\0\x02\0\0\0\x09garbage")
     found = tree_findings(tmp_path)
     assert ("knowledge/local", "tree/local-tracked") in found

@@ -10,22 +10,24 @@ import pytest
 
 from kbkit.curator import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
 from tests.conftest import PROJECT
-from tests.curator.replay import write_shims
 
-DEFAULT_VALIDATORS = ("tools/check_knowledge_tree.py", "tools/check_wiki_lint.py")
+EXTRA_VALIDATORS = ("tools/check_knowledge_tree.py", "tools/check_wiki_lint.py")
 WRITING = "general/writing/rules"
 KBKIT = "repos/kbkit/rules"
 
 
 def make_clone(dest: Path, validators: str = "pass") -> Path:
-    """Copy knowledge/ into `dest`; validators 'real' (kbkit on the clone) or 'pass' (exit 0)."""
+    """Copy knowledge/ into `dest`. kbkit's built-in validators always gate an apply;
+    validators 'pass' also lists two extra policy commands (scripts in tools/ that exit 0,
+    which tests replace), 'real' only the built-ins."""
     shutil.copytree(PROJECT / "knowledge", dest / "knowledge")
-    if validators == "real":
-        write_shims(dest, None, DEFAULT_VALIDATORS)
-    else:
-        for path in DEFAULT_VALIDATORS:
+    if validators != "real":
+        for path in EXTRA_VALIDATORS:
             (dest / path).parent.mkdir(parents=True, exist_ok=True)
             (dest / path).write_text(validators_script(validators))
+        policy = dest / "knowledge/policy.yaml"
+        listed = "".join(f"  - [{path}]\n" for path in EXTRA_VALIDATORS)
+        policy.write_text(policy.read_text() + f"\nvalidators:\n{listed}")
     return dest
 
 

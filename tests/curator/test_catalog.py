@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from kbkit.curator import KnowledgeCurator
 from tests.curator.conftest import WRITING, make_clone
 
@@ -70,6 +72,8 @@ def test_first_rule_of_an_empty_page_goes_before_related(tmp_path: Path) -> None
     clone = make_clone(tmp_path / "c")
     page = clone / "knowledge" / "repos" / "kbkit" / "rules-ci.md"
     page.write_text(TOPIC_PAGE)
+    index = page.parent / "_index.md"  # registered, so kbkit's validators pass the apply
+    index.write_text(index.read_text() + "\n- [CI rules](rules-ci.md)\n")
     curator = KnowledgeCurator(clone, today="2026-12-01")
     target = "repos/kbkit/rules-ci"
     rows = [
@@ -92,3 +96,31 @@ def test_related_sections_are_not_groups(clone: Path) -> None:
     assert page.groups == ("1. What may enter the tree", "2. Reviewing the day branch")
     r = row("REV-2c", target="general/review/rules", title="Anchor test", after="Related")
     assert curator.validate_proposals({"proposals": [r]}, batch()).rejected[0].reason == "anchor"
+
+
+def test_rule_pages_are_found_whatever_frontmatter_required_lists(clone: Path) -> None:
+    policy = clone / "knowledge/policy.yaml"
+    policy.write_text(policy.read_text() + "\nfrontmatter:\n  required: [title]\n")
+    catalog = KnowledgeCurator(clone).catalog()
+    assert {"general/writing/rules", "repos/kbkit/rules"} <= set(catalog.pages)
+
+
+def test_the_rule_page_name_pattern_is_policy(clone: Path) -> None:
+    from kbkit.errors import UsageError
+    from tests.curator.conftest import batch, row
+
+    policy = clone / "knowledge/policy.yaml"
+    base = policy.read_text()
+    policy.write_text(base + "\nrules:\n  page_name: '^rules-[a-z0-9-]+\\.html\\.md$'\n")
+    page = clone / "knowledge/repos/kbkit/rules-ci.html.md"
+    page.write_text(TOPIC_PAGE)
+    curator = KnowledgeCurator(clone, today="2026-12-01")
+    assert set(curator.catalog().pages) == {"repos/kbkit/rules-ci.html"}
+    proposal = row("KCI-1a", target="repos/kbkit/rules-ci.html", title="CI runs the checks")
+    validation = curator.validate_proposals({"proposals": [proposal]}, batch())
+    assert not validation.rejected
+    plan = curator.plan(validation)
+    assert [c.document_id for c in plan.changes] == ["repos/kbkit/rules-ci.html"]
+    policy.write_text(base + "\nrules:\n  page_name: '(unclosed'\n")
+    with pytest.raises(UsageError, match="rules.page_name"):
+        KnowledgeCurator(clone).catalog()

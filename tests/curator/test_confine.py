@@ -63,8 +63,9 @@ def test_a_swap_after_validation_is_refused_before_any_write(tmp_path: Path, lin
 def test_rollback_restores_a_symlinked_page_as_the_symlink(tmp_path: Path) -> None:
     clone = make_clone(tmp_path / "clone")
     page = clone / "knowledge" / f"{WRITING}.md"
-    shared = clone / "shared" / "writing-rules.md"  # inside the clone, outside the tree
-    shared.parent.mkdir()
+    # a link inside the knowledge root to a file that is not a page itself (pages are read
+    # only through links that stay inside the root: kbkit.page_file)
+    shared = page.parent / "rules.source"
     shutil.move(str(page), str(shared))
     link = os.path.relpath(shared, page.parent)
     os.symlink(link, page)

@@ -88,7 +88,10 @@ def test_validator_failure_rolls_back_and_keeps_rows_pending(world: World) -> No
     world.run(gateway, dry_run=True)  # creates the clone
     shim = world.clone / "tools/check_wiki_lint.py"
     shim.write_text("import sys\nprint('knowledge/x.md:1: lint/boom')\nsys.exit(1)\n")
-    git.commit_paths(world.clone, ["tools/check_wiki_lint.py"], "break the gate\n")
+    policy = world.clone / "knowledge/policy.yaml"  # an extra validator, after kbkit's own
+    policy.write_text(policy.read_text() + "\nvalidators:\n  - [tools/check_wiki_lint.py]\n")
+    paths = ["tools/check_wiki_lint.py", "knowledge/policy.yaml"]
+    git.commit_paths(world.clone, paths, "break the gate\n")
     git.run_git(world.clone, "push", "--quiet", "origin", "HEAD:main")
     report = world.run(gateway)
     assert report.outcome == "failed" and "validators refused" in report.notes[-1]

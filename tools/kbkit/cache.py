@@ -39,7 +39,7 @@ def code_fingerprint() -> str:
     from importlib.util import find_spec
 
     h = hashlib.sha256()
-    for library in ("markdown_it", "yaml"):
+    for library in ("markdown_it", "mdit_py_plugins", "pyromark", "yaml"):
         spec = find_spec(library)
         origin = spec.origin if spec is not None else None
         if origin:

@@ -23,6 +23,7 @@ from kbkit import git, work_clone
 from kbkit.artifacts import Artifacts, batch_folder, new_batch_id
 from kbkit.curator import (
     InvalidRequestError,
+    KnowledgeConfigurationError,
     KnowledgeCurationError,
     KnowledgeCurator,
     KnowledgeEvidenceBatch,
@@ -30,7 +31,7 @@ from kbkit.curator import (
     KnowledgeValidatorError,
 )
 from kbkit.curator.events import DIFF_BATCH_BYTES, MAX_EVENTS
-from kbkit.errors import KbkitError, LockTimeoutError
+from kbkit.errors import KbkitError, LockTimeoutError, UsageError
 from kbkit.evidence import to_event
 from kbkit.file_lock import lock_path_for, locked
 from kbkit.intake.ledger import Key, Row, append_status, load_status, pending_events
@@ -186,7 +187,12 @@ def _run(options: Options) -> Report:
     event_lines = tuple(_key_text(k) for k in keys)
     r.say(f"batch {batch_id}: {len(events)} event(s)")
     batch = KnowledgeEvidenceBatch(events, o.max_rules)
-    curator = KnowledgeCurator(clone.path, today=o.day)
+    try:
+        curator = KnowledgeCurator(clone.path, today=o.day)  # reads the clone's policy
+        curator.check_validators()  # a broken gate costs no model call and no attempt
+    except UsageError:  # a bad policy or gate (KnowledgeConfigurationError): not an attempt
+        _restart_empty_day_branch(clone)
+        raise
     prompt = curator.build_prompt(batch)
     schema = curator.proposal_schema(max_rules=batch.max_rules, batch=batch)
     art = Artifacts(folder, o.dry_run)
@@ -240,6 +246,9 @@ def _run(options: Options) -> Report:
     r.say("applying (validator gate)")
     try:
         result = curator.apply(validation)
+    except KnowledgeConfigurationError:
+        _restart_empty_day_branch(clone)
+        raise  # configuration, not a failed attempt: no status row
     except KnowledgeValidatorError as exc:
         art.write("validators.txt", exc.result.output)
         return fail(f"validators refused the change ({exc.result.status}): {exc}")
@@ -263,6 +272,17 @@ def _run(options: Options) -> Report:
         outcome = "published" if url else "shadowed"
     return Report(o.day, branch, outcome, batch_id, event_lines, accepted, rejected, pages, sha,
                   art.shown(), url, tuple(r.notes))  # fmt: skip
+
+
+def _restart_empty_day_branch(clone: work_clone.WorkClone) -> None:
+    """After a configuration error, drop a day branch that holds nothing of its own, so a
+    same-day rerun starts again from the remote's base branch and sees the user's fix."""
+    tip = git.rev_parse(clone.path, f"refs/heads/{clone.branch}")
+    base = f"origin/{clone.base_branch}"
+    if tip is None or not git.is_ancestor(clone.path, tip, base):
+        return  # no day branch (a dry run), or it carries commits: keep it
+    git.checkout(clone.path, base, detach=True)
+    git.run_git(clone.path, "branch", "--quiet", "-D", clone.branch)
 
 
 def _unpublished(clone: Path, status: Mapping[Key, Row]) -> list[work_clone.CommittedBatch]:

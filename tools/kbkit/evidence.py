@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbkit.charset import visible
 from kbkit.curator import KnowledgeEvidenceEvent
 from kbkit.curator.events import DIFF_EVENT_BYTES, TEXT_BYTES
 
@@ -39,7 +40,11 @@ def to_event(row: dict[str, Any]) -> KnowledgeEvidenceEvent:
         repo=str(
             row.get("repo") or record.get("repo") or ("lessons" if kind == "lesson" else "unknown")
         ),
-        title=cut(" ".join(str(row.get("title") or row.get("source_id")).split()), "title"),
+        # invisible and control characters become visible tokens: a title carrying them is
+        # neutralised evidence, not an unusable row
+        title=cut(
+            visible(" ".join(str(row.get("title") or row.get("source_id")).split())), "title"
+        ),
         body=cut(body, "body"),
         diff_excerpt=cut(diff, "diff_excerpt") if diff else None,
         url=str(row["url"]) if row.get("url") else None,

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Final, NamedTuple
 from urllib.parse import unquote
 
 _EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
+
+# How a link was written: `[t](dest)`, `[t][label]`/`[label]`, `<scheme:...>`/`<a@b.c>`,
+# `[[Page]]` and `![[file.png]]` (the last two only in `Page.wikilinks`).
+INLINE: Final = "inline"
+REFERENCE: Final = "reference"
+AUTOLINK: Final = "autolink"
+WIKILINK: Final = "wikilink"
+EMBED: Final = "embed"
 
 
 class Link(NamedTuple):
@@ -18,13 +26,24 @@ class Link(NamedTuple):
     line: int
     image: bool
     path_part: str
+    kind: str = INLINE
 
     @property
     def is_external(self) -> bool:
         return bool(_EXTERNAL.match(self.target))
 
 
-def make_link(href: str, line: int, image: bool) -> Link:
+class Footnote(NamedTuple):
+    """A GFM footnote definition (`[^label]: text`) or reference (`[^label]`) and its line."""
+
+    label: str
+    line: int
+    definition: bool
+
+
+def make_link(href: str, line: int, image: bool, kind: str = INLINE) -> Link:
     """A Link from markdown-it's (percent-encoded) href."""
+    if "%" not in href and "#" not in href and "?" not in href:  # most relative links
+        return Link(href, line, image, href, kind)
     path = href.split("#", 1)[0].split("?", 1)[0]
-    return Link(unquote(href), line, image, unquote(path))
+    return Link(unquote(href), line, image, unquote(path), kind)

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.helpers import parseLinkLabel
 from markdown_it.parser_inline import ParserInline
 from markdown_it.rules_inline import StateInline
 from markdown_it.rules_inline.autolink import autolink
@@ -26,7 +27,7 @@ from markdown_it.rules_inline.link import link
 from markdown_it.token import Token
 
 from kbkit.lines import LineCounter
-from kbkit.link import Link, make_link
+from kbkit.link import AUTOLINK, INLINE, REFERENCE, Link, make_link
 
 _SPECIAL = re.compile(r"[\[!`\\<]")
 # What a link's text needs before it can hold a link or an image (or touch the state that a
@@ -34,16 +35,14 @@ _SPECIAL = re.compile(r"[\[!`\\<]")
 _NESTABLE = re.compile(r"[\[<`]")
 
 
-def _collect(tokens: list[Token], line: int, out: list[Link]) -> None:
-    stack = list(tokens)
-    while stack:
-        token = stack.pop(0)
+def _first(tokens: list[Token], line: int, kind: str) -> Link | None:
+    """The link or image that a link rule (or the autolink rule) just produced."""
+    for token in tokens:
         if token.type == "link_open":
-            out.append(make_link(str(token.attrGet("href") or ""), line, False))
-        elif token.type == "image":
-            out.append(make_link(str(token.attrGet("src") or ""), line, True))
-            if token.children:
-                stack[:0] = token.children
+            return make_link(str(token.attrGet("href") or ""), line, False, kind)
+        if token.type == "image":
+            return make_link(str(token.attrGet("src") or ""), line, True, kind)
+    return None
 
 
 class _LinkTextParser(ParserInline):
@@ -95,7 +94,8 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
         if char == "<":
             state.tokens = []
             if autolink(state, False):
-                _collect(state.tokens, lines.line_at(pos), out)
+                found = _first(state.tokens, lines.line_at(pos), AUTOLINK)
+                out.extend([found] if found else [])
                 pos = state.pos
             elif html_inline(state, True):
                 pos = state.pos
@@ -108,8 +108,21 @@ def extract_links(md: MarkdownIt, src: str, env: dict[str, Any], base_line: int)
             continue
         state.tokens = []
         if rule(state, False):
-            _collect(state.tokens, lines.line_at(pos), out)
-            pos = state.pos
+            # `[t](dest)` ends with `)`, `[t][label]`, `[t][]` and `[t]` with `]`
+            kind = INLINE if src[state.pos - 1] == ")" else REFERENCE
+            found = _first(state.tokens, lines.line_at(pos), kind)
+            out.extend([found] if found else [])
+            after = state.pos
+            if found is not None and found.image or char == "[":
+                # what the link's text holds (images; an image's text holds links too),
+                # each with its own line and kind: the text parses as it does inside
+                label = pos + (2 if char == "!" else 1)
+                state.pos = pos
+                label_end = parseLinkLabel(state, label - 1, char == "[")
+                text = src[label:label_end]
+                if label_end > label and ("[" in text or "<" in text):
+                    out.extend(extract_links(md, text, env, lines.line_at(label)))
+            pos = after
         else:
             pos += 1
     return out

@@ -1,10 +1,16 @@
 """The page model: one parse of a markdown page that every check and the curator read.
 
 `parse_page` is pure (path and bytes in, `Page` out). It decodes UTF-8 (a BOM is noted and
-tolerated, CRLF is fine), splits the frontmatter, runs markdown-it-py's CommonMark block
-parser once over the body, and keeps what consumers need: headings with lines, links from the
-inline spans, code blocks (fenced of any length and marker, and indented), HTML comments and
-line/byte counts. Lines are 1-based lines of the whole file.
+tolerated, CRLF is fine), splits the frontmatter, parses the body once as CommonMark with GFM
+tables and footnotes, and keeps what consumers need: headings with lines, links with their
+kind, code blocks (fenced of any length and marker, and indented), HTML comments, footnote
+definitions and references, `[[wikilinks]]`, and line/byte counts. Lines are 1-based lines of
+the whole file.
+
+The parser is pulldown-cmark (`kbkit.native`, the pyromark wheel); where that wheel cannot
+be imported, markdown-it-py with mdit-py-plugins' footnote plugin parses instead
+(`kbkit.fallback`: slower, same results except the differences listed in NOTES.md).
+markdown-it-py is also the tests' oracle.
 """
 
 from __future__ import annotations
@@ -14,20 +20,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.lines import LineCounter
-from kbkit.link import Link
+from kbkit.link import Footnote, Link
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-
-    from kbkit import blocks
+    from collections.abc import Callable
 
 BOM = "\ufeff"
 
 
 class Heading(NamedTuple):
     level: int
-    text: str
+    text: str  # the heading's inline source, trimmed (`[a](b.md) **c**`)
     line: int
+    plain: str = ""  # its text and code spans as rendered (what GitHub slugs are made of)
 
 
 class CodeBlock(NamedTuple):
@@ -62,6 +67,8 @@ class Page(NamedTuple):
     comments: tuple[Comment, ...]
     line_count: int
     nonempty_lines: int
+    footnotes: tuple[Footnote, ...] = ()
+    wikilinks: tuple[Link, ...] = ()  # `[[Page]]` (kind wikilink) and `![[f.png]]` (embed)
 
     @property
     def name(self) -> str:
@@ -72,18 +79,14 @@ class Page(NamedTuple):
         """The frontmatter mapping ({} when absent or invalid)."""
         return self.frontmatter.data or {}
 
+    def anchors(self) -> tuple[str, ...]:
+        """GitHub's anchor of each heading, in order (`page.md#anchor` links)."""
+        from kbkit.anchors import page_anchors
+
+        return page_anchors(heading.plain for heading in self.headings)
+
     def code_line_numbers(self) -> frozenset[int]:
         return frozenset(n for block in self.code_blocks for n, _ in block.lines())
-
-
-@functools.lru_cache(maxsize=1)
-def markdown_parser() -> MarkdownIt:
-    """CommonMark plus GFM tables; the inline pass is left to `links.extract_links`."""
-    from markdown_it import MarkdownIt  # imported lazily: a warm `kb check` never parses
-
-    md = MarkdownIt("commonmark").enable("table")
-    md.disable("inline")
-    return md
 
 
 def _counts(text: str) -> tuple[int, int]:
@@ -120,7 +123,8 @@ def parse_page(path: str, data: bytes) -> Page:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     front = split_frontmatter(text)
     body_line = 1 + text.count("\n", 0, front.body_offset)
-    headings, links, blocks, comments = _parse_body(text[front.body_offset :], body_line)
+    body = _parse_body(text[front.body_offset :], body_line)
+    headings, links, blocks, comments, footnotes, wikilinks = body
     line_count, nonempty = _counts(text)
     return Page(
         path,
@@ -135,88 +139,63 @@ def parse_page(path: str, data: bytes) -> Page:
         comments,
         line_count,
         nonempty,
+        footnotes,
+        wikilinks,
     )
 
 
-Body = tuple[tuple[Heading, ...], tuple[Link, ...], tuple[CodeBlock, ...], tuple[Comment, ...]]
+Body = tuple[
+    tuple[Heading, ...],
+    tuple[Link, ...],
+    tuple[CodeBlock, ...],
+    tuple[Comment, ...],
+    tuple[Footnote, ...],
+    tuple[Link, ...],
+]
 
 
 def _parse_body(body: str, body_line: int) -> Body:
-    """The fast block scanner (`blocks.py`) where it applies, else markdown-it-py (both are
-    imported on the first parse: a warm run that parses nothing never loads them)."""
-    from kbkit import blocks
-
-    events = blocks.scan(body)
-    if events is None:
+    """The native parser where its wheel imports, else markdown-it-py (either is imported on
+    the first parse: a warm run that parses nothing never loads them)."""
+    native = native_parser()
+    if native is None:
         return _parse_body_markdown_it(body, body_line)
-    return _parse_body_events(events, body_line)
+    try:
+        headings, links, code, comments, footnotes, wikilinks = native(body, body_line)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # noqa: B036 - a Rust panic (pyo3's PanicException) is a BaseException
+        # one page the native parser cannot read must not stop a check: markdown-it reads it
+        return _parse_body_markdown_it(body, body_line)
+    return (
+        tuple(headings),
+        tuple(links),
+        tuple(code),
+        tuple(comments),
+        tuple(footnotes),
+        tuple(wikilinks),
+    )
 
 
-def _parse_body_events(events: list[blocks.Event], body_line: int) -> Body:
-    """Build the body's parts from the fast scanner's events, as from markdown-it's tokens."""
-    from kbkit.blocks import FENCE, INLINE
-    from kbkit.links import extract_comments, extract_links
-
-    md = markdown_parser()
-    env: dict[str, Any] = {}
-    offset = body_line - 1
-    headings: list[Heading] = []
-    links: list[Link] = []
-    code: list[CodeBlock] = []
-    comments: list[Comment] = []
-    for kind, line, level, content, info in events:
-        first = line + 1 + offset
-        if kind == INLINE:
-            if level:
-                headings.append(Heading(level, content.strip(), first))
-            if "[" in content or "<" in content:
-                links.extend(extract_links(md, content, env, first))
-                if "<!--" in content:
-                    found = extract_comments(md, content, first)
-                    comments.extend(Comment(text, at) for text, at in found)
-        elif kind == FENCE:
-            code.append(CodeBlock(first + 1, info.strip(), content, True))
-        else:
-            comments.extend(_inline_comments(content, first))
-    return tuple(headings), tuple(links), tuple(code), tuple(comments)
+@functools.lru_cache(maxsize=1)
+def native_parser() -> Callable[[str, int], Any] | None:
+    """`kbkit.native.parse`, or None when the pyromark wheel cannot be imported."""
+    try:
+        from kbkit import native
+    except ImportError:
+        return None
+    return native.parse
 
 
 def _parse_body_markdown_it(body: str, body_line: int) -> Body:
-    """The reference implementation: markdown-it-py's block parse, every token."""
-    from kbkit.links import extract_comments, extract_links
+    """The fallback parser's parts of one body (kbkit.fallback, markdown-it-py)."""
+    from kbkit import fallback
 
-    md = markdown_parser()
-    env: dict[str, Any] = {}
-    tokens = md.parse(body, env)
-    offset = body_line - 1
-    headings: list[Heading] = []
-    links: list[Link] = []
-    code: list[CodeBlock] = []
-    comments: list[Comment] = []
-    pending_heading: int | None = None
-    for token in tokens:
-        kind = token.type
-        if kind == "inline":
-            first = (token.map[0] if token.map else 0) + 1 + offset
-            if pending_heading is not None:
-                headings.append(Heading(pending_heading, token.content.strip(), first))
-                pending_heading = None
-            links.extend(extract_links(md, token.content, env, first))
-            if "<!--" in token.content:
-                found = extract_comments(md, token.content, first)
-                comments.extend(Comment(text, line) for text, line in found)
-        elif kind == "heading_open":
-            pending_heading = int(token.tag[1])
-        elif kind in ("fence", "code_block"):
-            start = (token.map[0] if token.map else 0) + offset + (2 if kind == "fence" else 1)
-            code.append(CodeBlock(start, token.info.strip(), token.content, kind == "fence"))
-        elif kind == "html_block" and "<!--" in token.content:
-            first = (token.map[0] if token.map else 0) + 1 + offset
-            comments.extend(_inline_comments(token.content, first))
-    return tuple(headings), tuple(links), tuple(code), tuple(comments)
+    return fallback.parse(body, body_line)
 
 
-def _inline_comments(content: str, first_line: int) -> list[Comment]:
+def inline_comments(content: str, first_line: int) -> list[Comment]:
+    """The HTML comments in a raw HTML block, with their lines."""
     found = []
     pos = 0
     lines = LineCounter(content, first_line)
@@ -254,6 +233,8 @@ def page_to_plain(page: Page) -> tuple[Any, ...]:
         tuple(map(tuple, page.comments)),
         page.line_count,
         page.nonempty_lines,
+        tuple(map(tuple, page.footnotes)),
+        tuple(map(tuple, page.wikilinks)),
     )
 
 
@@ -273,4 +254,6 @@ def page_from_plain(t: tuple[Any, ...]) -> Page:
         tuple(Comment(*c) for c in t[9]),
         t[10],
         t[11],
+        tuple(Footnote(*f) for f in t[12]),
+        tuple(Link(*link) for link in t[13]),
     )

@@ -171,12 +171,13 @@ def _recheck(keys: Iterable[tuple[int, ...]], racy_from: int) -> list[int]:
 def _load_parser() -> None:
     """Import what parsing and analyzing a changed page needs."""
     from kbkit.checks.registry import validator_modules
-    from kbkit.page import markdown_parser
+    from kbkit.fallback import markdown_parser
+    from kbkit.page import native_parser
 
     validator_modules()
-    markdown_parser()
-    import kbkit.blocks  # noqa: F401
-    import kbkit.links  # noqa: F401
+    if native_parser() is None:
+        markdown_parser()
+        import kbkit.links  # noqa: F401
 
 
 def save(

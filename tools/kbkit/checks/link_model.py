@@ -235,22 +235,13 @@ def redirects_digest(repo: Path, policy: Policy) -> str:
         return "unreadable"
 
 
-_INLINE_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_NOT_SLUG = re.compile(r"[^\w\- ]", re.UNICODE)
 _HTML_ID = re.compile(r"""<[a-zA-Z][^>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
 
 
 def github_slugs(page: Page) -> tuple[str, ...]:
-    """The anchors GitHub gives the page's headings (lowercase, punctuation removed, spaces
-    to hyphens, `-1`, `-2` for repeats), plus explicit HTML `id`/`name` anchors."""
-    seen: dict[str, int] = {}
-    out = []
-    for heading in page.headings:
-        text = _INLINE_LINK.sub(r"\1", heading.text).replace("`", "")
-        slug = _NOT_SLUG.sub("", text.strip().lower()).replace(" ", "-")
-        count = seen.get(slug, 0)
-        seen[slug] = count + 1
-        out.append(slug if count == 0 else f"{slug}-{count}")
+    """The anchors a `page.md#fragment` link may name: GitHub's heading anchors (the
+    parser's `Page.anchors()`) and explicit HTML `id`/`name` anchors."""
+    out = list(page.anchors())
     if "id" in page.text or "name" in page.text:
         out.extend(match.group(1) for match in _HTML_ID.finditer(page.text))
     return tuple(out)

@@ -15,6 +15,7 @@ from kbkit.curator.catalog import Catalog, CatalogPage
 from kbkit.curator.curator import KnowledgeCurator
 from kbkit.curator.errors import (
     InvalidRequestError,
+    KnowledgeConfigurationError,
     KnowledgeCurationError,
     KnowledgeValidatorError,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "Insertion",
     "InvalidRequestError",
     "KnowledgeApplyResult",
+    "KnowledgeConfigurationError",
     "KnowledgeCurationError",
     "KnowledgeCurator",
     "KnowledgeEvidenceBatch",

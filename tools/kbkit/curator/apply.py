@@ -14,8 +14,12 @@ from typing import Any, NamedTuple
 
 from kbkit.curator.catalog import sha256
 from kbkit.curator.confine import PageBase, page_path, read_page
-from kbkit.curator.errors import KnowledgeCurationError, KnowledgeValidatorError
-from kbkit.curator.gate import MISSING, ValidatorResult, ValidatorRun, missing, run_validators
+from kbkit.curator.errors import (
+    KnowledgeConfigurationError,
+    KnowledgeCurationError,
+    KnowledgeValidatorError,
+)
+from kbkit.curator.gate import KB, MISSING, ValidatorResult, ValidatorRun, missing, run_validators
 from kbkit.curator.journal import clear_journal, restore_pages, write_journal
 from kbkit.curator.plan import Insertion, PagePlan, PlanError, plan_page
 from kbkit.curator.proposals import AcceptedProposal
@@ -132,6 +136,23 @@ def _pause() -> None:
         time.sleep(float(delay))
 
 
+def _name(command: tuple[str, ...]) -> str:
+    return " ".join(command[:2]) if command[0] == KB else command[0]
+
+
+def check_gate(clone: Path, validators: list[tuple[str, ...]]) -> None:
+    """Refuse a gate that cannot run (a policy validator script missing in the clone)."""
+    absent = missing(clone, validators)
+    if absent:
+        run = ValidatorRun(tuple(absent), MISSING, None, f"missing: {', '.join(absent)}", 0.0)
+        result = ValidatorResult(MISSING, run.output, False, (run,))
+        raise KnowledgeConfigurationError(
+            f"validator {absent[0]} (from the policy's validators) is missing in the clone; "
+            "nothing was written. Add the script or remove it from the policy",
+            result,
+        )
+
+
 def commit_plans(
     clone: Path,
     root: str,
@@ -139,15 +160,10 @@ def commit_plans(
     validators: list[tuple[str, ...]],
     timeout: float,
     python: str | None,
+    policy: list[str] | None = None,
 ) -> ValidatorResult:
     """Journal, write, validate; roll back on any failure (call with the lock held)."""
-    absent = missing(clone, validators)
-    if absent:
-        run = ValidatorRun(tuple(absent), MISSING, None, f"missing: {', '.join(absent)}", 0.0)
-        result = ValidatorResult(MISSING, run.output, False, (run,))
-        raise KnowledgeValidatorError(
-            f"validator {absent[0]} is missing in the clone; nothing was written", result
-        )
+    check_gate(clone, validators)
     # Read again under the lock, each page confined to the clone, before the first write.
     paths = {plan.document_id: page_path(clone, root, plan.document_id) for plan in plans}
     bases = {
@@ -159,7 +175,7 @@ def commit_plans(
         for plan in plans:
             atomic_write_bytes(paths[plan.document_id], plan.result)
             _pause()
-        result = run_validators(clone, validators, timeout, python)
+        result = run_validators(clone, validators, timeout, python, policy)
     except BaseException:
         restore_pages(clone, root, bases)
         clear_journal(clone)
@@ -169,7 +185,7 @@ def commit_plans(
         clear_journal(clone)
         result = result._replace(rolled_back=True)
         raise KnowledgeValidatorError(
-            f"validator {result.runs[-1].command[0]} {result.status}; every page was restored "
+            f"validator {_name(result.runs[-1].command)} {result.status}; every page was restored "
             "byte-for-byte",
             result,
         )

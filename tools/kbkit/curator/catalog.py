@@ -15,13 +15,14 @@ from typing import Any, NamedTuple
 
 from kbkit.curator.confine import check_folder, page_inside
 from kbkit.curator.layout import Layout, page_layout
+from kbkit.errors import UsageError
 from kbkit.page import Page, parse_page
 from kbkit.paths import document_id
 from kbkit.policy import Policy
 from kbkit.rules import rule_ids
 from kbkit.tree import LoadOptions, load_tree
 
-RULE_PAGE_NAME = re.compile(r"^rules(?:-[a-z0-9][a-z0-9-]*)?\.md$")
+RULE_PAGE_NAME = re.compile(r"^rules(?:-[a-z0-9][a-z0-9-]*)?\.md$")  # the default's
 SUMMARY_CHARS = 400
 
 
@@ -79,13 +80,28 @@ def sha256(data: bytes) -> str:
 
 
 def _rule_facts(rel: str, page: Page, policy: Policy) -> tuple[list[Any], dict[str, Any]]:
-    """Page-local fact for the tree-wide ID check (cached with the page)."""
-    return [], {"curator_ids": [r.id for r in rule_ids(page, policy)]}
+    """Page-local facts, taken while the whole page is at hand: its rule IDs (for the
+    tree-wide ID check) and whether it is a rule page (the loaded tree keeps only the
+    policy's required frontmatter keys, which need not include `type`)."""
+    facts = {"curator_ids": [r.id for r in rule_ids(page, policy)]}
+    return [], {**facts, "curator_rule_page": is_rule_page(rel, page, policy)}
+
+
+def page_name_pattern(policy: Policy) -> re.Pattern[str]:
+    """The policy's `rules.page_name` (a regex over the file name)."""
+    pattern = policy.data["rules"].get("page_name") or RULE_PAGE_NAME.pattern
+    try:
+        return re.compile(str(pattern))
+    except re.error as exc:
+        message = f"{policy.source}: policy key 'rules.page_name' is not a regex ({exc})"
+        raise UsageError(message) from exc
 
 
 def is_rule_page(rel: str, page: Page, policy: Policy) -> bool:
     name = rel.rsplit("/", 1)[-1]
-    if not RULE_PAGE_NAME.match(name) or rel.split("/", 1)[0] not in policy.data["roots"]:
+    if not page_name_pattern(policy).search(name):
+        return False
+    if rel.split("/", 1)[0] not in policy.data["roots"]:
         return False
     return page.error is None and page.meta.get("type") == policy.data["rules"]["page_type"]
 
@@ -144,8 +160,8 @@ def load_catalog(repo: Path, policy: Policy) -> Catalog:
         for rule in tree.facts.get(rel, {}).get("curator_ids", ()):
             defined.setdefault(rule, []).append(document_id(rel))
     pages: dict[str, CatalogPage] = {}
-    for rel, page in tree.pages.items():
-        if not is_rule_page(rel, page, policy):
+    for rel in tree.pages:
+        if not tree.facts.get(rel, {}).get("curator_rule_page"):
             continue
         if not page_inside(repo, tree.root, document_id(rel)):
             continue  # never read through a symlink that leaves the clone

@@ -11,11 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from kbkit import clock
-from kbkit.curator.apply import KnowledgeApplyResult, change_of, commit_plans, plan_all
+from kbkit.curator.apply import (
+    KnowledgeApplyResult,
+    change_of,
+    check_gate,
+    commit_plans,
+    plan_all,
+)
 from kbkit.curator.catalog import Catalog, load_catalog
 from kbkit.curator.errors import InvalidRequestError, KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
-from kbkit.curator.gate import commands
+from kbkit.curator.gate import commands, policy_arguments
 from kbkit.curator.journal import RecoveryResult, lock_target, recover
 from kbkit.curator.prompt import KnowledgePrompt, build_prompt
 from kbkit.curator.proposals import KnowledgeProposalValidation, revalidate, validate_reply
@@ -68,7 +74,8 @@ class KnowledgeCurator:
         self._catalog = load_catalog(self.clone, self.policy)
         if not self._catalog.pages:
             raise KnowledgeCurationError(
-                f"{self.clone.name}: no rule pages (rules.md, rules-<topic>.md with "
+                f"{self.clone.name}: no rule pages (file names matching the policy's "
+                f"rules.page_name {self.policy.data['rules'].get('page_name')!r}, with "
                 f"type: {self.policy.data['rules']['page_type']}) under the roots"
             )
         return self._catalog
@@ -119,8 +126,15 @@ class KnowledgeCurator:
             tuple(change_of(p) for p in plans), tuple(p.id for p in validation.accepted), None, True
         )
 
+    def check_validators(self) -> None:
+        """Raise KnowledgeConfigurationError (exit 2) when the gate cannot run as configured:
+        callers check before spending a model call or an attempt."""
+        check_gate(self.clone, commands(self.policy.data.get("validators")))
+
     def apply(self, validation: KnowledgeProposalValidation) -> KnowledgeApplyResult:
-        """Insert every accepted section, bump dates and sources, gate on the validators."""
+        """Insert every accepted section, bump dates and sources, gate on the validators
+        (kbkit's built-in validators always, then the policy's extra commands)."""
+        self.check_validators()
         self.revalidate(validation)
         validators = commands(self.policy.data.get("validators"))
         timeout = float(self.policy.data.get("validator_timeout") or 120)
@@ -129,7 +143,15 @@ class KnowledgeCurator:
             plans = plan_all(self.clone, self.root, validation.accepted, self.policy, self.today)
             if not plans:
                 return KnowledgeApplyResult((), (), None, False)
-            result = commit_plans(self.clone, self.root, plans, validators, timeout, self.python)
+            result = commit_plans(
+                self.clone,
+                self.root,
+                plans,
+                validators,
+                timeout,
+                self.python,
+                policy_arguments(self.policy.source),
+            )
         return KnowledgeApplyResult(
             tuple(change_of(p) for p in plans),
             tuple(p.id for p in validation.accepted),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kbkit.errors import KbkitError
+from kbkit.errors import KbkitError, UsageError
 
 if TYPE_CHECKING:
     from kbkit.curator.apply import ValidatorResult
@@ -28,3 +28,8 @@ class KnowledgeValidatorError(KbkitError):
     def __init__(self, message: str, result: ValidatorResult):
         super().__init__(message)
         self.result = result
+
+
+class KnowledgeConfigurationError(KnowledgeValidatorError, UsageError):
+    """The gate cannot run as configured (a policy validator command is missing): exit code
+    2, raised before any write; a caller must not count it as a failed attempt."""

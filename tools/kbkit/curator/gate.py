@@ -1,9 +1,18 @@
-"""The validator gate: run the clone's validator commands in order, with a timeout."""
+"""The validator gate: kbkit's own validators, then the policy's extra commands, in order.
+
+The built-in validators (check-knowledge-tree, then check-wiki-lint) always run, as the
+installed kbkit (`python -P -m kbkit ...`: `-P` keeps the clone's folder off `sys.path`, so
+a `kbkit/` folder in the clone is never imported), whatever the policy lists: a policy
+cannot turn the gate off, and no script has to exist in the clone. The policy's
+`validators` are extra commands (a clone-relative Python script and its arguments) run
+after them; a missing one is a configuration error.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,8 +30,13 @@ PASSED, FAILED, TIMEOUT, UNLAUNCHABLE, MISSING = (
 OUTPUT_CHARS = 64 * 1024
 
 
+BUILTIN = ("check-knowledge-tree", "check-wiki-lint")
+KB = "kb"  # the first word of a built-in command as runs show it: ("kb", "check-wiki-lint")
+_PROFILE = re.compile(r"^built-in profile '([a-z0-9_-]+)'$")
+
+
 class ValidatorRun(NamedTuple):
-    command: tuple[str, ...]  # clone-relative script and its arguments
+    command: tuple[str, ...]  # ("kb", name) or a clone-relative script and its arguments
     status: str
     returncode: int | None
     output: str
@@ -59,11 +73,31 @@ class ValidatorResult(NamedTuple):
 
 
 def commands(policy_validators: Any) -> list[tuple[str, ...]]:
-    return [tuple(str(part) for part in command) for command in policy_validators or []]
+    """The gate: the built-in validators first, then the policy's extra commands."""
+    extra = [tuple(str(part) for part in command) for command in policy_validators or []]
+    return [(KB, name) for name in BUILTIN] + [c for c in extra if c]
 
 
 def missing(clone: Path, validators: list[tuple[str, ...]]) -> list[str]:
-    return [cmd[0] for cmd in validators if not (clone / cmd[0]).is_file()]
+    return [cmd[0] for cmd in validators if cmd[0] != KB and not (clone / cmd[0]).is_file()]
+
+
+def policy_arguments(source: str) -> list[str]:
+    """`--policy X` that makes the built-in validators read the curator's policy."""
+    profile = _PROFILE.match(source)
+    if profile:
+        return ["--policy", profile.group(1)]
+    if Path(source).is_file():
+        return ["--policy", str(Path(source).absolute())]
+    return []
+
+
+def _argv(
+    clone: Path, command: tuple[str, ...], python: str | None, policy: list[str]
+) -> list[str]:
+    if command[0] == KB:
+        return [sys.executable, "-P", "-m", "kbkit", *command[1:], "--repo", str(clone), *policy]
+    return [python or sys.executable, str(clone / command[0]), *command[1:]]
 
 
 def _run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str, bool]:
@@ -90,13 +124,18 @@ def _run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str, bool]:
 
 
 def run_validators(
-    clone: Path, validators: list[tuple[str, ...]], timeout: float, python: str | None = None
+    clone: Path,
+    validators: list[tuple[str, ...]],
+    timeout: float,
+    python: str | None = None,
+    policy: list[str] | None = None,
 ) -> ValidatorResult:
-    """Run each command (`python <script> <args>` in the clone); stop at the first failure."""
+    """Run each command in the clone (built-ins with this interpreter and `policy`'s
+    arguments, extra scripts with `python`); stop at the first failure."""
     runs: list[ValidatorRun] = []
     for command in validators:
         started = time.monotonic()
-        argv = [python or sys.executable, str(clone / command[0]), *command[1:]]
+        argv = _argv(clone, command, python, policy or [])
         try:
             code, output, timed_out = _run(argv, clone, timeout)
         except OSError as exc:

@@ -50,6 +50,9 @@ class Layout(NamedTuple):
     rules: tuple[RuleSpan, ...]  # heading-form rules
     groups: tuple[GroupSpan, ...]  # non-rule headings above the rule level
     area_end: int  # where a section without an anchor goes
+    start: int = 0  # where the start anchor `^` inserts: before the first group or rule
+    group_rule_level: int | None = None  # rule level inside groups (None: no group level)
+    leading_rules: bool = False  # rules stand before the first group (`^` opens no group)
 
 
 def heading_text(rule_id: str, separator: str, title: str) -> str:
@@ -128,8 +131,11 @@ def page_layout(page: Page, policy: Policy) -> Layout:
         )
     rule_lines = {r.line for r in heads}
     groups: list[GroupSpan] = []
+    # Groups sit above the deepest rule level: on a page of `##` rules that already holds a
+    # `##` group of `###` rules (mixed levels), that group counts and new ones may open.
+    deepest = max((r.level for r in heads), default=level)
     for h in headings:
-        if h.line in rule_lines or not 2 <= h.level < level or RELATED.match(h.text):
+        if h.line in rule_lines or not 2 <= h.level < deepest or RELATED.match(h.text):
             continue  # a related-links section is never a place for rules
         stop = next((g.line for g in headings if g.line > h.line and g.level <= h.level), total)
         inside = [s for s in spans if h.line < s.line < stop]
@@ -141,4 +147,20 @@ def page_layout(page: Page, policy: Policy) -> Layout:
         related = [h for h in headings if h.level <= 2 and RELATED.match(h.text)]
         stop = related[-1].line if related else total
         area_end = _last_nonblank(lines, 1, stop)
-    return Layout(style, level, separator, ids, prefixes, tuple(spans), tuple(groups), area_end)
+    firsts = [g.line for g in groups[:1]] + [r.line for r in spans[:1]]
+    top = min(firsts) if firsts else area_end
+    start = _last_nonblank(lines, max(page.frontmatter.end_line, 1), top) if firsts else area_end
+    leading = bool(spans and groups and spans[0].line < groups[0].line)
+    return Layout(
+        style,
+        level,
+        separator,
+        ids,
+        prefixes,
+        tuple(spans),
+        tuple(groups),
+        area_end,
+        start,
+        deepest if deepest >= 3 else None,
+        leading,
+    )

@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any, NamedTuple
 
+from kbkit.curator.arrangement import Arrangement, Entry
 from kbkit.curator.layout import Layout, page_layout
 from kbkit.curator.proposals import AcceptedProposal
 from kbkit.page import parse_page
@@ -79,23 +80,19 @@ def _section_edits(
     data: bytes, layout: Layout, proposals: list[AcceptedProposal], eol: bytes
 ) -> list[Edit]:
     starts = _line_starts(data)
-    ends = {r.id: r.end for r in layout.rules}
-    ends.update({g.text: g.end for g in layout.groups})
-    placed: dict[str, int] = {}  # batch rule ID -> insertion offset
-    groups: dict[int, list[AcceptedProposal]] = {}
+    arrangement = Arrangement(layout)
+    by_id = {p.rule_id: p for p in proposals}
     for proposal in proposals:
-        if proposal.after is not None and proposal.after in placed:
-            offset = placed[proposal.after]
-        else:
-            line = ends[proposal.after] if proposal.after is not None else layout.area_end
-            offset = _offset_of_line(data, starts, line)
-        placed[proposal.rule_id] = offset
-        if proposal.group is not None:
-            placed[proposal.group] = offset
-        groups.setdefault(offset, []).append(proposal)
+        spot = arrangement.locate(proposal.after)
+        if spot is None:
+            raise PlanError(f"{proposal.rule_id}: the anchor {proposal.after!r} is not on the page")
+        level = layout.group_rule_level if proposal.group is not None else None
+        arrangement.add(spot, Entry(proposal.rule_id, proposal.group, level or spot.level))
     edits = []
-    marker = "#" * (layout.level - 1)
-    for offset, items in groups.items():
+    marker = "#" * ((layout.group_rule_level or layout.level) - 1)
+    for line, entries in sorted(arrangement.at.items()):
+        offset = _offset_of_line(data, starts, line)
+        items = [by_id[e.rule_id] for e in entries]
         lead = eol if offset == len(data) and data and not data.endswith(b"\n") else b""
         blob = lead + b"".join(_blob(p, marker, eol) for p in items)
         following = data[offset : data.find(b"\n", offset) if b"\n" in data[offset:] else len(data)]

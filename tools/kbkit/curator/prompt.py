@@ -153,14 +153,17 @@ def build_prompt(
         "and use each new ID once.",
         "",
         "# Placement",
-        "`after` names an existing rule ID or group of the target page (or a rule proposed "
-        "earlier in your reply): the new section goes right after that rule, or at the end of "
-        "that group. Use null to append after the page's last rule. Open a new group "
-        "(`group`) only when no listed group fits.",
+        "`after` names an existing rule ID or group of the target page (or a rule or group "
+        "proposed earlier in your reply): the new section goes right after that rule, or at "
+        "the end of that group, as your earlier rows leave the page (rows with the same "
+        "anchor keep your order). Use null to append after the page's last rule, and `^` to "
+        "place it before the page's first group. Open a new group (`group`) only when no "
+        "listed group fits: after a group, after the last rule of one, at the end, or with "
+        "`^` on top. A section's heading takes the level of the rules where it goes.",
         "",
         "# Citations",
         "Cite only the source IDs of the evidence blocks below, in the marker (`^[PR #12]`; "
-        "several separated by `; `) and in `citations`. A rule without evidence is not "
+        "several separated by `; `, or one marker each) and in `citations`. A rule without evidence is not "
         "proposed. No secrets, hosts, IP addresses, home folders or destructive commands.",
         "",
         "# Catalog of rule pages",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.charset import INVISIBLE
+from kbkit.curator.arrangement import START, Arrangement, Entry, Spot
 from kbkit.curator.catalog import Catalog, CatalogPage, sha256
 from kbkit.curator.confine import page_inside, read_page
 from kbkit.curator.errors import KnowledgeCurationError
@@ -194,13 +195,44 @@ def _unsafe(ctx: _Context, target: str, section: str) -> str | None:
     return None
 
 
+class _Reply:
+    """What earlier rows of the same reply left: the page as they leave it, per target."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}  # rule ID -> accepted row (any target)
+        self.pages: dict[str, Arrangement] = {}  # target -> its new sections so far
+        self.groups: dict[str, set[str]] = {}  # target -> new group headings
+        self.rejected: dict[tuple[str, str], RejectedProposal] = {}  # (target, ID or group)
+
+    def page(self, target: str, layout: Layout) -> Arrangement:
+        return self.pages.setdefault(target, Arrangement(layout))
+
+    def accept(self, proposal: AcceptedProposal, spot: Spot, level: int) -> None:
+        self.ids[proposal.rule_id] = proposal.model_index
+        entry = Entry(proposal.rule_id, proposal.group, level)
+        self.pages[proposal.target].add(spot, entry)
+        if proposal.group is not None:
+            self.groups.setdefault(proposal.target, set()).add(proposal.group)
+
+    def reject(self, row: Any, rejection: RejectedProposal) -> None:
+        if rejection.target is None:
+            return
+        names = [rejection.rule_id]
+        if isinstance(row, dict) and isinstance(row.get("group"), str):
+            names.append(row["group"].strip())
+        for name in names:
+            if name:
+                self.rejected.setdefault((rejection.target, name), rejection)
+
+
 def _check_row(
-    ctx: _Context, index: int, row: dict[str, Any], taken: dict[str, str]
-) -> AcceptedProposal | RejectedProposal:
+    ctx: _Context, index: int, row: dict[str, Any], earlier: _Reply
+) -> tuple[AcceptedProposal | RejectedProposal, Spot | None, int]:
+    """The row's outcome, and for an accepted one: where it goes and its heading level."""
     target, rule_id = row["target"], row["rule_id"]
 
-    def reject(reason: str, message: str) -> RejectedProposal:
-        return RejectedProposal(index, reason, message, target, rule_id)
+    def reject(reason: str, message: str) -> tuple[RejectedProposal, Spot | None, int]:
+        return RejectedProposal(index, reason, message, target, rule_id), None, 0
 
     page = ctx.catalog.pages.get(target)
     if page is None:
@@ -225,29 +257,38 @@ def _check_row(
             return reject("rule-id-prefix", f"{prefix} belongs to {sorted(owners)[0]}")
     if rule_id in ctx.catalog.defined:
         return reject("rule-id-taken", f"already defined in {ctx.catalog.defined[rule_id][0]}")
-    if rule_id in taken:
-        row_index = taken[rule_id].split("@", 1)[0]
-        return reject("rule-id-duplicate", f"row {row_index} of this reply already uses it")
+    if rule_id in earlier.ids:
+        return reject(
+            "rule-id-duplicate", f"row {earlier.ids[rule_id]} of this reply already uses it"
+        )
     after = row["after"]
     if after is not None:
-        after = after.strip().lstrip("#").strip()  # "## 2. Safe text" names the group too
-    new_groups = {g for g, where in taken.items() if where.endswith(f"@{target}#group")}
-    anchors = {r.id for r in layout.rules} | {g.text for g in layout.groups} | new_groups
-    anchors |= {i for i, where in taken.items() if where.endswith(f"@{target}")}
-    if after is not None and after not in anchors:
+        after = after.strip().lstrip("#").strip() or after.strip()  # "## 2. Safe text" too
+    spot = earlier.page(target, layout).locate(after)
+    if spot is None:
+        failed = earlier.rejected.get((target, after or ""))
+        if failed is not None:
+            return reject(
+                "anchor",
+                f"{after!r} is row {failed.model_index} of this reply, which was rejected "
+                f"({failed.reason}: {failed.message})",
+            )
         return reject("anchor", f"{after!r} is neither a rule section nor a group of the page")
+    level = spot.level
     group = row.get("group")
     if group is not None:
-        problem_text = _group_problem(group.strip(), after, layout, new_groups)
+        group = group.strip()
+        problem_text = _group_problem(group, after, spot, layout, earlier.groups.get(target))
         if problem_text:
             return reject("group", problem_text)
-        group = group.strip()
+        assert layout.group_rule_level is not None
+        level = layout.group_rule_level
     section = normalize(row["section"])
     problem, cited = check_section(
         section,
         rule_id=rule_id,
         title=row["title"],
-        level=layout.level,
+        level=level,
         separator=page.separator,
         policy=ctx.policy,
     )
@@ -261,7 +302,7 @@ def _check_row(
     unsafe = _unsafe(ctx, target, section)
     if unsafe is not None:
         return reject("unsafe-text", unsafe)
-    return AcceptedProposal(
+    accepted = AcceptedProposal(
         content_id(target, section),
         index,
         target,
@@ -274,21 +315,24 @@ def _check_row(
         row["rationale"],
         group,
     )
+    return accepted, spot, level
 
 
-def _group_problem(group: str, after: str | None, layout: Layout, new: set[str]) -> str | None:
+def _group_problem(
+    group: str, after: str | None, spot: Spot, layout: Layout, new: set[str] | None
+) -> str | None:
     """Why a new group heading cannot open here (None: it can)."""
-    if layout.level < 3:
+    if layout.group_rule_level is None:
         return "the page's rules are top-level headings: it has no groups"
-    if INVISIBLE.search(group) or not group or group.startswith("#"):
+    if INVISIBLE.search(group) or not group or group.startswith("#") or "\n" in group:
         return "a group heading is one line of plain text"
-    if group in {g.text for g in layout.groups} | new:
+    if group in {g.text for g in layout.groups} | (new or set()):
         return f"the group {group!r} exists: name it in 'after' instead"
-    ends = {g.end for g in layout.groups} | {layout.area_end}
-    boundary = {g.text for g in layout.groups} | {r.id for r in layout.rules if r.end in ends}
-    if after is not None and after not in boundary | new:
-        return "a new group opens after a group, after the last rule of one, or at the end"
-    return None
+    if spot.opens_group:
+        return None
+    if after == START:
+        return "rules stand before the first group: a group at the start would take them in"
+    return "a new group opens after a group, after the last rule of one, or at the end"
 
 
 def validate_reply(
@@ -306,7 +350,7 @@ def _check_rows(ctx: _Context, rows: list[Any], max_rules: int) -> KnowledgeProp
     schemas = item_schemas(sorted(ctx.catalog.pages), list(ctx.sources), max_rules)
     accepted: list[AcceptedProposal] = []
     rejected: list[RejectedProposal] = []
-    taken: dict[str, str] = {}  # rule ID -> "<row>@<target>" of accepted rows
+    earlier = _Reply()
     for index, row in enumerate(rows):
         target = row.get("target") if isinstance(row, dict) else None
         rule_id = row.get("rule_id") if isinstance(row, dict) else None
@@ -318,24 +362,27 @@ def _check_rows(ctx: _Context, rows: list[Any], max_rules: int) -> KnowledgeProp
                     index, "over-max-rules", f"at most {max_rules} rules", target, rule_id
                 )
             )
+            earlier.reject(row, rejected[-1])
             continue
         if target is not None and target not in ctx.catalog.pages:
             # Before the schema's enum says the same less precisely (the documented reason).
             message = f"{target!r} is not a rule page of the catalog"
             rejected.append(RejectedProposal(index, "unknown-target", message, target, rule_id))
+            earlier.reject(row, rejected[-1])
             continue
         problem = _schema_problem(row, schemas)
         if problem is not None:
             rejected.append(RejectedProposal(index, "schema", problem, target, rule_id))
+            earlier.reject(row, rejected[-1])
             continue
-        outcome = _check_row(ctx, index, row, taken)
+        outcome, spot, level = _check_row(ctx, index, row, earlier)
         if isinstance(outcome, AcceptedProposal):
+            assert spot is not None
             accepted.append(outcome)
-            taken[outcome.rule_id] = f"{index}@{outcome.target}"
-            if outcome.group is not None:
-                taken[outcome.group] = f"{index}@{outcome.target}#group"
+            earlier.accept(outcome, spot, level)
         else:
             rejected.append(outcome)
+            earlier.reject(row, outcome)
     return KnowledgeProposalValidation(tuple(accepted), tuple(rejected), len(rows), None)
 
 

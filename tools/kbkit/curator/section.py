@@ -19,6 +19,8 @@ from kbkit.rules import rule_ids
 
 LABEL_KEYS = ("trigger", "must", "must_not", "acceptance")
 MARKER = re.compile(r"\^\[([^\[\]\n]+)\]\s*$")
+# A section may end with several markers (`^[PR #1] ^[PR #2]`): every one cites.
+MARKERS = re.compile(r"(?:\^\[[^\[\]\n]+\][ \t]*)+$")
 _HEADING = re.compile(r"^(#{1,6}) (\S.*)$")
 
 
@@ -60,20 +62,48 @@ def check_section(
     problem = _check_bullets(lines[2:], policy)
     if problem is not None:
         return problem, ()
-    marker = MARKER.search(lines[-1])
-    if marker is None:
+    cited = cited_sources(lines[-1])
+    if not cited:
         return SectionProblem(
             "provenance", "the last bullet must end with a ^[source] provenance marker"
         ), ()
-    cited = tuple(part.strip() for part in marker.group(1).split(";") if part.strip())
     page = parse_page("section.md", text.encode("utf-8"))
     if len(page.headings) != 1:
         return SectionProblem("heading", "exactly one heading, no setext or nested headings"), ()
     if page.code_blocks or page.comments:
         return SectionProblem("section-shape", "no code blocks or HTML comments in a rule"), ()
+    html = raw_html(text)
+    if html is not None:
+        return SectionProblem(
+            "section-shape",
+            f"no raw HTML in a rule ({html[:40]!r}); quote markup in a code span",
+        ), ()
     if [r.id for r in rule_ids(page, policy)] != [rule_id]:
         return SectionProblem("section-shape", "the section defines more than its one rule ID"), ()
     return None, cited
+
+
+def cited_sources(line: str) -> tuple[str, ...]:
+    """The source IDs of the markers ending `line` (`^[A; B] ^[C]` -> A, B, C)."""
+    run = MARKERS.search(line.rstrip())
+    if run is None:
+        return ()
+    inner = [m.group(1) for m in re.finditer(r"\^\[([^\[\]\n]+)\]", run.group(0))]
+    return tuple(part.strip() for text in inner for part in text.split(";") if part.strip())
+
+
+def raw_html(text: str) -> str | None:
+    """The first raw HTML a CommonMark renderer would pass through (an inline tag, an inline
+    comment, a block), or None. Code spans keep their text: `<span>` there is not HTML."""
+    from markdown_it import MarkdownIt  # imported here: only validation needs it
+
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type == "html_block":
+            return token.content
+        for child in token.children or ():
+            if child.type == "html_inline":
+                return child.content
+    return None
 
 
 def _check_bullets(body: list[str], policy: Policy) -> SectionProblem | None:

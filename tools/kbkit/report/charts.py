@@ -101,8 +101,10 @@ def bars(
             title=title,
             show_legend=len(series) > 1,
             legend_at_bottom=True,
-            x_label_rotation=30 if len(shown) > 10 and not horizontal else 0,
-            show_minor_x_labels=len(shown) <= 31,
+            x_label_rotation=40 if len(shown) > 10 and not horizontal else 0,
+            # a month of days: label every 7th, so the labels never overlap
+            x_labels_major_every=7 if len(shown) > 15 and not horizontal else None,
+            show_minor_x_labels=len(shown) <= 15 or horizontal,
             height=max(HEIGHT, 26 * len(shown) + 90) if horizontal else HEIGHT,
         )
     )
@@ -113,40 +115,45 @@ def bars(
 
 
 def forest(name: str, title: str, rows: Sequence[dict[str, Any]]) -> str:
-    """A forest plot: each row's point estimate with its 95% interval, one line per row."""
+    """A forest plot: each row's point estimate (dot) with its 95% interval (line); blue
+    rows saw lessons, red rows did not."""
     import pygal
 
+    n = len(rows)
+    intervals = [
+        (n - i, row)
+        for i, row in enumerate(rows)
+        if row["value"] is not None and row["low"] is not None and row["high"] is not None
+    ]
+    style = _style()
+    # pygal colours series by position: one colour per interval line, then the dots
+    palette = [style.colors[0 if row["arm"] == "with_lessons" else 1] for _, row in intervals]
+    style.colors = (*palette, "#1f2328")
     chart = pygal.XY(
         **_config(
             title=title,
-            show_legend=True,
-            legend_at_bottom=True,
-            height=max(HEIGHT, 30 * len(rows) + 110),
-            show_y_labels=True,
-            stroke_style={"width": 3},
+            style=style,
+            height=max(HEIGHT, 30 * n + 110),
+            show_y_guides=False,
+            show_x_guides=True,
+            show_minor_x_labels=False,
+            x_labels_major_count=6,
+            value_formatter=lambda v: f"{v:.3g}",
             dots_size=4,
         )
     )
-    n = len(rows)
     chart.y_labels = [
         {"label": label(f"{r['group']} {r['arm'].replace('_', ' ')}"), "value": n - i}
         for i, r in enumerate(rows)
     ]
     chart.range = (0, n + 1)
-    estimates = []
-    for i, row in enumerate(rows):
-        y = n - i
-        if row["value"] is None:
-            continue
-        estimates.append((row["value"], y))
-        if row["low"] is not None and row["high"] is not None:
-            colour = 0 if row["arm"] == "with_lessons" else 1
-            chart.add(
-                label(f"95% CI {row['arm'].replace('_', ' ')}"),
-                [(row["low"], y), (row["high"], y)],
-                show_dots=False,
-                stroke=True,
-                color=_style().colors[colour],
-            )
-    chart.add("estimate", estimates, stroke=False, color="#1f2328")
+    for y, row in intervals:
+        chart.add(
+            label(f"{row['group']} {row['arm']}"),
+            [(row["low"], y), (row["high"], y)],
+            show_dots=False,
+            stroke_style={"width": 4},
+        )
+    estimates = [(row["value"], n - i) for i, row in enumerate(rows) if row["value"] is not None]
+    chart.add("estimate", estimates, stroke=False)
     return _svg(chart, name)

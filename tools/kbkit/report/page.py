@@ -376,7 +376,8 @@ def _lessons(les: dict[str, Any]) -> str:
                 f"{cmp['metric'].replace('_', ' ')}: with vs without lessons (95% CI)",
                 forest_rows,
             ),
-            cmp["methods"],
+            "Dot: estimate; line: 95% interval; blue rows saw lessons, red rows did not. "
+            + cmp["methods"],
             src,
         ),
         "</div>",

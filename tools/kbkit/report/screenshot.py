@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -48,13 +49,18 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m kbkit.report.screenshot OUT.png", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="kbkit-demo-shot-") as folder:
+    # a fixed folder, so the path the report shows (and so the picture) does not change
+    folder = Path(tempfile.gettempdir()) / "kbkit-demo"
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
         with contextlib.redirect_stdout(io.StringIO()):
-            code = demo.main(["--dir", folder])
+            code = demo.main(["--dir", str(folder)])
         if code != 0:
             print("the demo failed; run `make demo` to see why", file=sys.stderr)
             return code
-        photograph(Path(folder) / "report.html", Path(args[0]))
+        photograph(folder / "report.html", Path(args[0]))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     size = Path(args[0]).stat().st_size
     print(f"wrote {args[0]} ({size // 1024} KB)")
     return 0
