@@ -69,3 +69,22 @@ def test_a_site_root_may_not_leave_the_knowledge_root(
     (repo / "knowledge/policy.yaml").write_text("links:\n  site_root: ../other\n")
     assert main(["check-knowledge-tree", "--repo", str(repo)]) == 2
     assert "links.site_root" in capsys.readouterr().err
+
+
+def test_redirects_may_live_under_a_key_of_a_site_configuration(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    redirects = repo / "config/redirects.yml"
+    nested = "title: the site\nredirects:\n" + "".join(
+        f"  {line}\n" for line in redirects.read_text().splitlines()
+    )
+    (repo / "config/tech-docs.yml").write_text(nested)
+    policy = repo / "knowledge/policy.yaml"
+    policy.write_text(
+        policy.read_text().replace(
+            "redirects: config/redirects.yml",
+            "redirects: config/tech-docs.yml\n  redirects_key: redirects",
+        )
+    )
+    assert broken(repo) == []
+    redirects.unlink()  # the old file is not what is read
+    assert broken(repo) == []

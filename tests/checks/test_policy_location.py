@@ -11,6 +11,14 @@ from kbkit.errors import UsageError
 from kbkit.policy import load_policy
 
 
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository folder of its own (the suite marks tmp_path itself with a kbkit.yaml)."""
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    return folder
+
+
 def page(repo: Path, rel: str, text: str) -> None:
     path = repo / rel
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -22,38 +30,38 @@ def site(repo: Path) -> None:
     page(repo, "source/manual/setup.md", "# Setup\n\nText.\n")
 
 
-def test_a_policy_beside_its_root_is_found(tmp_path: Path) -> None:
-    site(tmp_path)
-    page(tmp_path, "source/policy.yaml", "knowledge_root: 'source/'  # the site\nroots: [manual]\n")
-    page(tmp_path, "config/policy.yaml", "knowledge_root: [not, kbkit]\n")  # another tool's
-    policy = load_policy(tmp_path)
-    assert policy.path == tmp_path / "source/policy.yaml"
+def test_a_policy_beside_its_root_is_found(repo: Path) -> None:
+    site(repo)
+    page(repo, "source/policy.yaml", "knowledge_root: 'source/'  # the site\nroots: [manual]\n")
+    page(repo, "config/policy.yaml", "knowledge_root: [not, kbkit]\n")  # another tool's
+    policy = load_policy(repo)
+    assert policy.path == repo / "source/policy.yaml"
     assert policy.knowledge_root == "source"
 
 
-def test_a_top_level_kbkit_yaml_comes_first(tmp_path: Path) -> None:
-    site(tmp_path)
-    page(tmp_path, "kbkit.yaml", "knowledge_root: source\nroots: [manual]\n")
-    page(tmp_path, "source/policy.yaml", "knowledge_root: source\nroots: [elsewhere]\n")
-    assert load_policy(tmp_path).path == tmp_path / "kbkit.yaml"
+def test_a_top_level_kbkit_yaml_comes_first(repo: Path) -> None:
+    site(repo)
+    page(repo, "kbkit.yaml", "knowledge_root: source\nroots: [manual]\n")
+    page(repo, "source/policy.yaml", "knowledge_root: source\nroots: [elsewhere]\n")
+    assert load_policy(repo).path == repo / "kbkit.yaml"
 
 
-def test_two_candidates_are_a_usage_error(tmp_path: Path) -> None:
-    page(tmp_path, "a/policy.yaml", "knowledge_root: a\n")
-    page(tmp_path, "b/policy.yaml", "knowledge_root: b\n")
+def test_two_candidates_are_a_usage_error(repo: Path) -> None:
+    page(repo, "a/policy.yaml", "knowledge_root: a\n")
+    page(repo, "b/policy.yaml", "knowledge_root: b\n")
     with pytest.raises(UsageError, match="a/policy.yaml, b/policy.yaml"):
-        load_policy(tmp_path)
+        load_policy(repo)
 
 
 def test_without_a_policy_file_the_output_says_which_defaults_apply(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    site(tmp_path)
-    page(tmp_path, "source/policy.yaml", "knowledge_root: src\n")  # names another folder
-    code = main(["check-knowledge-tree", "--repo", str(tmp_path)])
+    site(repo)
+    page(repo, "source/policy.yaml", "knowledge_root: src\n")  # names another folder
+    code = main(["check-knowledge-tree", "--repo", str(repo)])
     err = capsys.readouterr().err
     assert code == 1  # knowledge/general and knowledge/repos are missing
     assert "no policy file found" in err
     assert "built-in profile 'default': knowledge_root knowledge, roots general, repos" in err
-    main(["check-knowledge-tree", "--repo", str(tmp_path), "--policy", "default"])
+    main(["check-knowledge-tree", "--repo", str(repo), "--policy", "default"])
     assert "no policy file found" not in capsys.readouterr().err

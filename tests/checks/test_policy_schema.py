@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from jsonschema import Draft202012Validator, FormatChecker
 
 from kbkit.__main__ import main
@@ -37,6 +38,14 @@ def test_the_schema_is_draft_2020_12_and_shipped_in_the_package() -> None:
 
 @pytest.mark.parametrize("name", PROFILES)
 def test_every_built_in_profile_validates_whole(name: str) -> None:
+    """Profiles are not validated at run time (they ship with kbkit): this is their check,
+    with the oracle and with what a policy file goes through."""
+    from kbkit.policy import _profile_text
+    from kbkit.policy_schema import check_expansion, check_schema
+
+    text = _profile_text(name)
+    check_expansion(text, name)
+    check_schema(yaml.safe_load(text), text, name)
     data = builtin_policy(name).data
     errors = list(
         Draft202012Validator(policy_schema(), format_checker=FormatChecker()).iter_errors(data)
@@ -113,3 +122,54 @@ def test_a_bad_policy_exits_2_naming_the_key(
     assert code == 2
     assert "knowledge/policy.yaml:1: policy key 'roots[0]'" in err
     assert "Traceback" not in err
+
+
+def test_a_frontmatter_schema_must_be_a_json_schema(tmp_path: Path) -> None:
+    message = refusal(tmp_path, "frontmatter:\n  schema:\n    type: 12\n")
+    assert "policy.yaml:2:" in message and "'frontmatter.schema'" in message
+    assert "not a valid JSON Schema" in message
+
+
+ORACLE_CASES = [
+    {},
+    {"roots": ["a", "b"], "limits": {"fanout_warn": 3}},
+    {"roots": [5.1, 7.4]},
+    {"limits": {"fanout_warn": True}},
+    {"limits": {"fanout_warn": -1}},
+    {"secrets": {"bogus": 1}},
+    {"rules": {"tree/secret-ip": False, "lint/orphan": "warning"}},
+    {"rules": {"tree/secret-ip": "info"}},
+    {"rules": {"Not A Rule": "off"}},
+    {"rules": {"labels": {"must": []}}},
+    {"overrides": [{"files": ["x/"], "rules": {"lint/orphan": "off"}}]},
+    {"overrides": [{"rules": {}}]},
+    {"overrides": [{"files": [], "rules": {}}]},
+    {"overrides": [{"files": ["a"], "frontmatter": {"required": ["title"], "schema": None}}]},
+    {"incidents": {"name_pattern": "[unclosed"}},
+    {"validators": []},
+    {"validators": [[]]},
+    {"validator_timeout": 0},
+    {"version": 2},
+    {"links": {"site_root": "../x"}},
+    {"links": {"site_root": ".", "extensions": {".html": [".html.md"], "": [".md"]}}},
+    {"links": {"extensions": {"html": [".md"]}}},
+    {"index": {"model": "toc", "toc": "SUMMARY.md"}},
+    {"index": {"model": "tree"}},
+    {"danger": {"commands": ["pkill", "rm -rf"]}},
+    {"taxonomy": {"file": None, "tags": ["a", 1]}},
+]
+
+
+@pytest.mark.parametrize("document", ORACLE_CASES, ids=lambda d: json.dumps(d)[:60])
+def test_the_hand_written_validator_agrees_with_jsonschema(document: dict) -> None:
+    from kbkit.policy_schema import first_error
+
+    schema = policy_schema()
+    oracle = Draft202012Validator(schema, format_checker=FormatChecker())
+    expected = [list(e.absolute_path) for e in oracle.iter_errors(document)]
+    found = first_error(document, schema, schema, [])
+    assert (found is None) == (expected == [])
+    if found is not None:
+        # the reported place is one jsonschema reports too (or the key below it, for an
+        # unknown key, which jsonschema reports on its mapping)
+        assert found.path in expected or found.path[:-1] in expected

@@ -74,3 +74,17 @@ def test_severities_follow_a_policy_change_on_warm_runs(tmp_path: Path) -> None:
     policy_path.write_text("rules:\n  tree/secret-ip: off\n")
     policy = load_policy(repo)
     assert ip_severities(run_validators(repo, policy, BOTH, TODAY)[0]) == {}
+
+
+def test_a_folder_glob_matches_the_folder_findings_too(tmp_path: Path) -> None:
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text(
+        "overrides:\n  - files: [plugins/]\n    rules: {tree/too-many-pages: 'off'}\n"
+    )
+    from kbkit.checks.scopes import apply_severities
+    from kbkit.findings import Finding
+
+    folder = Finding("knowledge/general/plugins", 0, "tree/too-many-pages", WARNING, "x")
+    other = folder._replace(path="knowledge/general/other")
+    kept = apply_severities([folder, other], policy_from_file(policy_file))
+    assert kept == [other]

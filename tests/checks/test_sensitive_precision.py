@@ -65,6 +65,7 @@ def test_versions_sections_oids_and_bad_octets_are_not_ips(text: str) -> None:
         "/Users/USERNAME/x",
         "C:\\Users\\User1\\x",
         "C:\\Users\\YourName\\x",
+        "/Users/firstname.lastname/x",
     ],
 )
 def test_home_folder_placeholders_are_not_secrets(text: str) -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -30,13 +31,6 @@ SCHEMA_FILE = Path(__file__).with_name("policy.schema.json")
 def policy_schema() -> dict[str, Any]:
     """The policy JSON Schema shipped in the package (draft 2020-12)."""
     return dict(json.loads(SCHEMA_FILE.read_text("utf-8")))
-
-
-@functools.cache
-def _validator() -> Any:
-    from jsonschema import Draft202012Validator, FormatChecker
-
-    return Draft202012Validator(policy_schema(), format_checker=FormatChecker())
 
 
 def read_policy_text(path: Path) -> str:
@@ -94,29 +88,129 @@ def check_expansion(text: str, source: str, kind: str = "policy") -> None:
 def check_schema(data: dict[str, Any], text: str, source: str) -> None:
     """Raise a UsageError naming the first key (and its line) that breaks the schema, or a
     rule id that no validator has."""
-    errors = sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.path)))
-    if errors:
-        error = errors[0]
-        path = list(error.absolute_path)
-        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            known = set(error.schema.get("properties", {}))
-            extra = sorted(str(k) for k in error.instance if k not in known)
-            path.append(extra[0] if extra else "?")
-            message = "unknown policy key"
-            if known:
-                message += f" (known here: {', '.join(sorted(known))})"
-        elif error.validator == "type":
-            wanted = error.validator_value
-            wanted = [wanted] if isinstance(wanted, str) else list(wanted)
-            shown = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted)
-            got = type(error.instance).__name__
-            message = f"must be {shown}, got {got} {_short(error.instance)}"
-        else:
-            message = error.message
-        raise UsageError(_located(source, text, path, message))
+    schema = policy_schema()
+    error = first_error(data, schema, schema, [])
+    if error is not None:
+        raise UsageError(_located(source, text, error.path, error.message))
+    for path, frontmatter_schema in _frontmatter_schemas(data):
+        from jsonschema import Draft202012Validator, SchemaError
+
+        try:
+            Draft202012Validator.check_schema(frontmatter_schema)
+        except SchemaError as exc:
+            message = f"not a valid JSON Schema: {exc.message}"
+            raise UsageError(_located(source, text, path, message)) from exc
     for path, rule_id in _severity_keys(data):
         if rule_id not in _known_rules():
             raise UsageError(_located(source, text, path, f"unknown rule id {rule_id!r}"))
+
+
+class SchemaProblem(NamedTuple):
+    path: list[Any]  # keys and indexes down to the offending value
+    message: str
+
+
+def first_error(
+    value: Any, schema: dict[str, Any], root: dict[str, Any], path: list[Any]
+) -> SchemaProblem | None:
+    """The first way `value` breaks `schema`, for the JSON Schema subset the policy schema
+    uses. Hand-written because building a jsonschema validator costs more than a whole
+    warm `kb check`; jsonschema stays the oracle (tests/checks/test_policy_schema.py)."""
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        return first_error(value, root["$defs"][name], root, path)
+    if "type" in schema:
+        wanted = schema["type"]
+        wanted = [wanted] if isinstance(wanted, str) else list(wanted)
+        if not any(_is_type(value, kind) for kind in wanted):
+            shown = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted)
+            got = type(value).__name__
+            return SchemaProblem(path, f"must be {shown}, got {got} {_short(value)}")
+    if "const" in schema and not _same(value, schema["const"]):
+        return SchemaProblem(path, f"must be {schema['const']!r}")
+    if "enum" in schema and not any(_same(value, option) for option in schema["enum"]):
+        return SchemaProblem(path, f"{value!r} is not one of {schema['enum']!r}")
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            return SchemaProblem(path, "must not be empty")
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            return SchemaProblem(path, f"{value!r} does not match {schema['pattern']!r}")
+        if schema.get("format") == "regex":
+            try:
+                re.compile(value)
+            except re.error as exc:
+                return SchemaProblem(path, f"{value!r} is not a valid regular expression ({exc})")
+    if _is_type(value, "number"):
+        if "minimum" in schema and value < schema["minimum"]:
+            return SchemaProblem(path, f"must be at least {schema['minimum']}")
+        if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+            return SchemaProblem(path, f"must be more than {schema['exclusiveMinimum']}")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            return SchemaProblem(path, f"needs at least {schema['minItems']} item(s)")
+        if "items" in schema:
+            for index, item in enumerate(value):
+                found = first_error(item, schema["items"], root, [*path, index])
+                if found is not None:
+                    return found
+    if isinstance(value, dict):
+        return _object_error(value, schema, root, path)
+    return None
+
+
+def _object_error(
+    value: dict[Any, Any], schema: dict[str, Any], root: dict[str, Any], path: list[Any]
+) -> SchemaProblem | None:
+    for name in schema.get("required", ()):
+        if name not in value:
+            return SchemaProblem(path, f"{name!r} is a required property")
+    properties = schema.get("properties", {})
+    patterns = schema.get("patternProperties", {})
+    names = schema.get("propertyNames", {}).get("pattern")
+    extra = schema.get("additionalProperties", True)
+    for key, item in value.items():
+        where = [*path, key]
+        if not isinstance(key, str):
+            return SchemaProblem(where, f"keys must be text, got {type(key).__name__}")
+        if names is not None and not re.search(names, key):
+            return SchemaProblem(where, f"{key!r} does not match {names!r}")
+        matched = False
+        if key in properties:
+            matched = True
+            found = first_error(item, properties[key], root, where)
+            if found is not None:
+                return found
+        for pattern, subschema in patterns.items():
+            if re.search(pattern, key):
+                matched = True
+                found = first_error(item, subschema, root, where)
+                if found is not None:
+                    return found
+        if matched:
+            continue
+        if extra is False:
+            known = ", ".join(sorted(properties))
+            message = "unknown policy key" + (f" (known here: {known})" if known else "")
+            return SchemaProblem(where, message)
+        if isinstance(extra, dict):
+            found = first_error(item, extra, root, where)
+            if found is not None:
+                return found
+    return None
+
+
+def _is_type(value: Any, kind: str) -> bool:
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    python = {"string": str, "boolean": bool, "array": list, "object": dict}.get(kind)
+    return value is None if kind == "null" else python is not None and isinstance(value, python)
+
+
+def _same(value: Any, option: Any) -> bool:
+    """JSON equality: `false` is not `0`."""
+    return type(value) is type(option) and value == option
 
 
 _TYPE_WORDS = {
@@ -133,6 +227,16 @@ _TYPE_WORDS = {
 def _short(value: Any) -> str:
     shown = repr(value)
     return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
+def _frontmatter_schemas(data: dict[str, Any]) -> Iterable[tuple[list[Any], Any]]:
+    schema = (data.get("frontmatter") or {}).get("schema")
+    if schema is not None:
+        yield ["frontmatter", "schema"], schema
+    for i, override in enumerate(data.get("overrides") or []):
+        schema = (override.get("frontmatter") or {}).get("schema")
+        if schema is not None:
+            yield ["overrides", i, "frontmatter", "schema"], schema
 
 
 def _severity_keys(data: dict[str, Any]) -> Iterable[tuple[list[Any], str]]:

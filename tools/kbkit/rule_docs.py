@@ -75,6 +75,10 @@ DOCS: dict[str, RuleDoc] = {
         "every synthesized page carries title, dates, type, tags and sources",
         "start the page with a `---` frontmatter block (copy one from a sibling page)",
     ),
+    "lint/frontmatter-schema": RuleDoc(
+        "the team's own frontmatter contract (keys, formats, allowed values) is its policy schema",
+        "change the offending key to what `frontmatter.schema` in the policy asks for, or change the schema",
+    ),
     "lint/needs-review": RuleDoc(
         "low-confidence or contested pages should not be trusted silently",
         "review the page, then raise its confidence or settle the dispute",
@@ -179,6 +183,10 @@ DOCS: dict[str, RuleDoc] = {
         "absolute paths break in every other checkout",
         "write the link relative to the page",
     ),
+    "tree/link-anchor": RuleDoc(
+        "a link to a heading that no longer exists lands readers at the top of a long page",
+        "link an existing heading (GitHub slug: lowercase, punctuation dropped, spaces to `-`) or add an anchor",
+    ),
     "tree/link-broken": RuleDoc(
         "a broken link is a dead end for readers and agents (and for a fresh clone)",
         "fix the path, add (and stage) the missing page, or remove the link",
@@ -241,7 +249,7 @@ DOCS: dict[str, RuleDoc] = {
 def suppression(rule_id: str) -> str:
     """How to silence one finding of a rule, or all of them."""
     return (
-        f"one finding: `<!-- kb-disable-next-line {rule_id}: reason -->` on the line before it "
-        "(not for whole-file findings at line 0); every finding: change the rule in "
-        "knowledge/policy.yaml"
+        f"one finding: `<!-- kb-disable-next-line {rule_id}: reason -->` on the line before it; "
+        f"a whole page (or, in its _index.md, a folder): `<!-- kb-disable-file {rule_id}: reason -->`; "
+        "every finding, or per path glob: `rules:` / `overrides:` in the policy"
     )

@@ -245,6 +245,7 @@ def _taxonomy_digest(tree: Tree) -> bytes:
 
 
 def _namespace(repo: Path, policy: Policy, names: tuple[str, ...], today: date) -> tuple[Any, ...]:
+    from kbkit.checks.index_model import side_digest
     from kbkit.checks.link_model import redirects_digest
 
     return (
@@ -253,7 +254,8 @@ def _namespace(repo: Path, policy: Policy, names: tuple[str, ...], today: date) 
         policy.fingerprint,
         names,
         today.isoformat(),
-        redirects_digest(repo, policy),  # a file the walk's digest knows by name only
+        redirects_digest(repo, policy),  # files the walk's digest knows by name only
+        side_digest(repo, policy),
     )
 
 

@@ -20,7 +20,8 @@ from kbkit.checks.incidents import (
     is_incident,
     name_pattern,
 )
-from kbkit.checks.link_model import Resolver, site_links
+from kbkit.checks.index_model import parent_fact
+from kbkit.checks.link_model import Resolver, anchors_on, github_slugs, site_links
 from kbkit.checks.tree_danger import danger_findings
 from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings
 from kbkit.checks.tree_repo import (
@@ -74,6 +75,7 @@ RULES: dict[str, Rule] = {
         Rule("tree/group-too-large", ERROR, "a group folder holds more pages than its limit"),
         Rule("tree/link-absolute", ERROR, "a link uses an absolute path"),
         Rule("tree/link-broken", ERROR, "a relative link points to nothing"),
+        Rule("tree/link-anchor", ERROR, "a link's #fragment names no heading of its page"),
         Rule("tree/page-too-large", ERROR, "a page is past the split limit"),
         Rule("tree/page-near-limit", WARNING, "a page is close to the split limit"),
         Rule("tree/secret-ip", ERROR, "an IP address that is not loopback"),
@@ -145,6 +147,8 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     site = site_links(page, policy)
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
+    if anchors_on(policy):
+        facts["anchors"] = github_slugs(page)  # tree/link-anchor
     if scope != ROOT:
         return facts
     if rel.rsplit("/", 1)[-1] == policy.data["index_page"]:
@@ -157,6 +161,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         digest = body_fingerprint(page, policy.limit("duplicate_min_chars"))
         if digest is not None:
             facts["fingerprint"] = digest
+    parent = parent_fact(page, policy)
+    if parent is not None:
+        facts["parent"] = parent  # the `parent` index model (T3)
     if is_incident(rel, policy):
         field = incident_id(page, policy)
         if field is not None:

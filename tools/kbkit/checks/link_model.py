@@ -3,10 +3,16 @@
 - `site_root`: a folder (relative to the knowledge root, `.` for the root itself) that
   site-root links (`/manual/x.html`) start from. Unset, such links are `tree/link-absolute`.
 - `extensions`: `{".html": [".html.md", ".md"]}` — a target ending in the key that names
-  nothing is tried with each replacement (Middleman pages are linked as the HTML they build).
+  nothing is tried with each replacement (Middleman pages are linked as the HTML they build);
+  the key `""` stands for a last path component without an extension (`/manual/pingdom`).
+- `generated`: gitignore globs (knowledge-root paths) of pages the site builds from data,
+  not from files (`repos/**`): links to them are never broken.
 - `case_insensitive`: letter case is ignored when nothing matches exactly.
 - `redirects`: a repo-relative JSON or YAML file mapping old paths to new ones, consulted
-  before a link is reported broken (paths starting with `/` are site-root paths).
+  before a link is reported broken (paths starting with `/` are site-root paths);
+  `redirects_key` names the key that holds the mapping in a larger site configuration.
+- `anchors`: `page.md#fragment` must name a heading of that page (GitHub's slugs) or an
+  HTML `id`/`name` on it (`tree/link-anchor`); pages keep their anchors as a fact.
 
 Site-root links are page facts (`site_links`), so cached pages and result snapshots carry
 them; the redirects file's digest is part of the snapshot's namespace.
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -37,11 +44,12 @@ class LinkModel(NamedTuple):
     extensions: tuple[tuple[str, tuple[str, ...]], ...]
     case_insensitive: bool
     redirects: str | None  # repo-relative file
+    generated: tuple[str, ...] = ()  # gitignore globs of pages built from data
 
     @property
     def active(self) -> bool:
         """Whether any option changes how a target resolves."""
-        return bool(self.extensions or self.case_insensitive or self.redirects)
+        return bool(self.extensions or self.case_insensitive or self.redirects or self.generated)
 
 
 def link_model(policy: Policy) -> LinkModel:
@@ -55,7 +63,11 @@ def link_model(policy: Policy) -> LinkModel:
     )
     redirects = links.get("redirects")
     return LinkModel(
-        site_root, extensions, bool(links.get("case_insensitive")), redirects and str(redirects)
+        site_root,
+        extensions,
+        bool(links.get("case_insensitive")),
+        redirects and str(redirects),
+        tuple(map(str, links.get("generated") or ())),
     )
 
 
@@ -89,6 +101,7 @@ class Resolver:
         self.model = link_model(tree.policy)
         self._lower: dict[str, str] | None = None
         self._redirects: dict[str, str] | None = None
+        self._generated: Any = None
 
     def exists(self, rel: str) -> bool:
         return rel == "" or rel in self.tree.files or rel in self.tree.folders
@@ -104,6 +117,8 @@ class Resolver:
             found = self._direct(rel)
             if found is not None:
                 return found
+            if self._is_generated(rel):
+                return rel
             moved = self.redirects().get(rel)
             if moved is None or moved in seen:
                 return None
@@ -113,11 +128,21 @@ class Resolver:
             rel = moved
         return None
 
+    def _is_generated(self, rel: str) -> bool:
+        if not self.model.generated:
+            return False
+        if self._generated is None:
+            import pathspec
+
+            self._generated = pathspec.GitIgnoreSpec.from_lines(self.model.generated)
+        return bool(self._generated.match_file(rel))
+
     def _direct(self, rel: str) -> str | None:
         candidates = [rel]
+        bare = "." not in rel.rsplit("/", 1)[-1]
         for suffix, replacements in self.model.extensions:
-            if rel.endswith(suffix):
-                stem = rel[: -len(suffix)]
+            if (rel.endswith(suffix) and suffix) or (not suffix and bare):
+                stem = rel[: len(rel) - len(suffix)]
                 candidates.extend(stem + replacement for replacement in replacements)
         for candidate in candidates:
             if self.exists(candidate):
@@ -165,6 +190,11 @@ def load_redirects(repo: Path, policy: Policy) -> dict[str, str]:
             data = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
     except (ValueError, yaml.YAMLError) as exc:
         raise UsageError(f"{path}: the redirects file is not valid JSON or YAML ({exc})") from exc
+    key = (policy.data.get("links") or {}).get("redirects_key")
+    if key is not None:  # the mapping is one key of a larger site configuration
+        if not isinstance(data, dict) or not isinstance(data.get(key), dict):
+            raise UsageError(f"{path}: no mapping under the key {key!r} (links.redirects_key)")
+        data = data[key]
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in data.items()
     ):
@@ -203,3 +233,19 @@ def redirects_digest(repo: Path, policy: Policy) -> str:
         return hashlib.sha256((repo / model.redirects).read_bytes()).hexdigest()
     except OSError:
         return "unreadable"
+
+
+_HTML_ID = re.compile(r"""<[a-zA-Z][^>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
+
+
+def github_slugs(page: Page) -> tuple[str, ...]:
+    """The anchors a `page.md#fragment` link may name: GitHub's heading anchors (the
+    parser's `Page.anchors()`) and explicit HTML `id`/`name` anchors."""
+    out = list(page.anchors())
+    if "id" in page.text or "name" in page.text:
+        out.extend(match.group(1) for match in _HTML_ID.finditer(page.text))
+    return tuple(out)
+
+
+def anchors_on(policy: Policy) -> bool:
+    return bool((policy.data.get("links") or {}).get("anchors"))

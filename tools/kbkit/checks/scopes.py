@@ -30,6 +30,7 @@ class Override(NamedTuple):
     spec: Any  # pathspec.GitIgnoreSpec
     rules: dict[str, str]
     required: tuple[str, ...] | None
+    schema: dict[str, Any] | None = None
 
 
 class Scopes(NamedTuple):
@@ -37,20 +38,30 @@ class Scopes(NamedTuple):
     rules: dict[str, str]  # global severities by rule id
     overrides: tuple[Override, ...]
     required: tuple[str, ...]
+    schema: dict[str, Any] | None = None  # the frontmatter JSON Schema, if any
 
     def relative(self, path: str) -> str:
         """The path globs match: relative to the knowledge root when inside it."""
         prefix = self.root + "/"
         return path[len(prefix) :] if self.root and path.startswith(prefix) else path
 
-    def severity(self, path: str, rule_id: str, default: str) -> str:
-        """The effective severity of `rule_id` on repo-relative `path`."""
+    def severity(self, path: str, rule_id: str, default: str, folder: bool = False) -> str:
+        """The effective severity of `rule_id` on repo-relative `path` (`folder`: a folder
+        finding, which folder globs such as `lab/` match too)."""
         found = self.rules.get(rule_id, default)
         if self.overrides:
-            rel = self.relative(path)
+            rel = self.relative(path) + ("/" if folder else "")
             for override in self.overrides:
                 if rule_id in override.rules and override.spec.match_file(rel):
                     found = override.rules[rule_id]
+        return found
+
+    def frontmatter_schema(self, rel: str) -> dict[str, Any] | None:
+        """The frontmatter JSON Schema of the page at root-relative `rel` (later wins)."""
+        found = self.schema
+        for override in self.overrides:
+            if override.schema is not None and override.spec.match_file(rel):
+                found = override.schema
         return found
 
     def required_fields(self, rel: str) -> tuple[str, ...]:
@@ -79,12 +90,12 @@ def scopes(policy: Policy) -> Scopes:
 
 
 def _compile(policy: Policy) -> Scopes:
-    import pathspec
-
     data = policy.data
     rules = {str(k): _severity(v) for k, v in (data.get("rules") or {}).items() if "/" in str(k)}
     overrides = []
     for entry in data.get("overrides") or []:
+        import pathspec  # only policies with overrides pay for it
+
         front = entry.get("frontmatter") or {}
         required = front.get("required")
         overrides.append(
@@ -92,10 +103,12 @@ def _compile(policy: Policy) -> Scopes:
                 pathspec.GitIgnoreSpec.from_lines(entry["files"]),
                 {str(k): _severity(v) for k, v in (entry.get("rules") or {}).items()},
                 None if required is None else tuple(map(str, required)),
+                front.get("schema"),
             )
         )
     required = tuple(str(k) for k in data["frontmatter"]["required"])
-    return Scopes(policy.knowledge_root, rules, tuple(overrides), required)
+    schema = data["frontmatter"].get("schema")
+    return Scopes(policy.knowledge_root, rules, tuple(overrides), required, schema)
 
 
 def apply_severities(findings: Iterable[Finding], policy: Policy | None) -> list[Finding]:
@@ -108,7 +121,8 @@ def apply_severities(findings: Iterable[Finding], policy: Policy | None) -> list
         return list(findings)
     kept = []
     for finding in findings:
-        severity = scope.severity(finding.path, finding.rule_id, finding.severity)
+        folder = finding.line == 0 and not finding.path.endswith(".md")
+        severity = scope.severity(finding.path, finding.rule_id, finding.severity, folder)
         if severity == OFF:
             continue
         kept.append(

@@ -6,7 +6,7 @@ images and reference-style links count). Targets resolve against the in-memory t
 
 from __future__ import annotations
 
-from kbkit.checks.link_model import Resolver, is_site_link, link_model
+from kbkit.checks.link_model import Resolver, anchors_on, is_site_link, link_model
 from kbkit.findings import ERROR, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -51,7 +51,10 @@ def broken_link_findings(
     if site:
         links = (*links, *site)
     findings = []
+    anchors = anchors_on(tree.policy)
     for resolved, line, written in links:
+        if anchors and "#" in written:
+            findings.extend(_anchor_findings(tree, rel, resolver, resolved, line, written))
         if resolved in files or resolved in folders:
             continue
         if outside_root(resolved):
@@ -71,3 +74,26 @@ def broken_link_findings(
             )
         )
     return findings
+
+
+def _anchor_findings(
+    tree: Tree, rel: str, resolver: Resolver, resolved: str, line: int, written: str
+) -> list[Finding]:
+    """tree/link-anchor: the fragment names no anchor of the page the link reaches."""
+    target = resolver.target(resolved) if not outside_root(resolved) else None
+    facts = tree.facts.get(target) if target is not None else None
+    if target is None or not facts or "anchors" not in facts:
+        return []  # broken (reported as such), outside the root, or not a checked page
+    fragment = written.split("#", 1)[1]  # link targets are already percent-decoded
+    known = facts["anchors"]
+    if not fragment or fragment in known or fragment.lower() in known:
+        return []
+    return [
+        Finding(
+            tree.repo_path(rel),
+            line,
+            "tree/link-anchor",
+            ERROR,
+            f"link {written!r}: {tree.repo_path(target)} has no heading or anchor #{fragment}",
+        )
+    ]

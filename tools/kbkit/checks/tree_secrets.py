@@ -51,13 +51,18 @@ _PLACEHOLDER_NAME = re.compile(
 )
 
 
+# `firstname.lastname`, `yourname-laptop`: a stand-in followed by more of the same
+_PLACEHOLDER_PREFIX = ("firstname", "first.name", "first_name", "lastname", "yourname", "username")
+
+
 def _is_placeholder(name: str) -> bool:
     bare = name.rstrip(".!?")
     if not bare or name.startswith(_PLACEHOLDER_START):
         return True
     if bare.isupper() and _PLACEHOLDER_NAME.fullmatch(bare):
         return True  # USER, USERNAME, YOUR_NAME: an environment-variable-like stand-in
-    return _PLACEHOLDER_NAME.fullmatch(bare.lower()) is not None
+    lower = bare.lower()
+    return _PLACEHOLDER_NAME.fullmatch(lower) is not None or lower.startswith(_PLACEHOLDER_PREFIX)
 
 
 @functools.lru_cache(maxsize=8)

@@ -204,11 +204,19 @@ def owner_findings(tree: Tree) -> list[Finding]:
 
 
 def structure_findings(tree: Tree) -> list[Finding]:
-    """T1-T8, T23, T24 over the whole tree."""
+    """T1-T8, T23, T24 over the whole tree (T2-T6 under the policy's index model)."""
+    from kbkit.checks import index_model
+
     findings = root_findings(tree)
+    kind = index_model.model(tree.policy)
+    pages: list[str] = []
     for folder in checked_folders(tree):
-        findings.extend(registration_findings(tree, folder))
+        if kind == index_model.INDEX_PAGE:
+            findings.extend(registration_findings(tree, folder))
+        else:
+            pages.extend(join_rel(folder.path, name) for name in folder.pages)
         findings.extend(fanout_findings(tree, folder))
+    findings.extend(index_model.registration_findings(tree, pages))
     findings.extend(owner_findings(tree))
     return findings
 

@@ -24,6 +24,8 @@ from kbkit.checks.lint_fields import (
     string_tags,
 )
 from kbkit.checks.lint_rules import contract_findings
+from kbkit.checks.lint_schema import schema_findings
+from kbkit.checks.scopes import scopes
 from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -61,6 +63,11 @@ RULES: dict[str, Rule] = {
         ),
         Rule("lint/rule-source", ERROR, "a rule section's last bullet has no ^[source] marker"),
         Rule("lint/title-unquoted", ERROR, "the frontmatter title is not quoted"),
+        Rule(
+            "lint/frontmatter-schema",
+            ERROR,
+            "the frontmatter breaks the policy's frontmatter JSON Schema",
+        ),
     )
 }
 
@@ -88,7 +95,12 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     """Findings that depend only on this page's path and bytes and on the policy."""
     if page.error is not None or not in_scope(rel, policy):
         return []
-    return [*field_findings(rel, page, policy), *contract_findings(page, policy)]
+    schema = scopes(policy).frontmatter_schema(rel)
+    return [
+        *field_findings(rel, page, policy),
+        *contract_findings(page, policy),
+        *schema_findings(page, schema),
+    ]
 
 
 def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:

@@ -1,0 +1,31 @@
+"""The policies written for public trees (tests/real-trees/<tree>/) stay valid and short.
+
+The trees themselves are never committed; README ("Real trees") says how they were checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbkit import baseline
+from kbkit.policy import policy_from_file
+
+TREES = Path(__file__).resolve().parents[1] / "real-trees"
+POLICIES = sorted(TREES.glob("*/policy.yaml"))
+
+
+def test_there_is_a_real_tree_policy() -> None:
+    assert [p.parent.name for p in POLICIES] == ["govuk-developer-docs"]
+
+
+@pytest.mark.parametrize("path", POLICIES, ids=lambda p: p.parent.name)
+def test_each_policy_validates_and_fits_in_30_lines(path: Path) -> None:
+    policy = policy_from_file(path)
+    assert len(path.read_text().splitlines()) <= 30
+    assert baseline.default_path(Path("/unused"), policy) == path.parent / "baseline.json"
+    beside = path.parent / "baseline.json"
+    if beside.exists():
+        entries = baseline.read(beside)
+        assert entries and all(e.path.startswith(policy.knowledge_root + "/") for e in entries)
