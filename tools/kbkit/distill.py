@@ -3,9 +3,10 @@
 Order of a run (every step recoverable after a kill at any point):
 1. prepare the work clone (uncommitted leftovers of a killed run are dropped: their rows are
    still pending and are simply redone);
-2. publish what is committed but unpublished (found from commit trailers, so a kill between
-   commit and status append loses nothing); if that fails, stop: no row is marked done while
-   a committed batch sits unpublished;
+2. publish what is committed today but unpublished (found from commit trailers, so a kill
+   between commit and status append loses nothing); if that fails, stop: no row is marked
+   done while a committed batch sits unpublished. An earlier day's unpublished batch is
+   left behind: its rows are still pending and are distilled afresh on today's branch;
 3. take at most 20 pending rows within the curator's byte bounds, build prompt and schema,
    call the model once, validate, apply (validator gate), commit with trailers naming every
    source, publish, and only then append status rows.
@@ -132,6 +133,18 @@ def _run(options: Options) -> Report:
     )
     status = load_status(o.intake_dir)
     committed = _unpublished(clone.path, status)
+    # Day boundary: a batch committed on an earlier day and never published is not resumed
+    # (its PR would be a second one today); its rows are still pending and are distilled
+    # afresh into today's batch, on today's branch.
+    stale = [c for c in committed if c.day != o.day]
+    committed = [c for c in committed if c.day == o.day]
+    if stale:
+        r.notes.append(
+            f"left {len(stale)} unpublished batch(es) of earlier days "
+            f"({', '.join(sorted({c.day for c in stale}))}) behind; their rows are "
+            "distilled afresh today"
+        )
+        r.say(r.notes[-1])
     if committed and not o.dry_run:
         r.say(f"republishing {len(committed)} committed batch(es) not yet published")
         outcome, url = _publish(r, publisher, committed, status)

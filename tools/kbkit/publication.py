@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit import git, github
-from kbkit.errors import KbkitError
+from kbkit.errors import KbkitError, UsageError
 from kbkit.intake.repo_identity import SLUG, slug_from_remote
 
 SHADOW, REVIEW = "shadow", "review"
@@ -77,6 +77,12 @@ def settings_from_env(env: Mapping[str, str], knowledge_repo: str, base_branch: 
         return shadow(
             "shadow mode: cannot tell the knowledge repository's owner/name; set "
             "KNOWLEDGE_REPO_SLUG"
+        )
+    if fork.lower() == upstream.lower():
+        raise UsageError(
+            f"KNOWLEDGE_FORK_SLUG is {fork}, the knowledge repository itself; the bot pushes "
+            "to a fork it owns and must not hold write access upstream: fork the repository "
+            "and name the fork"
         )
     return Settings(REVIEW, f"review mode: PRs from {fork} to {upstream}", fork, fork_url,
                     upstream, base_branch)  # fmt: skip
