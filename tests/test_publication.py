@@ -266,3 +266,33 @@ def test_same_day_rerun_still_publishes_the_committed_batch(world: World) -> Non
     report = world.run(gateway, scheduled=True)
     assert gateway.calls == 0 and world.states(keys) == ["published"]
     assert report.outcome == "nothing-pending" and len(world.gh()["prs"]) == 1
+
+
+def test_a_batch_added_to_an_open_pr_updates_its_body(world: World) -> None:
+    world.review()
+    world.record(1)
+    first = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    world.record(2)
+    second = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert second.url == first.url
+    (pr,) = world.gh()["prs"]
+    assert first.batch_id in pr["body"] and second.batch_id in pr["body"]
+    assert "merged_pr acme/app#2" in pr["body"]
+    assert [second.batch_id in c["body"] for c in pr["comments"]] == [True]
+
+
+def test_switching_from_shadow_to_review_the_same_day_publishes_every_batch(
+    world: World,
+) -> None:
+    shadowed = world.record(1)
+    assert world.run(ScriptedGateway({"acme/app#1": "VAL-2c"})).outcome == "shadowed"
+    world.review()
+    fresh = world.record(2)
+    report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert report.outcome == "published"
+    assert world.states(shadowed + fresh) == ["published", "published"]
+    row = load_status(world.intake)[shadowed[0]]
+    assert row["url"] == report.url
+    (pr,) = world.gh()["prs"]
+    assert "merged_pr acme/app#1" in pr["body"] and "merged_pr acme/app#2" in pr["body"]
+    assert pr["body"].count("## Batch ") == 2

@@ -302,9 +302,11 @@ def _publish(
     for day, group in sorted(by_day.items()):
         branch = work_clone.day_branch(day)
         pending = [_pending_commit(o.state_dir, c) for c in group]
+        on_branch = [c for c in work_clone.committed_batches(publisher.clone) if c.day == day]
+        listed = [_pending_commit(o.state_dir, c) for c in on_branch]
         r.say(f"publishing {branch} ({publisher.settings.mode})")
         try:
-            url = publisher.publish(branch, day, pending)
+            url = publisher.publish(branch, day, pending, listed)
         except DeferredError as exc:
             r.notes.append(str(exc))
             r.say(str(exc))
@@ -334,6 +336,17 @@ def _publish(
                               previous=status.get(key), batch_id=commit.batch_id, url=url,
                               reason=None if url else f"shadow: committed {commit.sha[:12]} on {branch}")  # fmt: skip
                 checkpoint("status")  # a kill here leaves some rows marked, some pending
+        if url:  # shadow -> review the same day: the PR lists the shadowed batches too
+            for commit in on_branch:
+                for key in commit.sources:
+                    current = status.get(key, {})
+                    if current.get("state") != "shadowed" or current.get("batch_id") != (
+                        commit.batch_id
+                    ):
+                        continue
+                    append_status(o.intake_dir, *key, "published",
+                                  attempts=int(current.get("attempts", 0)),
+                                  previous=status.get(key), batch_id=commit.batch_id, url=url)  # fmt: skip
         last_url = url or last_url
     return "done", last_url
 

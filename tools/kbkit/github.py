@@ -3,7 +3,8 @@
 Every flag used here exists in gh 2.23 (the version Debian ships):
 `gh pr list --repo R --head BRANCH --state all --limit N --json FIELDS`,
 `gh pr create --repo R --head OWNER:BRANCH --base BASE --title T --body-file F`,
-`gh pr view N --repo R --json body,comments`, `gh pr comment N --repo R --body-file F`.
+`gh pr view N --repo R --json body,comments`, `gh pr comment N --repo R --body-file F`,
+`gh pr edit N --repo R --body-file F`, `gh api [--paginate] [-X POST -f k=v] ENDPOINT`.
 """
 
 from __future__ import annotations
@@ -172,6 +173,11 @@ def pr_texts(repo: str, number: int, cwd: Path) -> list[str]:
 
 def comment_pr(repo: str, number: int, body_file: Path, cwd: Path) -> None:
     run_gh(["pr", "comment", str(number), "--repo", repo, "--body-file", str(body_file)], cwd)
+
+
+def edit_pr_body(repo: str, number: int, body_file: Path, cwd: Path) -> None:
+    """Replace a PR's body (`gh pr edit N --repo R --body-file F`)."""
+    run_gh(["pr", "edit", str(number), "--repo", repo, "--body-file", str(body_file)], cwd)
 
 
 class GitHubUnavailable(GitHubError):

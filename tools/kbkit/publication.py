@@ -120,8 +120,15 @@ class Publisher:
         self.scheduled = scheduled
         self.today = today
 
-    def publish(self, branch: str, day: str, commits: list[PendingCommit]) -> str | None:
-        """Shadow: None. Review: the URL of the PR that now carries every commit."""
+    def publish(
+        self,
+        branch: str,
+        day: str,
+        commits: list[PendingCommit],
+        listed: list[PendingCommit] | None = None,
+    ) -> str | None:
+        """Shadow: None. Review: the URL of the PR that now carries every commit; its body
+        lists `listed` (every batch on the branch; default `commits`)."""
         if self.settings.mode != REVIEW:
             return None
         s = self.settings
@@ -138,12 +145,17 @@ class Publisher:
                 for pr in github.list_prs(s.upstream_slug, branch, self.clone)
                 if _owner(pr).lower() == owner.lower()
             ]
-            return self._pr_for(branch, day, commits, prs)
+            return self._pr_for(branch, day, commits, prs, listed or commits)
         except github.GitHubError as exc:
             raise PublicationError(str(exc)) from exc
 
     def _pr_for(
-        self, branch: str, day: str, commits: list[PendingCommit], prs: list[dict[str, Any]]
+        self,
+        branch: str,
+        day: str,
+        commits: list[PendingCommit],
+        prs: list[dict[str, Any]],
+        listed: list[PendingCommit],
     ) -> str:
         s = self.settings
         assert s.upstream_slug and s.fork_slug
@@ -157,6 +169,10 @@ class Publisher:
             texts = github.pr_texts(s.upstream_slug, number, self.clone)
             missing = [c for c in commits if not any(c.batch_id in text for text in texts)]
             if missing:
+                # the body lists every batch on the branch; the comment says what is new
+                everything = listed + [c for c in commits if c not in listed]
+                with _body_file(pr_body(day, everything, None)) as body:
+                    github.edit_pr_body(s.upstream_slug, number, body, self.clone)
                 with _body_file(pr_body(day, missing, None)) as body:
                     github.comment_pr(s.upstream_slug, number, body, self.clone)
             return str(open_pr["url"])
@@ -170,7 +186,8 @@ class Publisher:
                 f"{branch}; run `kb distill` by hand to open a follow-up PR"
             )
         title = f"Knowledge intake {day}" + (" (follow-up)" if follow_up_of else "")
-        with _body_file(pr_body(day, commits, follow_up_of)) as body:
+        shown = commits if follow_up_of else listed + [c for c in commits if c not in listed]
+        with _body_file(pr_body(day, shown, follow_up_of)) as body:
             url = github.create_pr(
                 s.upstream_slug, f"{s.fork_slug.split('/')[0]}:{branch}", s.base_branch, title,
                 body, self.clone,
