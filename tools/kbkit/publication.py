@@ -177,8 +177,8 @@ class Publisher:
                     github.comment_pr(s.upstream_slug, number, body, self.clone)
             return str(open_pr["url"])
         follow_up_of = int(prs[0]["number"]) if prs else None
-        # The cadence limits today's branch; a branch of an earlier day that still waits gets
-        # its follow-up now, or an automatic run would wait for it forever.
+        # The cadence limits today's branch (distill publishes no earlier day's branch: its
+        # rows are distilled afresh today, so one scheduled day opens at most one PR).
         if follow_up_of is not None and self.scheduled and day == self.today:
             raise DeferredError(
                 f"today's PR #{follow_up_of} is {str(prs[0].get('state')).lower()}; the "
