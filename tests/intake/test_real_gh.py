@@ -39,6 +39,18 @@ class GitHub(BaseHTTPRequestHandler):
 
     fail_page: int | None = None  # answer this page of the pulls list with HTTP 502
     seen: list[str] = []
+    comments: list[dict[str, Any]] = []  # the mailbox issue's comments (POST appends)
+
+    def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
+        if self.headers.get("Authorization") != f"token {TOKEN}":
+            return self.reply(401, {"message": "Bad credentials", "documentation_url": "x"})
+        if self.path != f"/api/v3/repos/{SLUG}/issues/3/comments":
+            return self.reply(404, {"message": "Not Found", "documentation_url": "x"})
+        sent = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        made = {"id": 100 + len(self.comments), "body": sent["body"], "user": {"login": "bot"},
+                "author_association": "MEMBER"}  # fmt: skip
+        self.comments.append(made)
+        return self.reply(201, made)
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -58,6 +70,8 @@ class GitHub(BaseHTTPRequestHandler):
                 items = [make_pr(3, updated_at="2026-11-29T12:00:00Z"), make_pr(2, merged=False)]
                 return self.reply(200, items, link=f'<{nxt}>; rel="next"')
             return self.reply(200, [make_pr(1, updated_at="2026-11-28T09:00:00Z")])
+        if path == f"/api/v3/repos/{SLUG}/issues/3/comments":
+            return self.reply(200, self.comments)
         if path.startswith(f"/api/v3/repos/{SLUG}/pulls/") and path.endswith("/files"):
             files = [{"filename": "src/app.py", "status": "modified", "patch": PATCH}]
             return self.reply(200, files)
@@ -85,7 +99,7 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[type[Git
          "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
         check=True, capture_output=True,
     )  # fmt: skip
-    handler = type("Handler", (GitHub,), {"seen": [], "fail_page": None})
+    handler = type("Handler", (GitHub,), {"seen": [], "fail_page": None, "comments": []})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
@@ -133,3 +147,16 @@ def test_real_gh_bad_credentials(
     monkeypatch.setenv("GH_TOKEN", "wrong")
     assert main(["intake", "record-prs", "--repo", SLUG]) == 2
     assert "Bad credentials" in capsys.readouterr().err
+
+
+def test_real_gh_posts_the_record_and_the_mailbox_reads_it_back(
+    tmp_path: Path, server: type[GitHub], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fixtures = Path(__file__).with_name("fixtures")
+    (tmp_path / "run.json").write_bytes((fixtures / "producer_run.json").read_bytes())
+    monkeypatch.setenv("KBKIT_ALLOW_POST", "1")
+    argv = ["intake", "drop", "--run", "run.json", "--mailbox", f"{SLUG}#3", "--strict"]
+    assert main(argv) == 0
+    assert len(server.comments) == 1 and "```json" in server.comments[0]["body"]
+    assert main(["intake", "mailbox", "--issue", f"{SLUG}#3"]) == 0
+    assert [key[0] for key in load_events(tmp_path / "intake")] == ["bugfix_run"]
