@@ -18,7 +18,9 @@ def main(argv: list[str] | None = None) -> int:
     """Record every merged PR of the input once; advance the cursor."""
     parser = argparse.ArgumentParser(
         prog="kb intake record-prs",
-        description="Without --from: scan GitHub's closed pulls of OWNER/NAME itself (`gh api "
+        description="`--repo OWNER/NAME` (a value that is not an existing folder) names the "
+        "GitHub repository; the ledgers are then found from the current directory. "
+        "Without --from: scan GitHub's closed pulls of OWNER/NAME itself (`gh api "
         "--paginate`), record the merged ones with a diff excerpt from each PR's files, and "
         "advance the cursor only after the whole scan succeeded (a rate limit, a server "
         "error or bad credentials stop it with the cursor unchanged; exit 4, 4, 2). "
