@@ -8,6 +8,8 @@ import shutil
 import pytest
 
 from kbkit import git
+from kbkit.__main__ import main
+from kbkit.errors import UsageError
 from kbkit.intake.ledger import load_status
 from kbkit.publication import REVIEW, SHADOW, settings_from_env
 from tests.distill.world import DAY, FORK, UPSTREAM, ScriptedGateway, World, world_fixture
@@ -15,6 +17,8 @@ from tests.distill.world import DAY, FORK, UPSTREAM, ScriptedGateway, World, wor
 __all__ = ["world_fixture"]  # the `world` fixture
 
 BRANCH = f"knowledge/intake-{DAY}"
+NEXT_DAY = "2026-12-01"
+NEXT_BRANCH = f"knowledge/intake-{NEXT_DAY}"
 FULL = {"POST_MODE": "review", "KNOWLEDGE_PR_ENABLED": "true", "KNOWLEDGE_FORK_SLUG": FORK}
 
 
@@ -33,6 +37,24 @@ def test_review_gate_needs_all_three(missing: str, why: str) -> None:
     assert why in settings.explanation and "\n" not in settings.explanation
     full = settings_from_env(FULL, f"https://github.com/{UPSTREAM}.git", "main")
     assert full.mode == REVIEW and full.upstream_slug == UPSTREAM
+
+
+def test_a_fork_slug_equal_to_the_upstream_slug_is_refused(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    same = FULL | {"KNOWLEDGE_FORK_SLUG": UPSTREAM.upper()}
+    with pytest.raises(UsageError, match="must not hold write access upstream"):
+        settings_from_env(same, f"https://github.com/{UPSTREAM}.git", "main")
+    world.review()
+    monkeypatch.setenv("KNOWLEDGE_FORK_SLUG", UPSTREAM)
+    keys = world.record(1)
+    replies = world.root / "replies.jsonl"
+    replies.write_text("")
+    argv = ["distill", "--repo", str(world.root / "project"), "--knowledge-repo",
+            str(world.upstream), "--model", f"replay:{replies}"]  # fmt: skip
+    assert main(argv) == 2
+    assert "must not hold write access upstream" in capsys.readouterr().err
+    assert world.states(keys) == ["pending"] and world.gh()["prs"] == []
 
 
 def test_review_gate_incomplete_runs_shadow_and_touches_no_fork(
@@ -198,7 +220,7 @@ def test_a_wiped_work_clone_builds_on_the_published_day_branch(world: World) -> 
     assert world.states(keys) == ["published"] and len(world.gh()["prs"]) == 1
 
 
-def test_a_deferred_batch_gets_its_follow_up_on_the_next_scheduled_day(world: World) -> None:
+def test_a_deferred_batch_is_distilled_afresh_on_the_next_scheduled_day(world: World) -> None:
     world.review()
     world.record(1)
     world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
@@ -208,9 +230,69 @@ def test_a_deferred_batch_gets_its_follow_up_on_the_next_scheduled_day(world: Wo
         "deferred"
     )
     fresh = world.record(3)
-    tomorrow = world.run(ScriptedGateway({"acme/app#3": "VAL-2e"}), scheduled=True,
-                         day="2026-12-01")  # fmt: skip
-    assert world.states(waiting) == ["published"]  # yesterday's follow-up, opened today
-    assert tomorrow.outcome == "published" and world.states(fresh) == ["published"]
+    both = ScriptedGateway({"acme/app#2": "VAL-2d", "acme/app#3": "VAL-2e"})
+    tomorrow = world.run(both, scheduled=True, day=NEXT_DAY)
+    # yesterday's committed batch is not resumed: its row joins today's fresh batch
+    assert both.calls == 1 and tomorrow.events == ("merged_pr acme/app#2", "merged_pr acme/app#3")
+    assert tomorrow.outcome == "published" and world.states(waiting + fresh) == ["published"] * 2
+    assert any("left 1 unpublished batch(es) of earlier days" in n for n in tomorrow.notes)
     prs = world.gh()["prs"]
-    assert [p["headRefName"] for p in prs] == [BRANCH, BRANCH, "knowledge/intake-2026-12-01"]
+    assert [p["headRefName"] for p in prs] == [BRANCH, NEXT_BRANCH]  # one PR per day
+
+
+def test_a_push_failing_yesterday_does_not_stall_today(world: World) -> None:
+    world.review()
+    keys = world.record(1)
+    world.set_gh(fail={"pr list": "HTTP 503"})
+    assert world.run(ScriptedGateway({"acme/app#1": "VAL-2c"})).outcome == "failed"
+    assert world.states(keys) == ["pending"]
+    world.set_gh(fail={})
+    fresh = world.record(2)
+    gateway = ScriptedGateway({"acme/app#1": "VAL-2c", "acme/app#2": "VAL-2d"})
+    report = world.run(gateway, scheduled=True, day=NEXT_DAY)
+    assert gateway.calls == 1 and report.outcome == "published"
+    assert world.states(keys + fresh) == ["published", "published"]
+    assert [p["headRefName"] for p in world.gh()["prs"]] == [NEXT_BRANCH]
+    assert git.rev_parse(world.fork, f"refs/heads/{NEXT_BRANCH}") is not None
+
+
+def test_same_day_rerun_still_publishes_the_committed_batch(world: World) -> None:
+    world.review()
+    keys = world.record(1)
+    world.set_gh(fail={"pr list": "HTTP 503"})
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    world.set_gh(fail={})
+    gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    report = world.run(gateway, scheduled=True)
+    assert gateway.calls == 0 and world.states(keys) == ["published"]
+    assert report.outcome == "nothing-pending" and len(world.gh()["prs"]) == 1
+
+
+def test_a_batch_added_to_an_open_pr_updates_its_body(world: World) -> None:
+    world.review()
+    world.record(1)
+    first = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    world.record(2)
+    second = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert second.url == first.url
+    (pr,) = world.gh()["prs"]
+    assert first.batch_id in pr["body"] and second.batch_id in pr["body"]
+    assert "merged_pr acme/app#2" in pr["body"]
+    assert [second.batch_id in c["body"] for c in pr["comments"]] == [True]
+
+
+def test_switching_from_shadow_to_review_the_same_day_publishes_every_batch(
+    world: World,
+) -> None:
+    shadowed = world.record(1)
+    assert world.run(ScriptedGateway({"acme/app#1": "VAL-2c"})).outcome == "shadowed"
+    world.review()
+    fresh = world.record(2)
+    report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert report.outcome == "published"
+    assert world.states(shadowed + fresh) == ["published", "published"]
+    row = load_status(world.intake)[shadowed[0]]
+    assert row["url"] == report.url
+    (pr,) = world.gh()["prs"]
+    assert "merged_pr acme/app#1" in pr["body"] and "merged_pr acme/app#2" in pr["body"]
+    assert pr["body"].count("## Batch ") == 2

@@ -15,6 +15,7 @@ FLAGS = {
     ("pr", "create"): {"--repo", "--head", "--base", "--title", "--body-file"},
     ("pr", "view"): {"--repo", "--json"},
     ("pr", "comment"): {"--repo", "--body-file"},
+    ("pr", "edit"): {"--repo", "--body-file"},
 }
 
 
@@ -103,6 +104,11 @@ def main() -> int:
         pr = next(p for p in prs if p["number"] == int(positional[0]))
         print(json.dumps({f: pr.get(f) for f in flags["--json"].split(",")}))
         return 0
+    elif command == ("pr", "edit"):
+        pr = next(p for p in prs if p["number"] == int(positional[0]))
+        with open(flags["--body-file"]) as handle:
+            pr["body"] = handle.read()
+        print(pr["url"])
     elif command == ("pr", "comment"):
         pr = next(p for p in prs if p["number"] == int(positional[0]))
         with open(flags["--body-file"]) as handle:

@@ -64,6 +64,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "intake status": ("kbkit.commands.intake_status", "Counts by state and kind, oldest pending"),
     "intake check": ("kbkit.commands.intake_check", "Validate every ledger line (JSON Schema)"),
     "intake compact": ("kbkit.commands.intake_compact", "Rewrite ledgers, duplicates folded"),
+    "intake requeue": ("kbkit.commands.intake_requeue", "Return failed rows to pending"),
     "distill": (
         "kbkit.commands.distill",
         "Pending events -> model -> curator -> commit on the day branch -> shadow or PR",

@@ -3,9 +3,10 @@
 Order of a run (every step recoverable after a kill at any point):
 1. prepare the work clone (uncommitted leftovers of a killed run are dropped: their rows are
    still pending and are simply redone);
-2. publish what is committed but unpublished (found from commit trailers, so a kill between
-   commit and status append loses nothing); if that fails, stop: no row is marked done while
-   a committed batch sits unpublished;
+2. publish what is committed today but unpublished (found from commit trailers, so a kill
+   between commit and status append loses nothing); if that fails, stop: no row is marked
+   done while a committed batch sits unpublished. An earlier day's unpublished batch is
+   left behind: its rows are still pending and are distilled afresh on today's branch;
 3. take at most 20 pending rows within the curator's byte bounds, build prompt and schema,
    call the model once, validate, apply (validator gate), commit with trailers naming every
    source, publish, and only then append status rows.
@@ -133,6 +134,18 @@ def _run(options: Options) -> Report:
     )
     status = load_status(o.intake_dir)
     committed = _unpublished(clone.path, status)
+    # Day boundary: a batch committed on an earlier day and never published is not resumed
+    # (its PR would be a second one today); its rows are still pending and are distilled
+    # afresh into today's batch, on today's branch.
+    stale = [c for c in committed if c.day != o.day]
+    committed = [c for c in committed if c.day == o.day]
+    if stale:
+        r.notes.append(
+            f"left {len(stale)} unpublished batch(es) of earlier days "
+            f"({', '.join(sorted({c.day for c in stale}))}) behind; their rows are "
+            "distilled afresh today"
+        )
+        r.say(r.notes[-1])
     if committed and not o.dry_run:
         r.say(f"republishing {len(committed)} committed batch(es) not yet published")
         outcome, url = _publish(r, publisher, committed, status)
@@ -309,9 +322,11 @@ def _publish(
     for day, group in sorted(by_day.items()):
         branch = work_clone.day_branch(day)
         pending = [_pending_commit(o.state_dir, c) for c in group]
+        on_branch = [c for c in work_clone.committed_batches(publisher.clone) if c.day == day]
+        listed = [_pending_commit(o.state_dir, c) for c in on_branch]
         r.say(f"publishing {branch} ({publisher.settings.mode})")
         try:
-            url = publisher.publish(branch, day, pending)
+            url = publisher.publish(branch, day, pending, listed)
         except DeferredError as exc:
             r.notes.append(str(exc))
             r.say(str(exc))
@@ -341,6 +356,17 @@ def _publish(
                               previous=status.get(key), batch_id=commit.batch_id, url=url,
                               reason=None if url else f"shadow: committed {commit.sha[:12]} on {branch}")  # fmt: skip
                 checkpoint("status")  # a kill here leaves some rows marked, some pending
+        if url:  # shadow -> review the same day: the PR lists the shadowed batches too
+            for commit in on_branch:
+                for key in commit.sources:
+                    current = status.get(key, {})
+                    if current.get("state") != "shadowed" or current.get("batch_id") != (
+                        commit.batch_id
+                    ):
+                        continue
+                    append_status(o.intake_dir, *key, "published",
+                                  attempts=int(current.get("attempts", 0)),
+                                  previous=status.get(key), batch_id=commit.batch_id, url=url)  # fmt: skip
         last_url = url or last_url
     return "done", last_url
 

@@ -3,13 +3,16 @@
 Every flag used here exists in gh 2.23 (the version Debian ships):
 `gh pr list --repo R --head BRANCH --state all --limit N --json FIELDS`,
 `gh pr create --repo R --head OWNER:BRANCH --base BASE --title T --body-file F`,
-`gh pr view N --repo R --json body,comments`, `gh pr comment N --repo R --body-file F`.
+`gh pr view N --repo R --json body,comments`, `gh pr comment N --repo R --body-file F`,
+`gh pr edit N --repo R --body-file F`, `gh api [--paginate] [-X POST -f k=v] ENDPOINT`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -170,3 +173,102 @@ def pr_texts(repo: str, number: int, cwd: Path) -> list[str]:
 
 def comment_pr(repo: str, number: int, body_file: Path, cwd: Path) -> None:
     run_gh(["pr", "comment", str(number), "--repo", repo, "--body-file", str(body_file)], cwd)
+
+
+def edit_pr_body(repo: str, number: int, body_file: Path, cwd: Path) -> None:
+    """Replace a PR's body (`gh pr edit N --repo R --body-file F`)."""
+    run_gh(["pr", "edit", str(number), "--repo", repo, "--body-file", str(body_file)], cwd)
+
+
+class GitHubUnavailable(GitHubError):
+    """GitHub answered with a rate limit or a server error: try again later (exit 4)."""
+
+    exit_code = 4
+
+
+class GitHubCredentials(GitHubError):
+    """GitHub refused the token: a configuration problem (exit 2)."""
+
+    exit_code = 2
+
+
+_HTTP_STATUS = re.compile(r"\(HTTP (\d{3})\)")
+
+
+def api_paginate(endpoint: str, cwd: Path) -> bytes:
+    """What `gh api --paginate ENDPOINT` prints: every page, concatenated; any failure
+    (after any number of pages) raises, so a caller never mistakes part for the whole."""
+    return _api(["api", "--paginate", "-H", ACCEPT, endpoint], endpoint, cwd)
+
+
+def api_post(endpoint: str, fields: dict[str, str], cwd: Path) -> bytes:
+    """POST to ENDPOINT with string fields (`gh api -X POST -f k=v`); returns the answer."""
+    args = ["api", "-X", "POST", "-H", ACCEPT, endpoint]
+    for name, value in fields.items():
+        args += ["-f", f"{name}={value}"]
+    return _api(args, endpoint, cwd)
+
+
+ACCEPT = "Accept: application/vnd.github+json"
+
+
+def _api(args: list[str], endpoint: str, cwd: Path) -> bytes:
+    env = dict(os.environ, GH_PROMPT_DISABLED="1", NO_COLOR="1", GH_NO_UPDATE_NOTIFIER="1")
+    try:
+        done = run_bounded(
+            ["gh", *args],
+            name=f"gh api {endpoint[:80]}",
+            timeout=timeout_from_env(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT),
+            timeout_variable=TIMEOUT_VARIABLE,
+            cwd=cwd,
+            env=env,
+        )
+    except FileNotFoundError as exc:
+        raise GitHubError(
+            "gh (the GitHub CLI) is not installed or not on PATH; install it "
+            "(`apt-get install gh`) and set GH_TOKEN (or run `gh auth login`)"
+        ) from exc
+    if done.returncode == 0:
+        return done.stdout
+    raise _api_failure(endpoint, done.stderr.decode("utf-8", "replace"), cwd)
+
+
+def _api_failure(endpoint: str, stderr: str, cwd: Path) -> GitHubError:
+    """The error for a failed `gh api` call, classified by the HTTP status gh reports."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = " ".join(lines[-1].split())[:300] if lines else "no message"
+    found = _HTTP_STATUS.findall(stderr)
+    status = int(found[-1]) if found else 0
+    where = f"gh api {endpoint[:120]}"
+    if status == 401:
+        return GitHubCredentials(
+            f"{where}: GitHub refused the credentials ({said}); set GH_TOKEN to a token that "
+            "can read the repository (or run `gh auth login`)"
+        )
+    if status in (403, 429) and ("rate limit" in stderr.lower() or status == 429):
+        return GitHubUnavailable(
+            f"{where}: GitHub's rate limit is exhausted ({said}); {_reset_hint(cwd)}"
+        )
+    if status >= 500:
+        return GitHubUnavailable(f"{where}: GitHub failed ({said}); retry later")
+    return GitHubError(f"{where} failed: {said}")
+
+
+def _reset_hint(cwd: Path) -> str:
+    """When the core rate limit resets, from `gh api rate_limit` (which costs no quota)."""
+    try:
+        done = run_bounded(
+            ["gh", "api", "rate_limit"],
+            name="gh api rate_limit",
+            timeout=timeout_from_env(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT),
+            timeout_variable=TIMEOUT_VARIABLE,
+            cwd=cwd,
+        )
+        data = json.loads(done.stdout or b"null") if done.returncode == 0 else None
+        reset = data["resources"]["core"]["reset"] if isinstance(data, dict) else None
+    except (OSError, ValueError, KeyError, TypeError, KbkitError):
+        reset = None
+    if type(reset) is not int:
+        return "rerun after the limit resets (the cursor did not move)"
+    moment = datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"it resets at {moment}; rerun then (the cursor did not move)"

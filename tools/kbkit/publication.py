@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit import git, github
-from kbkit.errors import KbkitError
+from kbkit.errors import KbkitError, UsageError
 from kbkit.intake.repo_identity import SLUG, slug_from_remote
 
 SHADOW, REVIEW = "shadow", "review"
@@ -78,6 +78,12 @@ def settings_from_env(env: Mapping[str, str], knowledge_repo: str, base_branch: 
             "shadow mode: cannot tell the knowledge repository's owner/name; set "
             "KNOWLEDGE_REPO_SLUG"
         )
+    if fork.lower() == upstream.lower():
+        raise UsageError(
+            f"KNOWLEDGE_FORK_SLUG is {fork}, the knowledge repository itself; the bot pushes "
+            "to a fork it owns and must not hold write access upstream: fork the repository "
+            "and name the fork"
+        )
     return Settings(REVIEW, f"review mode: PRs from {fork} to {upstream}", fork, fork_url,
                     upstream, base_branch)  # fmt: skip
 
@@ -114,8 +120,15 @@ class Publisher:
         self.scheduled = scheduled
         self.today = today
 
-    def publish(self, branch: str, day: str, commits: list[PendingCommit]) -> str | None:
-        """Shadow: None. Review: the URL of the PR that now carries every commit."""
+    def publish(
+        self,
+        branch: str,
+        day: str,
+        commits: list[PendingCommit],
+        listed: list[PendingCommit] | None = None,
+    ) -> str | None:
+        """Shadow: None. Review: the URL of the PR that now carries every commit; its body
+        lists `listed` (every batch on the branch; default `commits`)."""
         if self.settings.mode != REVIEW:
             return None
         s = self.settings
@@ -132,12 +145,17 @@ class Publisher:
                 for pr in github.list_prs(s.upstream_slug, branch, self.clone)
                 if _owner(pr).lower() == owner.lower()
             ]
-            return self._pr_for(branch, day, commits, prs)
+            return self._pr_for(branch, day, commits, prs, listed or commits)
         except github.GitHubError as exc:
             raise PublicationError(str(exc)) from exc
 
     def _pr_for(
-        self, branch: str, day: str, commits: list[PendingCommit], prs: list[dict[str, Any]]
+        self,
+        branch: str,
+        day: str,
+        commits: list[PendingCommit],
+        prs: list[dict[str, Any]],
+        listed: list[PendingCommit],
     ) -> str:
         s = self.settings
         assert s.upstream_slug and s.fork_slug
@@ -151,12 +169,16 @@ class Publisher:
             texts = github.pr_texts(s.upstream_slug, number, self.clone)
             missing = [c for c in commits if not any(c.batch_id in text for text in texts)]
             if missing:
+                # the body lists every batch on the branch; the comment says what is new
+                everything = listed + [c for c in commits if c not in listed]
+                with _body_file(pr_body(day, everything, None)) as body:
+                    github.edit_pr_body(s.upstream_slug, number, body, self.clone)
                 with _body_file(pr_body(day, missing, None)) as body:
                     github.comment_pr(s.upstream_slug, number, body, self.clone)
             return str(open_pr["url"])
         follow_up_of = int(prs[0]["number"]) if prs else None
-        # The cadence limits today's branch; a branch of an earlier day that still waits gets
-        # its follow-up now, or an automatic run would wait for it forever.
+        # The cadence limits today's branch (distill publishes no earlier day's branch: its
+        # rows are distilled afresh today, so one scheduled day opens at most one PR).
         if follow_up_of is not None and self.scheduled and day == self.today:
             raise DeferredError(
                 f"today's PR #{follow_up_of} is {str(prs[0].get('state')).lower()}; the "
@@ -164,7 +186,8 @@ class Publisher:
                 f"{branch}; run `kb distill` by hand to open a follow-up PR"
             )
         title = f"Knowledge intake {day}" + (" (follow-up)" if follow_up_of else "")
-        with _body_file(pr_body(day, commits, follow_up_of)) as body:
+        shown = commits if follow_up_of else listed + [c for c in commits if c not in listed]
+        with _body_file(pr_body(day, shown, follow_up_of)) as body:
             url = github.create_pr(
                 s.upstream_slug, f"{s.fork_slug.split('/')[0]}:{branch}", s.base_branch, title,
                 body, self.clone,

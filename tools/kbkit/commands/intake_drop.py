@@ -6,10 +6,27 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from kbkit.errors import InputError
-from kbkit.intake.bugfixes import DROP_DIR_ENV, landed_record, render_comment, write_drop_record
+from kbkit import github
+from kbkit.errors import InputError, KbkitError, UsageError
+from kbkit.intake.bugfixes import (
+    DROP_DIR_ENV,
+    landed_record,
+    parse_aliases,
+    render_comment,
+    write_drop_record,
+)
 from kbkit.intake.json_pages import decode_pages, read_source
+from kbkit.intake.mailbox import parse_issue_ref
+
+# Posting a comment is an outward write: it happens only when one of these is "1".
+POST_FLAGS = ("KBKIT_ALLOW_POST", "ALLOW_POST")
+
+
+def posting_allowed() -> bool:
+    """True when the outward-write flag (KBKIT_ALLOW_POST=1, or ALLOW_POST=1) is set."""
+    return any(os.environ.get(name) == "1" for name in POST_FLAGS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,8 +35,10 @@ def main(argv: list[str] | None = None) -> int:
         prog="kb intake drop",
         description="Write a bugfix drop record (v1) for a run whose fix landed: a real, "
         "non-dry-run push and at least one group with both root cause and verification. "
-        "Fail-open: an unset directory, a dry run, no verified fix or a write error exit 0 "
-        "with a one-line summary. A RUN.json of the wrong shape exits 1.",
+        "Fail-open: over-long fields are cut to the limits with a visible marker, an "
+        "alias-form repo is normalised (--alias app=OWNER/NAME), and anything else that "
+        "goes wrong (unset directory, dry run, no verified fix, a bad RUN.json, a write or "
+        "post error) exits 0 with a one-line summary; --strict exits 1 on those errors.",
     )
     parser.add_argument(
         "--run",
@@ -33,26 +52,71 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mailbox-comment",
         action="store_true",
-        help="print the issue comment carrying the record instead of writing "
-        "a file (posting it is the publication layer's job)",
+        help="print the issue comment carrying the record instead of writing a file",
+    )
+    parser.add_argument(
+        "--mailbox",
+        metavar="OWNER/NAME#N",
+        default=None,
+        help="also post the record as a comment on this issue; only when KBKIT_ALLOW_POST=1 "
+        "(or ALLOW_POST=1) is set",
+    )
+    parser.add_argument(
+        "--alias",
+        metavar="OLD=OWNER/NAME",
+        action="append",
+        default=[],
+        help="normalise the record's repo OLD (e.g. a bare `app`) to OWNER/NAME (repeatable)",
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 when the record was lost (tests, CI)"
     )
     args = parser.parse_args(argv)
-    label, data = read_source(args.run)
-    pages = decode_pages(label, data)
-    if len(pages) != 1:
-        raise InputError(f"expected one JSON object, found {len(pages)} values", path=label)
-    run = pages[0].value
-    if args.mailbox_comment:
-        record, why = landed_record(run, label)
-        if record is None:
-            print(why, file=sys.stderr)
+    aliases = parse_aliases(args.alias)
+    issue = parse_issue_ref(args.mailbox) if args.mailbox else None
+    try:
+        label, data = read_source(args.run)
+        pages = decode_pages(label, data)
+        if len(pages) != 1:
+            raise InputError(f"expected one JSON object, found {len(pages)} values", path=label)
+        run = pages[0].value
+        if args.mailbox_comment:
+            record, why = landed_record(run, label, aliases)
+            if record is None:
+                print(why, file=sys.stderr)
+                return 0
+            print(render_comment(record), end="")
             return 0
-        print(render_comment(record), end="")
-        return 0
-    folder = args.dir or os.environ.get(DROP_DIR_ENV) or None
-    outcome = write_drop_record(run, Path(folder) if folder else None, label)
-    print(outcome.summary)
+        if issue is None or args.dir or os.environ.get(DROP_DIR_ENV):
+            folder = args.dir or os.environ.get(DROP_DIR_ENV) or None
+            outcome = write_drop_record(run, Path(folder) if folder else None, label, aliases)
+            print(outcome.summary)
+        if issue is not None:
+            print(_post(run, label, aliases, issue))
+    except (KbkitError, OSError) as exc:
+        if isinstance(exc, UsageError):
+            raise
+        # closing the learning loop must never fail the landed fix
+        print(f"kb intake drop: record not delivered: {' '.join(str(exc).split())[:300]}")
+        return 1 if args.strict else 0
     return 0
+
+
+def _post(run: Any, label: str, aliases: dict[str, str], issue: tuple[str, int]) -> str:
+    record, why = landed_record(run, label, aliases)
+    if record is None:
+        return why
+    slug, number = issue
+    where = f"{slug}#{number}"
+    if not posting_allowed():
+        return (
+            f"run {record['run_id']}: not posted to {where}: posting is off "
+            "(set KBKIT_ALLOW_POST=1 to post)"
+        )
+    github.api_post(
+        f"repos/{slug}/issues/{number}/comments", {"body": render_comment(record)}, Path.cwd()
+    )
+    return f"run {record['run_id']}: posted the record to {where}{why}"
 
 
 if __name__ == "__main__":

@@ -4,42 +4,70 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from kbkit import github
+from kbkit.errors import UsageError
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
-from kbkit.intake.mailbox import parse_comments
+from kbkit.intake.mailbox import (
+    comments_endpoint,
+    parse_comments,
+    parse_issue_ref,
+    remember_refused,
+)
+from kbkit.intake.repo_identity import RepoIdentity
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Record marked collaborator comments for the watched repo; exit 1 if any was refused."""
+    """Record marked collaborator comments for the watched repo; exit 1 on a new refusal."""
     parser = argparse.ArgumentParser(
         prog="kb intake mailbox",
-        description="Read issue comments JSON (`gh api repos/O/R/issues/N/comments`) and "
-        "record the bugfix drop records in comments by an OWNER, MEMBER or COLLABORATOR "
-        "that carry <!-- kbkit:bugfix-record:v1 --> and exactly one fenced JSON block, "
-        "for the watched repository. Refused comments are listed and exit 1.",
+        description="Record the bugfix drop records in issue comments by an OWNER, MEMBER "
+        "or COLLABORATOR that carry <!-- kbkit:bugfix-record:v1 --> (or "
+        "<!-- infermatrix-copilot:bugfix-record:v1 -->) and exactly one fenced JSON block, "
+        "for the watched repository. --issue OWNER/NAME#N pages through the issue's comments "
+        "with gh; --from reads the comments JSON (`gh api repos/O/R/issues/N/comments`). A "
+        "refused comment is reported and exits 1 once; it is remembered in "
+        "intake/mailbox-refused.json and not reported again.",
     )
-    parser.add_argument(
-        "--from",
-        dest="source",
-        metavar="FILE|-",
-        required=True,
-        help="the comments JSON file, or - for stdin",
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--from", dest="source", metavar="FILE|-", help="the comments JSON file, or - for stdin"
+    )
+    source.add_argument(
+        "--issue", metavar="OWNER/NAME#N", help="the mailbox issue, read through gh api"
     )
     options.add_repo(parser, identity=True)
     args = parser.parse_args(argv)
-    label, data = read_source(args.source)
-    scan = parse_comments(label, decode_pages(label, data), options.identity(args))
-    result = record_events(options.intake_dir(args), scan.rows)
+    folder = options.intake_dir(args)
+    identity = options.identity(args)
+    if args.issue:
+        slug, number = parse_issue_ref(args.issue)
+        if identity.slug is None:
+            identity = RepoIdentity(slug, identity.aliases)
+        endpoint = comments_endpoint(slug, number)
+        label, data = f"{slug}#{number}", github.api_paginate(endpoint, Path.cwd())
+        pages = decode_pages(label, data) if data.strip() else []
+    elif args.source:
+        label, data = read_source(args.source)
+        pages = decode_pages(label, data)
+    else:  # pragma: no cover - argparse requires one of them
+        raise UsageError("pass --issue OWNER/NAME#N or --from FILE|-")
+    scan = parse_comments(label, pages, identity)
+    result = record_events(folder, scan.rows)
     options.warn(result.problems)
-    for refusal in scan.refused:
+    new = remember_refused(folder, scan.refused) if scan.refused else []
+    old = len(scan.refused) - len(new)
+    for refusal in new:
         print(f"kb: refused {label}: {refusal.where}: {refusal.reason}", file=sys.stderr)
     print(
         f"{label}: {len(result.added)} bugfix run(s) recorded, {len(result.already)} already "
-        f"recorded, {len(scan.refused)} refused, {scan.ignored} ordinary comment(s)"
+        f"recorded, {len(new)} refused, {scan.ignored} ordinary comment(s)"
+        + (f", {old} refused before (intake/mailbox-refused.json)" if old else "")
     )
-    return 1 if scan.refused else 0
+    return 1 if new else 0
 
 
 if __name__ == "__main__":

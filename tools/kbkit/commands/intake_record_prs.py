@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from kbkit.errors import UsageError
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
 from kbkit.intake.merged_prs import advance_cursor, parse_pulls, scan_since
+from kbkit.intake.pull_scan import scan_github
+from kbkit.intake.repo_identity import SLUG, RepoIdentity
 
 
 def main(argv: list[str] | None = None) -> int:
     """Record every merged PR of the input once; advance the cursor."""
     parser = argparse.ArgumentParser(
         prog="kb intake record-prs",
-        description="Record merged PRs from the JSON that `gh api --paginate "
+        description="`--repo OWNER/NAME` (a value that is not an existing folder) names the "
+        "GitHub repository; the ledgers are then found from the current directory. "
+        "Without --from: scan GitHub's closed pulls of OWNER/NAME itself (`gh api "
+        "--paginate`), record the merged ones with a diff excerpt from each PR's files, and "
+        "advance the cursor only after the whole scan succeeded (a rate limit, a server "
+        "error or bad credentials stop it with the cursor unchanged; exit 4, 4, 2). "
+        "With --from: record merged PRs from the JSON that `gh api --paginate "
         "'repos/O/R/pulls?state=closed&sort=updated&direction=desc'` prints (arrays or "
         "concatenated pages). Closed-unmerged PRs are skipped; re-recording adds nothing. "
         "The whole input is checked first: input that is not complete JSON, or any PR with "
@@ -28,11 +38,24 @@ def main(argv: list[str] | None = None) -> int:
         "--from",
         dest="source",
         metavar="FILE|-",
-        required=True,
-        help="the pulls JSON file, or - for stdin",
+        default=None,
+        help="the pulls JSON file, or - for stdin (default: ask GitHub through gh)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="scan GitHub and list what would be recorded; write nothing",
     )
     options.add_repo(parser, identity=True)
+    parser.set_defaults(github=None)
     args = parser.parse_args(argv)
+    if args.repo and SLUG.match(args.repo) and not Path(args.repo).is_dir():
+        # `--repo OWNER/NAME` names the GitHub repository; the ledgers are found from here
+        args.github, args.repo = args.repo, None
+    if args.source is None:
+        return _scan(args)
+    if args.dry_run:
+        raise UsageError("--dry-run applies to a GitHub scan; drop --from to scan GitHub")
     folder = options.intake_dir(args)
     label, data = read_source(args.source)
     scan = parse_pulls(label, decode_pages(label, data), options.identity(args))
@@ -45,6 +68,33 @@ def main(argv: list[str] | None = None) -> int:
     )
     for repo in sorted(scan.newest):
         print(f"cursor {repo}: {cursor[repo]} (next scan from {scan_since(cursor[repo])})")
+    return 0
+
+
+def _scan(args: argparse.Namespace) -> int:
+    folder = options.intake_dir(args)
+    identity = options.identity(args)
+    slug = args.github or identity.slug
+    if not slug:
+        raise UsageError(
+            "which repository? pass --repo OWNER/NAME (or --slug, or `repo:` in "
+            "intake/config.yaml), or --from FILE|- to read pulls JSON"
+        )
+    if identity.slug is None:
+        identity = RepoIdentity(slug, identity.aliases)
+    slug = identity.normalize(slug)
+    result = scan_github(folder, slug, identity, dry_run=args.dry_run)
+    verb = "would be recorded" if args.dry_run else "recorded"
+    for row in result.new:
+        print(f"{row['source_id']} merged {row['merged_at']}: {row['title'][:100]}")
+    print(
+        f"{slug}: {len(result.new)} merged PR(s) {verb}, {result.already} already recorded, "
+        f"{result.unmerged} closed without merging skipped"
+    )
+    if args.dry_run:
+        print(f"dry run: nothing written; cursor {slug}: {result.cursor or 'none'}")
+    elif result.cursor:
+        print(f"cursor {slug}: {result.cursor} (next scan from {scan_since(result.cursor)})")
     return 0
 
 

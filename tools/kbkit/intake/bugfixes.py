@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.charset import visible
-from kbkit.errors import InputError
+from kbkit.errors import InputError, UsageError
 from kbkit.file_lock import locked
 from kbkit.intake.ledger import Row, record_events, timestamp
-from kbkit.intake.repo_identity import RepoIdentity
-from kbkit.intake.schemas import DROP_RECORD, schema_errors
+from kbkit.intake.repo_identity import SLUG, RepoIdentity
+from kbkit.intake.schemas import DROP_RECORD, load_schema, schema_errors
 from kbkit.json_input import loads
 from kbkit.jsonl import atomic_write_text
 from kbkit.paths import named_folder
@@ -54,9 +54,55 @@ def neutral_title(title: str) -> str:
     return flat or "(no title)"
 
 
-def landed_record(run: Any, label: str) -> tuple[dict[str, Any] | None, str]:
+CUT_MARKER = "… [cut by kb intake drop: {} more chars]"
+
+
+def fit_to_schema(value: Any, schema: dict[str, Any], where: str, cuts: list[str]) -> Any:
+    """`value` with every over-long string cut to the schema's `maxLength` (ending in a
+    visible marker) and every over-long list cut to `maxItems`; `cuts` names each cut."""
+    if isinstance(value, str):
+        limit = schema.get("maxLength")
+        if isinstance(limit, int) and len(value) > limit:
+            kept = max(0, limit - len(CUT_MARKER.format(len(value))))  # the widest marker
+            cuts.append(f"{where} ({len(value)} > {limit} chars)")
+            return value[:kept] + CUT_MARKER.format(len(value) - kept)
+        return value
+    if isinstance(value, list):
+        limit = schema.get("maxItems")
+        if isinstance(limit, int) and len(value) > limit:
+            cuts.append(f"{where} ({len(value)} > {limit} items)")
+            value = value[:limit]
+        found = schema.get("items")
+        items: dict[str, Any] = found if isinstance(found, dict) else {}
+        return [fit_to_schema(v, items, f"{where}[{i}]", cuts) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        given = schema.get("properties")
+        props: dict[str, Any] = given if isinstance(given, dict) else {}
+        return {
+            k: fit_to_schema(v, props.get(k, {}), f"{where}.{k}" if where else k, cuts)
+            for k, v in value.items()
+        }
+    return value
+
+
+def parse_aliases(pairs: list[str]) -> dict[str, str]:
+    """`OLD=OWNER/NAME` pairs (OLD may be a bare name such as `app`), keyed by lower-case OLD."""
+    aliases: dict[str, str] = {}
+    for pair in pairs:
+        old, sep, new = pair.partition("=")
+        if not sep or not old.strip() or not SLUG.match(new.strip()):
+            raise UsageError(f"--alias {pair!r}: write it as OLD=OWNER/NAME (e.g. app=acme/app)")
+        aliases[old.strip().lower()] = new.strip()
+    return aliases
+
+
+def landed_record(
+    run: Any, label: str, aliases: dict[str, str] | None = None
+) -> tuple[dict[str, Any] | None, str]:
     """The drop record of a run whose fix landed, else (None, why nothing is written).
 
+    Over-long fields are cut to the schema's limits with a visible marker, and an alias-form
+    repo (`app`) becomes its OWNER/NAME; the second value then says what was cut.
     A RUN.json of the wrong shape is a producer bug and raises InputError.
     """
     if not isinstance(run, dict):
@@ -87,19 +133,29 @@ def landed_record(run: Any, label: str) -> tuple[dict[str, Any] | None, str]:
             f"run {run_id}: no fix group has both a root cause and a verification; "
             "no drop record written"
         )
+    repo = record.get("repo")
+    if isinstance(repo, str) and aliases and repo.strip().lower() in aliases:
+        record["repo"] = aliases[repo.strip().lower()]
+    cuts: list[str] = []
+    record = fit_to_schema(record, load_schema(DROP_RECORD), "", cuts)
     errors = schema_errors(DROP_RECORD, record)
     if errors:
         raise InputError(f"not a valid drop record v1: {errors[0]}", path=label)
-    return record, ""
+    return record, (f"; cut to the limits: {', '.join(cuts[:5])}" if cuts else "")
 
 
-def write_drop_record(run: Any, drop_dir: Path | None, label: str = "RUN.json") -> DropOutcome:
+def write_drop_record(
+    run: Any,
+    drop_dir: Path | None,
+    label: str = "RUN.json",
+    aliases: dict[str, str] | None = None,
+) -> DropOutcome:
     """Write `<run_id>.json` atomically into `drop_dir` when the fix landed; fail-open."""
     if drop_dir is None:
         return DropOutcome(
             None, f"{DROP_DIR_ENV} is not set and no --dir given; no drop record written"
         )
-    record, why = landed_record(run, label)
+    record, why = landed_record(run, label, aliases)
     if record is None:
         return DropOutcome(None, why)
     path = drop_dir / f"{record['run_id']}.json"
@@ -112,7 +168,9 @@ def write_drop_record(run: Any, drop_dir: Path | None, label: str = "RUN.json") 
             f"({exc.strerror}); no drop record written",
         )
     groups = len(record["groups"])
-    return DropOutcome(path, f"run {record['run_id']}: wrote {path} ({groups} verified group(s))")
+    return DropOutcome(
+        path, f"run {record['run_id']}: wrote {path} ({groups} verified group(s)){why}"
+    )
 
 
 def render_comment(record: dict[str, Any]) -> str:

@@ -6,16 +6,20 @@ exactly one fenced JSON block, whose record names the watched repository, are re
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.errors import InputError, UsageError
+from kbkit.file_lock import locked
 from kbkit.intake.bugfixes import MARKER, bugfix_row
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
 from kbkit.json_input import loads
+from kbkit.jsonl import atomic_write_text
 
 MARKERS = (MARKER, "<!-- infermatrix-copilot:bugfix-record:v1 -->")
 TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -26,6 +30,53 @@ FENCE = re.compile(r"^```[ \t]*json[ \t]*\r?\n(.*?)\r?\n```[ \t]*$", re.MULTILIN
 class Refusal(NamedTuple):
     where: str
     reason: str
+    comment_id: str | None = None  # GitHub's comment id, how a refusal is remembered
+
+
+ISSUE_REF = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([1-9][0-9]{0,9})$")
+REFUSED_FILE = "mailbox-refused.json"
+
+
+def parse_issue_ref(text: str) -> tuple[str, int]:
+    """`OWNER/NAME#N` as (slug, N); a UsageError otherwise."""
+    found = ISSUE_REF.match(text.strip())
+    if not found:
+        raise UsageError(f"{text!r} is not an issue reference; write it as OWNER/NAME#N")
+    return found.group(1), int(found.group(2))
+
+
+def comments_endpoint(slug: str, number: int) -> str:
+    return f"repos/{slug}/issues/{number}/comments?per_page=100"
+
+
+def read_refused(intake_dir: Path) -> dict[str, str]:
+    """comment id -> why it was refused, for refusals already reported once."""
+    path = intake_dir / REFUSED_FILE
+    try:
+        data = loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(
+            "not valid JSON; delete it to report refusals again", path=str(path)
+        ) from exc
+    refused = data.get("refused") if isinstance(data, dict) else None
+    if not isinstance(refused, dict):
+        raise InputError('expected {"version": 1, "refused": {"ID": "reason"}}', path=str(path))
+    return {str(k): str(v) for k, v in refused.items()}
+
+
+def remember_refused(intake_dir: Path, refusals: list[Refusal]) -> list[Refusal]:
+    """The refusals not reported before; they are remembered from now on."""
+    path = intake_dir / REFUSED_FILE
+    with locked(path):
+        known = read_refused(intake_dir)
+        new = [r for r in refusals if r.comment_id is None or r.comment_id not in known]
+        fresh = {r.comment_id: r.reason for r in new if r.comment_id is not None}
+        if fresh:
+            document = {"version": 1, "refused": dict(sorted({**known, **fresh}.items()))}
+            atomic_write_text(path, json.dumps(document, indent=2) + "\n")
+    return new
 
 
 class MailboxScan(NamedTuple):
@@ -87,5 +138,7 @@ def parse_comments(label: str, pages: list[Page], identity: RepoIdentity) -> Mai
                 bugfix_row(comment_record(body, association, identity), identity, "mailbox")
             )
         except ValueError as exc:
-            refused.append(Refusal(where, str(exc)))
+            comment_id = item.get("id")
+            ident = str(comment_id) if type(comment_id) is int else None
+            refused.append(Refusal(where, str(exc), ident))
     return MailboxScan(rows, refused, ignored)

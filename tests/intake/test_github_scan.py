@@ -1,0 +1,190 @@
+"""`kb intake record-prs --repo OWNER/NAME`: the scan through a fake `gh api` (real shapes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from intake_factories import SLUG, make_pr
+
+from kbkit.__main__ import main
+from kbkit.intake.ledger import load_events
+from kbkit.intake.merged_prs import CURSOR_FILE, advance_cursor, read_cursor
+from kbkit.intake.pull_scan import files_endpoint, pulls_endpoint
+
+PULLS = pulls_endpoint(SLUG)
+SOURCE_PATCH = "@@ -1,2 +1,2 @@\n-old = 1\n+new = 2\n context\n"
+TEST_PATCH = "@@ -5 +5 @@\n-assert old\n+assert new\n"
+
+
+class FakeGh:
+    """The fake `gh` on PATH, and its state file."""
+
+    def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        bin_dir = root / "bin"
+        bin_dir.mkdir()
+        gh = bin_dir / "gh"
+        source = (Path(__file__).parent / "fake_gh_api.py").read_text()
+        gh.write_text(f"#!{sys.executable}\n{source}")
+        gh.chmod(0o755)
+        self.state_file = root / "gh-state.json"
+        self.state: dict[str, Any] = {"routes": {}}
+        self.save()
+        monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+        monkeypatch.setenv("FAKE_GH_STATE", str(self.state_file))
+
+    def save(self) -> None:
+        self.state_file.write_text(json.dumps(self.state))
+
+    def load(self) -> dict[str, Any]:
+        self.state = json.loads(self.state_file.read_text())
+        return self.state
+
+    def route(self, endpoint: str, **answer: Any) -> None:
+        self.state["routes"][endpoint] = answer
+        self.save()
+
+    def files(self, number: int, files: list[dict[str, Any]]) -> None:
+        self.route(files_endpoint(SLUG, number), pages=[files])
+
+
+@pytest.fixture
+def gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeGh:
+    return FakeGh(tmp_path, monkeypatch)
+
+
+def scan(tmp_path: Path, *args: str) -> int:
+    (tmp_path / "work").mkdir(exist_ok=True)
+    return main(["intake", "record-prs", "--repo", SLUG, *args])
+
+
+def both_files(gh: FakeGh, number: int) -> None:
+    gh.files(
+        number,
+        [
+            {"filename": "tests/test_x.py", "status": "modified", "patch": TEST_PATCH},
+            {"filename": "src/x.py", "status": "modified", "patch": SOURCE_PATCH},
+            {"filename": "logo.png", "status": "added"},  # binary: no patch
+        ],
+    )
+
+
+def test_scan_reads_every_page_records_merged_prs_with_excerpts_and_moves_cursor(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page1 = [make_pr(3, updated_at="2026-11-29T12:00:00Z"), make_pr(2, merged=False)]
+    page2 = [make_pr(1, draft=True, updated_at="2026-11-28T09:00:00Z")]
+    gh.route(PULLS, pages=[page1, page2])
+    for number in (1, 3):
+        both_files(gh, number)
+    assert scan(tmp_path) == 0
+    events = load_events(tmp_path / "intake")
+    assert sorted(key[1] for key in events) == [f"{SLUG}#1", f"{SLUG}#3"]
+    excerpt = events[("merged_pr", f"{SLUG}#3")]["diff_excerpt"]
+    assert excerpt.index("src/x.py") < excerpt.index("tests/test_x.py")  # source hunks first
+    assert events[("merged_pr", f"{SLUG}#1")]["draft"] is True
+    assert read_cursor(tmp_path / "intake") == {SLUG: "2026-11-29T12:00:00Z"}
+    out = capsys.readouterr().out
+    assert "2 merged PR(s) recorded" in out and "1 closed without merging skipped" in out
+    # a second scan re-reads everything, fetches no files again and records nothing
+    gh.load()["calls"] = []
+    gh.save()
+    assert scan(tmp_path) == 0
+    assert gh.load()["calls"] == [PULLS]
+    assert "0 merged PR(s) recorded, 2 already recorded" in capsys.readouterr().out
+
+
+def test_pr_with_no_files_is_recorded_with_an_empty_excerpt(tmp_path: Path, gh: FakeGh) -> None:
+    gh.route(PULLS, pages=[[make_pr(7)]])
+    gh.files(7, [])
+    assert scan(tmp_path) == 0
+    assert load_events(tmp_path / "intake")[("merged_pr", f"{SLUG}#7")]["diff_excerpt"] == ""
+
+
+def test_crash_between_pages_records_nothing_and_keeps_the_cursor(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    advance_cursor(tmp_path / "intake", {SLUG: "2026-11-20T00:00:00Z"})
+    before = (tmp_path / "intake" / CURSOR_FILE).read_bytes()
+    gh.route(PULLS, pages=[[make_pr(3)], [make_pr(2)]], fail_after=1, status=502,
+             message="Server Error")  # fmt: skip
+    assert scan(tmp_path) == 4
+    err = capsys.readouterr().err
+    assert "GitHub failed" in err and "HTTP 502" in err and "Traceback" not in err
+    assert (tmp_path / "intake" / CURSOR_FILE).read_bytes() == before
+    assert load_events(tmp_path / "intake") == {}
+    # the next run, with GitHub healthy again, re-reads and records the page it lost
+    gh.route(PULLS, pages=[[make_pr(3)], [make_pr(2)]])
+    gh.files(3, [])
+    gh.files(2, [])
+    assert scan(tmp_path) == 0
+    assert len(load_events(tmp_path / "intake")) == 2
+
+
+def test_partial_page_printed_with_success_records_nothing(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gh.route(PULLS, pages=[[make_pr(3)], json.dumps([make_pr(2)])[:150]])
+    assert scan(tmp_path) == 1
+    assert "malformed JSON" in capsys.readouterr().err
+    assert not (tmp_path / "intake" / CURSOR_FILE).exists()
+    assert load_events(tmp_path / "intake") == {}
+
+
+def test_rate_limit_stops_with_the_reset_time_and_keeps_the_cursor(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gh.state["rate_limit_reset"] = 1796000000
+    gh.route(PULLS, status=403, message="API rate limit exceeded for user ID 1.")
+    assert scan(tmp_path) == 4
+    err = capsys.readouterr().err
+    assert "rate limit" in err and "resets at 2026-11-30T" in err
+    assert not (tmp_path / "intake" / CURSOR_FILE).exists()
+
+
+def test_rate_limit_while_fetching_files_keeps_earlier_rows_but_not_the_cursor(
+    tmp_path: Path, gh: FakeGh
+) -> None:
+    gh.route(PULLS, pages=[[make_pr(n, updated_at=f"2026-11-29T1{n}:00:00Z") for n in (2, 1)]])
+    gh.files(2, [])
+    gh.route(files_endpoint(SLUG, 1), status=429, message="secondary rate limit")
+    assert scan(tmp_path) == 4
+    assert not (tmp_path / "intake" / CURSOR_FILE).exists()
+    gh.files(1, [])
+    assert scan(tmp_path) == 0
+    assert len(load_events(tmp_path / "intake")) == 2
+    assert read_cursor(tmp_path / "intake") == {SLUG: "2026-11-29T12:00:00Z"}
+
+
+def test_bad_credentials_is_a_configuration_error(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gh.route(PULLS, status=401, message="Bad credentials")
+    assert scan(tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "refused the credentials" in err and "GH_TOKEN" in err and "Traceback" not in err
+    assert not (tmp_path / "intake").exists() or not (tmp_path / "intake" / CURSOR_FILE).exists()
+
+
+def test_dry_run_lists_what_would_be_recorded_and_writes_nothing(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gh.route(PULLS, pages=[[make_pr(5), make_pr(4, merged=False)]])
+    assert scan(tmp_path, "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert f"{SLUG}#5 merged" in out and "1 merged PR(s) would be recorded" in out
+    assert "dry run: nothing written" in out
+    assert not (tmp_path / "intake" / CURSOR_FILE).exists()
+    assert load_events(tmp_path / "intake") == {}
+    assert gh.load()["calls"] == [PULLS]  # no files fetched either
+
+
+def test_without_a_repository_it_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["intake", "record-prs"]) == 2
+    assert "--repo OWNER/NAME" in capsys.readouterr().err
