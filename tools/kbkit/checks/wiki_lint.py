@@ -187,12 +187,16 @@ def _orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding
     # what a reviewer's private notes link to must not change the result (B8).
     local = str(tree.policy.data["local_dir"]).strip("/") + "/"
     linked: set[str] = set()
+    resolver = Resolver(tree)
     for rel, summary in tree.summaries.items():
         if rel.startswith(local):
             continue
         linked.update(target for target, _, _ in summary.links if target != rel)
         linked.update(target for target, _, _ in tree.facts[rel].get("site_links", ()))
-    resolver = Resolver(tree)
+        for name, _, _, _ in tree.facts[rel].get("wikilinks", ()):  # `[[Page]]` links too
+            found = resolver.wikilink(name, rel)
+            if found is not None and found != rel:
+                linked.add(found)
     if resolver.model.active:  # `x.html` links the page x.html.md; `Guide.md` links guide.md
         linked.update(
             found for target in list(linked) if (found := resolver.target(target)) is not None
