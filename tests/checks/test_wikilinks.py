@@ -125,3 +125,35 @@ def test_a_warm_run_reports_a_wikilink_an_edit_broke(tmp_path: Path) -> None:
     faq = repo / "knowledge/general/faq.md"
     faq.write_text("# FAQ\n\n## Install\n")  # the heading a wikilink names is gone
     assert broken() == [("knowledge/general/_index.md", 3, "tree/link-anchor")]
+
+
+def test_aliases_name_a_page_only_when_switched_on(tmp_path: Path) -> None:
+    pages = {**PAGES, "general/Topic.md": "---\naliases: [Subject, [odd]]\n---\n# Topic\n"}
+    off = resolver(make_repo(tmp_path / "off", pages, "wikilinks: true"))
+    assert off.wikilink("Subject", "repos/_index.md") is None
+    on = resolver(make_repo(tmp_path / "on", pages, "wikilinks: true, aliases: true"))
+    assert on.wikilink("subject", "repos/_index.md") == "general/Topic.md"
+    assert on.wikilink("x/Subject", "repos/_index.md") is None  # an alias is a name, no path
+
+
+def test_in_a_vault_markdown_links_resolve_by_name_too(tmp_path: Path) -> None:
+    head = '---\ntitle: "{0}"\ntype: guide\ntags: [x]\ncreated: 2026-01-01\nupdated: 2026-11-01\n---\n# {0}\n\n'
+    pages = {
+        "general/_index.md": head.format("Index") + "[g](guide.md) [i](pic.png) [n](nope.md)\n",
+        "general/sub/guide.md": head.format("Guide") + "text\n",
+        "general/sub/pic.png": "x",
+        "repos/_index.md": "# R\n",
+    }
+    repo = make_repo(tmp_path, pages, "wikilinks: true")
+    findings, _ = run_validators(repo, load_policy(repo), BOTH, TODAY, use_cache=False)
+    assert [
+        (f.path, f.rule_id) for f in findings if f.rule_id in ("tree/link-broken", "lint/orphan")
+    ] == [
+        ("knowledge/general/_index.md", "tree/link-broken")  # nope.md only
+    ]
+    plain = make_repo(tmp_path / "plain", pages, "wikilinks: false")
+    findings, _ = run_validators(plain, load_policy(plain), BOTH, TODAY, use_cache=False)
+    assert sum(f.rule_id == "tree/link-broken" for f in findings) == 3
+    assert [f.path for f in findings if f.rule_id == "lint/orphan"] == [
+        "knowledge/general/sub/guide.md"
+    ]

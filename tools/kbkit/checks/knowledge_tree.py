@@ -21,7 +21,14 @@ from kbkit.checks.incidents import (
     name_pattern,
 )
 from kbkit.checks.index_model import parent_fact
-from kbkit.checks.link_model import Resolver, anchors_on, github_slugs, site_links, wikilink_refs
+from kbkit.checks.link_model import (
+    Resolver,
+    anchors_on,
+    github_slugs,
+    site_links,
+    wikilink_aliases,
+    wikilink_refs,
+)
 from kbkit.checks.tree_danger import danger_findings
 from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings, wikilink_findings
 from kbkit.checks.tree_repo import (
@@ -152,6 +159,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     wiki = wikilink_refs(page, policy)
     if wiki:
         facts["wikilinks"] = wiki  # T10 and lint/orphan, when links.wikilinks is on
+    aliases = wikilink_aliases(page, policy)
+    if aliases:
+        facts["aliases"] = aliases  # names of this page for wikilinks (links.aliases)
     if scope != ROOT:
         return facts
     if rel.rsplit("/", 1)[-1] == policy.data["index_page"]:

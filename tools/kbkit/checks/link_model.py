@@ -18,6 +18,10 @@
   (`Resolver.wikilink`); pages keep them as a fact (`wikilinks`), so the snapshot's
   per-page digest covers them. `vault_per_root`: each folder of `roots` is a vault of its
   own (one per language in obsidian-help): names resolve inside the page's root only.
+  `aliases`: a page's frontmatter `aliases:` also name it (`[[alias]]`), as Obsidian
+  Publish and obsidian-help's own link checker accept; Obsidian's editor does not.
+  With wikilinks on, a markdown link `[x](name.png)` whose path names nothing is also
+  resolved by name (Obsidian resolves both link forms alike).
 
 Site-root links are page facts (`site_links`), so cached pages and result snapshots carry
 them; the redirects file's digest is part of the snapshot's namespace.
@@ -113,8 +117,24 @@ def wikilink_refs(page: Page, policy: Policy) -> tuple[WikiRef, ...]:
     if not wikilinks_on(policy):
         return ()
     return tuple(
-        (sys.intern(wikilink_name(link.path_part)), link.line, link.target, link.kind == EMBED)
+        (
+            sys.intern(wikilink_name(link.path_part)),
+            link.line,
+            link.target.rstrip("\\").strip(),  # `[[Page#h\|alias]]` in a table
+            link.kind == EMBED,
+        )
         for link in page.wikilinks
+    )
+
+
+def wikilink_aliases(page: Page, policy: Policy) -> tuple[str, ...]:
+    """The page's frontmatter `aliases` (text only) when `links.aliases` is on."""
+    if not wikilinks_on(policy) or not (policy.data.get("links") or {}).get("aliases"):
+        return ()
+    value = page.meta.get("aliases")
+    values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return tuple(
+        str(v).strip() for v in values if isinstance(v, (str, int, float)) and str(v).strip()
     )
 
 
@@ -133,6 +153,7 @@ class Resolver:
         self._redirects: dict[str, str] | None = None
         self._generated: Any = None
         self._names: dict[str, list[str]] | None = None
+        self._aliases: dict[str, list[str]] | None = None
 
     def exists(self, rel: str) -> bool:
         return rel == "" or rel in self.tree.files or rel in self.tree.folders
@@ -190,6 +211,8 @@ class Resolver:
                 if key == ending or key.endswith("/" + ending):
                     candidates.append(path)
                     break
+        if not candidates and "/" not in name:
+            candidates = [p for p in self._by_alias().get(name.lower(), ()) if p.startswith(vault)]
         if not candidates:
             return None
         folder = posixpath.dirname(source)
@@ -215,6 +238,15 @@ class Resolver:
             if hit is not None and hit in self.tree.files:
                 return hit
         return None
+
+    def _by_alias(self) -> dict[str, list[str]]:
+        """Pages by lower-cased frontmatter alias (`links.aliases`; empty otherwise)."""
+        if self._aliases is None:
+            self._aliases = {}
+            for rel, facts in self.tree.facts.items():
+                for alias in facts.get("aliases", ()):
+                    self._aliases.setdefault(alias.lower(), []).append(rel)
+        return self._aliases
 
     def _by_name(self) -> dict[str, list[str]]:
         """Files by lower-cased base name, `.md` pages also without their extension."""

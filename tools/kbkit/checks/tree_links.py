@@ -8,7 +8,13 @@ images and reference-style links count). Targets resolve against the in-memory t
 from __future__ import annotations
 
 from kbkit.anchors import slug
-from kbkit.checks.link_model import Resolver, anchors_on, is_site_link, link_model
+from kbkit.checks.link_model import (
+    Resolver,
+    anchors_on,
+    is_site_link,
+    link_model,
+    wikilinks_on,
+)
 from kbkit.findings import ERROR, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -54,6 +60,7 @@ def broken_link_findings(
         links = (*links, *site)
     findings = []
     anchors = anchors_on(tree.policy)
+    wiki = wikilinks_on(tree.policy)
     for resolved, line, written in links:
         if anchors and "#" in written:
             findings.extend(_anchor_findings(tree, rel, resolver, resolved, line, written))
@@ -66,6 +73,8 @@ def broken_link_findings(
                 continue
         elif resolved == "" or resolver.target(resolved) is not None:
             continue  # the knowledge root itself, or found under the link options
+        elif wiki and resolver.wikilink(_path_of(written), rel) is not None:
+            continue  # a vault resolves `[x](name.png)` by name, as it resolves [[name.png]]
         findings.append(
             Finding(
                 tree.repo_path(rel),
@@ -111,6 +120,11 @@ def wikilink_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]
                 )
             )
     return findings
+
+
+def _path_of(written: str) -> str:
+    """The path part of a link target as written (already percent-decoded)."""
+    return written.split("#", 1)[0].split("?", 1)[0]
 
 
 def _heading_missing(tree: Tree, target: str, written: str) -> bool:
