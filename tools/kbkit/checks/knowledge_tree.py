@@ -21,9 +21,16 @@ from kbkit.checks.incidents import (
     name_pattern,
 )
 from kbkit.checks.index_model import parent_fact
-from kbkit.checks.link_model import Resolver, anchors_on, github_slugs, site_links
+from kbkit.checks.link_model import (
+    Resolver,
+    anchors_on,
+    github_slugs,
+    site_links,
+    wikilink_aliases,
+    wikilink_refs,
+)
 from kbkit.checks.tree_danger import danger_findings
-from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings
+from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings, wikilink_findings
 from kbkit.checks.tree_repo import (
     body_fingerprint,
     duplicate_findings,
@@ -139,7 +146,7 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     """What the cross-page checks need once the page text is gone (plain, marshal-friendly):
     `fingerprint` (T25), `incident_id` as (value, line) (T22), `oversize` as (lines, bytes)
     (T11); for index pages `children_marker` (T5) and `no_split` lines (T11); `site_links`
-    (T10, lint/orphan) when the policy names a site root."""
+    (T10, lint/orphan) when the policy names a site root; `wikilinks` when they are on."""
     scope = page_scope(rel, policy)
     if page.error is not None or scope is None:
         return {}
@@ -149,6 +156,12 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
     if anchors_on(policy):
         facts["anchors"] = github_slugs(page)  # tree/link-anchor
+    wiki = wikilink_refs(page, policy)
+    if wiki:
+        facts["wikilinks"] = wiki  # T10 and lint/orphan, when links.wikilinks is on
+    aliases = wikilink_aliases(page, policy)
+    if aliases:
+        facts["aliases"] = aliases  # names of this page for wikilinks (links.aliases)
     if scope != ROOT:
         return facts
     if rel.rsplit("/", 1)[-1] == policy.data["index_page"]:
@@ -183,6 +196,7 @@ def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     resolver = Resolver(tree)
     for rel, _ in pages:
         findings.extend(broken_link_findings(tree, rel, tree.summaries[rel], outside, resolver))
+        findings.extend(wikilink_findings(tree, rel, resolver))
     summary = [(rel, tree.facts[rel]) for rel, s in pages if s == ROOT]  # sorted by path
     exempt = split_exemptions(tree)
     for rel, facts in summary:

@@ -13,6 +13,15 @@
   `redirects_key` names the key that holds the mapping in a larger site configuration.
 - `anchors`: `page.md#fragment` must name a heading of that page (GitHub's slugs) or an
   HTML `id`/`name` on it (`tree/link-anchor`); pages keep their anchors as a fact.
+- `wikilinks`: `[[Page]]`, `[[Page|alias]]`, `[[Page#heading]]`, `[[folder/Page]]` and
+  `![[embed.png]]` are links, resolved by file name the way Obsidian does
+  (`Resolver.wikilink`); pages keep them as a fact (`wikilinks`), so the snapshot's
+  per-page digest covers them. `vault_per_root`: each folder of `roots` is a vault of its
+  own (one per language in obsidian-help): names resolve inside the page's root only.
+  `aliases`: a page's frontmatter `aliases:` also name it (`[[alias]]`), as Obsidian
+  Publish and obsidian-help's own link checker accept; Obsidian's editor does not.
+  With wikilinks on, a markdown link `[x](name.png)` whose path names nothing is also
+  resolved by name (Obsidian resolves both link forms alike).
 
 Site-root links are page facts (`site_links`), so cached pages and result snapshots carry
 them; the redirects file's digest is part of the snapshot's namespace.
@@ -23,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -30,6 +40,7 @@ import yaml
 
 from kbkit import json_input
 from kbkit.errors import UsageError
+from kbkit.link import EMBED
 from kbkit.page import Page
 from kbkit.policy import Policy
 from kbkit.summary import LinkRef
@@ -93,6 +104,45 @@ def site_links(page: Page, policy: Policy) -> tuple[LinkRef, ...]:
     )
 
 
+# (name as written before `#`, line, target as written with its #heading, embed?)
+WikiRef = tuple[str, int, str, bool]
+
+
+def wikilinks_on(policy: Policy) -> bool:
+    return bool((policy.data.get("links") or {}).get("wikilinks"))
+
+
+def wikilink_refs(page: Page, policy: Policy) -> tuple[WikiRef, ...]:
+    """The page's wikilinks and embeds as facts (none unless `links.wikilinks` is on)."""
+    if not wikilinks_on(policy):
+        return ()
+    return tuple(
+        (
+            sys.intern(wikilink_name(link.path_part)),
+            link.line,
+            link.target.rstrip("\\").strip(),  # `[[Page#h\|alias]]` in a table
+            link.kind == EMBED,
+        )
+        for link in page.wikilinks
+    )
+
+
+def wikilink_aliases(page: Page, policy: Policy) -> tuple[str, ...]:
+    """The page's frontmatter `aliases` (text only) when `links.aliases` is on."""
+    if not wikilinks_on(policy) or not (policy.data.get("links") or {}).get("aliases"):
+        return ()
+    value = page.meta.get("aliases")
+    values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return tuple(
+        str(v).strip() for v in values if isinstance(v, (str, int, float)) and str(v).strip()
+    )
+
+
+def wikilink_name(written: str) -> str:
+    """The file name part of a wikilink: `\\` before a table's `|` and spaces dropped."""
+    return written.rstrip("\\").strip()
+
+
 class Resolver:
     """Finds the file or folder a root-relative target names under the policy's options."""
 
@@ -102,6 +152,8 @@ class Resolver:
         self._lower: dict[str, str] | None = None
         self._redirects: dict[str, str] | None = None
         self._generated: Any = None
+        self._names: dict[str, list[str]] | None = None
+        self._aliases: dict[str, list[str]] | None = None
 
     def exists(self, rel: str) -> bool:
         return rel == "" or rel in self.tree.files or rel in self.tree.folders
@@ -127,6 +179,85 @@ class Resolver:
             seen.add(moved)
             rel = moved
         return None
+
+    def wikilink(self, name: str, source: str) -> str | None:
+        """The file `[[name]]` on page `source` opens in Obsidian, or None.
+
+        `./x` and `../x` are relative to the page's folder; any other name is first a path
+        from the root, then the end of a path (`folder/Page` ends `a/folder/Page.md`),
+        `.md` implied. Several files ending so: the one in the page's own folder, else the
+        one with the shortest path (fewest folders, then fewest characters, then by name).
+        Letter case counts unless `links.case_insensitive` is on (Obsidian ignores it).
+        """
+        if not name:
+            return source  # [[#heading]]: the page itself
+        fold = self.model.case_insensitive
+        if name.startswith(("./", "../")):
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), name))
+            return self._file(rel) or self._file(rel + ".md")
+        vault = self._vault(source)
+        name = name.strip("/")
+        found = self._file(vault + name) or self._file(vault + name + ".md")
+        if found is not None:
+            return found
+        wanted = name.lower() if fold else name
+        base = wanted.rsplit("/", 1)[-1]
+        candidates = []
+        for path in self._by_name().get(base.lower(), ()):
+            key = path.lower() if fold else path
+            if vault and not path.startswith(vault):
+                continue
+            for ending in (wanted, wanted + ".md"):
+                if key == ending or key.endswith("/" + ending):
+                    candidates.append(path)
+                    break
+        if not candidates and "/" not in name:
+            candidates = [p for p in self._by_alias().get(name.lower(), ()) if p.startswith(vault)]
+        if not candidates:
+            return None
+        folder = posixpath.dirname(source)
+        near = [path for path in candidates if posixpath.dirname(path) == folder]
+        return min(near or candidates, key=lambda p: (p.count("/"), len(p), p))
+
+    def _vault(self, source: str) -> str:
+        """The folder (with its `/`) names resolve in: the page's root with
+        `links.vault_per_root`, else the knowledge root ("")."""
+        if not (self.tree.policy.data.get("links") or {}).get("vault_per_root"):
+            return ""
+        for root in self.tree.policy.data.get("roots") or ():
+            prefix = str(root).strip("/") + "/"
+            if source.startswith(prefix):
+                return prefix
+        return ""
+
+    def _file(self, rel: str) -> str | None:
+        if rel in self.tree.files:
+            return rel
+        if self.model.case_insensitive:
+            hit = self._lowered().get(rel.lower())
+            if hit is not None and hit in self.tree.files:
+                return hit
+        return None
+
+    def _by_alias(self) -> dict[str, list[str]]:
+        """Pages by lower-cased frontmatter alias (`links.aliases`; empty otherwise)."""
+        if self._aliases is None:
+            self._aliases = {}
+            for rel, facts in self.tree.facts.items():
+                for alias in facts.get("aliases", ()):
+                    self._aliases.setdefault(alias.lower(), []).append(rel)
+        return self._aliases
+
+    def _by_name(self) -> dict[str, list[str]]:
+        """Files by lower-cased base name, `.md` pages also without their extension."""
+        if self._names is None:
+            self._names = {}
+            for path in self.tree.files:
+                base = path.rsplit("/", 1)[-1].lower()
+                self._names.setdefault(base, []).append(path)
+                if base.endswith(".md"):
+                    self._names.setdefault(base[:-3], []).append(path)
+        return self._names
 
     def _is_generated(self, rel: str) -> bool:
         if not self.model.generated:

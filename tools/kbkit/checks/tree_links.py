@@ -1,4 +1,5 @@
-"""Links of a page: absolute file paths (T9, per page) and broken targets (T10, per tree).
+"""Links of a page: absolute file paths (T9, per page) and broken targets (T10, per tree),
+wikilinks included when the policy switches them on (`links.wikilinks`).
 
 Links come from the shared page model (CommonMark: code spans and code blocks hold no links;
 images and reference-style links count). Targets resolve against the in-memory tree index.
@@ -6,7 +7,14 @@ images and reference-style links count). Targets resolve against the in-memory t
 
 from __future__ import annotations
 
-from kbkit.checks.link_model import Resolver, anchors_on, is_site_link, link_model
+from kbkit.anchors import slug
+from kbkit.checks.link_model import (
+    Resolver,
+    anchors_on,
+    is_site_link,
+    link_model,
+    wikilinks_on,
+)
 from kbkit.findings import ERROR, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -52,6 +60,7 @@ def broken_link_findings(
         links = (*links, *site)
     findings = []
     anchors = anchors_on(tree.policy)
+    wiki = wikilinks_on(tree.policy)
     for resolved, line, written in links:
         if anchors and "#" in written:
             findings.extend(_anchor_findings(tree, rel, resolver, resolved, line, written))
@@ -64,6 +73,8 @@ def broken_link_findings(
                 continue
         elif resolved == "" or resolver.target(resolved) is not None:
             continue  # the knowledge root itself, or found under the link options
+        elif wiki and resolver.wikilink(_path_of(written), rel) is not None:
+            continue  # a vault resolves `[x](name.png)` by name, as it resolves [[name.png]]
         findings.append(
             Finding(
                 tree.repo_path(rel),
@@ -74,6 +85,56 @@ def broken_link_findings(
             )
         )
     return findings
+
+
+def wikilink_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]:
+    """T10 for `[[Page]]` and `![[file]]`: the name reaches no file (`tree/link-broken`);
+    with `links.anchors`, `[[Page#heading]]` must name a heading of that page
+    (`tree/link-anchor`; `#^block` references are not checked)."""
+    refs = tree.facts.get(rel, {}).get("wikilinks", ())
+    findings = []
+    anchors = anchors_on(tree.policy)
+    for name, line, written, embed in refs:
+        shown = ("![[" if embed else "[[") + written + "]]"
+        target = resolver.wikilink(name, rel)
+        if target is None:
+            findings.append(
+                Finding(
+                    tree.repo_path(rel),
+                    line,
+                    "tree/link-broken",
+                    ERROR,
+                    f"broken wikilink {quote(shown)}: no file named {quote(name)} in the tree; "
+                    "fix the name or remove the link",
+                )
+            )
+        elif anchors and "#" in written and _heading_missing(tree, target, written):
+            findings.append(
+                Finding(
+                    tree.repo_path(rel),
+                    line,
+                    "tree/link-anchor",
+                    ERROR,
+                    f"wikilink {quote(shown)}: {tree.repo_path(target)} has no heading "
+                    f"{quote(written.rsplit('#', 1)[1].strip())}",
+                )
+            )
+    return findings
+
+
+def _path_of(written: str) -> str:
+    """The path part of a link target as written (already percent-decoded)."""
+    return written.split("#", 1)[0].split("?", 1)[0]
+
+
+def _heading_missing(tree: Tree, target: str, written: str) -> bool:
+    """`[[Page#Heading]]` names no heading of the page (compared as GitHub slugs; with
+    `#A#B` the last heading counts; `#^block` references and unchecked pages pass)."""
+    heading = written.rsplit("#", 1)[1].strip()
+    known = tree.facts.get(target, {}).get("anchors")
+    if not heading or heading.startswith("^") or known is None:
+        return False
+    return slug(heading) not in known and heading.lower() not in known
 
 
 def _anchor_findings(

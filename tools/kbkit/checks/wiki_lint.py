@@ -15,7 +15,7 @@ from typing import Any
 
 from kbkit.checks import Context, Rule
 from kbkit.checks.adapters import adapter_findings
-from kbkit.checks.link_model import Resolver
+from kbkit.checks.link_model import Resolver, wikilinks_on
 from kbkit.checks.lint_fields import (
     field_findings,
     key_line,
@@ -187,12 +187,24 @@ def _orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding
     # what a reviewer's private notes link to must not change the result (B8).
     local = str(tree.policy.data["local_dir"]).strip("/") + "/"
     linked: set[str] = set()
+    resolver = Resolver(tree)
+    wiki = wikilinks_on(tree.policy)
     for rel, summary in tree.summaries.items():
         if rel.startswith(local):
             continue
         linked.update(target for target, _, _ in summary.links if target != rel)
         linked.update(target for target, _, _ in tree.facts[rel].get("site_links", ()))
-    resolver = Resolver(tree)
+        names = [name for name, _, _, _ in tree.facts[rel].get("wikilinks", ())]
+        if wiki:  # `[[Page]]` links too, and in a vault `[x](Page.md)` by name
+            names.extend(
+                written.split("#", 1)[0].split("?", 1)[0]
+                for target, _, written in summary.links
+                if target not in tree.files
+            )
+        for name in names:
+            found = resolver.wikilink(name, rel)
+            if found is not None and found != rel:
+                linked.add(found)
     if resolver.model.active:  # `x.html` links the page x.html.md; `Guide.md` links guide.md
         linked.update(
             found for target in list(linked) if (found := resolver.target(target)) is not None
