@@ -93,6 +93,7 @@ def row(
 ) -> dict[str, Any]:
     title = kw.pop("title", "Link targets stay inside the tree")
     kw_group = kw.pop("group", None)
+    table_rows = kw.pop("table_rows", None)
     text = kw.pop("section", None) or section(rule_id, title, cite=cite, **kw)
     return {
         "target": target,
@@ -103,4 +104,5 @@ def row(
         "section": text,
         "citations": [c.strip() for c in cite.split(";")],
         "rationale": "seen in review",
+        "table_rows": table_rows,
     }

@@ -9,6 +9,7 @@ from typing import Any
 
 from kbkit.curator.layout import page_layout
 from kbkit.curator.section import MARKER
+from kbkit.curator.table import find_tables, split_cells
 from kbkit.page import parse_page
 from kbkit.policy import Policy, builtin_policy
 from kbkit.rules import HEADING, rule_ids
@@ -91,6 +92,36 @@ def _new_group(page: Any, base_groups: set[str], line: int, level: int) -> str |
     return None
 
 
+def _lines(data: bytes) -> list[str]:
+    return [line.rstrip("\r") for line in data.decode().split("\n")]
+
+
+def new_table_rows(base: bytes, target: bytes) -> list[dict[str, Any]]:
+    """Each table row the target inserts (a first cell no row of the base table has), as a
+    `table_rows` item anchored on the row before it in the target."""
+    base_lines, lines = _lines(base), _lines(target)
+    known = {(t.heading, t.position): {cell for _, cell in t.rows} for t in find_tables(base_lines)}
+    out = []
+    for table in find_tables(lines):
+        old = known.get((table.heading, table.position))
+        if old is None:
+            continue  # a table the batch created: not an insert-only change
+        previous = None
+        for line, cell in table.rows:
+            if cell not in old:
+                cells = split_cells(lines[line - 1])
+                out.append(
+                    {
+                        "heading": table.heading,
+                        "table": table.position,
+                        "after_row": previous,
+                        "cells": cells,
+                    }
+                )
+            previous = cell
+    return out
+
+
 def infermatrix() -> Policy:
     return builtin_policy("infermatrix")
 
@@ -109,12 +140,16 @@ def replay_rows(
     for target in sorted(target_root.rglob("rules*.md")):
         rel = target.relative_to(target_root).as_posix()
         base = commit_dir / "base" / "knowledge" / rel
-        for found in new_sections(base.read_bytes(), target.read_bytes(), policy):
+        page_rows = new_sections(base.read_bytes(), target.read_bytes(), policy)
+        for found in page_rows:
             found["target"] = rel[:-3]
             if not found["citations"] and marker:
                 found["section"] += f" ^[{marker}]"
                 found["citations"] = [marker]
             rows.append(found)
+        table_rows = new_table_rows(base.read_bytes(), target.read_bytes())
+        if page_rows and table_rows:  # the page's routing rows travel with its first rule
+            page_rows[0]["table_rows"] = table_rows
     return rows
 
 

@@ -85,7 +85,8 @@ def _kill_runs(tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
     for _ in range(kills):
         proc = _start(clone, validation)
         _go(proc)
-        time.sleep(rng.uniform(0, window))
+        # a little past the calibrated window too, so some kills land after a finished apply
+        time.sleep(rng.uniform(0, window * 1.15))
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
         recovery = KnowledgeCurator(clone).recover()

@@ -8,13 +8,16 @@ from pathlib import Path
 import pytest
 
 from kbkit.curator import KnowledgeCurationError, KnowledgeCurator, KnowledgeValidatorError
+from kbkit.curator.table import find_tables
 from kbkit.page import parse_page
 from kbkit.rules import HEADING, rule_ids
 from tests.conftest import corpus_or_skip
 from tests.curator.replay import corpus_clone, infermatrix, replay_batch, replay_rows
 
 pytestmark = pytest.mark.corpus
-COMMITS = ("713f3f5", "8883186", "6e1e140")
+COMMITS = ("713f3f5", "8883186", "6e1e140", "5483cc7")
+# 5483cc7's sections carry no provenance marker: the replay cites this source for them.
+MARKERS = {"5483cc7": "vLLM-Omni v0.26.0 alignment"}
 
 
 def _heading_ids(data: bytes) -> list[str]:
@@ -40,6 +43,26 @@ def _only_growth(base: bytes, result: bytes) -> None:
                 assert b.startswith("updated:") and b > a
             else:
                 assert a.startswith("sources: [") and b.startswith(a[:-1]) and b.endswith("]")
+
+
+def _table_rows(data: bytes) -> dict[tuple[str | None, int], list[str]]:
+    lines = data.decode().split("\n")
+    return {(t.heading, t.position): [lines[n - 1] for n, _ in t.rows] for t in find_tables(lines)}
+
+
+def _rows_as_humans_inserted(base: bytes, applied: bytes, target: bytes) -> int:
+    """Every table holds the rows of the human result, in its order, each new row byte for
+    byte as the human wrote it (rows the humans edited stay as the base had them)."""
+    old, mine, theirs = _table_rows(base), _table_rows(applied), _table_rows(target)
+    assert mine.keys() == theirs.keys() == old.keys()
+    added = 0
+    for key, rows in mine.items():
+        first = [r.split("|")[1] for r in rows]
+        assert first == [r.split("|")[1] for r in theirs[key]], key
+        new = [r for r in rows if r not in old[key]]
+        assert set(new) <= set(theirs[key]), key
+        added += len(new)
+    return added
 
 
 # Pages the real commit created next to its new sections (not in the replay data): a new
@@ -115,7 +138,7 @@ def test_replay_reproduces_the_real_positions(tmp_path: Path, commit: str, ancho
     replay = corpus_or_skip("infermatrix-replay", commit)
     corpus = corpus_or_skip("infermatrix-knowledge")
     clone = corpus_clone(corpus, tmp_path / "clone", replay / "base")
-    rows = replay_rows(replay, infermatrix())
+    rows = replay_rows(replay, infermatrix(), marker=MARKERS.get(commit))
     if anchors == "default":
         rows = _without_last_anchor(replay, rows)
         assert any(r["after"] is None for r in rows)
@@ -129,6 +152,7 @@ def test_replay_reproduces_the_real_positions(tmp_path: Path, commit: str, ancho
         validation = _gate_refuses_missing_page(curator, validation, clone, commit, batch, rows)
     result = curator.apply(validation)
     assert result.validators is not None and result.validators.status == "passed"
+    table_rows = 0
     for change in result.changes:
         rel = f"knowledge/{change.document_id}.md"
         base = (replay / "base" / rel).read_bytes()
@@ -138,8 +162,11 @@ def test_replay_reproduces_the_real_positions(tmp_path: Path, commit: str, ancho
         assert _headings(applied) == _headings(target)  # new groups (713f3f5) included
         text = applied.decode()
         for insertion in change.insertions:
-            assert insertion.text in text and insertion.text in target.decode()
+            human = insertion.text.removesuffix(f" ^[{MARKERS.get(commit)}]")  # see MARKERS
+            assert insertion.text in text and human in target.decode()
         _only_growth(base, applied)
+        table_rows += _rows_as_humans_inserted(base, applied, target)
+    assert table_rows == sum(len(r.get("table_rows") or ()) for r in rows) > 0
 
 
 def test_sibling_batches_reusing_ids_are_caught(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_wire_schema_is_strict_and_portable(clone: Path) -> None:
     Draft202012Validator.check_schema(schema)
     assert schema["type"] == "object"
     objects = _objects(schema)
-    assert len(objects) == 2
+    assert len(objects) == 3  # the reply, a proposal row, a table row
     for obj in objects:
         assert obj["additionalProperties"] is False
         assert sorted(obj["required"]) == sorted(obj["properties"])

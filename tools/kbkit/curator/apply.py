@@ -19,7 +19,16 @@ from kbkit.curator.errors import (
     KnowledgeCurationError,
     KnowledgeValidatorError,
 )
-from kbkit.curator.gate import KB, MISSING, ValidatorResult, ValidatorRun, missing, run_validators
+from kbkit.curator.gate import (
+    GATE_NO_NEW,
+    KB,
+    MISSING,
+    ValidatorResult,
+    ValidatorRun,
+    findings_before,
+    missing,
+    run_validators,
+)
 from kbkit.curator.journal import clear_journal, restore_pages, write_journal
 from kbkit.curator.plan import Insertion, PagePlan, PlanError, plan_page
 from kbkit.curator.proposals import AcceptedProposal
@@ -161,9 +170,21 @@ def commit_plans(
     timeout: float,
     python: str | None,
     policy: list[str] | None = None,
+    gate: str = GATE_NO_NEW,
 ) -> ValidatorResult:
-    """Journal, write, validate; roll back on any failure (call with the lock held)."""
+    """Journal, write, validate; roll back on any failure (call with the lock held). In
+    no-new-findings mode the built-ins first report the tree as it is, to compare against."""
     check_gate(clone, validators)
+    before = None
+    if gate == GATE_NO_NEW:
+        found = findings_before(clone, validators, timeout, policy)
+        if isinstance(found, ValidatorResult):
+            raise KnowledgeValidatorError(
+                f"validator {_name(found.runs[-1].command)} {found.status} on the tree before "
+                "the change; nothing was written",
+                found,
+            )
+        before = found
     # Read again under the lock, each page confined to the clone, before the first write.
     paths = {plan.document_id: page_path(clone, root, plan.document_id) for plan in plans}
     bases = {
@@ -175,7 +196,7 @@ def commit_plans(
         for plan in plans:
             atomic_write_bytes(paths[plan.document_id], plan.result)
             _pause()
-        result = run_validators(clone, validators, timeout, python, policy)
+        result = run_validators(clone, validators, timeout, python, policy, before)
     except BaseException:
         restore_pages(clone, root, bases)
         clear_journal(clone)

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from kbkit.curator.confine import check_folder, page_inside
 from kbkit.curator.layout import Layout, page_layout
+from kbkit.curator.table import find_tables, split_cells
 from kbkit.errors import UsageError
 from kbkit.page import Page, parse_page
 from kbkit.paths import document_id
@@ -38,6 +39,7 @@ class CatalogPage(NamedTuple):
     heading_level: int
     separator: str
     sha256: str
+    tables: tuple[str, ...] = ()  # each table: "<heading> #<n>: <header cells>"
 
     def heading_marker(self) -> str:
         return "#" * self.heading_level
@@ -46,6 +48,7 @@ class CatalogPage(NamedTuple):
         data = self._asdict()
         data["rule_ids"] = list(self.rule_ids)
         data["groups"] = list(self.groups)
+        data["tables"] = list(self.tables)
         return data
 
     @classmethod
@@ -53,6 +56,7 @@ class CatalogPage(NamedTuple):
         values = dict(data)
         values["rule_ids"] = tuple(values["rule_ids"])
         values["groups"] = tuple(values["groups"])
+        values["tables"] = tuple(values.get("tables") or ())
         return cls(**values)
 
 
@@ -146,6 +150,17 @@ def catalog_entry(rel: str, data: bytes, policy: Policy, index: Page | None) -> 
         heading_level=layout.level,
         separator=layout.separator,
         sha256=sha256(data),
+        tables=_table_names(data),
+    )
+
+
+def _table_names(data: bytes) -> tuple[str, ...]:
+    """The page's tables as the prompt names them: heading, position, header cells."""
+    lines = [line.rstrip("\r") for line in data.decode("utf-8", "replace").split("\n")]
+    return tuple(
+        f"{t.heading or '(before the first heading)'} #{t.position}: "
+        f"{' | '.join(split_cells(lines[t.header_line - 1]))} ({len(t.rows)} rows)"
+        for t in find_tables(lines)
     )
 
 

@@ -22,7 +22,7 @@ from kbkit.curator.apply import (
 from kbkit.curator.catalog import Catalog, load_catalog
 from kbkit.curator.errors import InvalidRequestError, KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
-from kbkit.curator.gate import commands, policy_arguments
+from kbkit.curator.gate import commands, gate_mode, policy_arguments
 from kbkit.curator.journal import RecoveryResult, lock_target, recover
 from kbkit.curator.prompt import KnowledgePrompt, build_prompt
 from kbkit.curator.proposals import KnowledgeProposalValidation, revalidate, validate_reply
@@ -164,6 +164,7 @@ class KnowledgeCurator:
                 timeout,
                 self.python,
                 policy_arguments(self.policy.source),
+                gate_mode(self.policy.data),
             )
         return KnowledgeApplyResult(
             tuple(change_of(p) for p in plans),

@@ -1,7 +1,7 @@
 """Plan the bytes of one page after its accepted sections (pure; nothing is written).
 
-Every change is an `Edit` on the base bytes: section insertions at line boundaries, the
-date inside the `updated:` line, and new items at the end of the `sources:` list. Nothing
+Every change is an `Edit` on the base bytes: section and table-row insertions at line
+boundaries, the date inside the `updated:` line, and new items at the end of the `sources:` list. Nothing
 else is re-serialized. `check_postcondition` proves, from the result alone, that removing
 the insertions and restoring the two frontmatter values gives back the base bytes.
 """
@@ -15,13 +15,14 @@ from typing import Any, NamedTuple
 from kbkit.curator.arrangement import Arrangement, Entry
 from kbkit.curator.layout import Layout, page_layout
 from kbkit.curator.proposals import AcceptedProposal
+from kbkit.curator.table import TableRows, render_row
 from kbkit.page import parse_page
 from kbkit.policy import Policy
 from kbkit.rules import rule_ids
 
 _UPDATED = re.compile(rb"^updated:[ \t]*[\"']?(\d{4}-\d{2}-\d{2})")
 _SOURCES = re.compile(rb"^sources:[ \t]*")
-UPDATED, SOURCES, SECTION = "updated", "sources", "section"
+UPDATED, SOURCES, SECTION, TABLE_ROW = "updated", "sources", "section", "table-row"
 
 
 class PlanError(Exception):
@@ -32,7 +33,7 @@ class Edit(NamedTuple):
     offset: int  # byte offset in the base
     old: bytes
     new: bytes
-    kind: str  # UPDATED, SOURCES or SECTION
+    kind: str  # UPDATED, SOURCES, SECTION or TABLE_ROW
     rule_id: str | None = None
 
 
@@ -99,6 +100,28 @@ def _section_edits(
         if offset < len(data) and following.strip():
             blob += eol
         edits.append(Edit(offset, b"", blob, SECTION, ",".join(p.rule_id for p in items)))
+    return edits
+
+
+def _table_edits(data: bytes, proposals: list[AcceptedProposal], eol: bytes) -> list[Edit]:
+    """Each new table row as a line inserted after the row it follows (or the table's end)."""
+    if not any(p.table_rows for p in proposals):
+        return []
+    text = data.decode("utf-8", "replace")
+    tables = TableRows([line.rstrip("\r") for line in text.split("\n")])
+    for proposal in proposals:
+        for table_row in proposal.table_rows:
+            placed = tables.place(table_row)
+            if isinstance(placed, str):
+                raise PlanError(f"{proposal.rule_id}: {placed}")
+            tables.add(table_row, *placed)
+    starts = _line_starts(data)
+    edits = []
+    for line, rows in sorted(tables.insertions().items()):
+        offset = _offset_of_line(data, starts, line)
+        lead = eol if offset == len(data) and data and not data.endswith(b"\n") else b""
+        blob = lead + b"".join(render_row(r.cells).encode() + eol for r in rows)
+        edits.append(Edit(offset, b"", blob, TABLE_ROW))
     return edits
 
 
@@ -230,7 +253,8 @@ def plan_page(
     page = parse_page(rel, data)
     layout = page_layout(page, policy)
     eol = b"\r\n" if b"\r\n" in data else b"\n"
-    edits = _section_edits(data, layout, proposals, eol)
+    # Table rows first: at the same offset a row stays next to its table, before a section.
+    edits = _table_edits(data, proposals, eol) + _section_edits(data, layout, proposals, eol)
     updated = None
     added: list[str] = []
     if page.frontmatter.present and page.frontmatter.end_line:

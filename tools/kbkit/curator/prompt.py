@@ -94,6 +94,8 @@ def _page_block(page: CatalogPage) -> str:
         f"  groups: {', '.join(_one_line(g) for g in page.groups) or '(none)'}",
         f"  existing IDs: {', '.join(page.rule_ids) or '(none)'}",
     ]
+    if page.tables:
+        lines.append(f"  tables: {'; '.join(_one_line(t) for t in page.tables)}")
     return "\n".join(lines)
 
 
@@ -160,6 +162,14 @@ def build_prompt(
         "place it before the page's first group. Open a new group (`group`) only when no "
         "listed group fits: after a group, after the last rule of one, at the end, or with "
         "`^` on top. A section's heading takes the level of the rules where it goes.",
+        "",
+        "# Table rows",
+        "Where a target page lists its rules in a table (a routing table: topic -> rule "
+        "IDs), add the new rule's row in `table_rows`: the table's heading and its number "
+        "under that heading (as listed in the catalog), the first cell of the row it follows "
+        "(null: at the table's end), and one cell per column, `|` inside a cell written "
+        "`\\|`. Rows are only inserted: never repeat or change an existing row. null: no "
+        "row.",
         "",
         "# Citations",
         "Cite only the source IDs of the evidence blocks below, in the marker (`^[PR #12]`; "

@@ -3,12 +3,13 @@
 Reason codes (README, "Curator"): reply-invalid, over-max-rules, schema, unknown-target,
 target-changed, bullet-style-page, rule-id-format, rule-id-prefix, rule-id-taken,
 rule-id-duplicate, anchor, group, heading, section-shape, bullets, provenance, citation,
-unsafe-text, escape.
+unsafe-text, escape, table-row.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,6 +22,7 @@ from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
 from kbkit.curator.schema import item_schemas
 from kbkit.curator.section import check_section, normalize
+from kbkit.curator.table import TableRow, TableRows, render_row
 from kbkit.findings import ERROR
 from kbkit.json_input import loads
 from kbkit.page import parse_page
@@ -47,11 +49,12 @@ REASONS = (
     "citation",
     "unsafe-text",
     "escape",
+    "table-row",
 )
 
 
 class AcceptedProposal(NamedTuple):
-    id: str  # SHA-256 of target + "\n" + section: the same rule text gets the same id
+    id: str  # SHA-256 of target + "\n" + section (+ table rows): same rule text, same id
     model_index: int  # the row's position in the model reply
     target: str  # document ID
     rule_id: str
@@ -62,10 +65,12 @@ class AcceptedProposal(NamedTuple):
     base_sha256: str
     rationale: str
     group: str | None = None  # a new group heading opened right before the section
+    table_rows: tuple[TableRow, ...] = ()  # rows inserted into tables of the target page
 
     def to_dict(self) -> dict[str, Any]:
         data = self._asdict()
         data["citations"] = list(self.citations)
+        data["table_rows"] = [r.to_dict() for r in self.table_rows]
         return data
 
     @classmethod
@@ -73,6 +78,7 @@ class AcceptedProposal(NamedTuple):
         values = dict(data)
         values["citations"] = tuple(values["citations"])
         values.setdefault("group", None)
+        values["table_rows"] = tuple(TableRow.from_dict(r) for r in values.get("table_rows") or ())
         return cls(**values)
 
 
@@ -126,8 +132,12 @@ class KnowledgeProposalValidation(NamedTuple):
         )
 
 
-def content_id(target: str, section: str) -> str:
-    return hashlib.sha256(f"{target}\n{section}".encode()).hexdigest()
+def content_id(target: str, section: str, table_rows: tuple[TableRow, ...] = ()) -> str:
+    """SHA-256 of the target and the section (and the table rows, when there are any)."""
+    text = f"{target}\n{section}"
+    if table_rows:
+        text += "\n" + json.dumps([r.to_dict() for r in table_rows], ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def parse_reply(reply: Any) -> tuple[list[Any] | None, str | None]:
@@ -155,6 +165,7 @@ class _Context(NamedTuple):
     catalog: Catalog
     sources: tuple[str, ...]  # the source IDs a marker may cite
     layouts: dict[str, Layout | None]  # by document ID; None: the page changed
+    lines: dict[str, list[str]]  # by document ID: the page's lines (when it did not change)
 
 
 def _schema_problem(row: Any, schemas: list[dict[str, Any]]) -> str | None:
@@ -178,6 +189,8 @@ def _layout(ctx: _Context, page: CatalogPage) -> Layout | None:
         if sha256(data) != page.sha256:
             ctx.layouts[page.document_id] = None
         else:
+            text = data.decode("utf-8", "replace")
+            ctx.lines[page.document_id] = [line.rstrip("\r") for line in text.split("\n")]
             rel = f"{page.document_id}.md"
             ctx.layouts[page.document_id] = page_layout(parse_page(rel, data), ctx.policy)
     return ctx.layouts[page.document_id]
@@ -203,12 +216,22 @@ class _Reply:
         self.pages: dict[str, Arrangement] = {}  # target -> its new sections so far
         self.groups: dict[str, set[str]] = {}  # target -> new group headings
         self.rejected: dict[tuple[str, str], RejectedProposal] = {}  # (target, ID or group)
+        self.tables: dict[str, TableRows] = {}  # target -> its tables with the new rows
+
+    def table_rows(self, target: str, lines: list[str]) -> TableRows:
+        return self.tables.setdefault(target, TableRows(lines))
 
     def page(self, target: str, layout: Layout) -> Arrangement:
         return self.pages.setdefault(target, Arrangement(layout))
 
     def accept(self, proposal: AcceptedProposal, spot: Spot, level: int) -> None:
         self.ids[proposal.rule_id] = proposal.model_index
+        tables = self.tables.get(proposal.target)
+        for table_row in proposal.table_rows:
+            assert tables is not None
+            placed = tables.place(table_row)
+            assert not isinstance(placed, str)
+            tables.add(table_row, *placed)
         entry = Entry(proposal.rule_id, proposal.group, level)
         self.pages[proposal.target].add(spot, entry)
         if proposal.group is not None:
@@ -302,8 +325,19 @@ def _check_row(
     unsafe = _unsafe(ctx, target, section)
     if unsafe is not None:
         return reject("unsafe-text", unsafe)
+    table_rows = tuple(
+        TableRow(r["heading"], r["table"], r["after_row"], tuple(r["cells"]))
+        for r in row.get("table_rows") or ()
+    )
+    problem_text = _table_problem(table_rows, earlier.table_rows(target, ctx.lines[target]))
+    if problem_text is not None:
+        return reject("table-row", problem_text)
+    for table_row in table_rows:
+        unsafe = _unsafe(ctx, target, render_row(table_row.cells))
+        if unsafe is not None:
+            return reject("unsafe-text", f"a table row: {unsafe}")
     accepted = AcceptedProposal(
-        content_id(target, section),
+        content_id(target, section, table_rows),
         index,
         target,
         rule_id,
@@ -314,8 +348,21 @@ def _check_row(
         page.sha256,
         row["rationale"],
         group,
+        table_rows,
     )
     return accepted, spot, level
+
+
+def _table_problem(rows: tuple[TableRow, ...], tables: TableRows) -> str | None:
+    """Why these rows cannot go into the page's tables, as earlier rows leave them (checked
+    on a copy: a rejected proposal leaves the tables as they were)."""
+    trial = tables.copy()
+    for number, table_row in enumerate(rows):
+        placed = trial.place(table_row)
+        if isinstance(placed, str):
+            return f"table_rows[{number}]: {placed}"
+        trial.add(table_row, *placed)
+    return None
 
 
 def _group_problem(
@@ -342,7 +389,7 @@ def validate_reply(
     rows, error = parse_reply(reply)
     if rows is None:
         return KnowledgeProposalValidation((), (), 0, error)
-    ctx = _Context(repo, policy, catalog, batch.source_ids, {})
+    ctx = _Context(repo, policy, catalog, batch.source_ids, {}, {})
     return _check_rows(ctx, rows, batch.max_rules)
 
 
@@ -370,6 +417,8 @@ def _check_rows(ctx: _Context, rows: list[Any], max_rules: int) -> KnowledgeProp
             rejected.append(RejectedProposal(index, "unknown-target", message, target, rule_id))
             earlier.reject(row, rejected[-1])
             continue
+        if isinstance(row, dict) and "table_rows" not in row:
+            row = {**row, "table_rows": None}  # a reply written before table rows existed
         problem = _schema_problem(row, schemas)
         if problem is not None:
             rejected.append(RejectedProposal(index, "schema", problem, target, rule_id))
@@ -411,12 +460,13 @@ def revalidate(
             "section": p.section,
             "citations": list(p.citations),
             "rationale": p.rationale,
+            "table_rows": [r.to_dict() for r in p.table_rows] or None,
         }
         for p in claimed
     ]
     # No batch travels with a validation: each row may cite what the accepted rows cite.
     sources = tuple(sorted({str(c) for p in claimed for c in p.citations}))
-    ctx = _Context(repo, policy, catalog, sources, {})
+    ctx = _Context(repo, policy, catalog, sources, {}, {})
     again = _check_rows(ctx, rows, max(len(rows), 1))
     by_index: dict[int, AcceptedProposal | RejectedProposal] = {
         **{p.model_index: p for p in again.accepted},
@@ -437,11 +487,12 @@ def revalidate(
             )
         if outcome.id != proposal.id:
             raise KnowledgeCurationError(
-                f"tampered: {where}: its id is not the SHA-256 of its target and section"
+                f"tampered: {where}: its id is not the SHA-256 of its target, section and table rows"
             )
-        if (outcome.section, outcome.after, outcome.title) != (
+        if (outcome.section, outcome.after, outcome.title, outcome.table_rows) != (
             proposal.section,
             proposal.after,
             proposal.title,
+            proposal.table_rows,
         ):
             raise KnowledgeCurationError(f"tampered: {where} is not in its validated form")
