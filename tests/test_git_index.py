@@ -123,7 +123,7 @@ def test_corrupt_indexes_raise_a_readable_error(data: bytes) -> None:
 def test_local_tracked_without_git_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from datetime import date
 
-    from kbkit.checks.registry import run_validators
+    from kbkit.checks.runner import run_validators
     from kbkit.policy import builtin_policy
 
     repo = make_repo(tmp_path / "repo", 4)
