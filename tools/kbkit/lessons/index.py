@@ -149,9 +149,9 @@ def signature(path: Path) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def is_current(state: FoldState, root: Path, names: tuple[str, ...] = LOG_NAMES) -> bool:
+def is_current(state: FoldState, root: Path) -> bool:
     """True when no log changed since the state was folded."""
-    for name in names:
+    for name in LOG_NAMES:
         sig = signature(log_path(root, name))
         mark = state.marks.get(name)
         if (mark[:3] if mark else None) != sig:
