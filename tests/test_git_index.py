@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kbkit.git_index import GitIndexError, find_git_dir, parse_index, tracked_paths
+from tests.gitrepo import git
 
 pytestmark = pytest.mark.skipif(
     shutil.which("git") is None, reason="git is needed to write indexes"
@@ -24,10 +25,6 @@ NAMES = [
     "tools/x.py",
     "ünïcode/päge.md",
 ]
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
 def make_repo(path: Path, version: int | None = None) -> Path:
