@@ -367,12 +367,10 @@ def read_cache(path: Path) -> bytes | None:
 def write_cache(path: Path, data: bytes) -> None:
     """Best effort: a read-only checkout still works, only slower."""
     from kbkit.jsonl import atomic_write_bytes
+    from kbkit.state_folder import make_state_folder
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ignore = path.parent / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# derived cache of the lessons logs; safe to delete\n*\n")
+        make_state_folder(path.parent, "derived cache of the lessons logs; safe to delete")
         atomic_write_bytes(path, data)  # also removes temp files of writers that died
     except OSError:
         pass
