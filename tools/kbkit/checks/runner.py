@@ -12,7 +12,8 @@ from kbkit.checks import Context, Run, checker_run, finish, incremental
 from kbkit.checks.registry import PREFIX_BY_VALIDATOR, analyze_page, validator_modules
 from kbkit.findings import Finding
 from kbkit.policy import Policy
-from kbkit.tree import LoadOptions, Tree, Walk, load_tree
+from kbkit.tree import LoadOptions, Tree, load_tree
+from kbkit.walk import Walk
 
 
 def load_for_checks(
