@@ -128,7 +128,7 @@ def test_an_undecodable_page_is_cached_so_warm_runs_write_nothing(tmp_path: Path
 def test_validator_loads_keep_summaries_not_pages(tmp_path: Path) -> None:
     """What bounds a validator run's memory: no page objects, and the warm load (from the
     cache) hands out the same summaries, facts and findings as the cold one."""
-    from kbkit.checks.registry import load_for_checks
+    from kbkit.checks.runner import load_for_checks
 
     repo = _repo(tmp_path)
     (repo / "knowledge" / "general" / "b.md").write_text(

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.gitrepo import git
+
 PROJECT = Path(__file__).resolve().parents[1]
 SECTION = "## Use kbkit in your repository"
 
@@ -201,12 +203,6 @@ def distill_a_merged_pr(repo: Path, kb: Path, env: dict[str, str]) -> None:
         [str(kb), "intake", "status", "--format", "json"], cwd=repo, env=env, capture_output=True
     )
     assert json.loads(status.stdout)["counts"] == {"merged_pr": {"shadowed": 1}}
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-    ).stdout
 
 
 def test_the_published_hook_checks_what_is_committed(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kbkit.git_index import GitIndexError, find_git_dir, parse_index, tracked_paths
+from tests.gitrepo import git
 
 pytestmark = pytest.mark.skipif(
     shutil.which("git") is None, reason="git is needed to write indexes"
@@ -24,10 +25,6 @@ NAMES = [
     "tools/x.py",
     "ünïcode/päge.md",
 ]
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
 def make_repo(path: Path, version: int | None = None) -> Path:
@@ -123,7 +120,7 @@ def test_corrupt_indexes_raise_a_readable_error(data: bytes) -> None:
 def test_local_tracked_without_git_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from datetime import date
 
-    from kbkit.checks.registry import run_validators
+    from kbkit.checks.runner import run_validators
     from kbkit.policy import builtin_policy
 
     repo = make_repo(tmp_path / "repo", 4)
@@ -162,4 +159,59 @@ def test_a_corrupt_index_is_parsed_even_when_the_folder_is_absent(tmp_path: Path
     data[8:12] = (10**6).to_bytes(4, "big")  # an entry count past the end; checksum broken
     index.write_bytes(bytes(data))
     with pytest.raises(GitIndexError):
+        tracked_paths(repo, "knowledge/local/")
+
+
+def split_repo(path: Path) -> Path:
+    """A repository whose index is split (core.splitIndex): the local/ page lives only in
+    the shared index, the main index file holds the changes since."""
+    repo = make_repo(path)
+    git(repo, "config", "core.splitIndex", "true")
+    git(repo, "update-index", "--split-index")
+    (repo / "knowledge/general/new.md").write_text("new\n")
+    git(repo, "add", "knowledge/general/new.md")
+    return repo
+
+
+def test_split_index_lists_the_shared_paths(tmp_path: Path) -> None:
+    repo = split_repo(tmp_path / "repo")
+    main = (repo / ".git" / "index").read_bytes()
+    assert list((repo / ".git").glob("sharedindex.*"))
+    assert "knowledge/local/b.txt" not in parse_index(main)  # only in the shared index
+    found = tracked_paths(repo)
+    assert found is not None
+    assert found[1] == git_ls_files(repo)
+    assert tracked_paths(repo, "knowledge/local/") == (
+        "",
+        [
+            "knowledge/local/a-very-long-folder-name/notes.md",
+            "knowledge/local/a-very-long-folder-name/notes2.md",
+            "knowledge/local/b.txt",
+        ],
+    )
+
+
+def test_split_index_local_page_is_reported(tmp_path: Path) -> None:
+    from datetime import date
+
+    from kbkit.checks.runner import run_validators
+    from kbkit.policy import builtin_policy
+
+    repo = split_repo(tmp_path / "repo")
+    (repo / "knowledge/repos").mkdir()
+    (repo / "knowledge/repos/_index.md").write_text("# Repos\n")
+    findings, _ = run_validators(repo, builtin_policy("default"), ("tree",), date(2026, 11, 30))
+    assert [f.path for f in findings if f.rule_id == "tree/local-tracked"] == [
+        "knowledge/local/a-very-long-folder-name/notes.md",
+        "knowledge/local/a-very-long-folder-name/notes2.md",
+        "knowledge/local/b.txt",
+    ]
+
+
+def test_split_index_without_git_is_a_readable_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = split_repo(tmp_path / "repo")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no git binary anywhere
+    with pytest.raises(GitIndexError, match="split index"):
         tracked_paths(repo, "knowledge/local/")

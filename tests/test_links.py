@@ -153,7 +153,7 @@ def test_encoded_hash_and_question_mark_stay_in_the_path() -> None:
 def test_a_page_whose_name_holds_a_hash_is_found_by_the_validators(tmp_path: Path) -> None:
     from datetime import date
 
-    from kbkit.checks.registry import run_validators
+    from kbkit.checks.runner import run_validators
     from kbkit.policy import load_policy
 
     root = tmp_path / "knowledge" / "general"

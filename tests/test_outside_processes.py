@@ -13,7 +13,7 @@ import pytest
 
 from kbkit import git, github
 from kbkit.errors import EnvironmentFailure, UsageError
-from tests.intake.intake_factories import git as sh_git
+from tests.gitrepo import git as sh_git
 
 REPO = "kbkit-dev/knowledge"
 

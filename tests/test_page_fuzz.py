@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbkit.checks import wiki_lint
-from kbkit.checks.registry import run_validators
+from kbkit.checks.runner import run_validators
 from kbkit.page import parse_page
 from kbkit.policy import builtin_policy, policy_from_file
 from kbkit.rules import rule_ids

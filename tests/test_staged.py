@@ -13,6 +13,7 @@ import pytest
 from kbkit.git_index import parse_index
 from kbkit.staged import _names_v2, committed_walk, tracked_under
 from kbkit.walk import walk_root
+from tests.gitrepo import git
 
 POLICY = "version: 1\ntaxonomy:\n  tags: [general, knowledge]\n"
 INDEX = """---
@@ -41,12 +42,6 @@ sources: []
 
 A page someone is still writing.
 """
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def make_repo(path: Path) -> Path:

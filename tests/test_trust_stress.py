@@ -26,7 +26,7 @@ from kbkit.jsonl import append_rows, read_jsonl
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
 from tests.disk import small_tmpfs
-from tests.intake.intake_factories import commit_files, git, init_repo
+from tests.gitrepo import commit_files, git, init_repo
 
 PROJECT = Path(__file__).resolve().parents[1]
 BALLAST = 16 * 1024

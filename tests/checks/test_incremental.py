@@ -8,15 +8,15 @@ the steps that cannot affect cross-page results must actually be answered from t
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
 import pytest
+from tests.gitrepo import git
 
 from kbkit.checks import incremental
-from kbkit.checks.registry import run_validators
+from kbkit.checks.runner import run_validators
 from kbkit.policy import load_policy
 
 TODAY = date(2026, 11, 30)
@@ -25,15 +25,6 @@ OWN_TREE = Path(__file__).resolve().parents[2] / "knowledge"
 GUIDE = "knowledge/general/writing/guides/frontmatter-and-tags.md"
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 def make_repo(tmp_path: Path) -> Path:

@@ -6,7 +6,7 @@ import shutil
 from datetime import date
 from pathlib import Path
 
-from kbkit.checks.registry import run_validators
+from kbkit.checks.runner import run_validators
 from kbkit.policy import load_policy
 
 TODAY = date(2026, 11, 30)

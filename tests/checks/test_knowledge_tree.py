@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kbkit.checks.incidents import incident_fields, is_incident
 from kbkit.checks.knowledge_tree import RULES, page_findings
-from kbkit.checks.registry import check_tree, load_for_checks, run_validators
+from kbkit.checks.runner import check_tree, load_for_checks, run_validators
 from kbkit.checks.tree_danger import dangerous_commands, must_not_lines
 from kbkit.checks.tree_secrets import secret_findings
 from kbkit.page import parse_page

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kbkit.__main__ import main
-from kbkit.checks.registry import run_validators
+from kbkit.checks.runner import run_validators
 from kbkit.policy import load_policy
 
 TODAY = date(2026, 11, 30)

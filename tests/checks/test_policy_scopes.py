@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 
 from kbkit.checks import incremental
-from kbkit.checks.registry import run_validators
+from kbkit.checks.runner import run_validators
 from kbkit.checks.scopes import scopes
 from kbkit.findings import ERROR, WARNING
 from kbkit.policy import load_policy, policy_from_file

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import corpus_or_skip
 
 from kbkit.__main__ import main
-from kbkit.checks.registry import run_validators
+from kbkit.checks.runner import run_validators
 from kbkit.policy import builtin_policy, policy_from_file
 
 DEFAULT = builtin_policy("default")

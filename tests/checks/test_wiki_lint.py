@@ -12,7 +12,7 @@ from tests.conftest import corpus_or_skip
 from kbkit.__main__ import main
 from kbkit.checks import wiki_lint
 from kbkit.checks.lint_fields import parse_date
-from kbkit.checks.registry import run_validators
+from kbkit.checks.runner import run_validators
 from kbkit.page import parse_page
 from kbkit.policy import Policy, builtin_policy, policy_from_file
 from kbkit.rules import rule_ids

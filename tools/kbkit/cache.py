@@ -64,14 +64,6 @@ def cache_file(repo: Path, name: str) -> Path:
     return repo / CACHE_DIR / f"{name}.marshal"
 
 
-def make_cache_dir(folder: Path) -> None:
-    """Create the cache folder, which ignores itself (nothing in it is ever committed)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# kbkit's parse cache; safe to delete\n*\n")
-
-
 class PageCache:
     """Entries by root-relative path: (packed stat key, digest or None, payload).
 
@@ -173,10 +165,11 @@ def write_blocks(path: Path, blocks: Iterable[Any]) -> None:
     """Replace `path` atomically with length-prefixed marshal blocks, each encoded only when
     it is written. A cache file that cannot be written only costs speed: errors pass."""
     from kbkit.jsonl import sweep_temp_files, temp_path
+    from kbkit.state_folder import make_state_folder
 
     folder = path.parent
     try:
-        make_cache_dir(folder)
+        make_state_folder(folder, "kbkit's parse cache; safe to delete")
         sweep_temp_files(folder)  # a writer killed mid-write left its temp file: it goes now
         tmp = temp_path(path)
         with open(tmp, "xb") as handle:

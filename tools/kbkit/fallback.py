@@ -13,11 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from kbkit.lines import LineCounter
 from kbkit.link import EMBED, WIKILINK, Footnote, Link, make_link
+from kbkit.page_parts import Body, CodeBlock, Comment, Heading, inline_comments
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
-
-    from kbkit.page import Body
 
 
 @functools.lru_cache(maxsize=1)
@@ -42,7 +41,6 @@ def parse(body: str, body_line: int) -> Body:
     """The parts of one page body: markdown-it-py's block parse, every token, and its link
     rules; `body_line` is the file line of the body's first line."""
     from kbkit.links import extract_comments, extract_links
-    from kbkit.page import CodeBlock, Comment, Heading, inline_comments
 
     md = markdown_parser()
     env: dict[str, Any] = {}

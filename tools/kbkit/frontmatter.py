@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # type: ignore[assignment]
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE = "tag:yaml.org,2002:merge"
 
 
@@ -35,7 +35,7 @@ class FrontmatterLoader(_BaseLoader):  # type: ignore[misc,valid-type]
                 self.duplicates.append((str(key_node.value), line, seen[key]))
             else:
                 seen[key] = line
-        return super().construct_mapping(node, deep)  # type: ignore[no-any-return]
+        return super().construct_mapping(node, deep)
 
 
 def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:

@@ -60,6 +60,11 @@ def is_repository(path: Path) -> bool:
     return run_git(path, "rev-parse", "--is-inside-work-tree", check=False).strip() == "true"
 
 
+def tracked_files(top: Path) -> list[str]:
+    """Every path the index tracks, relative to the work tree top `top` (`git ls-files`)."""
+    return [name for name in run_git(top, "ls-files", "-z", "--full-name").split("\0") if name]
+
+
 def remote_url(repo: Path, remote: str = "origin") -> str | None:
     """The URL of a remote, or None when it is not configured."""
     url = run_git(repo, "remote", "get-url", remote, check=False).strip()

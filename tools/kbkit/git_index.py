@@ -2,14 +2,16 @@
 
 Supports index versions 2, 3 and 4 (v4 compresses each path against the previous one), SHA-1
 and SHA-256 object formats, plain repositories and worktrees or submodules whose `.git` is a
-file with `gitdir: <path>`. A split index (`link` extension) is not followed: only the paths in
-the main index file are returned. `tracked_paths` never runs git and never raises for a
-corrupt index; it raises `GitIndexError` with a readable reason instead.
+file with `gitdir: <path>`. A split index (`core.splitIndex`: the main file's `link` extension
+names a `sharedindex.<hash>` beside it) is listed by `git ls-files` through `kbkit.git`
+instead; otherwise `tracked_paths` never runs git. A corrupt index, or a split one that git
+cannot list, raises `GitIndexError` with a readable reason.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
 from pathlib import Path
 
@@ -74,6 +76,25 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 
 def parse_index(data: bytes, hash_size: int = 20) -> list[str]:
     """Every path of an index file's entries, in index order."""
+    return _entries(data, hash_size)[0]
+
+
+def is_split(data: bytes, hash_size: int = 20) -> bool:
+    """Does this index file carry the `link` extension (its entries are only the changes
+    to a shared index)?"""
+    _, pos = _entries(data, hash_size)
+    end = len(data) - hash_size
+    while pos + 8 <= end:
+        signature = data[pos : pos + 4]
+        (size,) = struct.unpack(">I", data[pos + 4 : pos + 8])
+        if signature == b"link":
+            return True
+        pos += 8 + size
+    return False
+
+
+def _entries(data: bytes, hash_size: int) -> tuple[list[str], int]:
+    """The paths of the entries and the offset where the extensions begin."""
     if len(data) < 12 or data[:4] != SIGNATURE:
         raise GitIndexError("not a git index (bad signature)")
     version, count = struct.unpack(">II", data[4:12])
@@ -105,7 +126,7 @@ def parse_index(data: bytes, hash_size: int = 20) -> list[str]:
             paths.append(name.decode("utf-8", "surrogateescape"))
     except (struct.error, ValueError, IndexError) as exc:
         raise GitIndexError(f"truncated or corrupt index ({exc})") from exc
-    return paths
+    return paths, pos
 
 
 def tracked_paths(repo: Path, under: str = "") -> tuple[str, list[str]] | None:
@@ -127,10 +148,31 @@ def tracked_paths(repo: Path, under: str = "") -> tuple[str, list[str]] | None:
     lead = _prefix(repo, top)
     wanted = (f"{lead}/" if lead else "") + under
     hash_size = _hash_size(git_dir)
+    if _has_shared_index(git_dir) and is_split(data, hash_size):
+        return lead, [path for path in _listed_by_git(top) if path.startswith(wanted)]
     if under and wanted.encode() not in data and _intact_whole_paths(data, hash_size):
         return lead, []
     paths = parse_index(data, hash_size)
     return lead, [path for path in paths if path.startswith(wanted)] if under else paths
+
+
+def _has_shared_index(git_dir: Path) -> bool:
+    """Is there a shared index beside the index (git writes one only for a split index)?
+    Looking costs one listing of the git dir, and spares parsing every unsplit index."""
+    try:
+        return any(name.startswith("sharedindex.") for name in os.listdir(git_dir))
+    except OSError:
+        return False
+
+
+def _listed_by_git(top: Path) -> list[str]:
+    """Every tracked path, relative to the work tree top, as git lists it."""
+    from kbkit.git import GitError, tracked_files
+
+    try:
+        return tracked_files(top)
+    except GitError as exc:
+        raise GitIndexError(f"split index (core.splitIndex): {exc}") from exc
 
 
 def _intact_whole_paths(data: bytes, hash_size: int) -> bool:

@@ -19,6 +19,7 @@ import pyromark
 
 from kbkit.lines import LineCounter
 from kbkit.link import AUTOLINK, EMBED, INLINE, REFERENCE, WIKILINK, Footnote, Link, make_link
+from kbkit.page_parts import CodeBlock, Comment, Heading, inline_comments
 
 _OPTIONS: Final = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_FOOTNOTES
 _WIKI_OPTIONS: Final = _OPTIONS | pyromark.Options.ENABLE_WIKILINKS
@@ -80,8 +81,6 @@ def atx_text(line: str) -> str:
 
 def parse(body: str, body_line: int) -> Parts:
     """The parts of one page body; `body_line` is the file line of the body's first line."""
-    from kbkit.page import CodeBlock, Comment, Heading, inline_comments
-
     data = body.encode("utf-8")
     lines = LineCounter(data, body_line)
     line_at = lines.line_at
@@ -179,8 +178,6 @@ def parse(body: str, body_line: int) -> Parts:
 def _heading(data: bytes, heading: list[Any]) -> Any:
     """A Heading record: markdown-it's raw inline text (ATX or setext) and the GitHub slug
     source (the heading's text and code spans, without image alt text)."""
-    from kbkit.page import Heading
-
     level, line, start, end, plain = heading
     source = data[start:end].decode().rstrip("\n")
     # setext: the text lines above the underline

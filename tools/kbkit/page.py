@@ -1,4 +1,5 @@
-"""The page model: one parse of a markdown page that every check and the curator read.
+"""The page model: one parse of a markdown page, which the page-local checks, the page's
+summary (what the cross-page checks read, `kbkit.summary`) and the curator read.
 
 `parse_page` is pure (path and bytes in, `Page` out). It decodes UTF-8 (a BOM is noted and
 tolerated, CRLF is fine), splits the frontmatter, parses the body once as CommonMark with GFM
@@ -19,39 +20,13 @@ import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
-from kbkit.lines import LineCounter
 from kbkit.link import Footnote, Link
+from kbkit.page_parts import Body, CodeBlock, Comment, Heading
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 BOM = "\ufeff"
-
-
-class Heading(NamedTuple):
-    level: int
-    text: str  # the heading's inline source, trimmed (`[a](b.md) **c**`)
-    line: int
-    plain: str = ""  # its text and code spans as rendered (what GitHub slugs are made of)
-
-
-class CodeBlock(NamedTuple):
-    """A fenced or indented code block; `first_line` is the line of its first content line."""
-
-    first_line: int
-    info: str
-    text: str
-    fenced: bool
-
-    def lines(self) -> list[tuple[int, str]]:
-        return [(self.first_line + i, line) for i, line in enumerate(self.text.split("\n")[:-1])]
-
-
-class Comment(NamedTuple):
-    """An HTML comment block or inline comment (`<!-- ... -->`) and its line."""
-
-    text: str
-    line: int
 
 
 class Page(NamedTuple):
@@ -144,16 +119,6 @@ def parse_page(path: str, data: bytes) -> Page:
     )
 
 
-Body = tuple[
-    tuple[Heading, ...],
-    tuple[Link, ...],
-    tuple[CodeBlock, ...],
-    tuple[Comment, ...],
-    tuple[Footnote, ...],
-    tuple[Link, ...],
-]
-
-
 def _parse_body(body: str, body_line: int) -> Body:
     """The native parser where its wheel imports, else markdown-it-py (either is imported on
     the first parse: a warm run that parses nothing never loads them)."""
@@ -192,20 +157,6 @@ def _parse_body_markdown_it(body: str, body_line: int) -> Body:
     from kbkit import fallback
 
     return fallback.parse(body, body_line)
-
-
-def inline_comments(content: str, first_line: int) -> list[Comment]:
-    """The HTML comments in a raw HTML block, with their lines."""
-    found = []
-    pos = 0
-    lines = LineCounter(content, first_line)
-    while (start := content.find("<!--", pos)) >= 0:
-        end = content.find("-->", start + 4)
-        if end < 0:
-            break
-        found.append(Comment(content[start + 4 : end].strip(), lines.line_at(start)))
-        pos = end + 3
-    return found
 
 
 def page_to_plain(page: Page) -> tuple[Any, ...]:

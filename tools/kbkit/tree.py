@@ -4,8 +4,10 @@ Paths inside the model are POSIX paths relative to the knowledge root (`general/
 `Tree.repo_path` turns them into repo-relative paths for messages. Every page has a
 `Summary` (its resolved relative links, suppressions, read error) and its facts; cross-page
 checks read only those, so validator loads (`keep_pages=False`) keep no page objects at all.
-Links are resolved when a page is parsed and looked up in the in-memory index
-(`Tree.exists`), never with one filesystem call per link.
+Links are resolved when a page is summarized (`kbkit.summary`, as it loads). A target inside
+the knowledge root is looked up in the in-memory index (`Tree.exists`), never with one
+filesystem call per link; a target outside the root costs one `os.path.exists` (the link
+checks remember each answer for the run).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ class Tree(NamedTuple):
 
     def in_roots(self, rel: str) -> bool:
         first = rel.split("/", 1)[0]
-        return first in self.policy["roots"] and "/" in rel
+        return first in self.policy.data["roots"] and "/" in rel
 
     def page_items(self) -> list[tuple[str, Page]]:
         """Pages in path order (`load_tree` builds `pages` sorted)."""

@@ -2,7 +2,10 @@
 
 Each checker module (`knowledge_tree`, `wiki_lint`) has a `RULES` registry (stable id ->
 `Rule`), page-local `page_findings` and `page_facts`, and a cross-page
-`tree_findings(tree, context)` that reads page summaries and facts only.
+`tree_findings(tree, context)` that reads page summaries and facts only. It declares its
+cross-page checks: `CROSS_PAGE` (check -> what it reads; all of it inside the per-page
+digests and the snapshot's namespace) and `ALWAYS_RERUN` (`Rerun`: the checks that read
+outside them, which a reused run recomputes).
 """
 
 from __future__ import annotations
@@ -26,6 +29,18 @@ class Rule(NamedTuple):
 
 class Context(NamedTuple):
     today: date
+
+
+Fingerprints = list[tuple[str, bytes]]  # (root-relative page, body fingerprint), sorted
+
+
+class Rerun(NamedTuple):
+    """A cross-page check whose inputs the per-page digests leave out: a run that reuses the
+    previous results (`kbkit.checks.incremental`) recomputes it, and never stores its findings."""
+
+    rules: tuple[str, ...]  # the rule ids (or id prefixes) it reports
+    reads: str  # what it reads that the digests do not cover
+    check: Callable[[Tree, Fingerprints], list[Finding]]
 
 
 UNREADABLE = Rule(
@@ -169,4 +184,15 @@ def finish(run: Run, policy: Policy | None = None) -> list[Finding]:
     return sort_findings(apply_severities(kept, policy))
 
 
-__all__ = ["ERROR", "WARNING", "Checker", "Context", "Rule", "Run", "checker_run", "finish"]
+__all__ = [
+    "ERROR",
+    "WARNING",
+    "Checker",
+    "Context",
+    "Fingerprints",
+    "Rerun",
+    "Rule",
+    "Run",
+    "checker_run",
+    "finish",
+]

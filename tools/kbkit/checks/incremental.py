@@ -10,8 +10,9 @@ is the same (no page or file added, removed or renamed), every page whose stat k
 (or that was racy when the snapshot was written) parses to the same cross-page digest, the
 link targets outside the knowledge root exist as before and the taxonomy is the same. Then
 only the changed pages' own findings are new, and the checks that read what the digest
-leaves out are recomputed: duplicate bodies (T25, from the fingerprints), tracked local
-files (T26, the git index), the entry page (T27) and adapter manifests. Anything else takes
+leaves out are recomputed: the checks each validator module declares in `ALWAYS_RERUN`
+(duplicate bodies from the fingerprints, tracked local files, the entry page, adapter
+manifests; `kbkit.checks.registry.always_rerun`). Anything else takes
 the full run, which writes a fresh snapshot. A reuse with few changed pages leaves the
 snapshot as it is (the next run parses those pages again, which is cheaper than rewriting it).
 """
@@ -33,6 +34,7 @@ from kbkit.cache import (
     write_blocks,
 )
 from kbkit.checks import Run, Suppression, finish
+from kbkit.checks.registry import always_rerun, analyze_page, validator_modules
 from kbkit.findings import Finding
 from kbkit.policy import Policy
 from kbkit.tree import LoadOptions, Tree, build_folders, decode_entry, outside_root, read_entry
@@ -42,7 +44,6 @@ FORMAT = 1
 MAX_CHANGED = 64  # more changed pages than this: the full (parallel) run is as fast
 DIGEST = 16  # bytes per page in the inputs array
 REPARSE_AT_MOST = 8  # up to this many changed pages are re-parsed rather than re-saved
-VOLATILE = ("tree/duplicate-page", "tree/local-tracked", "tree/entry-too-long", "lint/adapter-")
 
 
 class Reused(NamedTuple):
@@ -105,8 +106,6 @@ def _reuse(
                     return None
     if len(changed) > MAX_CHANGED:
         return None
-    from kbkit.checks.registry import analyze_page
-
     options = LoadOptions(analyze=analyze_page, keep_pages=False)
     top = str(repo / policy.knowledge_root)
     local, prefixes = header["local"], tuple(header["prefixes"])
@@ -170,7 +169,6 @@ def _recheck(keys: Iterable[tuple[int, ...]], racy_from: int) -> list[int]:
 
 def _load_parser() -> None:
     """Import what parsing and analyzing a changed page needs."""
-    from kbkit.checks.registry import validator_modules
     from kbkit.fallback import markdown_parser
     from kbkit.page import native_parser
 
@@ -186,6 +184,7 @@ def save(
     """Write the snapshot of a full run (a snapshot that cannot be written only costs speed)."""
     if not tree.exists_root:
         return
+    volatile = tuple(rule for rerun in always_rerun() for rule in rerun.rules)
     order = list(tree.summaries)  # sorted, as the walk lists the pages
     keys = tree.packed_keys
     header = {
@@ -194,7 +193,7 @@ def save(
         "recheck": _recheck(PACKED_KEY.iter_unpack(keys), started_ns - RACY_NS),
         "prefixes": run.prefixes,
         "local": {rel: [tuple(f) for f in found] for rel, found in run.local.items()},
-        "stable": [tuple(f) for f in run.cross if not f.rule_id.startswith(VOLATILE)],
+        "stable": [tuple(f) for f in run.cross if not f.rule_id.startswith(volatile)],
         "suppressions": [tuple(s) for s in run.suppressions],
         "invalid": [tuple(f) for f in run.invalid],
         "outside": _outside_targets(tree, None),
@@ -209,18 +208,9 @@ def save(
 def volatile_findings(
     tree: Tree, names: tuple[str, ...], fingerprints: list[tuple[str, bytes]]
 ) -> list[Finding]:
-    """The cross-page findings a snapshot never stores (their inputs are not in the digests)."""
-    from kbkit.checks.adapters import adapter_findings
-    from kbkit.checks.tree_repo import duplicate_findings, entry_findings, local_tracked_findings
-
-    found: list[Finding] = []
-    if "tree" in names:
-        found.extend(duplicate_findings(fingerprints, tree.repo_path))
-        found.extend(local_tracked_findings(tree))
-        found.extend(entry_findings(tree))
-    if "lint" in names:
-        found.extend(adapter_findings(tree))
-    return found
+    """The cross-page findings a snapshot never stores (their inputs are not in the digests):
+    the validators' declared `ALWAYS_RERUN` checks."""
+    return [finding for rerun in always_rerun(names) for finding in rerun.check(tree, fingerprints)]
 
 
 def _outside_targets(tree: Tree, known: dict[str, bool] | None) -> dict[str, bool]:

@@ -9,9 +9,10 @@ index can exempt a page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from kbkit.checks import Context, Rule
+from kbkit.checks import Context, Fingerprints, Rerun, Rule
 from kbkit.checks.incidents import (
     Field,
     duplicate_id_findings,
@@ -186,6 +187,38 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     return facts
 
 
+def _duplicates(tree: Tree, fingerprints: Fingerprints) -> list[Finding]:
+    return duplicate_findings(fingerprints, tree.repo_path)
+
+
+def _local_tracked(tree: Tree, _: Fingerprints) -> list[Finding]:
+    return local_tracked_findings(tree)
+
+
+def _entry(tree: Tree, _: Fingerprints) -> list[Finding]:
+    return entry_findings(tree)
+
+
+# The cross-page checks whose inputs are all inside the per-page digests and the snapshot's
+# namespace (`kbkit.checks.incremental`): a reused run keeps their stored findings.
+CROSS_PAGE: dict[Callable[..., Any], str] = {
+    structure_findings: "folders, file names, index links and facts (children_marker, parent)",
+    broken_link_findings: "resolved links, anchors and site links; targets outside the root",
+    split_findings: "the oversize and no_split facts",
+    duplicate_id_findings: "the incident_id facts",
+}
+# The cross-page checks that read outside the digests: a reused run recomputes them.
+ALWAYS_RERUN = (
+    Rerun(
+        ("tree/duplicate-page",),
+        "every page's body fingerprint (kept beside the digests)",
+        _duplicates,
+    ),
+    Rerun(("tree/local-tracked",), "the git index", _local_tracked),
+    Rerun(("tree/entry-too-long",), "the entry page, outside the knowledge root", _entry),
+)
+
+
 def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     """Every cross-page check: structure, registration, links, split limits, duplicates,
     incident ids, git, entry page."""
@@ -204,16 +237,15 @@ def tree_findings(tree: Tree, context: Context) -> list[Finding]:
             lines, size = facts["oversize"]
             path = tree.repo_path(rel)
             findings.append(split_findings(path, lines, size, rel in exempt, tree.policy))
-    fingerprints = [(rel, f["fingerprint"]) for rel, f in summary if "fingerprint" in f]
-    findings.extend(duplicate_findings(fingerprints, tree.repo_path))
     ids = [
         (tree.repo_path(rel), Field(f["incident_id"][0], f["incident_id"][1]))
         for rel, f in summary
         if "incident_id" in f
     ]
     findings.extend(duplicate_id_findings(ids))
-    findings.extend(local_tracked_findings(tree))
-    findings.extend(entry_findings(tree))
+    fingerprints = [(rel, f["fingerprint"]) for rel, f in summary if "fingerprint" in f]
+    for rerun in ALWAYS_RERUN:
+        findings.extend(rerun.check(tree, fingerprints))
     return findings
 
 

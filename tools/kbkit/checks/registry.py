@@ -1,23 +1,21 @@
-"""Which validators exist, and the one entry point that runs them on a repository.
+"""Which validators exist, their rules, and the per-page analysis the loader caches.
 
 Each validator module has `RULES`, `page_findings(rel, page, policy)` (pure, one page: run
-while the tree loads, cached with the page) and `tree_findings(tree, context)` (cross-page).
+while the tree loads, cached with the page), `tree_findings(tree, context)` (cross-page) and
+the declarations `CROSS_PAGE` and `ALWAYS_RERUN` (`kbkit.checks`). The runner
+(`kbkit.checks.runner`) runs them; imports go runner -> incremental -> registry.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from datetime import date
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from kbkit.checks import Context, Rule, Run, checker_run, finish
+from kbkit.checks import Rerun, Rule
 from kbkit.findings import Finding
 from kbkit.page import Page
 from kbkit.policy import Policy
-from kbkit.tree import Analysis, LoadOptions, Tree, Walk, load_tree
+from kbkit.tree import Analysis
 
 PREFIX_BY_VALIDATOR = {"tree": "tree/", "lint": "lint/"}
 
@@ -50,66 +48,8 @@ def analyze_page(rel: str, page: Page, policy: Policy) -> Analysis:
     return findings, facts
 
 
-def load_for_checks(
-    repo: Path, policy: Policy, use_cache: bool = False, walk: Walk | None = None
-) -> Tree:
-    """The tree as the validators read it: summaries, facts and page-local findings only."""
-    options = LoadOptions(analyze=analyze_page, use_cache=use_cache, keep_pages=False)
-    return load_tree(repo, policy, options, walk)
-
-
-def run_validators(
-    repo: Path,
-    policy: Policy,
-    names: tuple[str, ...],
-    today: date,
-    use_cache: bool = True,
-    walked: Callable[[], Walk] | None = None,
-) -> tuple[list[Finding], int]:
-    """Load the tree once and run the named validators; returns (findings, pages checked).
-    With the cache, a run whose changes cannot affect cross-page results reuses the previous
-    run's (`kbkit.checks.incremental`); `walked` is a walk of the tree already under way
-    (`kbkit.walk.walk_aside`)."""
-    if not use_cache:
-        tree = load_for_checks(repo, policy, walk=walked() if walked else None)
-        return check_tree(tree, names, today), checked_pages(tree, names)
-    from kbkit.checks import incremental
-
-    started_ns = time.time_ns()
-    reused = incremental.try_reuse(repo, policy, names, today, started_ns, walked)
-    if isinstance(reused, incremental.Reused):
-        return reused.findings, reused.pages
-    walks = [reused] if reused is not None else []
-    del reused  # handed over (popped) so that the load can release the walk before it parses
-    tree = load_for_checks(repo, policy, use_cache=True, walk=walks.pop() if walks else None)
-    run = validator_run(tree, names, today)
-    pages = checked_pages(tree, names)
-    incremental.save(tree, names, today, run, pages, started_ns)
-    return finish(run, policy), pages
-
-
-def checked_pages(tree: Tree, names: tuple[str, ...]) -> int:
-    if names == ("lint",):
-        from kbkit.checks import wiki_lint
-
-        return len(wiki_lint.scope(tree))  # the pages lint checked
-    return sum(1 for rel in tree.summaries if tree.in_roots(rel))
-
-
-def validator_run(tree: Tree, names: tuple[str, ...], today: date) -> Run:
-    """Run the named validators on a loaded tree, before suppressions apply (page-level
-    findings come from the load)."""
+def always_rerun(names: tuple[str, ...] | None = None) -> list[Rerun]:
+    """The declared always-rerun checks of the named validators (None: of all of them)."""
     modules = validator_modules()
-    prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in names)
-    local: dict[str, list[Finding]] = {}
-    for rel, findings in tree.analysis.items():
-        mine = [finding for finding in findings if finding.rule_id.startswith(prefixes)]
-        if mine:
-            local[rel] = mine
-    checkers = {name: modules[name].tree_findings for name in names}
-    return checker_run(tree, checkers, Context(today), local)
-
-
-def check_tree(tree: Tree, names: tuple[str, ...], today: date) -> list[Finding]:
-    """Run the named validators on a loaded tree."""
-    return finish(validator_run(tree, names, today), tree.policy)
+    chosen = modules if names is None else {name: modules[name] for name in names}
+    return [rerun for module in chosen.values() for rerun in module.ALWAYS_RERUN]

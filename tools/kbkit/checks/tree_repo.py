@@ -56,7 +56,7 @@ def duplicate_findings(
 
 def local_tracked_findings(tree: Tree) -> list[Finding]:
     """T26: files under <knowledge root>/<local_dir>/ listed in the git index (no git needed)."""
-    local = f"{tree.root}/{tree.policy['local_dir']}/"
+    local = f"{tree.root}/{tree.policy.data['local_dir']}/"
     try:
         found = tracked_paths(tree.repo, local)
     except GitIndexError as exc:

@@ -10,10 +10,11 @@ reads only page summaries and facts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from kbkit.checks import Context, Rule
+from kbkit.checks import Context, Fingerprints, Rerun, Rule
 from kbkit.checks.adapters import adapter_findings
 from kbkit.checks.link_model import Resolver, wikilinks_on
 from kbkit.checks.lint_fields import (
@@ -128,8 +129,9 @@ def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     findings = _taxonomy_findings(tree, pages)
     findings.extend(_stale_findings(tree, pages, context))
     findings.extend(_orphan_findings(tree, pages))
-    findings.extend(_duplicate_rule_ids(tree, pages))
-    findings.extend(adapter_findings(tree))
+    findings.extend(_duplicate_rule_id_findings(tree, pages))
+    for rerun in ALWAYS_RERUN:
+        findings.extend(rerun.check(tree, []))
     return findings
 
 
@@ -223,7 +225,7 @@ def _orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding
     ]
 
 
-def _duplicate_rule_ids(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding]:
+def _duplicate_rule_id_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding]:
     first: dict[str, tuple[str, int]] = {}
     out = []
     for rel, facts in pages:
@@ -243,3 +245,19 @@ def _duplicate_rule_ids(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Find
                     )
                 )
     return out
+
+
+def _adapters(tree: Tree, _: Fingerprints) -> list[Finding]:
+    return adapter_findings(tree)
+
+
+# The cross-page checks whose inputs are all inside the per-page digests and the snapshot's
+# namespace (`kbkit.checks.incremental`): a reused run keeps their stored findings.
+CROSS_PAGE: dict[Callable[..., Any], str] = {
+    _taxonomy_findings: "the tags facts and the taxonomy (its digest is in the snapshot)",
+    _stale_findings: "the updated facts and the date (in the namespace)",
+    _orphan_findings: "resolved links and site links",
+    _duplicate_rule_id_findings: "the rule_ids facts",
+}
+# The cross-page checks that read outside the digests: a reused run recomputes them.
+ALWAYS_RERUN = (Rerun(("lint/adapter-",), "the adapter manifests outside the tree", _adapters),)

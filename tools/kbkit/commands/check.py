@@ -111,7 +111,8 @@ def run(
         from kbkit.staged import staged_walker
 
         walked = staged_walker(walked, repo, policy.knowledge_root)
-    from kbkit.checks.registry import PREFIX_BY_VALIDATOR, run_validators
+    from kbkit.checks.registry import PREFIX_BY_VALIDATOR
+    from kbkit.checks.runner import run_validators
 
     findings, pages = run_validators(
         repo, policy, validators, today, use_cache=not args.no_cache, walked=walked

@@ -18,8 +18,6 @@ _EXPORTS = {
     "LessonStore": "kbkit.lessons.store",
     "select_lessons": "kbkit.lessons.selection",
     "bundle_prompts": "kbkit.lessons.usage",
-    "lesson_mode": "kbkit.lessons.usage",
-    "render_block": "kbkit.lessons.rendering",
 }
 __all__ = sorted(_EXPORTS)
 

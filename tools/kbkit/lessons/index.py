@@ -149,9 +149,9 @@ def signature(path: Path) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def is_current(state: FoldState, root: Path, names: tuple[str, ...] = LOG_NAMES) -> bool:
+def is_current(state: FoldState, root: Path) -> bool:
     """True when no log changed since the state was folded."""
-    for name in names:
+    for name in LOG_NAMES:
         sig = signature(log_path(root, name))
         mark = state.marks.get(name)
         if (mark[:3] if mark else None) != sig:
@@ -367,12 +367,10 @@ def read_cache(path: Path) -> bytes | None:
 def write_cache(path: Path, data: bytes) -> None:
     """Best effort: a read-only checkout still works, only slower."""
     from kbkit.jsonl import atomic_write_bytes
+    from kbkit.state_folder import make_state_folder
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ignore = path.parent / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# derived cache of the lessons logs; safe to delete\n*\n")
+        make_state_folder(path.parent, "derived cache of the lessons logs; safe to delete")
         atomic_write_bytes(path, data)  # also removes temp files of writers that died
     except OSError:
         pass

@@ -120,7 +120,7 @@ def lesson_signals(store: Any) -> list[dict[str, Any]] | None:
     """Adapter: the per-lesson helpful/harmful signal, when the lessons package provides one
     (`kbkit.lessons.signals.lesson_signals(store)`); None until it does."""
     try:
-        from kbkit.lessons import signals  # type: ignore[attr-defined]
+        from kbkit.lessons import signals
     except ImportError:
         return None
     rows: list[dict[str, Any]] = list(signals.lesson_signals(store))[:TOP]

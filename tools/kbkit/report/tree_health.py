@@ -20,7 +20,7 @@ VALIDATORS = ("tree", "lint")
 
 def collect(repo: Path, policy: Policy, today: date, use_cache: bool) -> dict[str, Any]:
     """Load the tree once as the validators do, run them, and aggregate."""
-    from kbkit.checks.registry import check_tree, load_for_checks
+    from kbkit.checks.runner import check_tree, load_for_checks
 
     tree = load_for_checks(repo, policy, use_cache=use_cache)
     findings = check_tree(tree, VALIDATORS, today)
