@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kbkit.checks import incremental
 from kbkit.checks.link_model import Resolver
-from kbkit.checks.registry import load_for_checks, run_validators
+from kbkit.checks.runner import load_for_checks, run_validators
 from kbkit.policy import load_policy
 
 TODAY = date(2026, 11, 30)

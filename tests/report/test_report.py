@@ -80,6 +80,8 @@ def test_json_has_every_section_with_its_numbers_and_sources(world: Path, capsys
     assert lessons["lessons"] >= 1 and sum(lessons["by_kind"].values()) == lessons["lessons"]
     assert lessons["usage_by_mode"] == {"inject": 1}
     assert lessons["comparison"]["tasks"] == 1
+    # the lessons store's own helpful/harmful signal (kbkit.lessons.signal), never "not provided"
+    assert isinstance(lessons["signals"], list)
     for section in ("tree", "intake", "curator", "lessons"):
         assert data[section]["source"], section  # every section names its files
     assert "intake/events.jsonl" in intake["source"]

@@ -206,6 +206,7 @@ CROSS_PAGE: dict[Callable[..., Any], str] = {
     broken_link_findings: "resolved links, anchors and site links; targets outside the root",
     split_findings: "the oversize and no_split facts",
     duplicate_id_findings: "the incident_id facts",
+    wikilink_findings: "the wikilinks and aliases facts; every file name (resolution by name)",
 }
 # The cross-page checks that read outside the digests: a reused run recomputes them.
 ALWAYS_RERUN = (

@@ -54,7 +54,7 @@ def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
         ],
         "usage_by_mode": dict(sorted(modes.items())),
         "comparison": comparison(state, usage),
-        "signals": lesson_signals(store),
+        "signals": lesson_signals(state, usage),
     }
 
 
@@ -116,12 +116,12 @@ def comparison(state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def lesson_signals(store: Any) -> list[dict[str, Any]] | None:
-    """Adapter: the per-lesson helpful/harmful signal, when the lessons package provides one
-    (`kbkit.lessons.signals.lesson_signals(store)`); None until it does."""
-    try:
-        from kbkit.lessons import signals
-    except ImportError:
-        return None
-    rows: list[dict[str, Any]] = list(signals.lesson_signals(store))[:TOP]
-    return rows
+def lesson_signals(state: Any, usage: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The per-lesson helpful/harmful signal (`kbkit.lessons.signal`), most judged first."""
+    from kbkit.lessons.signal import lesson_signals as signals_of
+
+    judged = sorted(
+        ((lid, s) for lid, s in signals_of(state, usage).items() if s.helpful or s.harmful),
+        key=lambda item: (-(item[1].helpful + item[1].harmful), -item[1].harmful, item[0]),
+    )
+    return [{"lesson": lid, "helpful": s.helpful, "harmful": s.harmful} for lid, s in judged[:TOP]]
