@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
+
+# the repository helpers live in tests/gitrepo.py; re-exported for the intake tests
+from tests.gitrepo import commit_files as commit_files
+from tests.gitrepo import git as git
+from tests.gitrepo import init_repo as init_repo
 
 SLUG = "kbkit-dev/kbkit"
 
@@ -41,26 +45,3 @@ def write_pages(path: Path, pages: list[list[dict[str, Any]]]) -> Path:
     """Concatenated pages, the way `gh api --paginate` prints them."""
     path.write_text("".join(json.dumps(page, indent=1) + "\n" for page in pages))
     return path
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-    )
-    return done.stdout
-
-
-def init_repo(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q", "-b", "main")
-    return path
-
-
-def commit_files(repo: Path, files: dict[str, str], message: str) -> str:
-    for name, text in files.items():
-        target = repo / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD").strip()
