@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit import json_input
+from kbkit.config_file import read_config_bytes
 from kbkit.errors import UsageError
 from kbkit.findings import Finding
 from kbkit.policy import Policy
@@ -106,13 +107,7 @@ def write(
 def read(path: Path) -> list[Entry]:
     """The entries of a baseline file; a missing, oversized or malformed file is a usage
     error naming it."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BASELINE_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the baseline ({exc.strerror or exc})") from exc
-    if len(data) > MAX_BASELINE_BYTES:
-        raise UsageError(f"{path}: a baseline may hold at most {MAX_BASELINE_BYTES} bytes")
+    data = read_config_bytes(path, MAX_BASELINE_BYTES, "the baseline")
     try:
         document = json_input.loads(data)
     except ValueError as exc:

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
 
+from kbkit.config_file import read_config_text
 from kbkit.errors import UsageError
 from kbkit.frontmatter import FrontmatterLoader
 
@@ -35,21 +34,7 @@ def policy_schema() -> dict[str, Any]:
 
 def read_policy_text(path: Path) -> str:
     """The text of a policy file: a regular file of at most MAX_POLICY_BYTES, UTF-8."""
-    try:
-        with path.open("rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise UsageError(f"{path}: a policy must be a regular file")
-            data = handle.read(MAX_POLICY_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(
-            f"{path}: cannot read the policy file ({exc.__class__.__name__}: {exc})"
-        ) from exc
-    if len(data) > MAX_POLICY_BYTES:
-        raise UsageError(f"{path}: a policy file may hold at most {MAX_POLICY_BYTES} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: the policy file is not UTF-8 ({exc})") from exc
+    return read_config_text(path, MAX_POLICY_BYTES, "the policy file")
 
 
 def check_expansion(text: str, source: str, kind: str = "policy") -> None:

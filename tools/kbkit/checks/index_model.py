@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from kbkit.config_file import read_config_bytes
 from kbkit.errors import UsageError
 from kbkit.findings import ERROR, Finding
 from kbkit.page import Page
@@ -159,15 +160,7 @@ _TocLoader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 
 def _read_yaml(path: Path) -> Any:
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_TOC_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(
-            f"{path}: cannot read the table of contents ({exc.strerror or exc})"
-        ) from exc
-    if len(data) > MAX_TOC_BYTES:
-        raise UsageError(f"{path}: a table of contents may hold at most {MAX_TOC_BYTES} bytes")
+    data = read_config_bytes(path, MAX_TOC_BYTES, "the table of contents")
     text = data.decode("utf-8", "replace")
     from kbkit.policy_schema import check_expansion
 
@@ -223,7 +216,5 @@ def side_digest(repo: Path, policy: Policy) -> str:
     toc = index.get("toc")
     if model(policy) != TOC or not toc or str(toc).endswith(".md"):
         return ""
-    try:
-        return hashlib.sha256((repo / str(toc)).read_bytes()).hexdigest()
-    except OSError:
-        return "unreadable"
+    data = read_config_bytes(repo / str(toc), MAX_TOC_BYTES, "the table of contents")
+    return hashlib.sha256(data).hexdigest()

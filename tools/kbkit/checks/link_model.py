@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from kbkit import json_input
+from kbkit.config_file import read_config_bytes, read_config_text
 from kbkit.errors import UsageError
 from kbkit.link import EMBED
 from kbkit.page import Page
@@ -342,17 +343,7 @@ def _place(path: str, site_root: str) -> str:
 
 
 def _read(path: Path) -> str:
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_REDIRECTS_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the redirects file ({exc.strerror or exc})") from exc
-    if len(data) > MAX_REDIRECTS_BYTES:
-        raise UsageError(f"{path}: a redirects file may hold at most {MAX_REDIRECTS_BYTES} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: the redirects file is not UTF-8") from exc
+    return read_config_text(path, MAX_REDIRECTS_BYTES, "the redirects file")
 
 
 def redirects_digest(repo: Path, policy: Policy) -> str:
@@ -360,10 +351,8 @@ def redirects_digest(repo: Path, policy: Policy) -> str:
     model = link_model(policy)
     if not model.redirects:
         return ""
-    try:
-        return hashlib.sha256((repo / model.redirects).read_bytes()).hexdigest()
-    except OSError:
-        return "unreadable"
+    data = read_config_bytes(repo / model.redirects, MAX_REDIRECTS_BYTES, "the redirects file")
+    return hashlib.sha256(data).hexdigest()
 
 
 _HTML_ID = re.compile(r"""<[a-zA-Z][^>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
