@@ -232,7 +232,7 @@ def read_drop_file(path: Path, drop_dir: Path) -> dict[str, Any]:
     errors = schema_errors(DROP_RECORD, record)
     if errors:
         raise InputError(f"not a valid drop record v1: {'; '.join(errors[:3])}", path=label)
-    return record  # type: ignore[no-any-return]
+    return record
 
 
 def quarantine(path: Path, drop_dir: Path, reason: str) -> Path:

@@ -174,7 +174,7 @@ def record_events(intake_dir: Path, rows: Iterable[Row]) -> RecordResult:
             if type(key[0]) is not str or type(key[1]) is not str:
                 raise ValueError(f"event row without source_kind/source_id: {row!r:.200}")
             if key in known:
-                already.append(key)  # type: ignore[arg-type]
+                already.append(key)
                 continue
             known.add(key)  # type: ignore[arg-type]
             fresh.append(row)

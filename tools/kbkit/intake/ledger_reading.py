@@ -57,4 +57,4 @@ def _parse_whole(data: bytes) -> list[dict[str, Any]] | None:
         return None
     if len(rows) != data.count(b"\n") or not all(type(row) is dict for row in rows):
         return None
-    return rows  # type: ignore[no-any-return]
+    return rows

@@ -106,7 +106,7 @@ def comment_record(body: str, association: str, identity: RepoIdentity) -> dict[
         raise ValueError(f"not a valid drop record v1: {'; '.join(errors[:3])}")
     if not identity.watches(record["repo"]):
         raise ValueError(f"record for {record['repo']}, not the watched repository {identity.slug}")
-    return record  # type: ignore[no-any-return]
+    return record
 
 
 def parse_comments(label: str, pages: list[Page], identity: RepoIdentity) -> MailboxScan:

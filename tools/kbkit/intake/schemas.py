@@ -22,7 +22,7 @@ def schema_path(name: str) -> Path:
 @functools.cache
 def load_schema(name: str) -> dict[str, Any]:
     """The parsed schema document."""
-    return json.loads(schema_path(name).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    return json.loads(schema_path(name).read_text(encoding="utf-8"))
 
 
 @functools.cache
