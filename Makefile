@@ -29,7 +29,7 @@ test-dates: $(STAMP) ## Run the test suite with the wall clock moved to 2019 and
 check: $(STAMP) ## Run both validators on the project's own knowledge/ tree
 	$(BIN)/kb check
 
-lint: $(STAMP) ## Run ruff on the package and the tests, mypy (strict flags) on the package
+lint: $(STAMP) ## Run ruff on the package, tests and benchmarks; mypy (strict flags) on the package, relaxed on the tests
 	$(BIN)/ruff check tools tests benchmarks
 	$(BIN)/ruff format --check tools tests benchmarks
 	$(BIN)/mypy

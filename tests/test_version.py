@@ -8,6 +8,7 @@ import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import kbkit
 
@@ -15,7 +16,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 DISTRIBUTION = "kbkit-knowledge"  # `kbkit` on PyPI is an unrelated project
 
 
-def project() -> dict[str, object]:
+def project() -> dict[str, Any]:
     return tomllib.loads((PROJECT / "pyproject.toml").read_text("utf-8"))["project"]
 
 

@@ -57,7 +57,7 @@ class GitHub(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
         self.seen.append(self.path)
-        port = self.server.server_address[1]
+        port = self.server.server_address[1]  # type: ignore[index]  # (host, port) on TCP
         path, _, query = self.path.partition("?")
         if self.headers.get("Authorization") != f"token {TOKEN}":
             return self.reply(401, {"message": "Bad credentials", "documentation_url": "x"})
