@@ -1,6 +1,4 @@
-"""Real git repositories for tests: one `git`, `init_repo` and `commit_files` for every test
-outside the packages whose helpers other branches own now (tests/intake's copy goes after
-the merge, #17)."""
+"""Real git repositories for tests: the one `git`, `init_repo` and `commit_files` every test uses."""
 
 from __future__ import annotations
 

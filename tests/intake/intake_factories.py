@@ -1,15 +1,10 @@
-"""Factories for intake tests: GitHub-shaped PR objects, pages on disk, real git repos."""
+"""Factories for intake tests: GitHub-shaped PR objects, `gh api --paginate` pages on disk."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
-
-# the repository helpers live in tests/gitrepo.py; re-exported for the intake tests
-from tests.gitrepo import commit_files as commit_files
-from tests.gitrepo import git as git
-from tests.gitrepo import init_repo as init_repo
 
 SLUG = "kbkit-dev/kbkit"
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from intake_factories import SLUG, commit_files, git, init_repo
+from intake_factories import SLUG
+from tests.gitrepo import commit_files, git, init_repo
 
 from kbkit.__main__ import main
 from kbkit.git import GitError, run_git

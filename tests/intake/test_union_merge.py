@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from intake_factories import SLUG, commit_files, git, init_repo, make_pr, write_pages
+from intake_factories import SLUG, make_pr, write_pages
+from tests.gitrepo import commit_files, git, init_repo
 
 from kbkit.__main__ import main
 from kbkit.intake.ledger import (
