@@ -295,7 +295,7 @@ def test_the_fallback_parses_when_the_native_wheel_cannot_be_imported(tmp_path: 
 def test_the_policy_has_the_wikilinks_switch_off_by_default() -> None:
     from kbkit.policy import builtin_policy
 
-    assert builtin_policy("default")["links"]["wikilinks"] is False
+    assert builtin_policy("default").data["links"]["wikilinks"] is False
 
 
 class FakePanic(BaseException):

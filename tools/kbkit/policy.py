@@ -34,11 +34,6 @@ class Policy(NamedTuple):
     source: str  # where it came from, for messages
     file: str = ""  # the policy file, "" for a built-in profile
 
-    # kbkit's own code reads `policy.data[...]`; this stays while other branches (the
-    # wikilinks tests, issue #17) still index the policy itself. Remove after they merge.
-    def __getitem__(self, key: str) -> Any:  # type: ignore[override]
-        return self.data[key]
-
     def limit(self, name: str) -> int:
         return int(self.data["limits"][name])
 
