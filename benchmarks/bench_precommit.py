@@ -37,7 +37,7 @@ WALK_HOOK = """
 import os, sys
 from pathlib import Path
 from kbkit.policy import load_policy
-from kbkit import page, links
+from kbkit import page, link_scanner
 from kbkit.git_index import tracked_paths
 load_policy(Path("."), None)
 stack = ["knowledge"]

@@ -316,7 +316,7 @@ def test_a_page_the_native_parser_panics_on_is_parsed_by_markdown_it(monkeypatch
 def test_footnotes_give_no_relative_links_to_check(monkeypatch, native_wheel: bool) -> None:
     # issue #12: `[^note]: missing.md` was read as a link reference definition, so each
     # `[^note]` became a broken link (tree/link-broken); now neither is a link.
-    from kbkit.summary import summarize
+    from kbkit.page_summary import summarize
 
     if not native_wheel:
         monkeypatch.setattr(page, "native_parser", lambda: None)

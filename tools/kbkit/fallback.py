@@ -40,7 +40,7 @@ _WIKILINK = re.compile(r"(!?)\[\[([^\[\]|\n]+?)(?:\|[^\[\]\n]*)?\]\]")
 def parse(body: str, body_line: int) -> Body:
     """The parts of one page body: markdown-it-py's block parse, every token, and its link
     rules; `body_line` is the file line of the body's first line."""
-    from kbkit.links import extract_comments, extract_links
+    from kbkit.link_scanner import extract_comments, extract_links
 
     md = markdown_parser()
     env: dict[str, Any] = {}

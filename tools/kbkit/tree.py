@@ -25,8 +25,8 @@ from kbkit.cache import PageCache, cache_file, code_fingerprint, digest
 from kbkit.findings import Finding
 from kbkit.page import Page, page_from_plain, page_to_plain, parse_page, unreadable_page
 from kbkit.page_file import PageRefused, read_page_file
+from kbkit.page_summary import Summary, from_plain, summarize
 from kbkit.policy import Policy
-from kbkit.summary import Summary, from_plain, summarize
 from kbkit.walk import PACKED_KEY, StatKey, Walk, walk_root
 
 

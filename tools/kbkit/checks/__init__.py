@@ -16,8 +16,8 @@ from datetime import date
 from typing import NamedTuple
 
 from kbkit.findings import ERROR, WARNING, Finding, sort_findings
+from kbkit.page_summary import WHOLE_FILE
 from kbkit.policy import Policy
-from kbkit.summary import WHOLE_FILE
 from kbkit.tree import Tree
 
 

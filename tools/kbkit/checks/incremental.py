@@ -175,7 +175,7 @@ def _load_parser() -> None:
     validator_modules()
     if native_parser() is None:
         markdown_parser()
-        import kbkit.links  # noqa: F401
+        import kbkit.link_scanner  # noqa: F401
 
 
 def save(

@@ -43,8 +43,8 @@ from kbkit.config_file import read_config_bytes, read_config_text
 from kbkit.errors import UsageError
 from kbkit.link import EMBED
 from kbkit.page import Page
+from kbkit.page_summary import LinkRef
 from kbkit.policy import Policy
-from kbkit.summary import LinkRef
 from kbkit.tree import Tree
 
 MAX_REDIRECT_HOPS = 8

@@ -17,8 +17,8 @@ from kbkit.checks.link_model import (
 )
 from kbkit.findings import ERROR, Finding, quote
 from kbkit.page import Page
+from kbkit.page_summary import Summary, is_absolute
 from kbkit.policy import Policy
-from kbkit.summary import Summary, is_absolute
 from kbkit.tree import Tree, outside_root
 
 

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from kbkit.findings import ERROR, WARNING, Finding
 from kbkit.page import Page
+from kbkit.page_summary import Summary
 from kbkit.policy import Policy
-from kbkit.summary import Summary
 from kbkit.tree import Folder, Tree
 
 

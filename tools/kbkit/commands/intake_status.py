@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from kbkit.intake import options
-from kbkit.intake.summary import render_json, render_text, summarize
+from kbkit.intake.ledger_summary import render_json, render_text, summarize
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kbkit.page import parse_page
-from kbkit.summary import is_absolute, summarize
+from kbkit.page_summary import is_absolute, summarize
 
 
 def test_relative_links_are_resolved_against_the_page_folder() -> None:
