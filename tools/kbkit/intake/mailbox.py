@@ -6,7 +6,6 @@ exactly one fenced JSON block, whose record names the watched repository, are re
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,8 +17,8 @@ from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
+from kbkit.intake.state_file import read_state, write_state
 from kbkit.json_input import loads
-from kbkit.jsonl import atomic_write_text
 
 MARKERS = (MARKER, "<!-- infermatrix-copilot:bugfix-record:v1 -->")
 TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -51,18 +50,12 @@ def comments_endpoint(slug: str, number: int) -> str:
 
 def read_refused(intake_dir: Path) -> dict[str, str]:
     """comment id -> why it was refused, for refusals already reported once."""
-    path = intake_dir / REFUSED_FILE
-    try:
-        data = loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(
-            "not valid JSON; delete it to report refusals again", path=str(path)
-        ) from exc
-    refused = data.get("refused") if isinstance(data, dict) else None
-    if not isinstance(refused, dict):
-        raise InputError('expected {"version": 1, "refused": {"ID": "reason"}}', path=str(path))
+    refused = read_state(
+        intake_dir / REFUSED_FILE,
+        "refused",
+        invalid="not valid JSON; delete it to report refusals again",
+        expected='expected {"version": 1, "refused": {"ID": "reason"}}',
+    )
     return {str(k): str(v) for k, v in refused.items()}
 
 
@@ -74,8 +67,7 @@ def remember_refused(intake_dir: Path, refusals: list[Refusal]) -> list[Refusal]
         new = [r for r in refusals if r.comment_id is None or r.comment_id not in known]
         fresh = {r.comment_id: r.reason for r in new if r.comment_id is not None}
         if fresh:
-            document = {"version": 1, "refused": dict(sorted({**known, **fresh}.items()))}
-            atomic_write_text(path, json.dumps(document, indent=2) + "\n")
+            write_state(path, "refused", {**known, **fresh})
     return new
 
 

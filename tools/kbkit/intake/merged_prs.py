@@ -6,7 +6,6 @@ The whole input is checked before anything is recorded, so a bad page touches no
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,8 +17,8 @@ from kbkit.file_lock import locked
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
-from kbkit.json_input import loads
-from kbkit.jsonl import atomic_write_text, gc_paused, ignore_transient_files
+from kbkit.intake.state_file import read_state, write_state
+from kbkit.jsonl import gc_paused, ignore_transient_files
 
 CURSOR_FILE = "cursor.json"
 GITHUB_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -196,25 +195,17 @@ def parse_pulls(label: str, pages: list[Page], identity: RepoIdentity) -> PullSc
 def read_cursor(intake_dir: Path) -> dict[str, str]:
     """repo -> newest `updated_at` already scanned (empty when there is no cursor yet)."""
     path = intake_dir / CURSOR_FILE
-    try:
-        data = loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(
-            "not a valid cursor file; delete it to rescan everything "
-            "(uniqueness absorbs the repeats)",
-            path=str(path),
-        ) from exc
-    repos = data.get("merged_prs") if isinstance(data, dict) else None
-    if not isinstance(repos, dict) or not all(
-        isinstance(v, str) and GITHUB_TIME.fullmatch(v) for v in repos.values()
-    ):
-        raise InputError(
-            'expected {"version": 1, "merged_prs": {"owner/name": "2026-11-30T08:15:00Z"}}',
-            path=str(path),
-        )
-    return dict(repos)
+    expected = 'expected {"version": 1, "merged_prs": {"owner/name": "2026-11-30T08:15:00Z"}}'
+    repos = read_state(
+        path,
+        "merged_prs",
+        invalid="not a valid cursor file; delete it to rescan everything "
+        "(uniqueness absorbs the repeats)",
+        expected=expected,
+    )
+    if not all(isinstance(v, str) and GITHUB_TIME.fullmatch(v) for v in repos.values()):
+        raise InputError(expected, path=str(path))
+    return repos
 
 
 def advance_cursor(intake_dir: Path, newest: dict[str, str]) -> dict[str, str]:
@@ -229,8 +220,7 @@ def advance_cursor(intake_dir: Path, newest: dict[str, str]) -> dict[str, str]:
                 changed = True
         if changed:
             ignore_transient_files(intake_dir)
-            document = {"version": 1, "merged_prs": dict(sorted(cursor.items()))}
-            atomic_write_text(path, json.dumps(document, indent=2) + "\n")
+            write_state(path, "merged_prs", cursor)
     return cursor
 
 
