@@ -188,3 +188,18 @@ def test_without_a_repository_it_is_a_usage_error(
 ) -> None:
     assert main(["intake", "record-prs"]) == 2
     assert "--repo OWNER/NAME" in capsys.readouterr().err
+
+
+def test_without_gh_it_says_how_to_install_it_and_records_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "no-gh"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    code = scan(tmp_path)
+    err = capsys.readouterr().err
+    assert "gh (the GitHub CLI) is not installed or not on PATH" in err, err
+    assert "install it (`apt-get install gh`) and set GH_TOKEN" in err
+    assert "Traceback" not in err
+    assert code != 0
+    assert not (tmp_path / "intake").exists() or not (tmp_path / "intake" / CURSOR_FILE).exists()

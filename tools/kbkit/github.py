@@ -14,6 +14,7 @@ import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from subprocess import CompletedProcess
 from typing import Any
 
 from kbkit.errors import KbkitError
@@ -30,12 +31,14 @@ class GitHubError(KbkitError):
     """gh is missing, or a gh command failed; the message says what to do next."""
 
 
-def run_gh(args: list[str], cwd: Path) -> str:
+def _run(args: list[str], name: str, cwd: Path, then: str) -> CompletedProcess[bytes]:
+    """`gh args` to completion within the deadline, never prompting; a missing gh is a
+    GitHubError that ends with what to do `then`."""
     env = dict(os.environ, GH_PROMPT_DISABLED="1", NO_COLOR="1", GH_NO_UPDATE_NOTIFIER="1")
     try:
-        done = run_bounded(
+        return run_bounded(
             ["gh", *args],
-            name=" ".join(["gh", *args[:2]]),
+            name=name,
             timeout=timeout_from_env(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT),
             timeout_variable=TIMEOUT_VARIABLE,
             cwd=cwd,
@@ -43,9 +46,14 @@ def run_gh(args: list[str], cwd: Path) -> str:
         )
     except FileNotFoundError as exc:
         raise GitHubError(
-            "gh (the GitHub CLI) is not installed or not on PATH; install it "
-            "(`apt-get install gh`), run `gh auth login`, then rerun `kb distill`"
+            f"gh (the GitHub CLI) is not installed or not on PATH; install it (`apt-get install gh`){then}"
         ) from exc
+
+
+def run_gh(args: list[str], cwd: Path) -> str:
+    """`gh args`' output; a failure is a GitHubError with GitHub's own message when it sent one."""
+    then = ", run `gh auth login`, then rerun `kb distill`"
+    done = _run(args, " ".join(["gh", *args[:2]]), cwd, then)
     if done.returncode != 0:
         text = done.stderr.decode("utf-8", "replace").strip()
         said = _github_message(text) or _github_message(done.stdout.decode("utf-8", "replace"))
@@ -213,21 +221,8 @@ ACCEPT = "Accept: application/vnd.github+json"
 
 
 def _api(args: list[str], endpoint: str, cwd: Path) -> bytes:
-    env = dict(os.environ, GH_PROMPT_DISABLED="1", NO_COLOR="1", GH_NO_UPDATE_NOTIFIER="1")
-    try:
-        done = run_bounded(
-            ["gh", *args],
-            name=f"gh api {endpoint[:80]}",
-            timeout=timeout_from_env(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT),
-            timeout_variable=TIMEOUT_VARIABLE,
-            cwd=cwd,
-            env=env,
-        )
-    except FileNotFoundError as exc:
-        raise GitHubError(
-            "gh (the GitHub CLI) is not installed or not on PATH; install it "
-            "(`apt-get install gh`) and set GH_TOKEN (or run `gh auth login`)"
-        ) from exc
+    then = " and set GH_TOKEN (or run `gh auth login`)"
+    done = _run(args, f"gh api {endpoint[:80]}", cwd, then)
     if done.returncode == 0:
         return done.stdout
     raise _api_failure(endpoint, done.stderr.decode("utf-8", "replace"), cwd)
@@ -257,13 +252,7 @@ def _api_failure(endpoint: str, stderr: str, cwd: Path) -> GitHubError:
 def _reset_hint(cwd: Path) -> str:
     """When the core rate limit resets, from `gh api rate_limit` (which costs no quota)."""
     try:
-        done = run_bounded(
-            ["gh", "api", "rate_limit"],
-            name="gh api rate_limit",
-            timeout=timeout_from_env(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT),
-            timeout_variable=TIMEOUT_VARIABLE,
-            cwd=cwd,
-        )
+        done = _run(["api", "rate_limit"], "gh api rate_limit", cwd, "")
         data = json.loads(done.stdout or b"null") if done.returncode == 0 else None
         reset = data["resources"]["core"]["reset"] if isinstance(data, dict) else None
     except (OSError, ValueError, KeyError, TypeError, KbkitError):
