@@ -190,7 +190,7 @@ def test_without_a_repository_it_is_a_usage_error(
     assert "--repo OWNER/NAME" in capsys.readouterr().err
 
 
-def test_without_gh_it_says_how_to_install_it_and_records_nothing(
+def test_without_gh_it_is_exit_4_says_how_to_install_it_and_records_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     empty = tmp_path / "no-gh"
@@ -201,5 +201,5 @@ def test_without_gh_it_says_how_to_install_it_and_records_nothing(
     assert "gh (the GitHub CLI) is not installed or not on PATH" in err, err
     assert "install it (`apt-get install gh`) and set GH_TOKEN" in err
     assert "Traceback" not in err
-    assert code != 0
+    assert code == 4  # an environment problem, as README's guarantees say
     assert not (tmp_path / "intake").exists() or not (tmp_path / "intake" / CURSOR_FILE).exists()

@@ -31,6 +31,12 @@ class GitHubError(KbkitError):
     """gh is missing, or a gh command failed; the message says what to do next."""
 
 
+class GitHubMissing(GitHubError):
+    """gh is not installed or not on PATH: the environment, like a missing git (exit 4)."""
+
+    exit_code = 4
+
+
 def _run(args: list[str], name: str, cwd: Path, then: str) -> CompletedProcess[bytes]:
     """`gh args` to completion within the deadline, never prompting; a missing gh is a
     GitHubError that ends with what to do `then`."""
@@ -45,7 +51,7 @@ def _run(args: list[str], name: str, cwd: Path, then: str) -> CompletedProcess[b
             env=env,
         )
     except FileNotFoundError as exc:
-        raise GitHubError(
+        raise GitHubMissing(
             f"gh (the GitHub CLI) is not installed or not on PATH; install it (`apt-get install gh`){then}"
         ) from exc
 
