@@ -15,7 +15,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 from subprocess import CompletedProcess
-from typing import Any
+from typing import Any, TypeGuard
 
 from kbkit.errors import KbkitError
 from kbkit.process import run_bounded, timeout_from_env
@@ -71,18 +71,28 @@ def run_gh(args: list[str], cwd: Path) -> str:
     return done.stdout.decode("utf-8", "replace")
 
 
+def _is_error_object(data: object) -> TypeGuard[dict[str, Any]]:
+    """A GitHub error object (`{"message": "Bad credentials", ...}`), not a PR that has a
+    `message`-like field."""
+    return isinstance(data, dict) and "message" in data and "number" not in data
+
+
+def _error_message(data: object) -> str | None:
+    """The `message` of a GitHub error object, on one line; None when there is none."""
+    if _is_error_object(data) and isinstance(data["message"], str):
+        return " ".join(data["message"].split())[:300]
+    return None
+
+
 def _github_message(text: str) -> str | None:
-    """The `message` of a GitHub error object (`{"message": "Bad credentials", ...}`)."""
+    """The `message` of the GitHub error object printed in `text`, if any."""
     start = text.find("{")
     if start < 0:
         return None
     try:
-        data = json.loads(text[start:])
+        return _error_message(json.loads(text[start:]))
     except ValueError:
         return None
-    if isinstance(data, dict) and isinstance(data.get("message"), str) and "number" not in data:
-        return " ".join(data["message"].split())[:300]
-    return None
 
 
 def _json_output(out: str, what: str) -> Any:
@@ -91,8 +101,8 @@ def _json_output(out: str, what: str) -> Any:
         data = json.loads(out or "null")
     except ValueError as exc:
         raise GitHubError(f"{what} printed something that is not JSON: {out[:120]!r}") from exc
-    if isinstance(data, dict) and "message" in data and "number" not in data:
-        said = _github_message(out) or repr(data.get("message"))[:300]
+    if _is_error_object(data):
+        said = _error_message(data) or repr(data.get("message"))[:300]
         raise GitHubError(f"{what}: GitHub said: {said}")
     return data
 
