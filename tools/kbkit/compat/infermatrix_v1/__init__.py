@@ -11,33 +11,9 @@ from the built-in policy profile `infermatrix-sdk`.
 
 from __future__ import annotations
 
+from kbkit.compat.infermatrix_v1 import models
 from kbkit.compat.infermatrix_v1.curator import PROFILE, KnowledgeCurator
-from kbkit.compat.infermatrix_v1.models import (
-    InvalidRequestError,
-    KnowledgeApplyResult,
-    KnowledgeCurationError,
-    KnowledgeEvidenceBatch,
-    KnowledgeEvidenceEvent,
-    KnowledgeProposalRejection,
-    KnowledgeProposalValidation,
-    KnowledgeRuleProposal,
-    KnowledgeValidatorError,
-    KnowledgeValidatorResult,
-    RepositoryRef,
-)
+from kbkit.compat.infermatrix_v1.models import *  # noqa: F403  (the SDK's value types: models.__all__)
 
-__all__ = [
-    "PROFILE",
-    "InvalidRequestError",
-    "KnowledgeApplyResult",
-    "KnowledgeCurationError",
-    "KnowledgeCurator",
-    "KnowledgeEvidenceBatch",
-    "KnowledgeEvidenceEvent",
-    "KnowledgeProposalRejection",
-    "KnowledgeProposalValidation",
-    "KnowledgeRuleProposal",
-    "KnowledgeValidatorError",
-    "KnowledgeValidatorResult",
-    "RepositoryRef",
-]
+__all__ = ["PROFILE", "KnowledgeCurator"]
+__all__ += models.__all__
