@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from intake_factories import SLUG, make_pr, write_pages
+from tests.gitrepo import git, init_repo
 
 from kbkit.__main__ import main
 from kbkit.intake.ledger import (
@@ -134,16 +135,11 @@ def test_a_killed_compaction_leaves_temp_files_the_next_run_removes(tmp_path: Pa
     legacy.write_bytes(b"half a ledger")
     left = sorted(p.name for p in folder.glob(".*.tmp"))
     assert len(left) == 2
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    init_repo(tmp_path)
     assert main(["intake", "compact", "--repo", str(tmp_path)]) == 0
     assert list(folder.glob(".*.tmp")) == []
     assert len(read_jsonl(events).rows) == 50
     # and a temp file that appears later is not something git would ever commit
     (folder / ".status.jsonl.1.abcd.ef.tmp").write_bytes(b"x")
-    ignored = subprocess.run(
-        ["git", "-C", str(tmp_path), "status", "--porcelain", "--untracked-files=all"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    ignored = git(tmp_path, "status", "--porcelain", "--untracked-files=all")
     assert ".tmp" not in ignored and ".lock" not in ignored and "events.jsonl" in ignored
