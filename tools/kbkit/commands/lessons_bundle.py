@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kbkit.errors import InputError
 from kbkit.jsonl import atomic_write_text
-from kbkit.lessons.selection import SCOPES
+from kbkit.lessons.options import add_as_of, add_scope
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task
 from kbkit.lessons.usage import ASSIGNMENTS, bundle_prompts
@@ -48,20 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         help="hash: when lessons are on, a stable hash of the task id picks "
         "shadow or inject, for a fair comparison (default: none)",
     )
-    parser.add_argument(
-        "--scope",
-        choices=SCOPES,
-        default=None,
-        help="client isolation: company (same company only), company+generic (default, or "
-        "KB_LESSONS_SCOPE), open (also other companies' lessons of the same category)",
-    )
-    parser.add_argument(
-        "--as-of",
-        default=None,
-        metavar="TIME",
-        help="use only evidence closed before TIME (ISO 8601; default: the task's "
-        "started_at when it has one, else all evidence)",
-    )
+    add_scope(parser)
+    add_as_of(parser)
     parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     args = parser.parse_args(argv)
     task = read_task(args.task)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from kbkit.lessons.options import add_scope
 from kbkit.lessons.replay import replay
-from kbkit.lessons.selection import SCOPES, lesson_scope
+from kbkit.lessons.selection import lesson_scope
 from kbkit.lessons.store import LessonStore
 from kbkit.paths import REPO_HELP
 
@@ -20,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
         "negative lesson (same class and summary, in a visible scope) already described: an "
         "upper bound on what lessons could have saved (the 8-lesson budget is ignored).",
     )
-    parser.add_argument("--scope", choices=SCOPES, default=None, help="client isolation")
+    add_scope(parser)
     parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)

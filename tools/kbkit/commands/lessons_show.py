@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from kbkit.lessons.options import add_as_of, add_scope
 from kbkit.lessons.rendering import render_block
-from kbkit.lessons.selection import SCOPES, select_lessons
+from kbkit.lessons.selection import select_lessons
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task
 from kbkit.paths import REPO_HELP
@@ -20,13 +21,7 @@ def main(argv: list[str] | None = None) -> int:
         "`kb lessons bundle` would inject them. A preview: it ignores KB_LESSONS and logs nothing.",
     )
     parser.add_argument("task", metavar="TASK.json", help="a task record file, or - for stdin")
-    parser.add_argument(
-        "--as-of",
-        default=None,
-        metavar="TIME",
-        help="use only evidence closed before TIME (ISO 8601; default: the task's "
-        "started_at when it has one, else all evidence)",
-    )
+    add_as_of(parser)
     parser.add_argument(
         "--signal",
         action="store_true",
@@ -35,13 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument(
-        "--scope",
-        choices=SCOPES,
-        default=None,
-        help="client isolation: company (same company only), company+generic (default, or "
-        "KB_LESSONS_SCOPE), open (also other companies' lessons of the same category)",
-    )
+    add_scope(parser)
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)
     task = read_task(args.task)
