@@ -25,7 +25,7 @@ from kbkit.checks.lint_fields import (
     string_tags,
 )
 from kbkit.checks.lint_rules import contract_findings
-from kbkit.checks.lint_schema import schema_findings
+from kbkit.checks.lint_schema import reported_keys, schema_findings
 from kbkit.checks.scopes import scopes
 from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.page import Page
@@ -97,11 +97,9 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     if page.error is not None or not in_scope(rel, policy):
         return []
     schema = scopes(policy).frontmatter_schema(rel)
-    return [
-        *field_findings(rel, page, policy),
-        *contract_findings(page, policy),
-        *schema_findings(page, schema),
-    ]
+    fields = field_findings(rel, page, policy)
+    reported = reported_keys(page, fields) if schema is not None and fields else None
+    return [*fields, *contract_findings(page, policy), *schema_findings(page, schema, reported)]
 
 
 def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
