@@ -235,7 +235,7 @@ def _severity_keys(data: dict[str, Any]) -> Iterable[tuple[list[Any], str]]:
 
 @functools.cache
 def _known_rules() -> frozenset[str]:
-    from kbkit.checks.registry import all_rules
+    from kbkit.rule_catalog import all_rules
 
     return frozenset(all_rules())
 
