@@ -62,6 +62,13 @@ def frontmatter_schema(
     return schema
 
 
+def builtin_uris() -> set[str]:
+    """The `$id`s of the shipped built-in schemas."""
+    return {
+        profile_uri(path.name[: -len(".schema.json")]) for path in SHIPPED.glob("*.schema.json")
+    }
+
+
 @functools.cache
 def shipped(profile: str) -> dict[str, Any]:
     """The shipped schema of a built-in profile (`policies/frontmatter/<profile>.schema.json`)."""
