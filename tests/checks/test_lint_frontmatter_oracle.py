@@ -9,6 +9,7 @@ schemas are the generated ones, and a team's schema can `$ref` them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from datetime import date
 from pathlib import Path
@@ -31,7 +32,7 @@ from kbkit.checks.scopes import scopes
 from kbkit.errors import UsageError
 from kbkit.frontmatter_schema import SHIPPED, frontmatter_schema, shipped
 from kbkit.page import parse_page
-from kbkit.policy import PROFILES, Policy, builtin_policy, load_policy
+from kbkit.policy import PROFILES, Policy, builtin_policy, load_policy, policy_from_file
 from kbkit.taxonomy import load_taxonomy
 from kbkit.tree import LoadOptions, load_tree
 
@@ -135,6 +136,27 @@ def test_the_corpus_agrees(tmp_path: Path) -> None:
     shutil.copytree(corpus_or_skip("infermatrix-knowledge"), repo, symlinks=True)
     fast, oracle = verdicts(repo, builtin_policy("infermatrix"))
     assert len(fast) > 200
+    assert fast == oracle
+
+
+REAL_TREES = sorted((ROOT / "tests" / "real-trees").glob("*/policy.yaml"))
+
+
+@pytest.mark.parametrize("path", REAL_TREES, ids=lambda p: p.parent.name)
+def test_an_exported_real_tree_agrees(path: Path) -> None:
+    """With KBKIT_REAL_TREES=DIR (as tests/checks/test_real_tree_policies.py)."""
+    exports = os.environ.get("KBKIT_REAL_TREES")
+    tree = Path(exports) / path.parent.name if exports else None
+    if tree is None or not tree.is_dir():
+        pytest.skip("set KBKIT_REAL_TREES=DIR with DIR/<tree>/ an export of the tree")
+    policy = policy_from_file(path)
+    fast, oracle = verdicts(tree, policy)
+    assert len(fast) > 200
+    assert fast == oracle
+    # the default profile's frontmatter rules flag nearly every page of these trees
+    data = {**policy.data, "frontmatter": builtin_policy("default").data["frontmatter"]}
+    fast, oracle = verdicts(tree, Policy({**data, "overrides": []}, "default frontmatter"))
+    assert sum(1 for keys in fast.values() if keys) > 200
     assert fast == oracle
 
 
