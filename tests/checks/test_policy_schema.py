@@ -130,6 +130,25 @@ def test_a_frontmatter_schema_must_be_a_json_schema(tmp_path: Path) -> None:
     assert "not a valid JSON Schema" in message
 
 
+def test_a_frontmatter_schema_may_ref_only_what_it_can_reach(tmp_path: Path) -> None:
+    """A `$ref` jsonschema cannot resolve was a traceback when the first page reached it."""
+    typo = "frontmatter:\n  schema:\n    $ref: urn:kbkit:frontmatter:defualt\n"
+    message = refusal(tmp_path, typo)
+    assert "policy.yaml:3:" in message and "'frontmatter.schema.$ref'" in message
+    assert "urn:kbkit:frontmatter:default" in message  # what it could name instead
+    remote = "overrides:\n  - files: [a]\n    frontmatter:\n      schema:\n"
+    remote += "        properties: {x: {$ref: 'https://example.org/s.json'}}\n"
+    assert "policy.yaml:5:" in refusal(tmp_path, remote)
+    fine = (
+        "frontmatter:\n  schema:\n    $ref: 'urn:kbkit:frontmatter:infermatrix'\n"
+        "    $defs: {owner: {type: string}}\n"
+        "    properties: {owner: {$ref: '#/$defs/owner'}, type: {$ref: 'urn:x#/$defs/t'}}\n"
+        "    allOf: [{$id: 'urn:x', $defs: {t: {enum: [guide]}}}]\n"
+    )
+    policy = policy_from_file(write(tmp_path, fine))
+    assert policy.data["frontmatter"]["schema"]["$ref"] == "urn:kbkit:frontmatter:infermatrix"
+
+
 ORACLE_CASES = [
     {},
     {"roots": ["a", "b"], "limits": {"fanout_warn": 3}},

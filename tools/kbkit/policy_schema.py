@@ -85,6 +85,15 @@ def check_schema(data: dict[str, Any], text: str, source: str) -> None:
         except SchemaError as exc:
             message = f"not a valid JSON Schema: {exc.message}"
             raise UsageError(_located(source, text, path, message)) from exc
+        unresolved = _unresolved_ref(frontmatter_schema, path)
+        if unresolved is not None:
+            from kbkit.frontmatter_schema import builtin_uris
+
+            message = (
+                f"$ref {unresolved[1]!r} names no schema kbkit has: refer inside the schema "
+                f"('#/$defs/x') or to a built-in one ({', '.join(sorted(builtin_uris()))})"
+            )
+            raise UsageError(_located(source, text, unresolved[0], message))
     for path, rule_id in _severity_keys(data):
         if rule_id not in _known_rules():
             raise UsageError(_located(source, text, path, f"unknown rule id {rule_id!r}"))
@@ -224,6 +233,29 @@ def _frontmatter_schemas(data: dict[str, Any]) -> Iterable[tuple[list[Any], Any]
             yield ["overrides", i, "frontmatter", "schema"], schema
 
 
+def _unresolved_ref(schema: Any, path: list[Any]) -> tuple[list[Any], str] | None:
+    """The first `$ref` (its path, its value) that names neither a place in the schema
+    itself, nor a resource it declares (`$id`), nor a built-in frontmatter schema: checked
+    now, because jsonschema fails only when a page reaches it (a crash, not a finding)."""
+    from kbkit.frontmatter_schema import builtin_uris
+
+    refs: list[tuple[list[Any], str]] = []
+    ids: set[str] = set()
+    stack: list[tuple[list[Any], Any]] = [(path, schema)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("$id"), str):
+                ids.add(node["$id"].split("#", 1)[0])
+            if isinstance(node.get("$ref"), str):
+                refs.append(([*where, "$ref"], node["$ref"]))
+            stack.extend(([*where, key], value) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend(([*where, i], value) for i, value in enumerate(node))
+    known = ids | builtin_uris() | {""}
+    return next((ref for ref in refs if ref[1].split("#", 1)[0] not in known), None)
+
+
 def _severity_keys(data: dict[str, Any]) -> Iterable[tuple[list[Any], str]]:
     for key in data.get("rules") or {}:
         if "/" in str(key):
@@ -235,7 +267,7 @@ def _severity_keys(data: dict[str, Any]) -> Iterable[tuple[list[Any], str]]:
 
 @functools.cache
 def _known_rules() -> frozenset[str]:
-    from kbkit.checks.registry import all_rules
+    from kbkit.rule_catalog import all_rules
 
     return frozenset(all_rules())
 

@@ -77,7 +77,8 @@ DOCS: dict[str, RuleDoc] = {
     ),
     "lint/frontmatter-schema": RuleDoc(
         "the team's own frontmatter contract (keys, formats, allowed values) is its policy schema",
-        "change the offending key to what `frontmatter.schema` in the policy asks for, or change the schema",
+        "change the offending key to what `frontmatter.schema` in the policy asks for, or change the schema "
+        "(it may `$ref` a built-in profile's, tools/kbkit/policies/frontmatter/<profile>.schema.json)",
     ),
     "lint/needs-review": RuleDoc(
         "low-confidence or contested pages should not be trusted silently",

@@ -1,7 +1,7 @@
 """The two validators share one tree model, one registry shape and one suppression pass.
 
-Each checker module (`knowledge_tree`, `wiki_lint`) has a `RULES` registry (stable id ->
-`Rule`), page-local `page_findings` and `page_facts`, and a cross-page
+Each checker module (`knowledge_tree`, `wiki_lint`) names its `RULES` catalog (stable id ->
+`Rule`, kept in `kbkit.rule_catalog`), page-local `page_findings` and `page_facts`, and a cross-page
 `tree_findings(tree, context)` that reads page summaries and facts only. It declares its
 cross-page checks: `CROSS_PAGE` (check -> what it reads; all of it inside the per-page
 digests and the snapshot's namespace) and `ALWAYS_RERUN` (`Rerun`: the checks that read
@@ -18,13 +18,8 @@ from typing import NamedTuple
 from kbkit.findings import ERROR, WARNING, Finding, sort_findings
 from kbkit.page_summary import WHOLE_FILE
 from kbkit.policy import Policy
+from kbkit.rule_catalog import SUPPRESSION_INVALID, SUPPRESSION_UNUSED, UNREADABLE, Rule
 from kbkit.tree import Tree
-
-
-class Rule(NamedTuple):
-    id: str
-    severity: str
-    summary: str
 
 
 class Context(NamedTuple):
@@ -41,23 +36,6 @@ class Rerun(NamedTuple):
     rules: tuple[str, ...]  # the rule ids (or id prefixes) it reports
     reads: str  # what it reads that the digests do not cover
     check: Callable[[Tree, Fingerprints], list[Finding]]
-
-
-UNREADABLE = Rule(
-    "kb/unreadable",
-    ERROR,
-    "a page or folder cannot be read as UTF-8 markdown (reported by every run)",
-)
-SUPPRESSION_UNUSED = Rule(
-    "kb/suppression-unused",
-    ERROR,
-    "a kb-disable-next-line or kb-disable-file comment suppresses nothing",
-)
-SUPPRESSION_INVALID = Rule(
-    "kb/suppression-invalid",
-    ERROR,
-    "a kb-disable-next-line or kb-disable-file comment without a rule id or reason",
-)
 
 
 class Suppression(NamedTuple):

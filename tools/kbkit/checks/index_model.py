@@ -117,7 +117,7 @@ def _toc_entries(tree: Tree, toc: str) -> tuple[list[tuple[str, int]], str]:
         _mkdocs_nav(data["nav"], found)
     else:
         _book_files(data, found)
-    return [(_as_page(tree, entry), 0) for entry in found], toc
+    return [(_as_page(tree, entry), getattr(entry, "line", 0)) for entry in found], toc
 
 
 def _as_page(tree: Tree, entry: str) -> str:
@@ -156,7 +156,20 @@ class _TocLoader(yaml.SafeLoader):
     """Safe, and reads tags such as mkdocs' `!!python/name:` or `!ENV` as plain null."""
 
 
+class _Text(str):
+    """A YAML string that knows its line (findings on an entry name the entry's line)."""
+
+    line = 0
+
+
+def _text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> _Text:
+    value = _Text(loader.construct_scalar(node))
+    value.line = node.start_mark.line + 1
+    return value
+
+
 _TocLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+_TocLoader.add_constructor("tag:yaml.org,2002:str", _text)
 
 
 def _read_yaml(path: Path) -> Any:

@@ -5,18 +5,63 @@ policy's fingerprint and every cache follows it. Pages are validated with jsonsc
 (draft 2020-12, format checker on: `format: date` accepts only real `YYYY-MM-DD` dates,
 which the frontmatter loader keeps as written). Each problem is `lint/frontmatter-schema`
 on the line of the top-level key it concerns.
+
+A team's schema may `$ref` a built-in profile's schema (`urn:kbkit:frontmatter:<profile>`,
+`kbkit.frontmatter_schema`): its demands are the ones the hand-written checks already report
+under their own rule ids, so an error that comes from it is dropped when the fast path
+reported the same key (one cause, one finding); the rest of it still applies.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from kbkit.checks.lint_fields import key_line, key_lines
 from kbkit.findings import ERROR, Finding
+from kbkit.frontmatter_schema import profile_uri, shipped
 from kbkit.page import Page
+from kbkit.policy import PROFILES
 
 _VALIDATORS: dict[str, Any] = {}
+_MISSING = re.compile(r"^required frontmatter field `(.*)` is missing$")
+_BUILTIN_RULES = frozenset(
+    {
+        "lint/field-missing",
+        "lint/type-invalid",
+        "lint/date-invalid",
+        "lint/tags-empty",
+        "lint/tag-unknown",
+        "lint/confidence-invalid",
+    }
+)
+
+
+@functools.cache
+def _builtin() -> tuple[Any, frozenset[int]]:
+    """The registry of the built-in profiles' schemas and the ids of their subschemas (an
+    error whose failing subschema is one of them comes from a built-in schema)."""
+    from referencing import Registry, Resource
+
+    schemas = [shipped(name) for name in PROFILES]
+    registry = Registry().with_resources(
+        (profile_uri(name), Resource.from_contents(schema))
+        for name, schema in zip(PROFILES, schemas, strict=True)
+    )
+    return registry, frozenset(_node_ids(schemas))
+
+
+def _node_ids(value: Any) -> Iterable[int]:
+    if isinstance(value, dict):
+        yield id(value)
+        for inner in value.values():
+            yield from _node_ids(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _node_ids(inner)
 
 
 def _validator(schema: dict[str, Any]) -> Any:
@@ -25,17 +70,48 @@ def _validator(schema: dict[str, Any]) -> Any:
     if found is None:
         from jsonschema import Draft202012Validator, FormatChecker
 
-        found = Draft202012Validator(schema, format_checker=FormatChecker())
+        found = Draft202012Validator(schema, registry=_builtin()[0], format_checker=FormatChecker())
         _VALIDATORS[key] = found
     return found
 
 
-def schema_findings(page: Page, schema: dict[str, Any] | None) -> list[Finding]:
-    """One finding per schema error of the page's frontmatter mapping."""
+def reported_keys(page: Page, findings: Iterable[Finding]) -> set[str]:
+    """The top-level frontmatter keys the built-in frontmatter findings of a page concern."""
+    lines = {line: key for key, line in reversed(key_lines(page).items())}
+    keys = set()
+    for finding in findings:
+        if finding.rule_id not in _BUILTIN_RULES:
+            continue
+        missing = _MISSING.match(finding.message)
+        key = missing[1] if missing else lines.get(finding.line)
+        if key is not None:
+            keys.add(key)
+    return keys
+
+
+def error_key(error: Any) -> str | None:
+    """The top-level key a jsonschema error concerns (a missing one for `required`)."""
+    if error.absolute_path:
+        return str(error.absolute_path[0])
+    if error.validator == "required":  # one error per missing key, named in its message
+        for key in error.validator_value:
+            if error.message == f"{key!r} is a required property":
+                return str(key)
+    return None
+
+
+def schema_findings(
+    page: Page, schema: dict[str, Any] | None, reported: set[str] | None = None
+) -> list[Finding]:
+    """One finding per schema error of the page's frontmatter mapping (`reported`: the keys
+    the built-in checks reported, whose errors from a built-in schema are dropped)."""
     meta = page.frontmatter.data
     if schema is None or meta is None:
         return []
     errors = sorted(_validator(schema).iter_errors(meta), key=lambda e: [str(p) for p in e.path])
+    if reported:
+        builtin = _builtin()[1]
+        errors = [e for e in errors if not (id(e.schema) in builtin and error_key(e) in reported)]
     if not errors:
         return []
     lines = key_lines(page)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+from kbkit import rule_catalog
 from kbkit.checks import Rerun, Rule
 from kbkit.findings import Finding
 from kbkit.page import Page
@@ -27,14 +28,8 @@ def validator_modules() -> dict[str, ModuleType]:
 
 
 def all_rules() -> dict[str, Rule]:
-    from kbkit.checks import SUPPRESSION_INVALID, SUPPRESSION_UNUSED, UNREADABLE
-
-    rules: dict[str, Rule] = {}
-    for module in validator_modules().values():
-        rules.update(module.RULES)
-    for rule in (SUPPRESSION_UNUSED, SUPPRESSION_INVALID, UNREADABLE):
-        rules[rule.id] = rule
-    return rules
+    """Every rule by id (`kbkit.rule_catalog`, which the validators' `RULES` name)."""
+    return rule_catalog.all_rules()
 
 
 def analyze_page(rel: str, page: Page, policy: Policy) -> Analysis:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from kbkit.checks import Context, Fingerprints, Rerun, Rule
+from kbkit.checks import Context, Fingerprints, Rerun
 from kbkit.checks.adapters import adapter_findings
 from kbkit.checks.link_model import Resolver, wikilinks_on
 from kbkit.checks.lint_fields import (
@@ -25,52 +25,17 @@ from kbkit.checks.lint_fields import (
     string_tags,
 )
 from kbkit.checks.lint_rules import contract_findings
-from kbkit.checks.lint_schema import schema_findings
+from kbkit.checks.lint_schema import reported_keys, schema_findings
 from kbkit.checks.scopes import scopes
 from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
+from kbkit.rule_catalog import LINT_RULES
 from kbkit.rules import rule_ids
 from kbkit.taxonomy import POLICY_SOURCE, load_taxonomy
 from kbkit.tree import Tree, interned
 
-RULES: dict[str, Rule] = {
-    rule.id: rule
-    for rule in (
-        Rule("lint/taxonomy-missing", ERROR, "the tag taxonomy cannot be found"),
-        Rule("lint/frontmatter-missing", ERROR, "a synthesized page has no frontmatter"),
-        Rule("lint/frontmatter-invalid", ERROR, "the frontmatter is not a valid YAML mapping"),
-        Rule("lint/frontmatter-duplicate-key", ERROR, "a frontmatter key is written twice"),
-        Rule("lint/field-missing", ERROR, "a required frontmatter field is missing"),
-        Rule("lint/type-invalid", ERROR, "type is not one of the allowed types"),
-        Rule("lint/date-invalid", ERROR, "created/updated is not a real YYYY-MM-DD date"),
-        Rule("lint/tags-empty", ERROR, "tags is missing, empty or not a list"),
-        Rule("lint/tag-unknown", ERROR, "a tag is not in the taxonomy"),
-        Rule("lint/confidence-invalid", ERROR, "confidence is not high, medium or low"),
-        Rule("lint/needs-review", WARNING, "low confidence or contested"),
-        Rule("lint/stale", WARNING, "not updated for longer than the staleness limit"),
-        Rule("lint/orphan", WARNING, "no page links to this page"),
-        Rule("lint/adapter-yaml", ERROR, "an adapter manifest is not valid YAML"),
-        Rule("lint/adapter-shape", ERROR, "an adapter manifest's knowledge: is not a mapping"),
-        Rule("lint/adapter-keys", ERROR, "an adapter manifest has unknown knowledge: keys"),
-        Rule("lint/adapter-list", ERROR, "an adapter briefing list is not a list of strings"),
-        Rule("lint/adapter-raw", ERROR, "an adapter briefing doc points into the evidence layer"),
-        Rule("lint/adapter-checklist", ERROR, "an adapter review checklist is missing or invalid"),
-        Rule("lint/rule-id-duplicate", ERROR, "a rule id is defined on two rule pages"),
-        Rule(
-            "lint/rule-bullets",
-            ERROR,
-            "a rule section lacks the four labelled bullets in order (what the curator refuses)",
-        ),
-        Rule("lint/rule-source", ERROR, "a rule section's last bullet has no ^[source] marker"),
-        Rule("lint/title-unquoted", ERROR, "the frontmatter title is not quoted"),
-        Rule(
-            "lint/frontmatter-schema",
-            ERROR,
-            "the frontmatter breaks the policy's frontmatter JSON Schema",
-        ),
-    )
-}
+RULES = LINT_RULES  # the registry's shape: each validator module names its catalog
 
 
 def in_scope(rel: str, policy: Policy) -> bool:
@@ -97,11 +62,9 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     if page.error is not None or not in_scope(rel, policy):
         return []
     schema = scopes(policy).frontmatter_schema(rel)
-    return [
-        *field_findings(rel, page, policy),
-        *contract_findings(page, policy),
-        *schema_findings(page, schema),
-    ]
+    fields = field_findings(rel, page, policy)
+    reported = reported_keys(page, fields) if schema is not None and fields else None
+    return [*fields, *contract_findings(page, policy), *schema_findings(page, schema, reported)]
 
 
 def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
