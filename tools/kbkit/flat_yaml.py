@@ -17,26 +17,43 @@ from typing import Any, Final
 
 import yaml
 
-_RESOLVE: Final = yaml.resolver.Resolver().resolve
+_RESOLVER: Final = yaml.resolver.Resolver()
+_RESOLVE: Final = _RESOLVER.resolve
+# The first characters PyYAML has implicit resolvers for (booleans, null, numbers, dates,
+# merge keys...): a plain scalar starting with any other character is a string.
+# (A wildcard resolver, key None, would apply to every first character: none is registered.)
+_RESOLVED_FIRST: Final = (
+    frozenset(_RESOLVER.yaml_implicit_resolvers)
+    if None not in _RESOLVER.yaml_implicit_resolvers
+    else None
+)
+_KNOWN: dict[str, bool] = {}  # resolved tokens (keys and values repeat on every page)
+_KNOWN_MAX: Final = 4096
 _STR: Final = "tag:yaml.org,2002:str"
 _TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"  # kept as the written text (frontmatter.py)
 _IMPLICIT: Final = (True, False)
 
-# A plain scalar that cannot start an indicator or hold `: `, ` #`, flow characters or
-# trailing blanks; one word-ish character, then more with inner spaces.
-# Non-ASCII: printable characters that no YAML reader takes for a line break (U+0085,
-# U+2028, U+2029), a byte order mark or a non-character.
-_WIDE: Final = "\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
-_PLAIN: Final = rf"[A-Za-z0-9_./{_WIDE}](?:[A-Za-z0-9 _./()+{_WIDE}-]*[A-Za-z0-9_./()+{_WIDE}-])?"
+# Characters no reader here may see: ASCII and C1 controls, the line breaks YAML adds to
+# `\n` (U+0085, U+2028, U+2029), a byte order mark, non-characters and lone surrogates.
+# (Written as negated classes: a class listing the allowed Unicode ranges costs 70 ms to
+# compile, on every run.)
+_OTHER: Final = "\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
+_NEVER: Final = "\x00-\x1f" + _OTHER
+# Plain scalar characters: letters, digits, space, `_./()+-` and any other printable
+# non-ASCII character; never YAML's indicators, quotes, `#`, `:` or flow punctuation.
+_PUNCT: Final = "!-'*,:-@\\[\\]^`{-~"
+_BODY_CHAR: Final = f"[^{_NEVER}{_PUNCT}]"
+_EDGE_CHAR: Final = f"[^ {_NEVER}{_PUNCT}]"  # also no space (no leading/trailing blanks)
+_FIRST_CHAR: Final = f"[^ ()+\\-{_NEVER}{_PUNCT}]"  # no indicator, `(` or `+` either
+_PLAIN: Final = f"{_FIRST_CHAR}(?:{_BODY_CHAR}*{_EDGE_CHAR})?"
 _DOUBLE: Final = r'"[^"\\]*"'
 _SINGLE: Final = r"'[^']*'"
 _ITEM: Final = f"(?:{_DOUBLE}|{_SINGLE}|{_PLAIN})"
-_LINE: Final = re.compile(
-    rf"([A-Za-z_][A-Za-z0-9_.-]*):(?: ({_ITEM}|\[(?:{_ITEM}(?:, {_ITEM})*)?\]))?"
-)
-_ITEMS: Final = re.compile(_ITEM)
-_BLOCK_ITEM: Final = re.compile(rf"( *)- ({_ITEM})")
-_SAFE_TEXT: Final = re.compile(rf"[\n\x20-\x7e{_WIDE}]*")
+_LINE: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?")
+_SCALAR: Final = re.compile(_ITEM)
+_FLOW: Final = re.compile(rf"\[(?:{_ITEM}(?:, {_ITEM})*)?\]")
+_BLOCK_ITEM: Final = re.compile(r"( *)- (.*)")
+_SAFE_TEXT: Final = re.compile(f"[^\\x00-\\x09\\x0b-\\x1f{_OTHER}]*")  # `\n` is fine
 
 
 def _scalar(token: str) -> str | None:
@@ -44,8 +61,14 @@ def _scalar(token: str) -> str | None:
     first = token[0]
     if first in "\"'":
         return token[1:-1]
-    tag = _RESOLVE(yaml.ScalarNode, token, _IMPLICIT)
-    return token if tag in (_STR, _TIMESTAMP) else None
+    if _RESOLVED_FIRST is not None and first not in _RESOLVED_FIRST:
+        return token
+    known = _KNOWN.get(token)
+    if known is None:
+        known = _RESOLVE(yaml.ScalarNode, token, _IMPLICIT) in (_STR, _TIMESTAMP)
+        if len(_KNOWN) < _KNOWN_MAX:
+            _KNOWN[token] = known
+    return token if known else None
 
 
 def load_flat(raw: str) -> dict[str, Any] | None:
@@ -74,13 +97,15 @@ def load_flat(raw: str) -> dict[str, Any] | None:
             if items is False:
                 return None
             data[key] = items
-        elif value[0] == "[":
-            parsed = [_scalar(token) for token in _ITEMS.findall(value[1:-1])]
+        elif value[:1] == "[":
+            if not _FLOW.fullmatch(value):
+                return None
+            parsed = [_scalar(token) for token in _SCALAR.findall(value[1:-1])]
             if None in parsed:
                 return None
             data[key] = parsed
         else:
-            scalar = _scalar(value)
+            scalar = _scalar(value) if _SCALAR.fullmatch(value) else None
             if scalar is None:
                 return None
             data[key] = scalar
@@ -100,7 +125,7 @@ def _block_list(lines: list[str], index: int) -> tuple[Any, int]:
             indent = found[1]
         elif found[1] != indent:
             return False, index
-        scalar = _scalar(found[2])
+        scalar = _scalar(found[2]) if _SCALAR.fullmatch(found[2]) else None
         if scalar is None:
             return False, index
         items.append(scalar)
