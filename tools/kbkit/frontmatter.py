@@ -12,6 +12,8 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from kbkit.flat_yaml import load_flat
+
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE = "tag:yaml.org,2002:merge"
 
@@ -109,6 +111,9 @@ def _parse_mapping(
     raw: str, first_line: int
 ) -> tuple[dict[Any, Any] | None, FrontmatterError | None, Duplicates]:
     """`parse_yaml_mapping` plus the repeated keys (key, file line, file line of the first)."""
+    flat = load_flat(raw)
+    if flat is not None:  # the common flat shape, without PyYAML's node construction
+        return flat, None, ()
     loader = FrontmatterLoader(raw)
     try:
         value = loader.get_single_data()

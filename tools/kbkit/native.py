@@ -31,6 +31,9 @@ _KINDS: Final = {
     "Autolink": AUTOLINK,
     "Email": AUTOLINK,
 }
+# The string-valued End events the loop acts on (every other one is skipped at once)
+_ENDS: Final = frozenset(("Image", "CodeBlock", "HtmlBlock"))
+_new: Final = tuple.__new__  # a NamedTuple without the Python-level __new__ call
 _FENCE: Final = re.compile(r"(`{3,}|~{3,})(.*)")
 # markdown-it's validateLink: a destination with one of these schemes is no link at all,
 # unless it is a `data:` URL of a safe image type.
@@ -95,6 +98,8 @@ def parse(body: str, body_line: int) -> Parts:
     image_depth = 0
     # pyromark's stubs type each event exactly; the dispatch below checks shapes itself
     events: Any = pyromark.events_with_range(body, options=_OPTIONS)
+    # Ordered by how often each event comes (text, then the ends and starts of cells, rows,
+    # paragraphs, emphasis...); the rarer shapes are looked at only after the common ones.
     for event, span in events:
         if type(event) is str:
             continue
@@ -103,6 +108,28 @@ def parse(body: str, body_line: int) -> Parts:
                 block[2] += event["Text"]
             elif heading is not None and not image_depth:
                 heading[4] += event["Text"]
+            continue
+        if "End" in event:
+            end = event["End"]
+            if type(end) is str:
+                if end not in _ENDS:
+                    continue
+                if end == "Image":
+                    image_depth -= 1
+                elif end == "CodeBlock":
+                    if block is not None:
+                        text = block[2]
+                        if not block[3] and not text.endswith("\n"):
+                            text += "\n"  # markdown-it ends an indented block's text with one
+                        code.append(_new(CodeBlock, (block[0], block[1], text, block[3])))
+                        block = None
+                elif html is not None:  # HtmlBlock
+                    if "<!--" in html[1]:
+                        comments.extend(inline_comments(html[1], html[0]))
+                    html = None
+            elif heading is not None and type(end) is dict and "Heading" in end:
+                headings.append(_heading(data, heading))
+                heading = None
             continue
         if "Start" in event:
             start = event["Start"]
@@ -123,7 +150,12 @@ def parse(body: str, body_line: int) -> Parts:
                     if target is None:
                         continue
                 line = line_at(span["start"])
-                links.append(make_link(target, line, is_image, _KINDS.get(kind, INLINE)))
+                if "%" in target or "#" in target or "?" in target:
+                    links.append(make_link(target, line, is_image, _KINDS.get(kind, INLINE)))
+                else:  # make_link's common case, without two Python calls per link
+                    links.append(
+                        _new(Link, (target, line, is_image, target, _KINDS.get(kind, INLINE)))
+                    )
             elif "Heading" in start:
                 level = int(start["Heading"]["level"][1])
                 heading = [level, line_at(span["start"]), span["start"], span["end"], ""]
@@ -140,23 +172,6 @@ def parse(body: str, body_line: int) -> Parts:
             elif "FootnoteDefinition" in start:
                 label = start["FootnoteDefinition"]
                 footnotes.append(Footnote(label, line_at(span["start"]), True))
-        elif "End" in event:
-            end = event["End"]
-            if end == "Image":
-                image_depth -= 1
-            elif end == "CodeBlock" and block is not None:
-                text = block[2]
-                if not block[3] and not text.endswith("\n"):
-                    text += "\n"  # markdown-it ends an indented block's text with one, always
-                code.append(CodeBlock(block[0], block[1], text, block[3]))
-                block = None
-            elif end == "HtmlBlock" and html is not None:
-                if "<!--" in html[1]:
-                    comments.extend(inline_comments(html[1], html[0]))
-                html = None
-            elif type(end) is dict and "Heading" in end and heading is not None:
-                headings.append(_heading(data, heading))
-                heading = None
         elif "Code" in event:
             if heading is not None and not image_depth:
                 heading[4] += event["Code"]

@@ -8,6 +8,7 @@ the declarations `CROSS_PAGE` and `ALWAYS_RERUN` (`kbkit.checks`). The runner
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 from typing import Any
 
@@ -21,6 +22,7 @@ from kbkit.tree import Analysis
 PREFIX_BY_VALIDATOR = {"tree": "tree/", "lint": "lint/"}
 
 
+@functools.cache  # asked once per page while the tree loads: the import machinery costs 2%
 def validator_modules() -> dict[str, ModuleType]:
     from kbkit.checks import knowledge_tree, wiki_lint
 
