@@ -66,7 +66,7 @@ def _scope(company: str | None, category: str | None) -> str:
 
 def lesson_rows(state: Any) -> tuple[dict[str, tuple[Any, ...]], dict[str, int]]:
     """Adapter: lesson id -> (kind, company, category, ...), and live support per lesson."""
-    from kbkit.lessons.index import live_support
+    from kbkit.lessons.fold import live_support
 
     return state.lessons, {lid: s.rows for lid, s in live_support(state).items()}
 
