@@ -69,3 +69,12 @@ def test_forgotten_evidence_stops_counting() -> None:
     )
     assert problem == "" and state.support_stale
     assert fold.count_support(state) == {}
+
+
+def test_support_counts_are_the_rows_of_live_support() -> None:
+    state = folded("evidence", [EVIDENCE, {**EVIDENCE, "lesson": "L2", "source_id": "T1/F2"}])
+    state.support["L3"] = [0, "", []]  # a lesson whose evidence all stopped counting
+    assert fold.support_counts(state) == {
+        lid: s.rows for lid, s in fold.live_support(state).items()
+    }
+    assert fold.support_counts(state) == {"L1": 1, "L2": 1}

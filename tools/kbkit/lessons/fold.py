@@ -113,6 +113,11 @@ def live_support(state: FoldState) -> dict[str, Support]:
     return {lid: Support(*agg) for lid, agg in state.support.items() if agg[0]}
 
 
+def support_counts(state: FoldState) -> dict[str, int]:
+    """Per lesson id with live evidence: how many rows support it (`live_support`'s rows)."""
+    return {lid: agg[0] for lid, agg in state.support.items() if agg[0]}
+
+
 def count_support(state: FoldState) -> dict[str, list[Any]]:
     """The support aggregates from scratch: one walk over every evidence row."""
     count: dict[str, int] = {}
