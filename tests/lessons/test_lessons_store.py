@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from kbkit.jsonl import read_jsonl, temp_path
-from kbkit.lessons import index
+from kbkit.lessons import fold, index
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
 
@@ -81,13 +81,13 @@ def snapshot(root: Path) -> tuple[set[str], set[tuple[str, str, str]], set[str]]
     return set(lessons), set(evidence), set(outcomes)
 
 
-def assert_folds_like_fresh(store: LessonStore) -> index.FoldState:
+def assert_folds_like_fresh(store: LessonStore) -> fold.FoldState:
     cached = store.state()
-    fresh = index.refresh(index.FoldState(), store.root)
+    fresh = index.refresh(fold.FoldState(), store.root)
     assert cached.lessons == fresh.lessons and cached.evidence == fresh.evidence
     assert cached.tombstones == fresh.tombstones and cached.outcomes == fresh.outcomes
     # incremental support aggregates equal a recount from scratch
-    assert cached.support == fresh.support == index.count_support(fresh)
+    assert cached.support == fresh.support == fold.count_support(fresh)
     return fresh
 
 
@@ -107,7 +107,7 @@ def test_same_lesson_from_several_tasks_is_one_row(store: LessonStore, make_task
     store.add([extract(make_task("T3", findings=finding))])
     lessons, evidence, _ = snapshot(store.root)
     assert len(lessons) == 1 and len(evidence) == 4
-    (support,) = index.live_support(store.state()).values()
+    (support,) = fold.live_support(store.state()).values()
     assert support.rows == 4 and sorted(support.tasks) == ["T0", "T1", "T2", "T3"]
 
 
@@ -290,14 +290,14 @@ def test_forgotten_evidence_never_counts_again_but_new_evidence_of_the_task_does
     store.add(
         [extract(make_task("T1", findings=[finding])), extract(make_task("T9", findings=[finding]))]
     )
-    (lesson,) = index.live_support(store.state())
-    assert index.live_support(store.state())[lesson].rows == 2
+    (lesson,) = fold.live_support(store.state())
+    assert fold.live_support(store.state())[lesson].rows == 2
     assert store.forget("task", "T9").removed == 1
-    assert index.live_support(store.state())[lesson].rows == 1
+    assert fold.live_support(store.state())[lesson].rows == 1
     # T9 is re-run with a second finding teaching the same lesson: a new evidence key
     store.add([extract(make_task("T9", findings=[finding, ("F2", "confirmed", "sqli", "a")]))])
     state = assert_folds_like_fresh(store)
-    support = index.live_support(state)[lesson]
+    support = fold.live_support(state)[lesson]
     assert (support.rows, sorted(support.tasks)) == (2, ["T1", "T9"])
     assert len(state.evidence) == 3
     assert state.dead.get((lesson, "finding", "T9/F1")) == "forgotten"

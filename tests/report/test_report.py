@@ -168,3 +168,26 @@ def test_an_unusable_outcome_card_leaves_the_rest_of_the_report(world: Path, cap
     comparison = data["lessons"]["comparison"]
     assert "outcomes.jsonl: unusable outcome card" in comparison["error"]
     assert comparison["rows"] == [] and data["lessons"]["lessons"] >= 1
+
+
+def test_the_forked_reads_give_the_same_report_as_a_serial_run(
+    world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kbkit.paths import intake_root, state_root
+    from kbkit.report import assemble
+    from kbkit.report.window import make_window
+
+    read_here: list[int] = []  # appends made in the child never reach this list
+    read_logs = assemble._read_logs
+
+    def counted(*args: Any) -> dict[str, Any]:
+        read_here.append(1)
+        return read_logs(*args)
+
+    monkeypatch.setattr(assemble, "_read_logs", counted)
+    sources = assemble.Sources(world, intake_root(world), state_root(world))
+    window = make_window(None, None)
+    forked = assemble.build(sources, window, fork=True)
+    assert read_here == []  # the child's result was used (marshal took every value)
+    assert forked == assemble.build(sources, window, fork=False)
+    assert forked["lessons"]["lessons"] and forked["intake"]["events"] == 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from kbkit.lessons import index
+from kbkit.lessons import fold
 
 
 class Crossing(NamedTuple):
@@ -26,7 +26,7 @@ def _same(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and a.casefold() == b.casefold()
 
 
-def crossings(state: index.FoldState, usage: Iterable[dict[str, Any]]) -> list[Crossing]:
+def crossings(state: fold.FoldState, usage: Iterable[dict[str, Any]]) -> list[Crossing]:
     """Usage rows whose lessons carry a company other than the task's, in log order.
 
     Shadow rows count too: the selection crossed the line even if no prompt showed it.
@@ -39,7 +39,7 @@ def crossings(state: index.FoldState, usage: Iterable[dict[str, Any]]) -> list[C
             known = state.lessons.get(str(lesson))
             if known is None:
                 continue
-            company = index.LessonRow(*known).company
+            company = fold.LessonRow(*known).company
             if company is not None and not _same(company, task_company):
                 found.append(
                     Crossing(

@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 
 from kbkit.findings import ERROR, WARNING, Finding, quote
-from kbkit.lessons.index import FoldState, LessonRow, live_support
+from kbkit.lessons.fold import FoldState, LessonRow, live_support
 from kbkit.lessons.signal import HARMFUL_MIN, Signal
 
 NEAR = 0.9

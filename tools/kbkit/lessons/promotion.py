@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from kbkit.intake.ledger import append_status, load_events, load_status, record_events
 from kbkit.jsonl import iter_rows
 from kbkit.lessons.extraction import utc_now
-from kbkit.lessons.index import LessonRow, live_support
+from kbkit.lessons.fold import LessonRow, live_support
 from kbkit.lessons.rendering import flatten
 from kbkit.lessons.store import LessonStore
 

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
-from kbkit.lessons import index
+from kbkit.lessons import fold
 from kbkit.lessons.selection import scope_tier
 
 _PRIOR = re.compile(r"\(prior ([a-z_]+)\)$")
@@ -35,7 +35,7 @@ def _status(action: str) -> str:
     return match.group(1) if match else "negative"
 
 
-def replay(state: index.FoldState, scope: str) -> ReplayResult:
+def replay(state: fold.FoldState, scope: str) -> ReplayResult:
     """Count, in closing order, the negative outcomes an earlier lesson already described."""
     check = bool(state.dead or state.legacy)
     tasks: dict[str, list[Any]] = {}  # task -> [closed at, its negative lesson ids]

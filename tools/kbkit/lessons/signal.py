@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from kbkit.lessons import index
+from kbkit.lessons import fold
 
 HARMFUL_MIN = 2  # lint speaks up from this many harmful outcomes (and more than helpful)
 
@@ -29,7 +29,7 @@ class Signal(NamedTuple):
 
 
 def lesson_signals(
-    state: index.FoldState, usage_rows: Iterable[dict[str, Any]]
+    state: fold.FoldState, usage_rows: Iterable[dict[str, Any]]
 ) -> dict[str, Signal]:
     """Helpful and harmful counts per lesson shown to a task that has since closed."""
     shown: dict[str, set[str]] = {}

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from kbkit import json_input
 from kbkit.file_lock import locked
 from kbkit.jsonl import append_rows, append_together, atomic_write_bytes, gc_paused
-from kbkit.lessons import index
+from kbkit.lessons import fold, index
 from kbkit.lessons.extraction import Extraction, Refusal, utc_now
 from kbkit.paths import intake_root, repo_root
 
@@ -69,11 +69,11 @@ class LessonStore:
 
     # -- reading -----------------------------------------------------------------------
 
-    def state(self) -> index.FoldState:
+    def state(self) -> fold.FoldState:
         """The folded logs, from the cache when it is current (refreshed and saved if not)."""
         with gc_paused():
             cached = index.read_cache(self.cache_dir / "state.marshal")
-            state = (index.FoldState.load(cached) if cached else None) or index.FoldState()
+            state = (fold.FoldState.load(cached) if cached else None) or fold.FoldState()
             if index.is_current(state, self.root):
                 return state
             state = index.refresh(state, self.root)
@@ -208,7 +208,7 @@ class LessonStore:
 
     def _purge(
         self,
-        state: index.FoldState,
+        state: fold.FoldState,
         source_kind: str,
         source_id: str,
         hit: list[tuple[str, str, str]],
@@ -245,7 +245,7 @@ class LessonStore:
         append_rows(self.log("usage"), [row])
 
 
-def _verdicts(state: index.FoldState, batch: list[Extraction], now: str) -> list[dict[str, Any]]:
+def _verdicts(state: fold.FoldState, batch: list[Extraction], now: str) -> list[dict[str, Any]]:
     """Supersede/revive rows for the tasks of `batch` (extracted before) whose evidence changed.
 
     The latest extraction of a task is its verdict: live evidence of the task that it no

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kbkit.jsonl import gc_paused
-from kbkit.lessons import index
+from kbkit.lessons import fold, index
 from kbkit.lessons.signal import Signal, lesson_signals
 from kbkit.lessons.store import LessonStore
 
@@ -102,7 +102,7 @@ class SelectionView(NamedTuple):
             spans[scope] = (len(flat), len(positions))
             flat.extend(positions)
         put("buckets", flat.tobytes())
-        header = marshal.dumps((index.FORMAT, self.marks, sections, spans), 4)
+        header = marshal.dumps((fold.FORMAT, self.marks, sections, spans), 4)
         padding = -(len(MAGIC) + 8 + len(header)) % 8
         head = MAGIC + (len(header) + padding).to_bytes(8, "little") + header + b"\0" * padding
         return head + b"".join(raw)
@@ -121,7 +121,7 @@ class SelectionView(NamedTuple):
             start = len(MAGIC) + 8
             length = int.from_bytes(mapped[len(MAGIC) : start], "little")
             fmt, marks, sections, spans = marshal.loads(mapped[start : start + length])
-            if fmt != index.FORMAT:
+            if fmt != fold.FORMAT:
                 return None
             body = memoryview(mapped)[start + length :]
             if any(offset + size > len(body) for offset, size in sections.values()):
@@ -158,26 +158,26 @@ SIGNAL_MIN = 3
 
 
 def build_view(
-    state: index.FoldState, marks: Marks, signals: Mapping[str, Signal] | None = None
+    state: fold.FoldState, marks: Marks, signals: Mapping[str, Signal] | None = None
 ) -> SelectionView:
     """Support, recency and evidence tasks per live lesson, ranked once for every task.
 
     With `signals`, a lesson with enough outcomes (SIGNAL_MIN) that were mostly harmful
     goes after every other lesson of its scope (a stable sort: ties keep the usual order).
     """
-    supports = index.live_support(state)
+    supports = fold.live_support(state)
     # only candidates are selectable: adopted ones live on as rules, retired ones are withdrawn
     live = [
         lid
         for lid in supports
         if lid in state.lessons and state.lifecycle.get(lid, ("candidate",))[0] == "candidate"
     ]
-    rows = [index.LessonRow(*state.lessons[lid]) for lid in live]
+    rows = [fold.LessonRow(*state.lessons[lid]) for lid in live]
     order = list(range(len(live)))
     order.sort(key=lambda i: live[i])
     order.sort(key=lambda i: supports[live[i]].latest, reverse=True)  # stable sorts: ties
     order.sort(key=lambda i: supports[live[i]].rows, reverse=True)  # keep the last order
-    order.sort(key=lambda i: index.KIND_RANK[rows[i].kind])
+    order.sort(key=lambda i: fold.KIND_RANK[rows[i].kind])
     demoted = {
         lid
         for lid, s in (signals or {}).items()
@@ -216,12 +216,12 @@ def view_as_of(store: LessonStore, as_of: str) -> SelectionView:
     started. It walks every evidence row, so it costs a fold, not a cached read.
     """
     state = store.state()
-    past = index.FoldState()
+    past = fold.FoldState()
     past.lessons = state.lessons
     past.tombstones = state.tombstones
     past.lifecycle = state.lifecycle
     past.evidence = {key: row for key, row in state.evidence.items() if row[1] < as_of}
-    past.support = index.count_support(past)
+    past.support = fold.count_support(past)
     return build_view(past, {})
 
 

@@ -26,26 +26,26 @@ def _shown(path: Path, base: Path) -> str:
         return str(path)
 
 
-def build(sources: Sources, window: Window, *, use_cache: bool = True) -> dict[str, Any]:
-    """Collect every section; a missing ledger, store or artifact folder reads as empty."""
+def build(
+    sources: Sources, window: Window, *, use_cache: bool = True, fork: bool = True
+) -> dict[str, Any]:
+    """Collect every section; a missing ledger, store or artifact folder reads as empty.
+    With `fork`, the ledger and lessons reads run in a forked child while this process
+    checks the tree (they share nothing); the result is the same either way."""
     from kbkit.jsonl import gc_paused
+    from kbkit.policy import load_policy
+    from kbkit.report import tree_health
+    from kbkit.report.aside import Aside
 
     now = clock.now()
     with gc_paused():  # 100k-row ledgers and stores make no cycles; collections only cost time
-        return _build(sources, window, use_cache, now)
-
-
-def _build(sources: Sources, window: Window, use_cache: bool, now: Any) -> dict[str, Any]:
-    from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE
-    from kbkit.lessons.store import STORE_DIR
-    from kbkit.policy import load_policy
-    from kbkit.report import batches, intake_funnel, lessons_section, tree_health
-
-    base = sources.repo
-    policy = load_policy(sources.repo)
-    ledgers = intake_funnel.Ledgers(sources.intake)
-    intake_shown = _shown(sources.intake, base)
-    lessons_dir = sources.intake / STORE_DIR
+        policy = load_policy(sources.repo)
+        side = Aside(lambda: _read_logs(sources, window, now), fork=fork)
+        try:
+            tree = tree_health.collect(sources.repo, policy, now.date(), use_cache)
+            logs = side.result()
+        finally:
+            side.close()
     return {
         "version": VERSION,
         "generated_at": clock.timestamp(now),
@@ -54,7 +54,22 @@ def _build(sources: Sources, window: Window, use_cache: bool, now: Any) -> dict[
             **window.to_dict(),
             "default": f"the last {DEFAULT_DAYS} days up to today (UTC)",
         },
-        "tree": tree_health.collect(sources.repo, policy, now.date(), use_cache),
+        "tree": tree,
+        **logs,
+    }
+
+
+def _read_logs(sources: Sources, window: Window, now: Any) -> dict[str, Any]:
+    """The intake, curator and lessons sections: everything read from the ledgers."""
+    from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE
+    from kbkit.lessons.store import STORE_DIR
+    from kbkit.report import batches, intake_funnel, lessons_section
+
+    base = sources.repo
+    ledgers = intake_funnel.Ledgers(sources.intake)
+    intake_shown = _shown(sources.intake, base)
+    lessons_dir = sources.intake / STORE_DIR
+    return {
         "intake": intake_funnel.collect(
             ledgers,
             window,

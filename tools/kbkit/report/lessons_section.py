@@ -27,13 +27,16 @@ def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
     lessons, support = lesson_rows(state)
     usage = usage_rows(store)
     kinds = Counter(row[0] for row in lessons.values())
-    scopes = Counter(_scope(row[1], row[2]) for row in lessons.values())
+    # count the few distinct (company, category) pairs and support counts first, then
+    # bucket those: one pass over 100k lessons instead of a label or bucket search each
+    scopes: Counter[str] = Counter()
+    for (company, category), n in Counter((row[1], row[2]) for row in lessons.values()).items():
+        scopes[_scope(company, category)] += n
     buckets = [0] * len(SUPPORT_BUCKETS)
-    for lesson in lessons:
-        count = support.get(lesson, 0)
+    for count, n_lessons in Counter(support.get(lesson, 0) for lesson in lessons).items():
         for n, (low, high) in enumerate(SUPPORT_BUCKETS):
             if count >= low and (high is None or count <= high):
-                buckets[n] += 1
+                buckets[n] += n_lessons
                 break
     modes = Counter(str(r.get("mode")) for r in usage if window.contains(str(r.get("at") or "")))
     return {
@@ -66,9 +69,9 @@ def _scope(company: str | None, category: str | None) -> str:
 
 def lesson_rows(state: Any) -> tuple[dict[str, tuple[Any, ...]], dict[str, int]]:
     """Adapter: lesson id -> (kind, company, category, ...), and live support per lesson."""
-    from kbkit.lessons.index import live_support
+    from kbkit.lessons.fold import support_counts
 
-    return state.lessons, {lid: s.rows for lid, s in live_support(state).items()}
+    return state.lessons, support_counts(state)
 
 
 def usage_rows(store: Any) -> list[dict[str, Any]]:
