@@ -18,15 +18,15 @@ from typing import Any, NamedTuple
 from kbkit import git, github
 from kbkit.errors import KbkitError, UsageError
 from kbkit.intake.repo_identity import SLUG, slug_from_remote
+from kbkit.test_hooks import DISTILL_KILL_AT
 
 SHADOW, REVIEW = "shadow", "review"
-# Test seam: SIGKILL this process at a named stage, so crash tests can land exactly there.
-KILL_ENV = "KBKIT_DISTILL_TEST_KILL_AT"
 
 
 def checkpoint(stage: str) -> None:
-    """Die here when the crash test asks for this stage (no-op otherwise)."""
-    if os.environ.get(KILL_ENV) == stage:
+    """Die here when the crash test asks for this stage (no-op otherwise): a test seam, so
+    crash tests can SIGKILL the run exactly there."""
+    if os.environ.get(DISTILL_KILL_AT) == stage:
         os.kill(os.getpid(), signal.SIGKILL)
 
 

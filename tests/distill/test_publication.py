@@ -9,9 +9,9 @@ import pytest
 
 from kbkit import git
 from kbkit.__main__ import main
+from kbkit.distill.publication import REVIEW, SHADOW, settings_from_env
 from kbkit.errors import UsageError
 from kbkit.intake.ledger import load_status
-from kbkit.publication import REVIEW, SHADOW, settings_from_env
 from tests.distill.world import DAY, FORK, UPSTREAM, ScriptedGateway, World, world_fixture
 
 __all__ = ["world_fixture"]  # the `world` fixture
