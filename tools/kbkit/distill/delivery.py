@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kbkit.distill import work_clone
-from kbkit.distill.artifacts import batch_folder
+from kbkit.distill.artifacts import Artifacts, batch_folder
 from kbkit.distill.publication import (
     DeferredError,
     PendingCommit,
@@ -19,6 +19,8 @@ from kbkit.distill.rows import after_failure, mark
 from kbkit.distill.session import Session, key_text
 from kbkit.distill.work_clone import CommittedBatch
 from kbkit.intake.ledger import Key, Row
+
+PR_BODY = "pr-body.md"  # the shadow artifact: the day's PR body as review mode would send it
 
 
 def unpublished(clone: Path, status: Mapping[Key, Row]) -> list[CommittedBatch]:
@@ -57,11 +59,29 @@ def publish_commits(
             _mark_failed(s, group, status, exc)
             s.note(f"publication failed: {exc}")
             return "failed", None
+        if url is None:
+            _keep_shadow_body(
+                s, publisher, day, group, listed + [p for p in pending if p not in listed]
+            )
         _mark_published(s, group, status, branch, url)
         if url:  # shadow -> review the same day: the PR lists the shadowed batches too
             _mark_shadowed_as_published(s, on_branch, status, url)
         last_url = url or last_url
     return "done", last_url
+
+
+def _keep_shadow_body(
+    s: Session,
+    publisher: Publisher,
+    day: str,
+    group: list[CommittedBatch],
+    shown: list[PendingCommit],
+) -> None:
+    """Shadow mode: each batch's artifacts keep the PR body review mode would have sent."""
+    body = publisher.body(day, shown, None)
+    for commit in group:
+        folder = batch_folder(s.o.state_dir, commit.day, commit.batch_id)
+        Artifacts(folder, s.o.dry_run).write(PR_BODY, body)
 
 
 def _still_pending(commit: CommittedBatch, status: Mapping[Key, Row]) -> list[Key]:

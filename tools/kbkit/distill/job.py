@@ -16,6 +16,7 @@ Order of a run (every step recoverable after a kill at any point):
 from __future__ import annotations
 
 from contextlib import ExitStack
+from functools import partial
 from typing import Any
 
 from kbkit import git
@@ -32,6 +33,7 @@ from kbkit.distill import work_clone
 from kbkit.distill.artifacts import Artifacts, batch_folder, new_batch_id
 from kbkit.distill.delivery import publish_commits, unpublished
 from kbkit.distill.publication import REVIEW, Publisher, checkpoint
+from kbkit.distill.report_section import report_section
 from kbkit.distill.rows import after_failure, mark
 from kbkit.distill.selection import Selection, select_batch
 from kbkit.distill.session import Options, Report, Session, key_text
@@ -94,7 +96,8 @@ def _prepare(s: Session) -> tuple[WorkClone, Publisher]:
             f"dropped uncommitted leftovers of an interrupted run: {len(clone.discarded)} path(s)"
         )
     settings = o.settings._replace(base_branch=clone.base_branch)
-    return clone, Publisher(settings, clone.path, o.scheduled, o.day)
+    report = partial(report_section, clone.path, o.intake_dir, o.state_dir)
+    return clone, Publisher(settings, clone.path, o.scheduled, o.day, report)
 
 
 def _publish_committed(
