@@ -170,13 +170,12 @@ def test_readme_layout_matches_the_package() -> None:
 def test_test_hooks_are_named_in_one_place() -> None:
     """Every test-only variable production code reads is in `kbkit.test_hooks` (which
     tests/conftest.py clears); the two modules that read one keep its name equal."""
-    from kbkit import publication, test_hooks
+    from kbkit import test_hooks
     from kbkit.curator import apply
 
-    # apply.py and publication.py belong to other branches now: they will import the names
-    # from kbkit.test_hooks after the merge (#17); until then their copies must agree.
+    # apply.py belongs to another branch now: it will import the name from kbkit.test_hooks
+    # after the merge (#17); until then its copy must agree.
     assert apply.PAUSE_ENV == test_hooks.CURATOR_PAUSE
-    assert publication.KILL_ENV == test_hooks.DISTILL_KILL_AT
     named = set()
     for path in PACKAGE.rglob("*.py"):
         named.update(re.findall(r"KBKIT_\w*TEST\w*", path.read_text(encoding="utf-8")))

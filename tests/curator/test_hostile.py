@@ -7,7 +7,7 @@ import pytest
 
 from kbkit.charset import INVISIBLE
 from kbkit.curator import KnowledgeCurator, KnowledgeEvidenceBatch
-from kbkit.evidence import to_event
+from kbkit.distill.evidence import to_event
 from tests.curator.conftest import batch, event, make_clone, row
 
 HIDDEN = {

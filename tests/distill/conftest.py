@@ -1,4 +1,4 @@
-"""Distill fixtures live in world.py (shared with tests/test_publication.py)."""
+"""Distill fixtures live in world.py (shared with tests/distill/test_publication.py)."""
 
 from tests.distill.world import world_fixture
 

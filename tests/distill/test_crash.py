@@ -12,7 +12,7 @@ import pytest
 
 from kbkit import git
 from kbkit.models import RecordingGateway
-from kbkit.publication import KILL_ENV
+from kbkit.test_hooks import DISTILL_KILL_AT as KILL_ENV
 from tests.conftest import PROJECT
 from tests.distill.world import DAY, ScriptedGateway, World
 

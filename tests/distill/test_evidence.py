@@ -6,7 +6,7 @@ import pytest
 
 from kbkit.curator import InvalidRequestError
 from kbkit.curator.events import DIFF_EVENT_BYTES, TEXT_BYTES
-from kbkit.evidence import to_event
+from kbkit.distill.evidence import to_event
 from kbkit.intake.ledger import load_status, record_events
 from tests.distill.world import ScriptedGateway, World
 

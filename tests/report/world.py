@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kbkit.artifacts import Artifacts, batch_folder
 from kbkit.commands import intake_record_prs
+from kbkit.distill.artifacts import Artifacts, batch_folder
 from kbkit.intake.ledger import append_status, load_status
 from kbkit.jsonl import append_rows
 from kbkit.lessons.extraction import extract

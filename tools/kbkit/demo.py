@@ -17,7 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kbkit import distill, git
+from kbkit import git
+from kbkit.distill import job
+from kbkit.distill.publication import settings_from_env
 from kbkit.errors import KbkitError
 from kbkit.intake.bugfixes import collect_drops
 from kbkit.intake.json_pages import decode_pages, read_source
@@ -26,7 +28,6 @@ from kbkit.intake.merged_prs import parse_pulls
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.jsonl import atomic_write_text
 from kbkit.models import Gateway, ReplayGateway, ReplayMissError, request_hash
-from kbkit.publication import settings_from_env
 
 DAY = "2026-11-30"  # fixed: the replay keys are hashes of a deterministic prompt
 SLUG = "kbkit-dev/kbkit"
@@ -91,7 +92,7 @@ def rekey(project: Path) -> int:
         record(project, work, work / "intake")
         gateway = _Rekey(rows[0]["reply"])
         options = _options(work, gateway)
-        report = distill.run(options._replace(dry_run=True))
+        report = job.run(options._replace(dry_run=True))
     rows[0]["key"] = gateway.key
     atomic_write_text(path, json.dumps(rows[0], ensure_ascii=False) + "\n")
     print(f"{path}: keyed to {gateway.key}; the reply gives {len(report.accepted)} accepted, "
@@ -99,9 +100,9 @@ def rekey(project: Path) -> int:
     return 0
 
 
-def _options(work: Path, gateway: Gateway) -> distill.Options:
+def _options(work: Path, gateway: Gateway) -> job.Options:
     upstream = work / "knowledge-repo"
-    return distill.Options(
+    return job.Options(
         intake_dir=work / "intake",
         state_dir=work / "state",
         knowledge_repo=str(upstream),
@@ -176,7 +177,7 @@ def _pass(project: Path, work: Path, label: str) -> str:
         make_knowledge_repo(project, upstream)
     added = record(project, work, work / "intake")
     options = _options(work, ReplayGateway(project / "intake" / "samples" / "replay.jsonl"))
-    report = distill.run(options)
+    report = job.run(options)
     print(f"\n== {label}: recorded {added} new event(s) from intake/samples/ "
           "(4 merged PRs, 3 bugfix runs)")  # fmt: skip
     if report.outcome == "nothing-pending":

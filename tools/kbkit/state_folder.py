@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kbkit.jsonl import atomic_write_text
+
 
 def make_state_folder(folder: Path, note: str) -> Path:
     """Create `folder` (and its parents) with a `.gitignore` that ignores everything in it;
-    `note` (one line) tells a reader what the folder holds. Raises OSError as mkdir does."""
+    `note` (one line) tells a reader what the folder holds. The `.gitignore` is written
+    atomically (a killed writer never leaves half of it); raises OSError as mkdir does."""
     folder.mkdir(parents=True, exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
-        ignore.write_text(f"# {note}\n*\n")
+        atomic_write_text(ignore, f"# {note}\n*\n")
     return folder

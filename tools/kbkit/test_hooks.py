@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # Read by `kbkit.curator.apply` (its PAUSE_ENV): seconds to pause at a named apply step.
 CURATOR_PAUSE = "KBKIT_CURATOR_TEST_PAUSE"
-# Read by `kbkit.publication` (its KILL_ENV): the step at which the distill run kills itself.
+# Read by `kbkit.distill.publication` (`checkpoint`): the step at which the distill run kills itself.
 DISTILL_KILL_AT = "KBKIT_DISTILL_TEST_KILL_AT"
 
 TEST_HOOKS = (CURATOR_PAUSE, DISTILL_KILL_AT)

@@ -9,12 +9,13 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from kbkit import clock, distill
+from kbkit import clock
+from kbkit.distill import job
+from kbkit.distill.publication import settings_from_env
 from kbkit.errors import UsageError
 from kbkit.intake.repo_identity import read_config
 from kbkit.models import RecordingGateway, open_gateway
 from kbkit.paths import REPO_HELP, intake_root, repo_root, state_root
-from kbkit.publication import settings_from_env
 
 
 def parser() -> argparse.ArgumentParser:
@@ -47,7 +48,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def options_from(args: argparse.Namespace) -> distill.Options:
+def options_from(args: argparse.Namespace) -> job.Options:
     repo = repo_root(args.repo)
     intake = intake_root(repo)
     source = (
@@ -77,7 +78,7 @@ def options_from(args: argparse.Namespace) -> distill.Options:
     gateway = open_gateway(spec, timeout=args.timeout)
     if args.record:  # also in a dry run: recording is the write that was asked for
         gateway = RecordingGateway(gateway, args.record)
-    return distill.Options(
+    return job.Options(
         intake_dir=intake,
         state_dir=state_root(repo),
         knowledge_repo=str(source),
@@ -94,7 +95,7 @@ def options_from(args: argparse.Namespace) -> distill.Options:
     )
 
 
-def render(report: distill.Report) -> str:
+def render(report: job.Report) -> str:
     lines = [f"{report.day}: {report.outcome} ({report.branch})"]
     if report.events:
         lines.append(f"events: {len(report.events)} ({', '.join(report.events)})")
@@ -122,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     options = options_from(args)
     if not args.quiet:
         print(f"distill: {options.settings.explanation}", file=sys.stderr)
-    report = distill.run(options)
+    report = job.run(options)
     if args.format == "json":
         data = report._asdict()
         data["artifacts"] = str(report.artifacts) if report.artifacts else None

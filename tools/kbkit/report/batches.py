@@ -1,4 +1,4 @@
-"""Curator and publication: one row per batch folder written by `kbkit.artifacts`."""
+"""Curator and publication: one row per batch folder written by `kbkit.distill.artifacts`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kbkit import json_input
-from kbkit.artifacts import ARTIFACTS
+from kbkit.distill.artifacts import ARTIFACTS
 from kbkit.intake.ledger import Row, sequence
 from kbkit.report.window import Window
 

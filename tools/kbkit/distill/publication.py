@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,15 +18,18 @@ from typing import Any, NamedTuple
 from kbkit import git, github
 from kbkit.errors import KbkitError, UsageError
 from kbkit.intake.repo_identity import SLUG, slug_from_remote
+from kbkit.test_hooks import DISTILL_KILL_AT
 
 SHADOW, REVIEW = "shadow", "review"
-# Test seam: SIGKILL this process at a named stage, so crash tests can land exactly there.
-KILL_ENV = "KBKIT_DISTILL_TEST_KILL_AT"
+BODY_LIMIT = 65_536  # characters: GitHub refuses a longer PR body
+REPORT_ROOM = 8_000  # the report keeps this much of an over-long body (its tables are small)
+FENCE = "```"
 
 
 def checkpoint(stage: str) -> None:
-    """Die here when the crash test asks for this stage (no-op otherwise)."""
-    if os.environ.get(KILL_ENV) == stage:
+    """Die here when the crash test asks for this stage (no-op otherwise): a test seam, so
+    crash tests can SIGKILL the run exactly there."""
+    if os.environ.get(DISTILL_KILL_AT) == stage:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -84,11 +87,19 @@ def settings_from_env(env: Mapping[str, str], knowledge_repo: str, base_branch: 
             "to a fork it owns and must not hold write access upstream: fork the repository "
             "and name the fork"
         )
-    return Settings(REVIEW, f"review mode: PRs from {fork} to {upstream}", fork, fork_url,
-                    upstream, base_branch)  # fmt: skip
+    why = f"review mode: PRs from {fork} to {upstream}"
+    return Settings(REVIEW, why, fork, fork_url, upstream, base_branch)
 
 
-def pr_body(day: str, commits: list[PendingCommit], follow_up_of: int | None) -> str:
+def batch_heading(commit: PendingCommit) -> str:
+    """The heading a body or comment gives a batch (how a rerun sees it is already there)."""
+    return f"## Batch {commit.batch_id} ({commit.sha[:12]})"
+
+
+def pr_body(
+    day: str, commits: list[PendingCommit], follow_up_of: int | None, report: str = ""
+) -> str:
+    """The PR body (or comment): the batches, then `report`, within BODY_LIMIT."""
     lines = [f"Knowledge intake for {day}, distilled by `kb distill`.", ""]
     if follow_up_of:
         lines += [
@@ -101,24 +112,58 @@ def pr_body(day: str, commits: list[PendingCommit], follow_up_of: int | None) ->
         "",
     ]
     for commit in commits:
-        lines.append(f"## Batch {commit.batch_id} ({commit.sha[:12]})")
-        lines += ["", "Source events:"]
+        lines += [batch_heading(commit), "", "Source events:"]
         lines += [f"- {event}" for event in commit.events]
-        lines += ["", "Validator transcript:", "", "```", commit.transcript.strip() or "(none)",
-                  "```", ""]  # fmt: skip
-    return "\n".join(lines)
+        transcript = commit.transcript.strip() or "(none)"
+        lines += ["", "Validator transcript:", "", FENCE, transcript, FENCE, ""]
+    return fit_body("\n".join(lines) + "\n", report)
+
+
+def fit_body(main: str, report: str, limit: int = BODY_LIMIT) -> str:
+    """`main` then `report` within `limit` characters: the report is cut first, down to
+    REPORT_ROOM; past that `main` is cut too. Each cut part ends with a note."""
+    report_room = max(limit - len(main), min(len(report), REPORT_ROOM))
+    report = cut_text(report, report_room, "the report")
+    return cut_text(main, limit - len(report), "the batches") + report
+
+
+def cut_text(text: str, limit: int, what: str) -> str:
+    """`text` itself when it fits in `limit` characters; else cut at a line end, an open
+    code fence closed, and a note saying what was cut."""
+    if len(text) <= limit:
+        return text
+    note = (
+        f"\n_{what.capitalize()} cut here: the PR body would pass GitHub's {BODY_LIMIT:,} "
+        "characters. The batch artifacts (`state/artifacts/knowledge-intake/`) and "
+        "`kb report --format markdown` have everything._\n\n"
+    )
+    head = text[: max(0, limit - len(note) - len(FENCE) - 1)]
+    head = head[: head.rfind("\n") + 1]  # whole lines only ("" when there is no line end)
+    if sum(line.startswith(FENCE) for line in head.splitlines()) % 2:
+        head += FENCE + "\n"
+    return head + note
 
 
 class Publisher:
     """Performs every outward write of a run: push, PR create, PR comment."""
 
     def __init__(
-        self, settings: Settings, clone: Path, scheduled: bool = False, today: str | None = None
+        self,
+        settings: Settings,
+        clone: Path,
+        scheduled: bool = False,
+        today: str | None = None,
+        report: Callable[[str], str] | None = None,
     ):
         self.settings = settings
         self.clone = clone
         self.scheduled = scheduled
         self.today = today
+        self.report = report  # day -> the markdown report for the day's PR body
+
+    def body(self, day: str, commits: list[PendingCommit], follow_up_of: int | None) -> str:
+        """The day's PR body: the batches and the day's report (what a shadow run keeps)."""
+        return pr_body(day, commits, follow_up_of, self.report(day) if self.report else "")
 
     def publish(
         self,
@@ -167,11 +212,12 @@ class Publisher:
         if open_pr is not None:
             number = int(open_pr["number"])
             texts = github.pr_texts(s.upstream_slug, number, self.clone)
-            missing = [c for c in commits if not any(c.batch_id in text for text in texts)]
+            missing = [c for c in commits if not any(batch_heading(c) in t for t in texts)]
             if missing:
-                # the body lists every batch on the branch; the comment says what is new
+                # the body lists every batch on the branch (and the day's report, rebuilt);
+                # the comment says what is new
                 everything = listed + [c for c in commits if c not in listed]
-                with _body_file(pr_body(day, everything, None)) as body:
+                with _body_file(self.body(day, everything, None)) as body:
                     github.edit_pr_body(s.upstream_slug, number, body, self.clone)
                 with _body_file(pr_body(day, missing, None)) as body:
                     github.comment_pr(s.upstream_slug, number, body, self.clone)
@@ -187,11 +233,9 @@ class Publisher:
             )
         title = f"Knowledge intake {day}" + (" (follow-up)" if follow_up_of else "")
         shown = commits if follow_up_of else listed + [c for c in commits if c not in listed]
-        with _body_file(pr_body(day, shown, follow_up_of)) as body:
-            url = github.create_pr(
-                s.upstream_slug, f"{s.fork_slug.split('/')[0]}:{branch}", s.base_branch, title,
-                body, self.clone,
-            )  # fmt: skip
+        head = f"{s.fork_slug.split('/')[0]}:{branch}"
+        with _body_file(self.body(day, shown, follow_up_of)) as body:
+            url = github.create_pr(s.upstream_slug, head, s.base_branch, title, body, self.clone)
         checkpoint("pr")
         return url
 

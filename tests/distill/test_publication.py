@@ -9,9 +9,18 @@ import pytest
 
 from kbkit import git
 from kbkit.__main__ import main
+from kbkit.distill.publication import (
+    BODY_LIMIT,
+    FENCE,
+    REPORT_ROOM,
+    REVIEW,
+    SHADOW,
+    fit_body,
+    settings_from_env,
+)
 from kbkit.errors import UsageError
 from kbkit.intake.ledger import load_status
-from kbkit.publication import REVIEW, SHADOW, settings_from_env
+from tests.conftest import PINNED_NOW
 from tests.distill.world import DAY, FORK, UPSTREAM, ScriptedGateway, World, world_fixture
 
 __all__ = ["world_fixture"]  # the `world` fixture
@@ -19,6 +28,7 @@ __all__ = ["world_fixture"]  # the `world` fixture
 BRANCH = f"knowledge/intake-{DAY}"
 NEXT_DAY = "2026-12-01"
 NEXT_BRANCH = f"knowledge/intake-{NEXT_DAY}"
+REPORT = f"## kbkit report, {DAY} to {DAY}"  # the day's `kb report --format markdown`
 FULL = {"POST_MODE": "review", "KNOWLEDGE_PR_ENABLED": "true", "KNOWLEDGE_FORK_SLUG": FORK}
 
 
@@ -202,8 +212,8 @@ def test_shadow_is_the_default(world: World) -> None:
     assert report.artifacts is not None
     names = sorted(p.name for p in report.artifacts.iterdir())
     assert names == [
-        "apply.json", "batch.json", "commit.txt", "prompt.md", "reply.txt", "schema.json",
-        "validation.json", "validators.txt",
+        "apply.json", "batch.json", "commit.txt", "pr-body.md", "prompt.md", "reply.txt",
+        "schema.json", "validation.json", "validators.txt",
     ]  # fmt: skip
     assert (report.artifacts / "commit.txt").read_text().strip() == report.commit
 
@@ -296,3 +306,65 @@ def test_switching_from_shadow_to_review_the_same_day_publishes_every_batch(
     (pr,) = world.gh()["prs"]
     assert "merged_pr acme/app#1" in pr["body"] and "merged_pr acme/app#2" in pr["body"]
     assert pr["body"].count("## Batch ") == 2
+
+
+def test_the_pr_body_carries_the_days_report_rebuilt_for_each_added_batch(world: World) -> None:
+    world.review()
+    world.record(1)
+    first = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    body = world.gh()["prs"][0]["body"]
+    assert body.count(REPORT) == 1 and body.index("## Batch ") < body.index(REPORT)
+    report = body[body.index(REPORT) :]
+    assert "- **Tree**: 29 pages, 0 errors" in report and "- **Curator**: 1 batches" in report
+    assert first.batch_id.replace("_", "\\_") in report  # the batches table
+    assert f"_Generated {PINNED_NOW} by `kb report`" in report  # kbkit's clock: deterministic
+    world.record(2)
+    second = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    (pr,) = world.gh()["prs"]
+    report = pr["body"][pr["body"].index(REPORT) :]
+    assert pr["body"].count(REPORT) == 1 and "- **Curator**: 2 batches" in report
+    assert second.batch_id.replace("_", "\\_") in report
+    assert REPORT not in pr["comments"][0]["body"]  # the comment names only the new batch
+
+
+def test_a_report_that_cannot_be_built_never_fails_the_publication(world: World) -> None:
+    world.review()
+    keys = world.record(1)
+    (world.intake / "cursor.json").write_text("{not json")  # kb report reads it, distill not
+    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert report.outcome == "published" and world.states(keys) == ["published"]
+    body = world.gh()["prs"][0]["body"]
+    (line,) = [x for x in body.splitlines() if "could not be built" in x]
+    assert line.startswith("The report could not be built: `InputError: ")
+    assert "cursor.json: not a valid cursor file" in line and "## Batch " in body
+
+
+def test_the_shadow_artifact_carries_the_body_review_would_send(world: World) -> None:
+    keys = world.record(1)
+    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert report.outcome == "shadowed" and report.artifacts is not None
+    body = (report.artifacts / "pr-body.md").read_text()
+    assert body.startswith(f"Knowledge intake for {DAY}, distilled by `kb distill`.")
+    assert f"## Batch {report.batch_id} ({(report.commit or '')[:12]})" in body
+    assert f"- {keys[0][0]} {keys[0][1]}" in body and body.count(REPORT) == 1
+    assert f"_Generated {PINNED_NOW} by `kb report`" in body
+
+
+def fence_balanced(text: str) -> bool:
+    return sum(line.startswith(FENCE) for line in text.splitlines()) % 2 == 0
+
+
+def test_an_over_long_body_is_cut_cleanly_report_first() -> None:
+    transcript = "\n".join(f"knowledge/page-{n}.md:3: lint/x: a finding" for n in range(3000))
+    main = f"intro\n\n## Batch b1\n\n{FENCE}\n{transcript}\n{FENCE}\n"
+    report = "## kbkit report, d to d\n\n" + "".join(f"| r{n} | {n} |\n" for n in range(5000))
+    assert len(main) > BODY_LIMIT and len(report) > REPORT_ROOM
+    body = fit_body(main, report)
+    assert len(body) <= BODY_LIMIT and fence_balanced(body)
+    assert body.count("cut here") == 2 and body.startswith("intro\n\n## Batch b1")
+    assert len(body[body.index("## kbkit report, d to d") :]) > REPORT_ROOM - 200  # its room
+    small = fit_body("intro\n", report)  # short batches: only the report is cut, to the limit
+    assert len(small) <= BODY_LIMIT and small.count("cut here") == 1
+    assert small.startswith("intro\n## kbkit report") and len(small) > BODY_LIMIT - 200
+    assert all(line.startswith(("|", "#", "_", "intro")) for line in small.splitlines() if line)
+    assert fit_body(main[:1000] + FENCE + "\n", "r\n") == main[:1000] + FENCE + "\nr\n"  # fits

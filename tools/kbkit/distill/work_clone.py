@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from kbkit import git
 from kbkit.errors import UsageError
-from kbkit.jsonl import atomic_write_bytes
+from kbkit.state_folder import make_state_folder
 
 BRANCH_PREFIX = "knowledge/intake-"
 TRAILER_BATCH = "Kbkit-Batch: "
@@ -65,10 +65,8 @@ def prepare(
     if not (clone_dir / ".git").is_dir():
         if clone_dir.exists():
             raise UsageError(f"{clone_dir}: exists but is not a git clone; remove it and rerun")
-        clone_dir.parent.mkdir(parents=True, exist_ok=True)
-        ignore = clone_dir.parent / ".gitignore"
-        if not ignore.exists():  # state/ never shows up in the checkout that holds it
-            atomic_write_bytes(ignore, b"*\n")
+        # state/ never shows up in the checkout that holds it
+        make_state_folder(clone_dir.parent, "kb distill's work clone and batch artifacts")
         partial = clone_dir.with_name(f"{clone_dir.name}.partial-{os.getpid()}")
         git.clone(url, partial)
         os.replace(partial, clone_dir)  # a killed clone never leaves a half clone in place

@@ -1,0 +1,66 @@
+"""One distill run's options, its notes and progress lines, and the report it returns."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit.curator.events import MAX_EVENTS
+from kbkit.distill.publication import Settings
+from kbkit.intake.ledger import Key
+from kbkit.models import Gateway
+
+
+class Options(NamedTuple):
+    intake_dir: Path
+    state_dir: Path
+    knowledge_repo: str
+    day: str
+    gateway: Gateway
+    settings: Settings
+    base_branch: str | None = None
+    max_events: int = MAX_EVENTS
+    max_rules: int = 5
+    max_attempts: int = 3
+    dry_run: bool = False
+    scheduled: bool = False
+    quiet: bool = False
+
+
+class Report(NamedTuple):
+    day: str
+    branch: str
+    outcome: str  # nothing-pending, no-rules, shadowed, published, deferred, failed, dry-run
+    batch_id: str | None = None
+    events: tuple[str, ...] = ()  # "kind id" of the batch
+    accepted: tuple[dict[str, Any], ...] = ()
+    rejected: tuple[dict[str, Any], ...] = ()
+    pages: tuple[str, ...] = ()  # document IDs changed
+    commit: str | None = None
+    artifacts: Path | None = None
+    url: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+class Session:
+    """A run's options plus what it noted on the way (the report's `notes`)."""
+
+    def __init__(self, options: Options):
+        self.o = options
+        self.notes: list[str] = []
+
+    def say(self, message: str) -> None:
+        """One progress line on stderr (unless quiet)."""
+        if not self.o.quiet:
+            print(f"distill: {message}", file=sys.stderr, flush=True)
+
+    def note(self, message: str) -> None:
+        """A note for the report, also said as progress."""
+        self.notes.append(message)
+        self.say(message)
+
+
+def key_text(key: Key) -> str:
+    """A ledger key as the "kind id" line commits, bodies and reports show."""
+    return f"{key[0]} {key[1]}"
