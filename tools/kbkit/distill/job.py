@@ -156,15 +156,15 @@ class _Batch:
         }
         return Report(self.o.day, self.clone.branch, outcome, **(values | fields))
 
-    def mark_all(self, state: str, reason: str) -> None:
-        """Mark every row of the batch after this attempt (its attempt counted)."""
+    def mark_all(self, reason: str, state: str | None = None) -> None:
+        """Mark every row of the batch, this attempt counted; `state` None: the attempt
+        failed (pending again, failed at the cap)."""
         for key, attempts, previous in self.selection.rows.values():
             tries = attempts + 1
-            final = after_failure(tries, self.o.max_attempts) if state == "retry" else state
             mark(
                 self.o.intake_dir,
                 key,
-                final,
+                state or after_failure(tries, self.o.max_attempts),
                 attempts=tries,
                 previous=previous,
                 batch_id=self.batch_id,
@@ -174,7 +174,7 @@ class _Batch:
     def fail(self, reason: str) -> Report:
         """A failed attempt: rows pending again (failed at the cap)."""
         if not self.o.dry_run:
-            self.mark_all("retry", reason)
+            self.mark_all(reason)
         self.s.say(f"failed: {reason}")
         return Report(
             self.o.day,
@@ -198,7 +198,7 @@ class _Batch:
             pages = tuple(c.document_id for c in plan.changes) if plan else ()
             return self.report("dry-run", pages=pages, artifacts=None)
         if not validation.accepted:
-            self.mark_all("shadowed", "no rules: nothing durable to add")
+            self.mark_all("no rules: nothing durable to add", "shadowed")
             self.art.write("apply.json", {"changes": [], "note": "no accepted proposals"})
             return self.report("no-rules")
         result = self._apply(curator, validation)
