@@ -68,6 +68,7 @@ def write_journal(clone: Path, root: str, bases: dict[str, PageBase]) -> None:
             "sha256": sha256(base.data),
             "base64": base64.b64encode(base.data).decode("ascii"),
             "link": base.link,
+            "absent": base.absent,
         }
         for doc, base in bases.items()
     }
@@ -87,6 +88,13 @@ def restore_pages(
     restored, unchanged = [], []
     for doc, base in sorted(bases.items()):
         path = page_path(clone, root, doc)  # refuses a folder swapped for an outside link
+        if base.absent:  # a page the apply created: it disappears again
+            if path.is_symlink() or path.exists():
+                path.unlink()
+                restored.append(doc)
+            else:
+                unchanged.append(doc)
+            continue
         if base.link is not None:
             if path.is_symlink() and os.readlink(path) == base.link:
                 unchanged.append(doc)
@@ -117,7 +125,9 @@ def recover(clone: Path) -> RecoveryResult:
         data = loads(raw)
         root = str(data["knowledge_root"])
         bases = {
-            str(doc): PageBase(base64.b64decode(entry["base64"]), entry.get("link"))
+            str(doc): PageBase(
+                base64.b64decode(entry["base64"]), entry.get("link"), entry.get("absent") is True
+            )
             for doc, entry in data["pages"].items()
         }
         bad = [d for d, e in data["pages"].items() if sha256(bases[d].data) != e["sha256"]]
