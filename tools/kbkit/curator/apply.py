@@ -37,9 +37,10 @@ from kbkit.curator.proposals import AcceptedProposal
 from kbkit.jsonl import atomic_write_bytes
 from kbkit.page import parse_page
 from kbkit.policy import Policy
+from kbkit.test_hooks import CURATOR_PAUSE
 
 # Test seam: pause (seconds) after each page write, so crash tests can land mid-apply.
-PAUSE_ENV = "KBKIT_CURATOR_TEST_PAUSE"
+PAUSE_ENV = CURATOR_PAUSE
 
 
 class PageChange(NamedTuple):

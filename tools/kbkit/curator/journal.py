@@ -21,6 +21,7 @@ from kbkit.curator.confine import PageBase, check_folder, page_path, restore_lin
 from kbkit.curator.errors import KnowledgeCurationError
 from kbkit.json_input import loads
 from kbkit.jsonl import atomic_write_bytes
+from kbkit.state_folder import make_state_folder
 
 JOURNAL = "journal.json"
 LOCK_NAME = "curator"
@@ -37,11 +38,7 @@ def state_dir(clone: Path) -> Path:
         return folder
     folder = clone / FALLBACK_DIR
     check_folder(clone, folder, f"the journal folder {FALLBACK_DIR}")
-    folder.mkdir(exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        atomic_write_bytes(ignore, b"*\n")
-    return folder
+    return make_state_folder(folder, "kbkit's curator: crash journal and clone lock")
 
 
 def lock_target(clone: Path) -> Path:
