@@ -94,6 +94,7 @@ def row(
     title = kw.pop("title", "Link targets stay inside the tree")
     kw_group = kw.pop("group", None)
     table_rows = kw.pop("table_rows", None)
+    new_page = kw.pop("new_page", None)
     text = kw.pop("section", None) or section(rule_id, title, cite=cite, **kw)
     return {
         "target": target,
@@ -105,4 +106,5 @@ def row(
         "citations": [c.strip() for c in cite.split(";")],
         "rationale": "seen in review",
         "table_rows": table_rows,
+        "new_page": new_page,
     }

@@ -94,10 +94,84 @@ tags: [vllm-omni, models]
 """
 
 
+# 8883186 also gave an existing owner folder, `ci/`, its first rule page (VOMNI-CI-1a and
+# VOMNI-CI-1b as top-level `##` rules) and registered it by a row on top of the folder's
+# index table. The replay data holds no copy of that page, so the two sections here are
+# written for the test; what is compared is where the page, its rules and the row go.
+CI_PAGE = "repos/vllm-omni/ci/rules"
+CI_INDEX = "repos/vllm-omni/ci/_index"
+CI_SECTION = """## {id} — {title}
+
+- 触发：a change to {topic}.
+- 强制：collect the selected tests on the base and on the head and compare them.
+- 禁止：infer the selection from file names.
+- 验收：the collection diff is attached to the review. ^[{source}]"""
+
+
+def _ci_rows() -> list[dict]:  # type: ignore[type-arg]
+    """The new ci/rules.md as two proposal rows: the first creates the page."""
+    rules = [
+        ("VOMNI-CI-1a", "Selector changes close over the collected tests", "Buildkite", "PR #5695"),
+        (
+            "VOMNI-CI-1b",
+            "Platform quality oracles come from the same hardware",
+            "a golden",
+            "PR #5436",
+        ),
+    ]
+    rows = []
+    for number, (rule_id, title, topic, source) in enumerate(rules):
+        text = CI_SECTION.format(id=rule_id, title=title, topic=topic, source=source)
+        rows.append(
+            {
+                "target": CI_PAGE,
+                "rule_id": rule_id,
+                "title": title,
+                "after": rows[-1]["rule_id"] if rows else None,
+                "group": None,
+                "section": text,
+                "citations": [source],
+                "rationale": "replayed from the real batch",
+                "table_rows": None,
+                "new_page": None
+                if number
+                else {
+                    "title": "vLLM-Omni CI rules",
+                    "index_row": {
+                        "heading": "目录内容",
+                        "table": 1,
+                        "after_row": "^",  # the humans put it on top
+                        "cells": ["Buildkite selectors, markers, goldens", "[CI rules](rules.md)"],
+                    },
+                },
+            }
+        )
+    return rows
+
+
+def _check_ci_page(clone: Path, replay_root: Path) -> None:
+    """The created page holds the two rules as `##` sections; the index gained exactly the
+    row on top of its table and the updated: bump."""
+    page = (clone / "knowledge" / f"{CI_PAGE}.md").read_bytes()
+    heads = _headings(page)
+    assert heads[0] == (1, "vLLM-Omni CI rules")
+    assert [h for h in heads[1:]] == [(2, f"{r['rule_id']} — {r['title']}") for r in _ci_rows()]
+    assert _heading_ids(page) == ["VOMNI-CI-1a", "VOMNI-CI-1b"]
+    base = (replay_root / "knowledge" / f"{CI_INDEX}.md").read_bytes()
+    index = (clone / "knowledge" / f"{CI_INDEX}.md").read_bytes()
+    row = b"| Buildkite selectors, markers, goldens | [CI rules](rules.md) |\n"
+    header = b"|---|---|\n"
+    assert base.count(header) == 1
+    expected = base.replace(header, header + row).replace(b"updated: 2026-07-10", b"updated:")
+    assert index.replace(b"updated: 2026-08-13", b"updated:") == expected
+    _only_growth(base, index)
+
+
 def _gate_refuses_missing_page(curator, validation, clone, commit, batch, rows):  # type: ignore[no-untyped-def]
     """With link checking, the gate refuses the batch and restores every byte; once the
     owner the real commit created exists, the same batch goes through."""
     pages = sorted((clone / "knowledge").rglob("rules.md"))
+    pages.append(clone / "knowledge" / f"{CI_INDEX}.md")
     before = [p.read_bytes() for p in pages]
     try:
         curator.plan(validation)
@@ -106,9 +180,11 @@ def _gate_refuses_missing_page(curator, validation, clone, commit, batch, rows):
         assert exc.result.status == "failed" and exc.result.rolled_back
         assert "tree/link-broken" in exc.result.output and CREATED[commit] in exc.result.output
         assert [p.read_bytes() for p in pages] == before
+        assert not (clone / "knowledge" / f"{CI_PAGE}.md").exists()  # the new page is gone
     else:  # this branch's tree validator does not check links yet: undo and go on
         for path, data in zip(pages, before, strict=True):
             path.write_bytes(data)
+        (clone / "knowledge" / f"{CI_PAGE}.md").unlink()
     _create_owner(clone, commit)
     return curator.validate_proposals({"proposals": rows}, batch, curator.catalog())
 
@@ -143,6 +219,8 @@ def test_replay_reproduces_the_real_positions(tmp_path: Path, commit: str, ancho
         rows = _without_last_anchor(replay, rows)
         assert any(r["after"] is None for r in rows)
     assert rows, "the replay commit adds rule sections"
+    if commit == "8883186":
+        rows += _ci_rows()
     curator = KnowledgeCurator(clone, policy="infermatrix", today="2026-08-13")
     batch = replay_batch(rows)
     curator.build_prompt(batch)
@@ -153,7 +231,12 @@ def test_replay_reproduces_the_real_positions(tmp_path: Path, commit: str, ancho
     result = curator.apply(validation)
     assert result.validators is not None and result.validators.status == "passed"
     table_rows = 0
+    created = {c.document_id for c in result.changes if c.created}
+    assert created == ({CI_PAGE} if commit == "8883186" else set())
     for change in result.changes:
+        if change.document_id in (CI_PAGE, CI_INDEX):
+            _check_ci_page(clone, corpus)
+            continue
         rel = f"knowledge/{change.document_id}.md"
         base = (replay / "base" / rel).read_bytes()
         target = (replay / "target" / rel).read_bytes()

@@ -29,7 +29,8 @@ FORBIDDEN = {
 def _objects(node: Any) -> list[dict[str, Any]]:
     found = []
     if isinstance(node, dict):
-        if node.get("type") == "object":
+        kind = node.get("type")
+        if kind == "object" or (isinstance(kind, list) and "object" in kind):
             found.append(node)
         for value in node.values():
             found.extend(_objects(value))
@@ -54,7 +55,7 @@ def test_wire_schema_is_strict_and_portable(clone: Path) -> None:
     Draft202012Validator.check_schema(schema)
     assert schema["type"] == "object"
     objects = _objects(schema)
-    assert len(objects) == 3  # the reply, a proposal row, a table row
+    assert len(objects) == 5  # the reply, a proposal row, a table row, a new page, its index row
     for obj in objects:
         assert obj["additionalProperties"] is False
         assert sorted(obj["required"]) == sorted(obj["properties"])

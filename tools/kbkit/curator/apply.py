@@ -30,13 +30,17 @@ from kbkit.curator.gate import (
     run_validators,
 )
 from kbkit.curator.journal import clear_journal, restore_pages, write_journal
-from kbkit.curator.plan import Insertion, PagePlan, PlanError, plan_page
+from kbkit.curator.layout import page_layout
+from kbkit.curator.new_page import new_page_layout, skeleton
+from kbkit.curator.plan import Insertion, PagePlan, PlanError, plan_index, plan_page
 from kbkit.curator.proposals import AcceptedProposal
 from kbkit.jsonl import atomic_write_bytes
+from kbkit.page import parse_page
 from kbkit.policy import Policy
+from kbkit.test_hooks import CURATOR_PAUSE
 
 # Test seam: pause (seconds) after each page write, so crash tests can land mid-apply.
-PAUSE_ENV = "KBKIT_CURATOR_TEST_PAUSE"
+PAUSE_ENV = CURATOR_PAUSE
 
 
 class PageChange(NamedTuple):
@@ -46,6 +50,7 @@ class PageChange(NamedTuple):
     insertions: tuple[Insertion, ...]
     updated: tuple[str, str] | None
     sources_added: tuple[str, ...]
+    created: bool = False  # a new rule page (base_sha256: of no bytes)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +60,7 @@ class PageChange(NamedTuple):
             "insertions": [i.to_dict() for i in self.insertions],
             "updated": list(self.updated) if self.updated else None,
             "sources_added": list(self.sources_added),
+            "created": self.created,
         }
 
     @classmethod
@@ -64,8 +70,9 @@ class PageChange(NamedTuple):
             data["base_sha256"],
             data["new_sha256"],
             tuple(Insertion.from_dict(i) for i in data["insertions"]),
-            tuple(data["updated"]) if data["updated"] else None,  # type: ignore[arg-type]
+            (data["updated"][0], data["updated"][1]) if data["updated"] else None,
             tuple(data["sources_added"]),
+            bool(data.get("created", False)),
         )
 
 
@@ -102,11 +109,12 @@ class KnowledgeApplyResult(NamedTuple):
 def change_of(plan: PagePlan) -> PageChange:
     return PageChange(
         plan.document_id,
-        sha256(plan.base),
+        sha256(b"" if plan.created else plan.base),
         sha256(plan.result),
         plan.insertions,
         plan.updated,
         plan.sources_added,
+        plan.created,
     )
 
 
@@ -119,6 +127,9 @@ def plan_all(
         by_target.setdefault(proposal.target, []).append(proposal)
     plans = []
     for target, proposals in by_target.items():
+        if proposals[0].new_page is not None:
+            plans.extend(_plan_new_page(clone, root, target, proposals, policy, today))
+            continue
         try:
             data = read_page(clone, root, target).data  # refuses a path leaving the clone
         except OSError as exc:
@@ -135,6 +146,47 @@ def plan_all(
         except (PlanError, KeyError) as exc:
             raise KnowledgeCurationError(f"integrity: {target}: {exc}") from exc
     return plans
+
+
+def _plan_new_page(
+    clone: Path,
+    root: str,
+    target: str,
+    proposals: list[AcceptedProposal],
+    policy: Policy,
+    today: str,
+) -> list[PagePlan]:
+    """A new rule page (its skeleton plus sections) and its owner's index with the new row."""
+    creator = proposals[0].new_page
+    assert creator is not None
+    path = page_path(clone, root, target)
+    if path.exists() or path.is_symlink():
+        raise KnowledgeCurationError(
+            f"stale: {target} exists now; build a new catalog and ask again"
+        )
+    try:
+        index_data = read_page(clone, root, creator.index_page).data
+    except OSError as exc:
+        raise KnowledgeCurationError(f"stale: {creator.index_page} cannot be read ({exc})") from exc
+    if sha256(index_data) != creator.index_sha256:
+        raise KnowledgeCurationError(
+            f"stale: {creator.index_page} changed since the proposals were validated; "
+            "build a new catalog and ask again"
+        )
+    index_rel = f"{root}/{creator.index_page}.md"
+    base = skeleton(creator.title, parse_page(index_rel, index_data), policy, today)
+    if isinstance(base, str):
+        raise KnowledgeCurationError(f"stale: {target}: {base}")
+    rel = f"{root}/{target}.md"
+    layout = new_page_layout(page_layout(parse_page(rel, base), policy), proposals[0].group)
+    try:
+        page = plan_page(target, rel, base, proposals, policy, today, layout)
+        index = plan_index(
+            creator.index_page, index_rel, index_data, [creator.index_row], policy, today
+        )
+    except (PlanError, KeyError) as exc:
+        raise KnowledgeCurationError(f"integrity: {target}: {exc}") from exc
+    return [page._replace(created=True), index]
 
 
 def _pause() -> None:
@@ -188,7 +240,9 @@ def commit_plans(
     # Read again under the lock, each page confined to the clone, before the first write.
     paths = {plan.document_id: page_path(clone, root, plan.document_id) for plan in plans}
     bases = {
-        plan.document_id: PageBase(plan.base, read_page(clone, root, plan.document_id).link)
+        plan.document_id: PageBase(b"", None, absent=True)
+        if plan.created
+        else PageBase(plan.base, read_page(clone, root, plan.document_id).link)
         for plan in plans
     }
     write_journal(clone, root, bases)

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.curator.confine import check_folder, page_inside
-from kbkit.curator.layout import Layout, page_layout
+from kbkit.curator.layout import EMPTY_STYLE, Layout, page_layout
+from kbkit.curator.new_page import NewPageSlot, owner_folder, slot_name
 from kbkit.curator.table import find_tables, split_cells
 from kbkit.errors import UsageError
 from kbkit.page import Page, parse_page
@@ -64,19 +65,31 @@ class Catalog(NamedTuple):
     pages: dict[str, CatalogPage]  # by document ID
     defined: dict[str, tuple[str, ...]]  # every rule ID in the tree -> document IDs defining it
     knowledge_root: str
+    new_pages: dict[str, NewPageSlot] = {}  # owners without a rule page, by the new page's ID
+
+    def targets(self) -> list[str]:
+        """Every document ID a row may target: the rule pages, then the new-page slots."""
+        return sorted(self.pages) + sorted(self.new_pages)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "knowledge_root": self.knowledge_root,
             "pages": [page.to_dict() for page in self.pages.values()],
             "defined": {k: list(v) for k, v in sorted(self.defined.items())},
+            "new_pages": [slot.to_dict() for slot in self.new_pages.values()],
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Catalog:
         pages = [CatalogPage.from_dict(p) for p in data["pages"]]
         defined = {k: tuple(v) for k, v in data["defined"].items()}
-        return cls({p.document_id: p for p in pages}, defined, data["knowledge_root"])
+        slots = [NewPageSlot.from_dict(s) for s in data.get("new_pages") or ()]
+        return cls(
+            {p.document_id: p for p in pages},
+            defined,
+            data["knowledge_root"],
+            {s.document_id: s for s in slots},
+        )
 
 
 def sha256(data: bytes) -> str:
@@ -187,4 +200,52 @@ def load_catalog(repo: Path, policy: Policy) -> Catalog:
         index = tree.pages.get(index_rel)
         entry = catalog_entry(rel, data, policy, index)
         pages[entry.document_id] = entry
-    return Catalog(pages, {k: tuple(v) for k, v in defined.items()}, tree.root)
+    slots = _new_page_slots(repo, tree, policy, pages)
+    return Catalog(pages, {k: tuple(v) for k, v in defined.items()}, tree.root, slots)
+
+
+def slot_page(slot: NewPageSlot) -> CatalogPage:
+    """A slot as the empty rule page it would be (no prefix, no rules, kbkit's style)."""
+    return CatalogPage(
+        slot.document_id,
+        "",
+        slot.owner,
+        slot.owner_summary,
+        None,
+        (),
+        (),
+        EMPTY_STYLE,
+        3,
+        "—",
+        sha256(b""),
+    )
+
+
+def _new_page_slots(
+    repo: Path, tree: Any, policy: Policy, pages: dict[str, CatalogPage]
+) -> dict[str, NewPageSlot]:
+    """Owner folders with an index page and no rule page: each may get a first one."""
+    index_name = policy.data["index_page"]
+    pattern = page_name_pattern(policy)
+    taken = {d.rsplit("/", 1)[0] for d in pages}
+    taken |= {rel.rsplit("/", 1)[0] for rel in tree.pages if pattern.search(rel.rsplit("/", 1)[-1])}
+    top = repo / tree.root
+    slots: dict[str, NewPageSlot] = {}
+    for rel in sorted(tree.pages):
+        folder, _, name = rel.rpartition("/")
+        if name != index_name or not folder or folder in taken or not owner_folder(folder, policy):
+            continue
+        file_name = slot_name(folder, policy, pattern)
+        index_id = document_id(rel)
+        if file_name is None or not page_inside(repo, tree.root, index_id):
+            continue
+        new_id = document_id(f"{folder}/{file_name}")
+        if (top / folder / file_name).exists() or not page_inside(repo, tree.root, new_id):
+            continue
+        data = (top / rel).read_bytes()
+        tables = _table_names(data)
+        if not tables:
+            continue  # the index has no table to register the page in
+        summary = owner_summary(tree.pages.get(rel))
+        slots[new_id] = NewPageSlot(new_id, index_id, summary, sha256(data), tables)
+    return slots

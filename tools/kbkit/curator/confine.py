@@ -21,6 +21,7 @@ ESCAPE = "escape"
 class PageBase(NamedTuple):
     data: bytes  # the bytes the page reads as
     link: str | None  # the symlink's own target text when the page is a symlink
+    absent: bool = False  # the page did not exist (an apply creates it; a rollback removes it)
 
 
 def _inside(clone: Path, path: Path) -> bool:

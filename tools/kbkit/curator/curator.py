@@ -80,11 +80,12 @@ class KnowledgeCurator:
         """The rule pages that may receive rules, read now."""
         self.recover()
         self._catalog = load_catalog(self.clone, self.policy)
-        if not self._catalog.pages:
+        if not self._catalog.pages and not self._catalog.new_pages:
             raise KnowledgeCurationError(
                 f"{self.clone.name}: no rule pages (file names matching the policy's "
                 f"rules.page_name {self.policy.data['rules'].get('page_name')!r}, with "
-                f"type: {self.policy.data['rules']['page_type']}) under the roots"
+                f"type: {self.policy.data['rules']['page_type']}) under the roots, and no "
+                "owner folder whose index has a table to register a first one"
             )
         return self._catalog
 
@@ -99,7 +100,7 @@ class KnowledgeCurator:
     ) -> dict[str, Any]:
         """The portable wire schema with this clone's targets (and the batch's source IDs)."""
         catalog = self._catalog or self.catalog()
-        targets = sorted(catalog.pages)  # the same enum validation checks against
+        targets = catalog.targets()  # the same enum validation checks against
         sources = list(batch.source_ids if batch else self._source_ids)
         return wire_schema(targets, sources, max_rules)
 

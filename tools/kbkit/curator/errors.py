@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from kbkit.errors import KbkitError, UsageError
 
 if TYPE_CHECKING:
-    from kbkit.curator.apply import ValidatorResult
+    from kbkit.curator.gate import ValidatorResult
 
 
 class InvalidRequestError(KbkitError):

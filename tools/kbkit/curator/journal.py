@@ -21,6 +21,7 @@ from kbkit.curator.confine import PageBase, check_folder, page_path, restore_lin
 from kbkit.curator.errors import KnowledgeCurationError
 from kbkit.json_input import loads
 from kbkit.jsonl import atomic_write_bytes
+from kbkit.state_folder import make_state_folder
 
 JOURNAL = "journal.json"
 LOCK_NAME = "curator"
@@ -37,11 +38,7 @@ def state_dir(clone: Path) -> Path:
         return folder
     folder = clone / FALLBACK_DIR
     check_folder(clone, folder, f"the journal folder {FALLBACK_DIR}")
-    folder.mkdir(exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        atomic_write_bytes(ignore, b"*\n")
-    return folder
+    return make_state_folder(folder, "kbkit's curator: crash journal and clone lock")
 
 
 def lock_target(clone: Path) -> Path:
@@ -68,6 +65,7 @@ def write_journal(clone: Path, root: str, bases: dict[str, PageBase]) -> None:
             "sha256": sha256(base.data),
             "base64": base64.b64encode(base.data).decode("ascii"),
             "link": base.link,
+            "absent": base.absent,
         }
         for doc, base in bases.items()
     }
@@ -87,6 +85,13 @@ def restore_pages(
     restored, unchanged = [], []
     for doc, base in sorted(bases.items()):
         path = page_path(clone, root, doc)  # refuses a folder swapped for an outside link
+        if base.absent:  # a page the apply created: it disappears again
+            if path.is_symlink() or path.exists():
+                path.unlink()
+                restored.append(doc)
+            else:
+                unchanged.append(doc)
+            continue
         if base.link is not None:
             if path.is_symlink() and os.readlink(path) == base.link:
                 unchanged.append(doc)
@@ -117,7 +122,9 @@ def recover(clone: Path) -> RecoveryResult:
         data = loads(raw)
         root = str(data["knowledge_root"])
         bases = {
-            str(doc): PageBase(base64.b64decode(entry["base64"]), entry.get("link"))
+            str(doc): PageBase(
+                base64.b64decode(entry["base64"]), entry.get("link"), entry.get("absent") is True
+            )
             for doc, entry in data["pages"].items()
         }
         bad = [d for d, e in data["pages"].items() if sha256(bases[d].data) != e["sha256"]]

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from kbkit.curator.arrangement import Arrangement, Entry
 from kbkit.curator.layout import Layout, page_layout
 from kbkit.curator.proposals import AcceptedProposal
-from kbkit.curator.table import TableRows, render_row
+from kbkit.curator.table import TableRow, TableRows, render_row
 from kbkit.page import parse_page
 from kbkit.policy import Policy
 from kbkit.rules import rule_ids
@@ -59,6 +59,7 @@ class PagePlan(NamedTuple):
     insertions: tuple[Insertion, ...]
     updated: tuple[str, str] | None  # (old, new) date
     sources_added: tuple[str, ...]
+    created: bool = False  # the page did not exist: `base` is the skeleton kbkit wrote
 
 
 def _line_starts(data: bytes) -> list[int]:
@@ -105,22 +106,27 @@ def _section_edits(
 
 def _table_edits(data: bytes, proposals: list[AcceptedProposal], eol: bytes) -> list[Edit]:
     """Each new table row as a line inserted after the row it follows (or the table's end)."""
-    if not any(p.table_rows for p in proposals):
+    rows = [(p.rule_id, r) for p in proposals for r in p.table_rows]
+    return row_edits(data, rows, eol)
+
+
+def row_edits(data: bytes, rows: list[tuple[str, TableRow]], eol: bytes) -> list[Edit]:
+    """Insert each (owner, row) into the page's tables in order, as line inserts."""
+    if not rows:
         return []
     text = data.decode("utf-8", "replace")
     tables = TableRows([line.rstrip("\r") for line in text.split("\n")])
-    for proposal in proposals:
-        for table_row in proposal.table_rows:
-            placed = tables.place(table_row)
-            if isinstance(placed, str):
-                raise PlanError(f"{proposal.rule_id}: {placed}")
-            tables.add(table_row, *placed)
+    for owner, table_row in rows:
+        placed = tables.place(table_row)
+        if isinstance(placed, str):
+            raise PlanError(f"{owner}: {placed}")
+        tables.add(table_row, *placed)
     starts = _line_starts(data)
     edits = []
-    for line, rows in sorted(tables.insertions().items()):
+    for line, new in sorted(tables.insertions().items()):
         offset = _offset_of_line(data, starts, line)
         lead = eol if offset == len(data) and data and not data.endswith(b"\n") else b""
-        blob = lead + b"".join(render_row(r.cells).encode() + eol for r in rows)
+        blob = lead + b"".join(render_row(r.cells).encode() + eol for r in new)
         edits.append(Edit(offset, b"", blob, TABLE_ROW))
     return edits
 
@@ -248,10 +254,12 @@ def plan_page(
     proposals: list[AcceptedProposal],
     policy: Policy,
     today: str,
+    layout: Layout | None = None,
 ) -> PagePlan:
-    """The new bytes of one page and the edits that make them."""
+    """The new bytes of one page and the edits that make them (`layout`: the shape a new
+    page's first section chose, instead of the one its skeleton reads as)."""
     page = parse_page(rel, data)
-    layout = page_layout(page, policy)
+    layout = layout or page_layout(page, policy)
     eol = b"\r\n" if b"\r\n" in data else b"\n"
     # Table rows first: at the same offset a row stays next to its table, before a section.
     edits = _table_edits(data, proposals, eol) + _section_edits(data, layout, proposals, eol)
@@ -328,3 +336,23 @@ def check_postcondition(
         raise PlanError(f"{plan.document_id}: the old rule IDs are not all kept in order")
     if sorted(i for i in new_ids if i in added) != sorted(added):
         raise PlanError(f"{plan.document_id}: a new rule ID is missing or defined twice")
+
+
+def plan_index(
+    document_id: str, rel: str, data: bytes, rows: list[TableRow], policy: Policy, today: str
+) -> PagePlan:
+    """An owner's index registering new pages: its inserted rows and the `updated:` bump."""
+    page = parse_page(rel, data)
+    eol = b"\r\n" if b"\r\n" in data else b"\n"
+    edits = row_edits(data, [(document_id, r) for r in rows], eol)
+    updated = None
+    if page.frontmatter.present and page.frontmatter.end_line:
+        edit, updated = _updated_edit(_frontmatter_lines(data, page.frontmatter.end_line), today)
+        if edit is not None:
+            edits.append(edit)
+    result = splice(data, edits)
+    plan = PagePlan(
+        document_id, data, result, tuple(sorted(edits, key=lambda e: e.offset)), (), updated, ()
+    )
+    check_postcondition(plan, policy, [], [])  # an index defines no rules
+    return plan

@@ -16,6 +16,7 @@ from kbkit.charset import visible
 from kbkit.curator.catalog import Catalog, CatalogPage
 from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
 from kbkit.curator.layout import BULLET_STYLE, heading_text
+from kbkit.curator.new_page import NewPageSlot
 from kbkit.curator.schema import field_descriptions
 from kbkit.policy import Policy
 
@@ -99,6 +100,16 @@ def _page_block(page: CatalogPage) -> str:
     return "\n".join(lines)
 
 
+def _slot_block(slot: NewPageSlot) -> str:
+    return "\n".join(
+        [
+            f"- new page `{slot.document_id}` (file {slot.file_name}, does not exist yet)",
+            f"  owner: {_one_line(slot.owner_summary) or slot.owner}; index `{slot.owner}`",
+            f"  index tables: {'; '.join(_one_line(t) for t in slot.tables)}",
+        ]
+    )
+
+
 def _example(policy: Policy) -> str:
     labels = policy.data["rules"]["labels"]
     first = {key: str(values[0]) for key, values in labels.items()}
@@ -171,6 +182,18 @@ def build_prompt(
         "`\\|`. Rows are only inserted: never repeat or change an existing row. null: no "
         "row.",
         "",
+        "# New rule pages",
+        "When the evidence belongs to an owner listed under 'New rule pages' below (an "
+        "owner without a rule page), target that page's document ID: the first row for it "
+        "carries `new_page` with the page's `title` and `index_row`, the row that registers "
+        "the page in the owner's index table (heading, table number, the first cell of the "
+        "row it follows, `^` for the top, or null for the end, and one cell per column, one "
+        "of them linking the page by its file name, e.g. `[rules](rules.md)`). kbkit writes "
+        "the frontmatter. Choose a new prefix used nowhere else. Without `group` the page "
+        "keeps `##` rules; with a `group` it opens `## group` and its rules are `###`. Later "
+        "rows for the same new page carry `new_page: null`; every other row too. A new "
+        "folder is never created.",
+        "",
         "# Citations",
         "Cite only the source IDs of the evidence blocks below, in the marker (`^[PR #12]`; "
         "several separated by `; `, or one marker each) and in `citations`. A rule without evidence is not "
@@ -178,6 +201,9 @@ def build_prompt(
         "",
         "# Catalog of rule pages",
         "\n".join(_page_block(p) for p in pages) or "(no rule pages)",
+        "",
+        "# New rule pages (owners without one)",
+        "\n".join(_slot_block(s) for s in catalog.new_pages.values()) or "(none)",
         "",
         f"# Evidence ({len(batch.events)} events, source IDs: "
         f"{', '.join(json.dumps(_one_line(s), ensure_ascii=False) for s in batch.source_ids)})",
@@ -188,6 +214,6 @@ def build_prompt(
     return KnowledgePrompt(
         text,
         hashlib.sha256(text.encode()).hexdigest(),
-        tuple(p.document_id for p in pages),
+        tuple(catalog.targets()),
         batch.source_ids,
     )

@@ -3,7 +3,7 @@
 Reason codes (README, "Curator"): reply-invalid, over-max-rules, schema, unknown-target,
 target-changed, bullet-style-page, rule-id-format, rule-id-prefix, rule-id-taken,
 rule-id-duplicate, anchor, group, heading, section-shape, bullets, provenance, citation,
-unsafe-text, escape, table-row.
+unsafe-text, escape, table-row, new-page.
 """
 
 from __future__ import annotations
@@ -13,13 +13,22 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit import clock
 from kbkit.charset import INVISIBLE
 from kbkit.curator.arrangement import START, Arrangement, Entry, Spot
-from kbkit.curator.catalog import Catalog, CatalogPage, sha256
-from kbkit.curator.confine import page_inside, read_page
+from kbkit.curator.catalog import Catalog, CatalogPage, sha256, slot_page
+from kbkit.curator.confine import page_inside, page_path, read_page
 from kbkit.curator.errors import KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
+from kbkit.curator.new_page import (
+    NewPage,
+    NewPageSlot,
+    index_row_problem,
+    new_page_layout,
+    skeleton,
+    title_problem,
+)
 from kbkit.curator.schema import item_schemas
 from kbkit.curator.section import check_section, normalize
 from kbkit.curator.table import TableRow, TableRows, render_row
@@ -50,6 +59,7 @@ REASONS = (
     "unsafe-text",
     "escape",
     "table-row",
+    "new-page",
 )
 
 
@@ -66,11 +76,13 @@ class AcceptedProposal(NamedTuple):
     rationale: str
     group: str | None = None  # a new group heading opened right before the section
     table_rows: tuple[TableRow, ...] = ()  # rows inserted into tables of the target page
+    new_page: NewPage | None = None  # the row creates its target (an owner's first rule page)
 
     def to_dict(self) -> dict[str, Any]:
         data = self._asdict()
         data["citations"] = list(self.citations)
         data["table_rows"] = [r.to_dict() for r in self.table_rows]
+        data["new_page"] = self.new_page.to_dict() if self.new_page else None
         return data
 
     @classmethod
@@ -79,6 +91,8 @@ class AcceptedProposal(NamedTuple):
         values["citations"] = tuple(values["citations"])
         values.setdefault("group", None)
         values["table_rows"] = tuple(TableRow.from_dict(r) for r in values.get("table_rows") or ())
+        new_page = values.get("new_page")
+        values["new_page"] = NewPage.from_dict(new_page) if new_page else None
         return cls(**values)
 
 
@@ -132,11 +146,19 @@ class KnowledgeProposalValidation(NamedTuple):
         )
 
 
-def content_id(target: str, section: str, table_rows: tuple[TableRow, ...] = ()) -> str:
-    """SHA-256 of the target and the section (and the table rows, when there are any)."""
+def content_id(
+    target: str,
+    section: str,
+    table_rows: tuple[TableRow, ...] = (),
+    new_page: NewPage | None = None,
+) -> str:
+    """SHA-256 of the target and the section (and the table rows, when there are any, and
+    the new page's title and index row, when the row creates its page)."""
     text = f"{target}\n{section}"
     if table_rows:
         text += "\n" + json.dumps([r.to_dict() for r in table_rows], ensure_ascii=False)
+    if new_page is not None:
+        text += "\n" + json.dumps(new_page.wire(), ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -217,6 +239,8 @@ class _Reply:
         self.groups: dict[str, set[str]] = {}  # target -> new group headings
         self.rejected: dict[tuple[str, str], RejectedProposal] = {}  # (target, ID or group)
         self.tables: dict[str, TableRows] = {}  # target -> its tables with the new rows
+        self.created: dict[str, int] = {}  # new page -> the accepted row that creates it
+        self.failed_pages: dict[str, RejectedProposal] = {}  # new page -> its rejected creator
 
     def table_rows(self, target: str, lines: list[str]) -> TableRows:
         return self.tables.setdefault(target, TableRows(lines))
@@ -226,6 +250,8 @@ class _Reply:
 
     def accept(self, proposal: AcceptedProposal, spot: Spot, level: int) -> None:
         self.ids[proposal.rule_id] = proposal.model_index
+        if proposal.new_page is not None:
+            self.created[proposal.target] = proposal.model_index
         tables = self.tables.get(proposal.target)
         for table_row in proposal.table_rows:
             assert tables is not None
@@ -240,6 +266,8 @@ class _Reply:
     def reject(self, row: Any, rejection: RejectedProposal) -> None:
         if rejection.target is None:
             return
+        if isinstance(row, dict) and isinstance(row.get("new_page"), dict):
+            self.failed_pages.setdefault(rejection.target, rejection)
         names = [rejection.rule_id]
         if isinstance(row, dict) and isinstance(row.get("group"), str):
             names.append(row["group"].strip())
@@ -258,13 +286,26 @@ def _check_row(
         return RejectedProposal(index, reason, message, target, rule_id), None, 0
 
     page = ctx.catalog.pages.get(target)
-    if page is None:
+    slot = ctx.catalog.new_pages.get(target)
+    new_page: NewPage | None = None
+    if page is None and slot is None:
         return reject("unknown-target", f"{target!r} is not a rule page of the catalog")
     if not page_inside(ctx.repo, ctx.catalog.knowledge_root, target):
         return reject("escape", "the page (or a folder on its path) is a symlink leaving the clone")
-    layout = _layout(ctx, page)
-    if layout is None:
-        return reject("target-changed", "the page changed since the catalog was read")
+    if slot is not None:
+        opened = _open_new_page(ctx, row, slot, earlier)
+        if opened is not None and not isinstance(opened, NewPage):
+            return reject(*opened)
+        page, layout, new_page = slot_page(slot), ctx.layouts[target], opened
+    elif row.get("new_page") is not None:
+        return reject("new-page", "the page exists: new_page is only for a page the catalog offers")
+    else:
+        assert page is not None
+        found = _layout(ctx, page)
+        if found is None:
+            return reject("target-changed", "the page changed since the catalog was read")
+        layout = found
+    assert layout is not None
     if layout.style == BULLET_STYLE:
         return reject("bullet-style-page", "the page keeps its rules as bullets, not sections")
     if not id_regex(ctx.policy).match(rule_id):
@@ -337,7 +378,7 @@ def _check_row(
         if unsafe is not None:
             return reject("unsafe-text", f"a table row: {unsafe}")
     accepted = AcceptedProposal(
-        content_id(target, section, table_rows),
+        content_id(target, section, table_rows, new_page),
         index,
         target,
         rule_id,
@@ -349,8 +390,66 @@ def _check_row(
         row["rationale"],
         group,
         table_rows,
+        new_page,
     )
     return accepted, spot, level
+
+
+def _open_new_page(
+    ctx: _Context, row: dict[str, Any], slot: NewPageSlot, earlier: _Reply
+) -> NewPage | None | tuple[str, str]:
+    """The new page a row creates (None: an earlier row of the reply creates it), or the
+    rejection (reason, message). Sets the page's layout and lines in `ctx` as it starts."""
+    target, wire = slot.document_id, row.get("new_page")
+    if target in earlier.created:
+        if wire is not None:
+            return "new-page", f"row {earlier.created[target]} of this reply creates the page"
+        return None
+    if wire is None:
+        failed = earlier.failed_pages.get(target)
+        if failed is not None:
+            return "new-page", (
+                f"the page would be created by row {failed.model_index} of this reply, which "
+                f"was rejected ({failed.reason}: {failed.message})"
+            )
+        return "new-page", "the page does not exist yet: its first row carries new_page"
+    root = ctx.catalog.knowledge_root
+    path = page_path(ctx.repo, root, target)
+    if path.exists() or path.is_symlink():
+        return "target-changed", "the page exists now (created since the catalog was read)"
+    try:
+        index_data = read_page(ctx.repo, root, slot.owner).data
+    except (OSError, KnowledgeCurationError):
+        index_data = b""
+    if sha256(index_data) != slot.index_sha256:
+        return (
+            "target-changed",
+            f"the owner's index {slot.owner} changed since the catalog was read",
+        )
+    title = wire["title"]
+    problem = title_problem(title)
+    if problem is not None:
+        return "new-page", problem
+    index_row = TableRow.from_dict(wire["index_row"])
+    index_lines = [line.rstrip("\r") for line in index_data.decode("utf-8", "replace").split("\n")]
+    problem = index_row_problem(index_row, index_lines, slot.file_name)
+    if problem is not None:
+        return "new-page", problem
+    for text in (title, render_row(index_row.cells)):
+        unsafe = _unsafe(ctx, target, text)
+        if unsafe is not None:
+            return "unsafe-text", f"the new page: {unsafe}"
+    index = parse_page(f"{root}/{slot.owner}.md", index_data)
+    base = skeleton(title, index, ctx.policy, clock.today().isoformat())
+    if isinstance(base, str):
+        return "new-page", base
+    rel = f"{root}/{target}.md"
+    layout = new_page_layout(page_layout(parse_page(rel, base), ctx.policy), row.get("group"))
+    ctx.layouts[target] = layout
+    earlier.pages.pop(target, None)  # an earlier, rejected attempt may have chosen another shape
+    earlier.tables.pop(target, None)
+    ctx.lines[target] = [line.rstrip("\r") for line in base.decode("utf-8").split("\n")]
+    return NewPage(title, index_row, slot.owner, slot.index_sha256)
 
 
 def _table_problem(rows: tuple[TableRow, ...], tables: TableRows) -> str | None:
@@ -394,7 +493,7 @@ def validate_reply(
 
 
 def _check_rows(ctx: _Context, rows: list[Any], max_rules: int) -> KnowledgeProposalValidation:
-    schemas = item_schemas(sorted(ctx.catalog.pages), list(ctx.sources), max_rules)
+    schemas = item_schemas(ctx.catalog.targets(), list(ctx.sources), max_rules)
     accepted: list[AcceptedProposal] = []
     rejected: list[RejectedProposal] = []
     earlier = _Reply()
@@ -411,14 +510,14 @@ def _check_rows(ctx: _Context, rows: list[Any], max_rules: int) -> KnowledgeProp
             )
             earlier.reject(row, rejected[-1])
             continue
-        if target is not None and target not in ctx.catalog.pages:
+        if target is not None and target not in ctx.catalog.targets():
             # Before the schema's enum says the same less precisely (the documented reason).
             message = f"{target!r} is not a rule page of the catalog"
             rejected.append(RejectedProposal(index, "unknown-target", message, target, rule_id))
             earlier.reject(row, rejected[-1])
             continue
-        if isinstance(row, dict) and "table_rows" not in row:
-            row = {**row, "table_rows": None}  # a reply written before table rows existed
+        if isinstance(row, dict):  # a reply written before these fields existed
+            row = {"table_rows": None, "new_page": None, **row}
         problem = _schema_problem(row, schemas)
         if problem is not None:
             rejected.append(RejectedProposal(index, "schema", problem, target, rule_id))
@@ -461,6 +560,7 @@ def revalidate(
             "citations": list(p.citations),
             "rationale": p.rationale,
             "table_rows": [r.to_dict() for r in p.table_rows] or None,
+            "new_page": p.new_page.wire() if p.new_page else None,
         }
         for p in claimed
     ]
@@ -489,10 +589,17 @@ def revalidate(
             raise KnowledgeCurationError(
                 f"tampered: {where}: its id is not the SHA-256 of its target, section and table rows"
             )
-        if (outcome.section, outcome.after, outcome.title, outcome.table_rows) != (
+        if (
+            outcome.section,
+            outcome.after,
+            outcome.title,
+            outcome.table_rows,
+            outcome.new_page,
+        ) != (
             proposal.section,
             proposal.after,
             proposal.title,
             proposal.table_rows,
+            proposal.new_page,
         ):
             raise KnowledgeCurationError(f"tampered: {where} is not in its validated form")

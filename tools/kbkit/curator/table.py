@@ -2,7 +2,8 @@
 
 A table is named by the heading above it (its text; None before the first heading) and its
 position among the tables under that heading (1-based). A new row is inserted after the row
-whose first cell matches `after_row`, or at the table's end; nothing else on the page moves.
+whose first cell matches `after_row`, before the first row (`^`), or at the table's end;
+nothing else on the page moves.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _DELIMITER = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 MAX_CELL_CHARS = 1000
+START_ROW = "^"  # the `after_row` that inserts a row before the table's first row
 
 
 class TableRow(NamedTuple):
@@ -24,7 +26,7 @@ class TableRow(NamedTuple):
 
     heading: str | None  # the heading the table stands under (None: before any heading)
     table: int  # 1-based position among the tables under that heading
-    after_row: str | None  # first cell of the row it follows; None: at the table's end
+    after_row: str | None  # first cell of the row it follows; "^": first; None: at the end
     cells: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
@@ -162,6 +164,8 @@ class TableRows:
         if row.after_row is None:
             return table, len(rows)
         wanted = row.after_row.strip()
+        if wanted == START_ROW:
+            return table, 0
         for position, (cell, _, _) in enumerate(rows):
             if cell == wanted:
                 return table, position + 1
