@@ -134,6 +134,20 @@ def test_missing_git_says_how_to_fix_it(tmp_path: Path, monkeypatch: pytest.Monk
         run_git(tmp_path, "status")
 
 
+def test_missing_git_is_exit_4_from_a_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = history(tmp_path / "app")
+    empty = tmp_path / "no-git"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    code = main(["intake", "record-git", "--repo", str(repo), "--slug", SLUG])
+    err = capsys.readouterr().err
+    assert "git is not installed or not on PATH" in err, err
+    assert "Traceback" not in err
+    assert code == 4  # an environment problem, as README's guarantees say
+
+
 def test_classify_paths() -> None:
     assert classify("tools/kbkit/links.py") == SOURCE
     assert classify("tests/intake/test_ledger.py") == TESTS

@@ -19,6 +19,12 @@ class GitError(KbkitError):
     """git is missing, or a git command failed; the message says what to do next."""
 
 
+class GitMissing(GitError):
+    """git is not installed or not on PATH: the environment, like a missing gh (exit 4)."""
+
+    exit_code = 4
+
+
 def run_git(
     repo: Path, *args: str, check: bool = True, input: str | None = None, code: bool = False
 ) -> str:
@@ -49,7 +55,7 @@ def _run(repo: Path, args: tuple[str, ...], input: str | None) -> CompletedProce
             input=input.encode("utf-8") if input is not None else None,
         )
     except FileNotFoundError as exc:
-        raise GitError(
+        raise GitMissing(
             "git is not installed or not on PATH; install git (e.g. `apt-get install git`) "
             "and retry"
         ) from exc
