@@ -191,8 +191,20 @@ def test_fuzzed_frontmatter_agrees(meta: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_the_shipped_schemas_are_the_generated_ones(profile: str) -> None:
-    """Regenerate with: python -c 'from kbkit.frontmatter_schema import write_shipped; write_shipped()'."""
+    """Regenerate with: .venv/bin/python -m tests.checks.test_lint_frontmatter_oracle"""
     policy = builtin_policy(profile)
     assert shipped(profile) == frontmatter_schema(policy.data["frontmatter"], profile=profile)
     Draft202012Validator.check_schema(shipped(profile))
     assert (SHIPPED / f"{profile}.schema.json").read_text().endswith("}\n")
+
+
+def write_shipped() -> None:
+    """Rewrite `policies/frontmatter/<profile>.schema.json` from the built-in profiles."""
+    for name in PROFILES:
+        schema = frontmatter_schema(builtin_policy(name).data["frontmatter"], profile=name)
+        text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+        (SHIPPED / f"{name}.schema.json").write_text(text, "utf-8")
+
+
+if __name__ == "__main__":
+    write_shipped()

@@ -6,7 +6,8 @@ ids; this schema says the same in a form a team can read, copy and `$ref` from i
 (tests/checks/test_lint_frontmatter_oracle.py). Generated rather than hand-written, so a
 policy that changes `frontmatter.types` or `required` gets the schema that matches; the
 built-in profiles' schemas are shipped as `policies/frontmatter/<profile>.schema.json` (a
-test keeps them equal to this module's output) and registered under `profile_uri(NAME)`.
+test keeps them equal to this module's output; `python -m tests.checks.test_lint_frontmatter_oracle`
+rewrites them) and registered under `profile_uri(NAME)`.
 """
 
 from __future__ import annotations
@@ -75,15 +76,3 @@ def shipped(profile: str) -> dict[str, Any]:
     path = SHIPPED / f"{profile}.schema.json"
     value: dict[str, Any] = loads(path.read_text("utf-8"))
     return value
-
-
-def write_shipped() -> None:
-    """Regenerate `policies/frontmatter/<profile>.schema.json` from the built-in profiles."""
-    import json
-
-    from kbkit.policy import PROFILES, builtin_policy
-
-    for name in PROFILES:
-        schema = frontmatter_schema(builtin_policy(name).data["frontmatter"], profile=name)
-        text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
-        (SHIPPED / f"{name}.schema.json").write_text(text, "utf-8")
