@@ -144,3 +144,42 @@ def test_validator_loads_keep_summaries_not_pages(tmp_path: Path) -> None:
     assert cold.facts["general/b.md"]["updated"] == ("2026-01-02", 4)
     assert cold.analysis == warm.analysis
     assert "tree/secret-ip" in {f.rule_id for f in cold.analysis["general/b.md"]}
+
+
+def _payloads(repo: Path) -> dict[str, object]:
+    from kbkit.cache import read_block
+
+    data = memoryview((repo / CACHE_DIR / "pages.marshal").read_bytes())
+    pos, _ = read_block(data, 0)
+    found = {}
+    while pos < len(data):
+        pos, chunk = read_block(data, pos)
+        found.update({rel: payload for rel, _, _, payload in chunk})
+    return found
+
+
+def test_saved_payloads_are_the_parsed_entries_cold_and_warm(tmp_path: Path) -> None:
+    """The tree hands the cache no payloads (it keeps their parts anyway) and makes them
+    again at save: what is written must be exactly what parsing the page gives, for parsed
+    pages and for cache hits (the second load adds a page, so it rewrites the hits too)."""
+    from kbkit.tree import read_entry
+
+    repo = _repo(tmp_path)
+    top = repo / "knowledge"
+    (top / "general" / "c.md").write_text("# C\n\n[x](/abs/path.md)\n")
+    (top / "general" / "d.md").write_bytes(b"\xff\xfe not utf-8\n")
+    policy = load_policy(repo)
+    for keep_pages in (True, False):
+        options = LoadOptions(analyze=analyze_page, use_cache=True, keep_pages=keep_pages)
+        for step in ("cold", "warm"):
+            if step == "warm":
+                (top / "general" / "e.md").write_text("# E\n")
+            load_tree(repo, policy, options)
+            pages = sorted(str(p.relative_to(top)) for p in top.rglob("*.md"))
+            expected = {
+                rel: read_entry(str(top), "knowledge", rel, policy, options)[1] for rel in pages
+            }
+            assert any(entry[2] for entry in expected.values())  # a page with findings
+            assert _payloads(repo) == expected
+        (repo / CACHE_DIR / "pages.marshal").unlink()
+        (top / "general" / "e.md").unlink()

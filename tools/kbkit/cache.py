@@ -15,7 +15,7 @@ import marshal
 import os
 import struct
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,9 @@ class PageCache:
     `CHUNK` entries.
     Chunks bound the memory of writing, and an entry read from disk is handed over (not
     kept) so that a large tree is never held twice in memory. Payloads are plain
-    marshal-friendly values, written as they were handed in.
+    marshal-friendly values, written as they were handed in; a caller that keeps what a
+    payload holds anyway (the tree) hands in None and gives `save` a function that makes
+    each payload again, one chunk at a time, so the payloads are not held a second time.
     """
 
     def __init__(self, path: Path, namespace: str) -> None:
@@ -81,6 +83,7 @@ class PageCache:
         self.entries: dict[str, tuple[bytes, bytes | None, Any]] = {}
         self.fresh: dict[str, tuple[bytes, bytes | None, Any]] = {}
         self.dirty = False
+        self.rebuilt = False  # True: payloads come from save's `payload` function
         self.started_ns = time.time_ns()
         self._load()
 
@@ -132,7 +135,7 @@ class PageCache:
             if key[1] < self.started_ns - RACY_NS:
                 content_digest = None  # no longer racy: the stat key suffices from now on
                 self.dirty = True
-        self.fresh[rel] = (packed, content_digest, entry[2])
+        self.fresh[rel] = (packed, content_digest, None if self.rebuilt else entry[2])
         return entry[2]
 
     def put(self, rel: str, key: StatKey, content_digest: bytes | None, value: Any) -> None:
@@ -142,18 +145,24 @@ class PageCache:
         self.fresh[rel] = (PACKED_KEY.pack(*key), content_digest if racy else None, value)
         self.dirty = True
 
-    def save(self) -> None:
-        """Write the entries kept or put by this run (others, e.g. deleted pages, drop out)."""
+    def save(self, payload: Callable[[str], Any] | None = None) -> None:
+        """Write the entries kept or put by this run (others, e.g. deleted pages, drop out);
+        `payload(rel)` makes the payload of an entry stored without one (None)."""
         if not self.dirty and not self.entries:
             return
-        write_blocks(self.path, self._blocks())
+        write_blocks(self.path, self._blocks(payload))
 
-    def _blocks(self) -> Iterator[Any]:
+    def _blocks(self, payload: Callable[[str], Any] | None) -> Iterator[Any]:
         yield (FORMAT, self.namespace)
         items = list(self.fresh.items())
         for start in range(0, len(items), CHUNK):
             yield [
-                (rel, key, content_digest, value)
+                (
+                    rel,
+                    key,
+                    content_digest,
+                    payload(rel) if value is None and payload is not None else value,
+                )
                 for rel, (key, content_digest, value) in items[start : start + CHUNK]
             ]
 

@@ -232,6 +232,8 @@ def load_tree(
     packed_keys = walk.packed_keys
     del walk
     cache = _open_cache(repo, policy, options)
+    if cache is not None:
+        cache.rebuilt = True  # `payload` below makes every entry's payload again
     pages: dict[str, Page] = {}
     summaries: dict[str, Summary] = {}
     analysis: dict[str, list[Finding]] = {}
@@ -259,14 +261,26 @@ def load_tree(
         ):
             keep(rel, plain)
             if cache is not None and dig != b"":  # decode errors and refusals are cached;
-                # files that could not be opened are not
-                cache.put(rel, key, dig, plain)
+                # files that could not be opened are not. The payload is made again from
+                # what the tree keeps when the cache is saved (held once, not twice).
+                cache.put(rel, key, dig, None)
             if count % FREEZE_EVERY == 0:
                 gc.freeze()  # kept entries live to the end: spare the collector re-scanning them
     finally:
         gc.unfreeze()
     if cache is not None:
-        cache.save()
+
+        def payload(rel: str) -> Plain:
+            page = pages.get(rel)
+            return (
+                page_to_plain(page) if page is not None else None,
+                tuple(summaries[rel]),
+                [tuple(f) for f in analysis.get(rel, ())],
+                facts[rel],
+                inputs[rel],
+            )
+
+        cache.save(payload)
     return Tree(
         repo,
         policy,
