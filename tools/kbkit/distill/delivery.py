@@ -56,14 +56,14 @@ def publish_commits(
             s.note(str(exc))
             return "deferred", None
         except PublicationError as exc:
-            _mark_failed(s, group, status, exc)
+            _mark_group(s, group, status, branch=branch, failure=exc)
             s.note(f"publication failed: {exc}")
             return "failed", None
         if url is None:
             _keep_shadow_body(
                 s, publisher, day, group, listed + [p for p in pending if p not in listed]
             )
-        _mark_published(s, group, status, branch, url)
+        _mark_group(s, group, status, branch=branch, url=url)
         if url:  # shadow -> review the same day: the PR lists the shadowed batches too
             _mark_shadowed_as_published(s, on_branch, status, url)
         last_url = url or last_url
@@ -88,37 +88,27 @@ def _still_pending(commit: CommittedBatch, status: Mapping[Key, Row]) -> list[Ke
     return [k for k in commit.sources if status.get(k, {}).get("state", "pending") == "pending"]
 
 
-def _mark_failed(
-    s: Session, group: list[CommittedBatch], status: Mapping[Key, Row], exc: Exception
-) -> None:
-    for commit in group:
-        for key in _still_pending(commit, status):
-            tries = int(status.get(key, {}).get("attempts", 0)) + 1
-            reason = f"committed {commit.sha[:12]}, publication failed: {exc}"
-            state = after_failure(tries, s.o.max_attempts)
-            mark(
-                s.o.intake_dir,
-                key,
-                state,
-                attempts=tries,
-                previous=status.get(key),
-                batch_id=commit.batch_id,
-                reason=reason,
-            )
-
-
-def _mark_published(
+def _mark_group(
     s: Session,
     group: list[CommittedBatch],
     status: Mapping[Key, Row],
+    *,
     branch: str,
-    url: str | None,
+    url: str | None = None,
+    failure: Exception | None = None,
 ) -> None:
-    state = "published" if url else "shadowed"
+    """Mark the group's still-pending rows after one publication: published (a URL),
+    shadowed (none), or one failed attempt more (`failure`)."""
     for commit in group:
-        reason = None if url else f"shadow: committed {commit.sha[:12]} on {branch}"
         for key in _still_pending(commit, status):
             tries = int(status.get(key, {}).get("attempts", 0)) + 1
+            if failure is not None:
+                state = after_failure(tries, s.o.max_attempts)
+                reason: str | None = f"committed {commit.sha[:12]}, publication failed: {failure}"
+            elif url:
+                state, reason = "published", None
+            else:
+                state, reason = "shadowed", f"shadow: committed {commit.sha[:12]} on {branch}"
             mark(
                 s.o.intake_dir,
                 key,
@@ -129,7 +119,8 @@ def _mark_published(
                 url=url,
                 reason=reason,
             )
-            checkpoint("status")  # a kill here leaves some rows marked, some pending
+            if failure is None:
+                checkpoint("status")  # a kill here leaves some rows marked, some pending
 
 
 def _mark_shadowed_as_published(
