@@ -68,7 +68,11 @@ def test_catalog_offers_owners_without_a_rule_page(tmp_path: Path) -> None:
     assert sorted(catalog.new_pages) == [NEW, "repos/kbkit/pipeline/rules"]
     slot = catalog.new_pages[NEW]
     assert slot.owner == INDEX and slot.file_name == "rules.md"
-    assert slot.tables == ("Contents #1: When you need | Look at | Notes (1 rows)",)
+    assert slot.tables == (
+        "Contents #1: When you need | Look at | Notes (1 rows)",
+        "When to look here list #1 (2 items)",
+        "What does not belong here list #1 (1 items)",
+    )
     prompt = curator.build_prompt(batch())
     assert f"- new page `{NEW}` (file rules.md, does not exist yet)" in prompt.text
     assert NEW in prompt.targets
@@ -282,3 +286,63 @@ def test_killed_apply_leaves_no_new_page(tmp_path: Path) -> None:
     assert recovered.journal_found and NEW in recovered.restored
     assert not _path(clone, NEW).exists()
     assert _path(clone, INDEX).read_bytes() == index_before
+
+
+LIST_INDEX = "repos/kbkit/pipeline/_index"
+LIST_PAGE = "repos/kbkit/pipeline/rules"
+CONTENTS_TABLE = """| When you need | Look at | Notes |
+|---|---|---|
+| step-by-step guides | [guides](guides/_index.md) | the daily distill, shadow and review mode |
+"""
+CONTENTS_LIST = """- [guides](guides/_index.md): the daily distill, shadow and review mode
+- [lessons](guides/lessons-for-agents.md): lessons kept for agents
+  on the side (a continuation line)
+"""
+
+
+def test_an_index_that_lists_its_pages_gets_a_list_item(tmp_path: Path) -> None:
+    """An owner whose index registers pages as a bulleted list gets an item, not a row."""
+    clone = make_clone(tmp_path / "clone", "real")
+    index = _path(clone, LIST_INDEX)
+    text = index.read_text()
+    assert CONTENTS_TABLE in text
+    index.write_text(text.replace(CONTENTS_TABLE, CONTENTS_LIST))
+    before = index.read_bytes()
+    curator = KnowledgeCurator(clone, today="2026-12-01")
+    slot = curator.catalog().new_pages[LIST_PAGE]
+    assert "Contents list #1 (2 items)" in slot.tables
+    item = "[rules](rules.md): `KPIPE-*` rules of the daily pipeline"
+    entry = {"heading": "Contents", "table": 1, "after_row": "[guides]", "cells": [item]}
+    new_page = {"title": "kbkit pipeline rules", "index_row": entry}
+    rows = [row("KPIPE-1a", target=LIST_PAGE, level=2, new_page=new_page)]
+    two_cells = {**new_page, "index_row": {**entry, "cells": [item, "x"]}}
+    refused = [row("KPIPE-1a", target=LIST_PAGE, level=2, new_page=two_cells)]
+    rejected = curator.validate_proposals({"proposals": refused}, batch()).rejected
+    assert rejected[0].reason == "new-page" and "one cell" in rejected[0].message
+    validation = curator.validate_proposals({"proposals": rows}, batch())
+    assert not validation.rejected, validation.rejected
+    curator.apply(validation)
+    first = b"- [guides](guides/_index.md): the daily distill, shadow and review mode\n"
+    expected = before.replace(first, first + f"- {item}\n".encode()).replace(
+        b"updated: 2026-11-27", b"updated: 2026-12-01"
+    )
+    assert index.read_bytes() == expected
+    assert _path(clone, LIST_PAGE).exists()
+
+
+def test_find_lists_names_items_and_their_ends() -> None:
+    from kbkit.curator.item_list import find_lists, place_item
+
+    lines = ["---", "- not: a list", "---", "# T", "", "## A", "", "* one", "  more", "* two", ""]
+    lines += ["```", "- in code", "```", "", "- other", "", "- loose"]
+    found = find_lists(lines)
+    assert [(x.heading, x.position, x.marker, [i.text for i in x.items]) for x in found] == [
+        ("A", 1, "*", ["one", "two"]),
+        ("A", 2, "-", ["other", "loose"]),
+    ]
+    assert [(i.line, i.end) for i in found[0].items] == [(8, 10), (10, 11)]
+    assert place_item(found, "A", 1, None, "new") == (11, "* new")
+    assert place_item(found, "A", 1, "^", "new") == (8, "* new")
+    assert place_item(found, "A", 1, "one", "new") == (10, "* new")
+    assert "starts with 'zzz'" in str(place_item(found, "A", 1, "zzz", "new"))
+    assert "no table or list 3" in str(place_item(found, "A", 3, None, "new"))

@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 from kbkit.curator.confine import check_folder, page_inside
 from kbkit.curator.layout import EMPTY_STYLE, Layout, page_layout
-from kbkit.curator.new_page import NewPageSlot, owner_folder, slot_name
-from kbkit.curator.table import find_tables, split_cells
+from kbkit.curator.new_page import NewPageSlot, index_shapes, owner_folder, slot_name
+from kbkit.curator.table import table_names
 from kbkit.errors import UsageError
 from kbkit.page import Page, parse_page
 from kbkit.paths import document_id
@@ -169,12 +169,7 @@ def catalog_entry(rel: str, data: bytes, policy: Policy, index: Page | None) -> 
 
 def _table_names(data: bytes) -> tuple[str, ...]:
     """The page's tables as the prompt names them: heading, position, header cells."""
-    lines = [line.rstrip("\r") for line in data.decode("utf-8", "replace").split("\n")]
-    return tuple(
-        f"{t.heading or '(before the first heading)'} #{t.position}: "
-        f"{' | '.join(split_cells(lines[t.header_line - 1]))} ({len(t.rows)} rows)"
-        for t in find_tables(lines)
-    )
+    return table_names([line.rstrip("\r") for line in data.decode("utf-8", "replace").split("\n")])
 
 
 def load_catalog(repo: Path, policy: Policy) -> Catalog:
@@ -243,9 +238,9 @@ def _new_page_slots(
         if (top / folder / file_name).exists() or not page_inside(repo, tree.root, new_id):
             continue
         data = (top / rel).read_bytes()
-        tables = _table_names(data)
+        tables = index_shapes(data)
         if not tables:
-            continue  # the index has no table to register the page in
+            continue  # the index has no table or list to register the page in
         summary = owner_summary(tree.pages.get(rel))
         slots[new_id] = NewPageSlot(new_id, index_id, summary, sha256(data), tables)
     return slots

@@ -1,13 +1,13 @@
 """New rule pages: an owner folder's first rule page, proposed like a section.
 
 The catalog offers one slot per existing owner folder (a folder with an index page under a
-root, neither a root itself nor an owner axis, group or evidence folder) that has no rule
-page yet; its name is the first of `rules.md`, `rules-<folder>.md`,
+root, neither a root itself nor an owner axis, group or evidence folder, whose index holds a
+table or a list to register it in) that has no rule page yet; its name is the first of `rules.md`, `rules-<folder>.md`,
 `rules-<folder>.html.md` that the policy's `rules.page_name` accepts. The page's bytes
 start as a skeleton kbkit writes from the policy (frontmatter: title, dates from the clock,
 `type`, the owner index's `tags` and any other required key the index carries; then the
 `# title` line), the proposed sections are planned on it like appends, and the folder's
-index gains one inserted row that links the new file. Nothing else changes.
+index gains one inserted table row or list item (its own shape) that links the new file. Nothing else changes.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import re
 from typing import Any, NamedTuple
 
 from kbkit.charset import INVISIBLE
+from kbkit.curator.item_list import find_lists, list_names, place_item
 from kbkit.curator.layout import Layout
-from kbkit.curator.table import TableRow, TableRows, render_row
+from kbkit.curator.table import TableRow, TableRows, render_row, table_names
 from kbkit.page import Page
 from kbkit.policy import Policy
 
@@ -33,7 +34,7 @@ class NewPageSlot(NamedTuple):
     owner: str  # document ID of the folder's index page
     owner_summary: str
     index_sha256: str
-    tables: tuple[str, ...]  # the index's tables, as the prompt names them
+    tables: tuple[str, ...]  # the index's tables and lists, as the prompt names them
 
     @property
     def file_name(self) -> str:
@@ -147,10 +148,26 @@ def title_problem(title: Any) -> str | None:
     return None
 
 
+def index_insert(lines: list[str], row: TableRow) -> tuple[int, str] | str:
+    """Where the registering row goes in the index (the 1-based line it is inserted before)
+    and its line, or why it cannot go in. The index's own shape decides: a table row where
+    the heading holds a table, else a list item (`cells`: one, the item's text)."""
+    tables = TableRows(lines)
+    wanted = row.heading.strip().lstrip("#").strip() if row.heading is not None else None
+    if any(t.heading == wanted for t in tables.tables):
+        placed = tables.place(row)
+        if isinstance(placed, str):
+            return placed
+        tables.add(row, *placed)
+        return next(iter(tables.insertions())), render_row(row.cells)
+    if len(row.cells) != 1:
+        return f"the index lists its pages under {row.heading!r}: one cell, the item's text"
+    return place_item(find_lists(lines), row.heading, row.table, row.after_row, row.cells[0])
+
+
 def index_row_problem(row: TableRow, index_lines: list[str], file_name: str) -> str | None:
     """Why this row cannot register the page in the owner's index (None: it can)."""
-    trial = TableRows(index_lines)
-    placed = trial.place(row)
+    placed = index_insert(index_lines, row)
     if isinstance(placed, str):
         return f"index_row: {placed}"
     link = re.compile(r"\]\(<?(?:\./)?" + re.escape(file_name) + r"(?:#[^)\s]*)?>?\)")
@@ -159,5 +176,7 @@ def index_row_problem(row: TableRow, index_lines: list[str], file_name: str) -> 
     return None
 
 
-def rendered(row: TableRow) -> str:
-    return render_row(row.cells)
+def index_shapes(data: bytes) -> tuple[str, ...]:
+    """The index's tables and lists, as the prompt names them."""
+    lines = [line.rstrip("\r") for line in data.decode("utf-8", "replace").split("\n")]
+    return table_names(lines) + list_names(lines)

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from kbkit.curator.arrangement import Arrangement, Entry
 from kbkit.curator.layout import Layout, page_layout
+from kbkit.curator.new_page import index_insert
 from kbkit.curator.proposals import AcceptedProposal
 from kbkit.curator.table import TableRow, TableRows, render_row
 from kbkit.page import parse_page
@@ -341,10 +342,19 @@ def check_postcondition(
 def plan_index(
     document_id: str, rel: str, data: bytes, rows: list[TableRow], policy: Policy, today: str
 ) -> PagePlan:
-    """An owner's index registering new pages: its inserted rows and the `updated:` bump."""
+    """An owner's index registering a new page: its inserted row or item, the `updated:` bump."""
     page = parse_page(rel, data)
     eol = b"\r\n" if b"\r\n" in data else b"\n"
-    edits = row_edits(data, [(document_id, r) for r in rows], eol)
+    lines = [line.rstrip("\r") for line in data.decode("utf-8", "replace").split("\n")]
+    starts = _line_starts(data)
+    edits = []
+    for index_row in rows:
+        placed = index_insert(lines, index_row)
+        if isinstance(placed, str):
+            raise PlanError(f"{document_id}: {placed}")
+        offset = _offset_of_line(data, starts, placed[0])
+        lead = eol if offset == len(data) and data and not data.endswith(b"\n") else b""
+        edits.append(Edit(offset, b"", lead + placed[1].encode() + eol, TABLE_ROW))
     updated = None
     if page.frontmatter.present and page.frontmatter.end_line:
         edit, updated = _updated_edit(_frontmatter_lines(data, page.frontmatter.end_line), today)

@@ -105,7 +105,7 @@ def _slot_block(slot: NewPageSlot) -> str:
         [
             f"- new page `{slot.document_id}` (file {slot.file_name}, does not exist yet)",
             f"  owner: {_one_line(slot.owner_summary) or slot.owner}; index `{slot.owner}`",
-            f"  index tables: {'; '.join(_one_line(t) for t in slot.tables)}",
+            f"  index tables and lists: {'; '.join(_one_line(t) for t in slot.tables)}",
         ]
     )
 
@@ -186,9 +186,12 @@ def build_prompt(
         "When the evidence belongs to an owner listed under 'New rule pages' below (an "
         "owner without a rule page), target that page's document ID: the first row for it "
         "carries `new_page` with the page's `title` and `index_row`, the row that registers "
-        "the page in the owner's index table (heading, table number, the first cell of the "
-        "row it follows, `^` for the top, or null for the end, and one cell per column, one "
-        "of them linking the page by its file name, e.g. `[rules](rules.md)`). kbkit writes "
+        "the page in the owner's index, in the index's own shape: where the heading holds a "
+        "table, a table row (heading, table number, the first cell of the row it follows, "
+        "`^` for the top, or null for the end, and one cell per column); else a list item "
+        "(heading, list number, the start of the item it follows, `^` or null, and one "
+        "cell: the item's text). One cell links the page by its file name, e.g. "
+        "`[rules](rules.md)`. kbkit writes "
         "the frontmatter. Choose a new prefix used nowhere else. Without `group` the page "
         "keeps `##` rules; with a `group` it opens `## group` and its rules are `###`. Later "
         "rows for the same new page carry `new_page: null`; every other row too. A new "

@@ -188,3 +188,12 @@ class TableRows:
                     assert new is not None
                     out.setdefault(line, []).append(self.added[new])
         return out
+
+
+def table_names(lines: list[str]) -> tuple[str, ...]:
+    """The page's tables as the prompt names them: heading, position, header cells."""
+    return tuple(
+        f"{t.heading or '(before the first heading)'} #{t.position}: "
+        f"{' | '.join(split_cells(lines[t.header_line - 1]))} ({len(t.rows)} rows)"
+        for t in find_tables(lines)
+    )
