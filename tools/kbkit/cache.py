@@ -81,7 +81,9 @@ class PageCache:
         self.path = path
         self.namespace = namespace
         self.entries: dict[str, tuple[bytes, bytes | None, Any]] = {}
-        self.fresh: dict[str, tuple[bytes, bytes | None, Any]] = {}
+        # rel -> (packed key, digest or None, payload), or the packed key alone when there
+        # is neither digest nor payload (the common entry of a tree's load: 64 bytes less)
+        self.fresh: dict[str, tuple[bytes, bytes | None, Any] | bytes] = {}
         self.dirty = False
         self.rebuilt = False  # True: payloads come from save's `payload` function
         self.started_ns = time.time_ns()
@@ -135,15 +137,21 @@ class PageCache:
             if key[1] < self.started_ns - RACY_NS:
                 content_digest = None  # no longer racy: the stat key suffices from now on
                 self.dirty = True
-        self.fresh[rel] = (packed, content_digest, None if self.rebuilt else entry[2])
+        self._keep(rel, packed, content_digest, None if self.rebuilt else entry[2])
         return entry[2]
 
     def put(self, rel: str, key: StatKey, content_digest: bytes | None, value: Any) -> None:
         """Store a freshly parsed value; the digest is kept only for racy files. None: the
         value follows from the stat key alone (a page refused unread), so a hit reads nothing."""
         racy = key[1] >= self.started_ns - RACY_NS
-        self.fresh[rel] = (PACKED_KEY.pack(*key), content_digest if racy else None, value)
+        self._keep(rel, PACKED_KEY.pack(*key), content_digest if racy else None, value)
         self.dirty = True
+
+    def _keep(self, rel: str, packed: bytes, content_digest: bytes | None, value: Any) -> None:
+        if content_digest is None and value is None:
+            self.fresh[rel] = packed
+        else:
+            self.fresh[rel] = (packed, content_digest, value)
 
     def save(self, payload: Callable[[str], Any] | None = None) -> None:
         """Write the entries kept or put by this run (others, e.g. deleted pages, drop out);
@@ -156,15 +164,13 @@ class PageCache:
         yield (FORMAT, self.namespace)
         items = list(self.fresh.items())
         for start in range(0, len(items), CHUNK):
-            yield [
-                (
-                    rel,
-                    key,
-                    content_digest,
-                    payload(rel) if value is None and payload is not None else value,
-                )
-                for rel, (key, content_digest, value) in items[start : start + CHUNK]
-            ]
+            chunk = []
+            for rel, entry in items[start : start + CHUNK]:
+                key, content_digest, value = (entry, None, None) if type(entry) is bytes else entry
+                if value is None and payload is not None:
+                    value = payload(rel)
+                chunk.append((rel, key, content_digest, value))
+            yield chunk
 
 
 _LENGTH = struct.Struct("<Q")  # the byte length of each marshal block that follows

@@ -23,7 +23,14 @@ from typing import Any, NamedTuple
 from kbkit import parallel
 from kbkit.cache import PageCache, cache_file, code_fingerprint, digest
 from kbkit.findings import Finding
-from kbkit.page import Page, page_from_plain, page_to_plain, parse_page, unreadable_page
+from kbkit.page import (
+    Page,
+    native_parser,
+    page_from_plain,
+    page_to_plain,
+    parse_page,
+    unreadable_page,
+)
 from kbkit.page_file import PageRefused, read_page_file
 from kbkit.page_summary import Summary, from_plain, summarize
 from kbkit.policy import Policy
@@ -113,6 +120,24 @@ def interned(value: Any) -> Any:
 
 
 _NO_FACTS: dict[str, Any] = {}  # shared by every page without facts (read-only by contract)
+SHARED_MAX = 1 << 16  # distinct fact values kept for sharing (bounds the memo on odd trees)
+
+
+def share_values(facts: dict[str, Any], shared: dict[Any, Any]) -> None:
+    """Replace each string or tuple fact value by an equal one seen before: most repeat on
+    many pages (`tags`, `updated`...) and arrive as fresh copies (from marshal, from each
+    page's analysis); at 50k pages the copies cost megabytes."""
+    for key, value in facts.items():
+        if type(value) is tuple or type(value) is str:
+            try:
+                known = shared.get(value)
+            except TypeError:  # a tuple holding a list
+                continue
+            if known is None:
+                if len(shared) < SHARED_MAX:
+                    shared[value] = value
+            elif known is not value:
+                facts[key] = known
 
 
 class LoadOptions(NamedTuple):
@@ -203,13 +228,22 @@ def _parse_all(
             yield read_entry(folder, root_rel, rel, policy, options)
         return
 
-    def work(number: int) -> list[Parsed]:
+    def work(number: int) -> list[Any]:
+        # The chunk's number, then its entries without their paths: this process knows
+        # them (todo), and keeping its own copies spares one copy of every path at 50k.
         chunk = todo[number * CHUNK : (number + 1) * CHUNK]
-        return [read_entry(folder, root_rel, rel, policy, options) for rel in chunk]
+        entries = [read_entry(folder, root_rel, rel, policy, options) for rel in chunk]
+        return [number, *((None, *entry[1:]) for entry in entries)]
 
+    # The parser and the analyzers are imported before the fork, so the helpers share them.
+    native_parser()
+    if options.analyze is not None:
+        options.analyze("preload.md", parse_page("preload.md", b""), policy)
     count = (len(todo) + CHUNK - 1) // CHUNK
     for entries in parallel.run_chunks(count, work, helpers=jobs - 1):
-        yield from entries
+        first = entries[0] * CHUNK
+        for offset, (_, plain, dig, key) in enumerate(entries[1:]):
+            yield todo[first + offset], plain, dig, key
 
 
 def load_tree(
@@ -240,8 +274,11 @@ def load_tree(
     facts: dict[str, dict[str, Any]] = {}
     inputs: dict[str, bytes] = {}
 
+    shared: dict[Any, Any] = {}
+
     def keep(rel: str, plain: Plain) -> None:
         page, summaries[rel], found, facts[rel], inputs[rel] = decode_entry(plain)
+        share_values(facts[rel], shared)
         if page is not None:
             pages[rel] = page
         if found:
