@@ -68,8 +68,7 @@ def _read_logs(sources: Sources, window: Window, now: Any) -> dict[str, Any]:
     base = sources.repo
     ledgers = intake_funnel.Ledgers(sources.intake)
     intake_shown = _shown(sources.intake, base)
-    lessons_dir = sources.intake / STORE_DIR
-    return {
+    sections = {
         "intake": intake_funnel.collect(
             ledgers,
             window,
@@ -77,9 +76,12 @@ def _read_logs(sources: Sources, window: Window, now: Any) -> dict[str, Any]:
             f"{intake_shown}/{EVENTS_FILE}, {intake_shown}/{STATUS_FILE}, {intake_shown}/cursor.json",
         ),
         "curator": batches.collect(sources.state, ledgers.status_rows, window, base),
-        "lessons": lessons_section.collect(
-            lessons_dir,
-            window,
-            f"{_shown(lessons_dir, base)}/ (lessons, evidence, outcomes, usage .jsonl)",
-        ),
     }
+    del ledgers  # freed before the lessons are folded: the two never peak together
+    lessons_dir = sources.intake / STORE_DIR
+    sections["lessons"] = lessons_section.collect(
+        lessons_dir,
+        window,
+        f"{_shown(lessons_dir, base)}/ (lessons, evidence, outcomes, usage .jsonl)",
+    )
+    return sections
