@@ -183,3 +183,22 @@ def test_saved_payloads_are_the_parsed_entries_cold_and_warm(tmp_path: Path) -> 
             assert _payloads(repo) == expected
         (repo / CACHE_DIR / "pages.marshal").unlink()
         (top / "general" / "e.md").unlink()
+
+
+def test_a_page_that_cannot_be_opened_is_not_cached(tmp_path: Path) -> None:
+    """A page removed between the walk and its read is unreadable this time and not
+    cached (the next run reads it again); the other pages are."""
+    from kbkit.walk import walk_root
+
+    repo = _repo(tmp_path)
+    gone = repo / "knowledge" / "general" / "gone.md"
+    policy = load_policy(repo)
+    options = LoadOptions(analyze=analyze_page, use_cache=True)
+    for _ in ("cold", "warm"):
+        gone.write_text("# Gone\n")
+        walk = walk_root(repo / "knowledge", "knowledge")
+        gone.unlink()
+        tree = load_tree(repo, policy, options, walk)
+        assert tree.summaries["general/gone.md"].error.startswith("cannot read")
+        assert "general/gone.md" not in _payloads(repo)
+        assert "general/a.md" in _payloads(repo)

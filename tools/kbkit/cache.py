@@ -72,20 +72,23 @@ class PageCache:
     `CHUNK` entries.
     Chunks bound the memory of writing, and an entry read from disk is handed over (not
     kept) so that a large tree is never held twice in memory. Payloads are plain
-    marshal-friendly values, written as they were handed in; a caller that keeps what a
-    payload holds anyway (the tree) hands in None and gives `save` a function that makes
-    each payload again, one chunk at a time, so the payloads are not held a second time.
+    marshal-friendly values, written as they were handed in.
+
+    A caller that holds every page anyway (the tree) calls `follow` with the walk's pages
+    and stat keys: then an entry whose key is the walk's, with no digest to check, is not
+    stored at all (at 50k pages the entries cost megabytes); `save` writes it from the walk's
+    key and a payload the caller makes again (`payload`), one chunk at a time.
     """
 
     def __init__(self, path: Path, namespace: str) -> None:
         self.path = path
         self.namespace = namespace
         self.entries: dict[str, tuple[bytes, bytes | None, Any]] = {}
-        # rel -> (packed key, digest or None, payload), or the packed key alone when there
-        # is neither digest nor payload (the common entry of a tree's load: 64 bytes less)
-        self.fresh: dict[str, tuple[bytes, bytes | None, Any] | bytes] = {}
+        self.fresh: dict[str, tuple[bytes, bytes | None, Any]] = {}
         self.dirty = False
-        self.rebuilt = False  # True: payloads come from save's `payload` function
+        self.order: list[str] | None = None  # `follow`: the pages, in walk order
+        self.order_keys = b""  # their packed stat keys, in the same order
+        self.skipped: set[str] = set()  # followed pages that are not to be written
         self.started_ns = time.time_ns()
         self._load()
 
@@ -137,21 +140,40 @@ class PageCache:
             if key[1] < self.started_ns - RACY_NS:
                 content_digest = None  # no longer racy: the stat key suffices from now on
                 self.dirty = True
-        self._keep(rel, packed, content_digest, None if self.rebuilt else entry[2])
+        if self.order is None or content_digest is not None:
+            # (a followed page's key is the walk's: the caller passes it)
+            self.fresh[rel] = (packed, content_digest, None if self.order else entry[2])
         return entry[2]
 
-    def put(self, rel: str, key: StatKey, content_digest: bytes | None, value: Any) -> None:
+    def put(
+        self,
+        rel: str,
+        key: StatKey,
+        content_digest: bytes | None,
+        value: Any,
+        walk_key: bytes = b"",
+    ) -> None:
         """Store a freshly parsed value; the digest is kept only for racy files. None: the
-        value follows from the stat key alone (a page refused unread), so a hit reads nothing."""
+        value follows from the stat key alone (a page refused unread), so a hit reads nothing.
+        `walk_key`: a followed page's packed key in the walk (its entry is then implicit
+        when the read saw the same key)."""
         racy = key[1] >= self.started_ns - RACY_NS
-        self._keep(rel, PACKED_KEY.pack(*key), content_digest if racy else None, value)
+        packed = PACKED_KEY.pack(*key)
         self.dirty = True
+        if self.order is not None and value is None and not racy and packed == walk_key:
+            return
+        self.fresh[rel] = (packed, content_digest if racy else None, value)
 
-    def _keep(self, rel: str, packed: bytes, content_digest: bytes | None, value: Any) -> None:
-        if content_digest is None and value is None:
-            self.fresh[rel] = packed
-        else:
-            self.fresh[rel] = (packed, content_digest, value)
+    def follow(self, order: list[str], packed_keys: bytes) -> None:
+        """Take `order` (every page, in walk order) and their packed stat keys: each of them
+        is written by `save` unless `skip`ped, from its own entry or else from its walk key,
+        with a payload from save's `payload` function."""
+        self.order, self.order_keys = order, packed_keys
+
+    def skip(self, rel: str) -> None:
+        """A followed page with no entry to write (it could not be read)."""
+        self.skipped.add(rel)
+        self.dirty = True
 
     def save(self, payload: Callable[[str], Any] | None = None) -> None:
         """Write the entries kept or put by this run (others, e.g. deleted pages, drop out);
@@ -162,14 +184,28 @@ class PageCache:
 
     def _blocks(self, payload: Callable[[str], Any] | None) -> Iterator[Any]:
         yield (FORMAT, self.namespace)
-        items = list(self.fresh.items())
-        for start in range(0, len(items), CHUNK):
-            chunk = []
-            for rel, entry in items[start : start + CHUNK]:
-                key, content_digest, value = (entry, None, None) if type(entry) is bytes else entry
-                if value is None and payload is not None:
-                    value = payload(rel)
-                chunk.append((rel, key, content_digest, value))
+        if self.order is None:
+            items = list(self.fresh.items())
+            for start in range(0, len(items), CHUNK):
+                yield [(rel, *entry) for rel, entry in items[start : start + CHUNK]]
+            return
+        size = PACKED_KEY.size
+        chunk: list[tuple[str, bytes, bytes | None, Any]] = []
+        for index, rel in enumerate(self.order):
+            if rel in self.skipped:
+                continue
+            key, content_digest, value = self.fresh.get(rel) or (
+                self.order_keys[index * size : (index + 1) * size],
+                None,
+                None,
+            )
+            if value is None and payload is not None:
+                value = payload(rel)
+            chunk.append((rel, key, content_digest, value))
+            if len(chunk) == CHUNK:
+                yield chunk
+                chunk = []
+        if chunk:
             yield chunk
 
 

@@ -16,6 +16,7 @@ import gc
 import os
 import posixpath
 import sys
+from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -157,6 +158,8 @@ Plain = tuple[Any, ...]
 
 # rel, plain entry, digest (b"": unreadable, do not cache; None: refused, the key decides), key
 Parsed = tuple[str, Plain, bytes | None, StatKey]
+# the same, with the page's place in the list of pages to parse instead of its path
+Placed = tuple[int, Plain, bytes | None, StatKey]
 
 
 def read_entry(top: str, root_rel: str, rel: str, policy: Policy, options: LoadOptions) -> Parsed:
@@ -217,15 +220,16 @@ CHUNK = 100  # pages per chunk of work (and per message between processes)
 
 def _parse_all(
     top: Path, root_rel: str, todo: list[str], policy: Policy, options: LoadOptions
-) -> Iterator[Parsed]:
+) -> Iterator[Placed]:
     """Parse pages, here and on forked helpers when the batch is large enough to pay for
     them. Helpers send plain entries (the cache's own shape), so nothing is re-encoded, and
     results stream back in chunks so no process ever holds the whole tree twice."""
     folder = str(top)
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
     if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES or not parallel.can_fork():
-        for rel in todo:
-            yield read_entry(folder, root_rel, rel, policy, options)
+        for place, rel in enumerate(todo):
+            _, plain, dig, key = read_entry(folder, root_rel, rel, policy, options)
+            yield place, plain, dig, key
         return
 
     def work(number: int) -> list[Any]:
@@ -243,7 +247,7 @@ def _parse_all(
     for entries in parallel.run_chunks(count, work, helpers=jobs - 1):
         first = entries[0] * CHUNK
         for offset, (_, plain, dig, key) in enumerate(entries[1:]):
-            yield todo[first + offset], plain, dig, key
+            yield first + offset, plain, dig, key
 
 
 def load_tree(
@@ -266,8 +270,8 @@ def load_tree(
     packed_keys = walk.packed_keys
     del walk
     cache = _open_cache(repo, policy, options)
-    if cache is not None:
-        cache.rebuilt = True  # `payload` below makes every entry's payload again
+    if cache is not None:  # the cache writes the entries from the walk and `payload` below
+        cache.follow(md_files, packed_keys)
     pages: dict[str, Page] = {}
     summaries: dict[str, Summary] = {}
     analysis: dict[str, list[Finding]] = {}
@@ -285,22 +289,31 @@ def load_tree(
             analysis[rel] = found
 
     todo: list[str] = []
+    todo_index = array("q")  # each todo page's place in md_files (and packed_keys)
     top_dir = str(top)
-    for rel, key in zip(md_files, PACKED_KEY.iter_unpack(packed_keys), strict=True):
+    for index, (rel, key) in enumerate(
+        zip(md_files, PACKED_KEY.iter_unpack(packed_keys), strict=True)
+    ):
         hit = cache.get(rel, os.path.join(top_dir, rel), key) if cache is not None else None
         if hit is None:
             todo.append(rel)
+            todo_index.append(index)
         else:
             keep(rel, hit)
+    size = PACKED_KEY.size
     try:
-        for count, (rel, plain, dig, key) in enumerate(
+        for count, (place, plain, dig, key) in enumerate(
             _parse_all(top, root_rel, todo, policy, options), 1
         ):
+            rel = todo[place]
             keep(rel, plain)
-            if cache is not None and dig != b"":  # decode errors and refusals are cached;
-                # files that could not be opened are not. The payload is made again from
-                # what the tree keeps when the cache is saved (held once, not twice).
-                cache.put(rel, key, dig, None)
+            if cache is None:
+                pass
+            elif dig == b"":  # decode errors and refusals are cached; files that could
+                cache.skip(rel)  # not be opened are not
+            else:  # the payload is made again from what the tree keeps, when it is saved
+                index = todo_index[place]
+                cache.put(rel, key, dig, None, packed_keys[index * size : (index + 1) * size])
             if count % FREEZE_EVERY == 0:
                 gc.freeze()  # kept entries live to the end: spare the collector re-scanning them
     finally:
