@@ -318,6 +318,9 @@ def test_the_pr_body_carries_the_days_report_rebuilt_for_each_added_batch(world:
     assert "- **Tree**: 29 pages, 0 errors" in report and "- **Curator**: 1 batches" in report
     assert first.batch_id.replace("_", "\\_") in report  # the batches table
     assert f"_Generated {PINNED_NOW} by `kb report`" in report  # kbkit's clock: deterministic
+    # the ledgers are named as the repository holds them, not by this machine's paths
+    assert "_(from intake/events.jsonl, intake/status.jsonl" in report, report
+    assert str(world.root) not in body
     world.record(2)
     second = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
     (pr,) = world.gh()["prs"]

@@ -164,7 +164,7 @@ def write_report(work: Path) -> Path:
 
     today, day = clock.today(), date.fromisoformat(DAY)
     window = Window(min(day, today - timedelta(days=DEFAULT_DAYS - 1)), max(day, today))
-    sources = Sources(work / "state" / "clone", work / "intake", work / "state")
+    sources = Sources(work / "state" / "clone", work / "intake", work / "state", shown_from=work)
     out = work / "report.html"
     atomic_write_text(out, render_html(build(sources, window, use_cache=False)))
     return out

@@ -8,6 +8,7 @@ the batches table while its own rows are still pending (they are marked after it
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from pathlib import Path
 
@@ -25,7 +26,11 @@ def report_section(repo: Path, intake_dir: Path, state_dir: Path, day: str) -> s
         from kbkit.report.window import Window
 
         when = date.fromisoformat(day)
-        return render_markdown(build(Sources(repo, intake_dir, state_dir), Window(when, when)))
+        # name the ledgers from the folder that holds them both (the repository by default),
+        # not by absolute path: the body is read on GitHub
+        shown = Path(os.path.commonpath([intake_dir.resolve(), state_dir.resolve()]))
+        sources = Sources(repo, intake_dir, state_dir, shown_from=shown)
+        return render_markdown(build(sources, Window(when, when)))
     except Exception as exc:  # any failure, a kbkit bug too: reported in the body, never raised
         why = visible(" ".join(f"{type(exc).__name__}: {exc}".split()))[:WHY_CHARS]
         why = why.replace("`", "'")  # inert inside the code span

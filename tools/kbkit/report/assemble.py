@@ -17,6 +17,9 @@ class Sources(NamedTuple):
     repo: Path  # holds the knowledge tree (and, by default, intake/ and state/)
     intake: Path
     state: Path
+    # the folder the report names ledger and artifact files from ("from intake/events.jsonl");
+    # None: `repo`. Distill's tree is a work clone, while its ledgers live beside the clone.
+    shown_from: Path | None = None
 
 
 def _shown(path: Path, base: Path) -> str:
@@ -65,7 +68,7 @@ def _read_logs(sources: Sources, window: Window, now: Any) -> dict[str, Any]:
     from kbkit.lessons.store import STORE_DIR
     from kbkit.report import batches, intake_funnel, lessons_section
 
-    base = sources.repo
+    base = sources.shown_from or sources.repo
     ledgers = intake_funnel.Ledgers(sources.intake)
     intake_shown = _shown(sources.intake, base)
     sections = {
