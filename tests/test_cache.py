@@ -199,6 +199,7 @@ def test_a_page_that_cannot_be_opened_is_not_cached(tmp_path: Path) -> None:
         walk = walk_root(repo / "knowledge", "knowledge")
         gone.unlink()
         tree = load_tree(repo, policy, options, walk)
-        assert tree.summaries["general/gone.md"].error.startswith("cannot read")
+        error = tree.summaries["general/gone.md"].error
+        assert error is not None and error.startswith("cannot read")
         assert "general/gone.md" not in _payloads(repo)
         assert "general/a.md" in _payloads(repo)

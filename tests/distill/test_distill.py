@@ -97,6 +97,7 @@ def test_validator_failure_rolls_back_and_keeps_rows_pending(world: World) -> No
     assert report.outcome == "failed" and "validators refused" in report.notes[-1]
     assert world.states(keys) == ["pending"]
     assert git.run_git(world.clone, "status", "--porcelain") == ""
+    assert report.artifacts is not None
     assert "lint/boom" in (report.artifacts / "validators.txt").read_text()
 
 

@@ -134,7 +134,8 @@ def test_closed_then_rerun_opens_a_new_pr(world: World) -> None:
     world.merge_pr(1, state="CLOSED")
     keys = world.record(2)
     report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
-    assert report.outcome == "published" and report.url.endswith("/pull/2")
+    assert report.outcome == "published"
+    assert report.url is not None and report.url.endswith("/pull/2")
     assert world.states(keys) == ["published"]
 
 
@@ -316,6 +317,7 @@ def test_the_pr_body_carries_the_days_report_rebuilt_for_each_added_batch(world:
     assert body.count(REPORT) == 1 and body.index("## Batch ") < body.index(REPORT)
     report = body[body.index(REPORT) :]
     assert "- **Tree**: 29 pages, 0 errors" in report and "- **Curator**: 1 batches" in report
+    assert first.batch_id is not None
     assert first.batch_id.replace("_", "\\_") in report  # the batches table
     assert f"_Generated {PINNED_NOW} by `kb report`" in report  # kbkit's clock: deterministic
     # the ledgers are named as the repository holds them, not by this machine's paths
@@ -326,6 +328,7 @@ def test_the_pr_body_carries_the_days_report_rebuilt_for_each_added_batch(world:
     (pr,) = world.gh()["prs"]
     report = pr["body"][pr["body"].index(REPORT) :]
     assert pr["body"].count(REPORT) == 1 and "- **Curator**: 2 batches" in report
+    assert second.batch_id is not None
     assert second.batch_id.replace("_", "\\_") in report
     assert REPORT not in pr["comments"][0]["body"]  # the comment names only the new batch
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +29,8 @@ def make_task() -> TaskFactory:
         status: str = "done",
         company: str | None = "acme",
         category: str | None = "web",
-        findings: list[tuple[str, str, str, str]] = (),
-        retests: list[tuple[str, str, str]] = (),
+        findings: Sequence[tuple[str, str, str, str]] = (),
+        retests: Sequence[tuple[str, str, str]] = (),
         tokens: int = 1000,
         tool_calls: int = 10,
         **extra: Any,

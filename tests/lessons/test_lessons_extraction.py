@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kbkit.lessons.extraction import extract, lesson_id, normalize_status, normalize_time
+from kbkit.lessons.extraction import extract, lesson_id, normalize_time
+from kbkit.lessons.outcomes import normalize_status
 from kbkit.lessons.redaction import redact
 
 SUMMARY = "login form accepts a quote"

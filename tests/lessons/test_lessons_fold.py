@@ -46,7 +46,7 @@ def test_a_lesson_row_with_a_bad_field_is_one_problem(change: dict[str, Any]) ->
 
 
 def test_evidence_counts_once_per_key_and_aggregates_support() -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {**EVIDENCE, "at": "2026-11-01"},
         {**EVIDENCE, "at": "2026-11-09"},  # the same key again: not counted
         {**EVIDENCE, "source_id": "T2/F1", "task": "T2", "at": "2026-11-05"},

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from tests.lessons.test_lessons_store import corpus
 
+from kbkit.intake import ledger_reading
 from kbkit.lessons import fold, index
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
@@ -54,7 +55,7 @@ def plain(state: fold.FoldState) -> tuple[Any, ...]:
 
 def fold_both(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, list[bool]]:
     chunks: list[bool] = []
-    parse_whole = index.parse_whole
+    parse_whole = ledger_reading.parse_whole  # what index calls, patched below
 
     def counted(chunk: bytes) -> Any:
         rows = parse_whole(chunk)

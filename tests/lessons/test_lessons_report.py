@@ -50,7 +50,8 @@ def test_intervals_stay_within_bounds() -> None:
     assert est.low is not None and est.low >= 0  # a t-interval of counts went negative on main
     rates = [card(t, reported=2, fp=2) for t in "ABC"] + [card("D", reported=2, fp=1)]
     est = ratio(rates, BY_NAME["false_positive_rate"])
-    assert est.high is not None and est.high <= 1.0 and 0 <= est.low <= est.value
+    assert est.high is not None and est.low is not None and est.value is not None
+    assert est.high <= 1.0 and 0 <= est.low <= est.value
 
 
 def test_arms_keep_history_shadow_and_never_considered_apart() -> None:

@@ -131,9 +131,15 @@ def test_last_tie_break_is_the_lesson_id(store: LessonStore) -> None:
         (("a", "w"), (None, "w"), (None, None, 2)),
     ],
 )
-def test_scope_tier(lesson_scope, task_scope, tiers) -> None:
+def test_scope_tier(
+    lesson_scope: tuple[str | None, str | None],
+    task_scope: tuple[str | None, str | None],
+    tiers: tuple[int | None, int | None, int | None],
+) -> None:
+    company, category = lesson_scope
+    task_company, task_category = task_scope
     for scope, tier in zip(("company", "company+generic", "open"), tiers, strict=True):
-        assert scope_tier(*lesson_scope, *task_scope, scope) == tier
+        assert scope_tier(company, category, task_company, task_category, scope) == tier
 
 
 def test_a_task_never_sees_lessons_from_its_own_evidence(store: LessonStore) -> None:

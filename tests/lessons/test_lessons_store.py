@@ -225,6 +225,7 @@ def _kill_runs(tmp_path: Path, kills: int, tasks_count: int) -> None:
             time.sleep(0.005)
         time.sleep(rng.uniform(0, 0.1))
         proc.send_signal(signal.SIGKILL)
+        assert proc.stderr is not None
         assert proc.wait(timeout=30) == -signal.SIGKILL, proc.stderr.read().decode()
         snapshot(root)  # never a duplicate row, even mid-crash
         state = assert_folds_like_fresh(LessonStore(root))
