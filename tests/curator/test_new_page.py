@@ -68,11 +68,8 @@ def test_catalog_offers_owners_without_a_rule_page(tmp_path: Path) -> None:
     assert sorted(catalog.new_pages) == [NEW, "repos/kbkit/pipeline/rules"]
     slot = catalog.new_pages[NEW]
     assert slot.owner == INDEX and slot.file_name == "rules.md"
-    assert slot.tables == (
-        "Contents #1: When you need | Look at | Notes (1 rows)",
-        "When to look here list #1 (2 items)",
-        "What does not belong here list #1 (1 items)",
-    )
+    # Where the index registers pages: its tables (its lists only when it has no table).
+    assert slot.tables == ("Contents #1: When you need | Look at | Notes (1 rows)",)
     prompt = curator.build_prompt(batch())
     assert f"- new page `{NEW}` (file rules.md, does not exist yet)" in prompt.text
     assert NEW in prompt.targets

@@ -176,7 +176,11 @@ def index_row_problem(row: TableRow, index_lines: list[str], file_name: str) -> 
     return None
 
 
+MAX_SHAPES = 6  # an index with many fact lists would otherwise swell the prompt
+
+
 def index_shapes(data: bytes) -> tuple[str, ...]:
-    """The index's tables and lists, as the prompt names them."""
+    """Where the index registers pages, as the prompt names them: its tables, or its lists
+    when it has no table (at most MAX_SHAPES)."""
     lines = [line.rstrip("\r") for line in data.decode("utf-8", "replace").split("\n")]
-    return table_names(lines) + list_names(lines)
+    return (table_names(lines) or list_names(lines))[:MAX_SHAPES]
