@@ -144,7 +144,7 @@ def test_distill_without_tools_and_a_same_day_rerun_after_a_config_fix(
     assert git.rev_parse(world.clone, "refs/heads/knowledge/intake-" + DAY) is None
     _push_change(world, "knowledge/policy.yaml", policy, "drop the custom validator")
     report = world.run(gateway)
-    assert report.outcome == "shadowed" and report.commit
+    assert report.outcome == "shadowed" and report.commit and report.artifacts is not None
     transcript = (report.artifacts / "validators.txt").read_text()
     assert "$ kb check-knowledge-tree" in transcript and "$ kb check-wiki-lint" in transcript
     assert load_status(world.intake)[keys[0]]["attempts"] == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,7 +120,7 @@ def _ci_rows() -> list[dict]:  # type: ignore[type-arg]
             "PR #5436",
         ),
     ]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for number, (rule_id, title, topic, source) in enumerate(rules):
         text = CI_SECTION.format(id=rule_id, title=title, topic=topic, source=source)
         rows.append(

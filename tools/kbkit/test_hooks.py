@@ -7,7 +7,7 @@ hook left set in a shell never leaks into a run. Nothing outside the tests sets 
 
 from __future__ import annotations
 
-# Read by `kbkit.curator.apply` (its PAUSE_ENV): seconds to pause at a named apply step.
+# Read by `kbkit.curator.apply` : seconds to pause at a named apply step.
 CURATOR_PAUSE = "KBKIT_CURATOR_TEST_PAUSE"
 # Read by `kbkit.distill.publication` (`checkpoint`): the step at which the distill run kills itself.
 DISTILL_KILL_AT = "KBKIT_DISTILL_TEST_KILL_AT"

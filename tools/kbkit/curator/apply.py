@@ -40,7 +40,6 @@ from kbkit.policy import Policy
 from kbkit.test_hooks import CURATOR_PAUSE
 
 # Test seam: pause (seconds) after each page write, so crash tests can land mid-apply.
-PAUSE_ENV = CURATOR_PAUSE
 
 
 class PageChange(NamedTuple):
@@ -190,7 +189,7 @@ def _plan_new_page(
 
 
 def _pause() -> None:
-    delay = os.environ.get(PAUSE_ENV)
+    delay = os.environ.get(CURATOR_PAUSE)
     if delay:
         import time
 
