@@ -51,7 +51,6 @@ _SINGLE: Final = r"'[^']*'"
 _ITEM: Final = f"(?:{_DOUBLE}|{_SINGLE}|{_PLAIN})"
 _LINE: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?")
 _SCALAR: Final = re.compile(_ITEM)
-_FLOW: Final = re.compile(rf"\[(?:{_ITEM}(?:, {_ITEM})*)?\]")
 _BLOCK_ITEM: Final = re.compile(r"( *)- (.*)")
 _SAFE_TEXT: Final = re.compile(f"[^\\x00-\\x09\\x0b-\\x1f{_OTHER}]*")  # `\n` is fine
 
@@ -98,9 +97,15 @@ def load_flat(raw: str) -> dict[str, Any] | None:
                 return None
             data[key] = items
         elif value[:1] == "[":
-            if not _FLOW.fullmatch(value):
+            # `[a, "b"]`: items split at `, ` must each be a whole scalar token (a quoted
+            # item holding `, ` splits into pieces that are not, and PyYAML reads it)
+            if value[-1] != "]":
                 return None
-            parsed = [_scalar(token) for token in _SCALAR.findall(value[1:-1])]
+            inner = value[1:-1]
+            parsed = [
+                _scalar(token) if _SCALAR.fullmatch(token) else None
+                for token in (inner.split(", ") if inner else ())
+            ]
             if None in parsed:
                 return None
             data[key] = parsed
