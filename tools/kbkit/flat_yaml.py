@@ -41,10 +41,12 @@ _OTHER: Final = "\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
 _NEVER: Final = "\x00-\x1f" + _OTHER
 # Plain scalar characters: letters, digits, space, `_./()+-` and any other printable
 # non-ASCII character; never YAML's indicators, quotes, `#`, `:` or flow punctuation.
+# (`_NEVER` needs no place here: `_SAFE_TEXT` has refused such text before; a class with
+# its Unicode ranges costs 2 ms to compile, on every run.)
 _PUNCT: Final = "!-'*,:-@\\[\\]^`{-~"
-_BODY_CHAR: Final = f"[^{_NEVER}{_PUNCT}]"
-_EDGE_CHAR: Final = f"[^ {_NEVER}{_PUNCT}]"  # also no space (no leading/trailing blanks)
-_FIRST_CHAR: Final = f"[^ ()+\\-{_NEVER}{_PUNCT}]"  # no indicator, `(` or `+` either
+_BODY_CHAR: Final = f"[^{_PUNCT}]"
+_EDGE_CHAR: Final = f"[^ {_PUNCT}]"  # also no space (no leading/trailing blanks)
+_FIRST_CHAR: Final = f"[^ ()+\\-{_PUNCT}]"  # no indicator, `(` or `+` either
 _PLAIN: Final = f"{_FIRST_CHAR}(?:{_BODY_CHAR}*{_EDGE_CHAR})?"
 _DOUBLE: Final = r'"[^"\\]*"'
 _SINGLE: Final = r"'[^']*'"
