@@ -261,11 +261,13 @@ def load_tree(
     if not top.is_dir():
         return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {}, b"", {})
     walk = walk or walk_root(top, root_rel)
-    md_files = walk.pages
+    # Paths interned (in place: the walk's own strings), so a link resolved to a page
+    # (`kbkit.summary.resolve` interns it) shares the path instead of a copy per link.
+    files = frozenset(map(sys.intern, walk.files))
+    md_files = [sys.intern(rel) for rel in walk.pages]
     # Everything the tree needs from the walk, taken now: the walk itself is released
     # before the parse, which is when memory peaks.
     folders = build_folders(walk)
-    files = frozenset(walk.files)
     problems = tuple(walk.problems)
     packed_keys = walk.packed_keys
     del walk

@@ -11,7 +11,6 @@ import marshal
 import os
 import stat
 import struct
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -77,9 +76,7 @@ def walk_root(top: Path, root_rel: str) -> Walk:
             continue
         for entry in entries:
             name = entry.name
-            # interned: a link resolved to this path (`kbkit.summary.resolve` interns it) then
-            # shares this string instead of holding a copy per page that links here
-            child = sys.intern(f"{rel}/{name}" if rel else name)
+            child = f"{rel}/{name}" if rel else name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_link = entry.is_symlink()
