@@ -1,5 +1,5 @@
 """The fallback page parser: markdown-it-py's CommonMark block parser with GFM tables and
-mdit-py-plugins' footnotes, and kbkit.links for the links. It parses when the native
+mdit-py-plugins' footnotes, and kbkit.link_scanner for the links. It parses when the native
 parser's wheel (pyromark) cannot be imported, and it is the oracle of the native parser's
 tests. Footnote references and wikilinks are found by a pattern over the inline text here
 (a code span does not hide them), the only place where it is looser than the native one.

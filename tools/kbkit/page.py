@@ -1,5 +1,5 @@
 """The page model: one parse of a markdown page, which the page-local checks, the page's
-summary (what the cross-page checks read, `kbkit.summary`) and the curator read.
+summary (what the cross-page checks read, `kbkit.page_summary`) and the curator read.
 
 `parse_page` is pure (path and bytes in, `Page` out). It decodes UTF-8 (a BOM is noted and
 tolerated, CRLF is fine), splits the frontmatter, parses the body once as CommonMark with GFM

@@ -4,7 +4,7 @@ Paths inside the model are POSIX paths relative to the knowledge root (`general/
 `Tree.repo_path` turns them into repo-relative paths for messages. Every page has a
 `Summary` (its resolved relative links, suppressions, read error) and its facts; cross-page
 checks read only those, so validator loads (`keep_pages=False`) keep no page objects at all.
-Links are resolved when a page is summarized (`kbkit.summary`, as it loads). A target inside
+Links are resolved when a page is summarized (`kbkit.page_summary`, as it loads). A target inside
 the knowledge root is looked up in the in-memory index (`Tree.exists`), never with one
 filesystem call per link; a target outside the root costs one `os.path.exists` (the link
 checks remember each answer for the run).
@@ -262,7 +262,7 @@ def load_tree(
         return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {}, b"", {})
     walk = walk or walk_root(top, root_rel)
     # Paths interned (in place: the walk's own strings), so a link resolved to a page
-    # (`kbkit.summary.resolve` interns it) shares the path instead of a copy per link.
+    # (`kbkit.page_summary.resolve` interns it) shares the path instead of a copy per link.
     files = frozenset(map(sys.intern, walk.files))
     md_files = [sys.intern(rel) for rel in walk.pages]
     # Everything the tree needs from the walk, taken now: the walk itself is released
