@@ -56,7 +56,7 @@ def replace(repo: Path, rel: str, old: str, new: str) -> None:
     path.write_text(path.read_text().replace(old, new, 1))
 
 
-Step = Callable[[Path], None]
+Step = Callable[[Path], object]  # a change to the repository; what it returns is unused
 STEPS: list[tuple[str, Step, bool]] = [
     ("nothing changed", lambda repo: None, True),
     ("prose edit", lambda repo: append(repo, GUIDE, "\nOne more sentence.\n"), True),
