@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbkit.lines import LineCounter
 from kbkit.link import EMBED, WIKILINK, Footnote, Link, make_link
-from kbkit.page_parts import Body, CodeBlock, Comment, Heading, inline_comments
+from kbkit.page_parts import Body, CodeBlock, Comment, Heading, frozen_body, inline_comments
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -80,14 +80,7 @@ def parse(body: str, body_line: int) -> Body:
             first = (token.map[0] if token.map else 0) + 1 + offset
             footnotes.append(Footnote(str(token.meta["label"]), first, True))
     footnotes.sort(key=lambda note: note.line)
-    return (
-        tuple(headings),
-        tuple(links),
-        tuple(code),
-        tuple(comments),
-        tuple(footnotes),
-        tuple(wikilinks),
-    )
+    return frozen_body(headings, links, code, comments, footnotes, wikilinks)
 
 
 def _scan_inline_extras(

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.link import Footnote, Link
-from kbkit.page_parts import Body, CodeBlock, Comment, Heading
+from kbkit.page_parts import Body, CodeBlock, Comment, Heading, frozen_body
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -126,20 +126,13 @@ def _parse_body(body: str, body_line: int) -> Body:
     if native is None:
         return _parse_body_markdown_it(body, body_line)
     try:
-        headings, links, code, comments, footnotes, wikilinks = native(body, body_line)
+        parts = native(body, body_line)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException:  # noqa: B036 - a Rust panic (pyo3's PanicException) is a BaseException
         # one page the native parser cannot read must not stop a check: markdown-it reads it
         return _parse_body_markdown_it(body, body_line)
-    return (
-        tuple(headings),
-        tuple(links),
-        tuple(code),
-        tuple(comments),
-        tuple(footnotes),
-        tuple(wikilinks),
-    )
+    return frozen_body(*parts)
 
 
 @functools.lru_cache(maxsize=1)

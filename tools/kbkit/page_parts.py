@@ -3,6 +3,7 @@ model (`kbkit.page`) and the two parsers (`kbkit.native`, `kbkit.fallback`) that
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from kbkit.lines import LineCounter
@@ -43,6 +44,25 @@ Body = tuple[
     tuple[Footnote, ...],
     tuple[Link, ...],
 ]
+
+
+def frozen_body(
+    headings: Iterable[Heading],
+    links: Iterable[Link],
+    code: Iterable[CodeBlock],
+    comments: Iterable[Comment],
+    footnotes: Iterable[Footnote],
+    wikilinks: Iterable[Link],
+) -> Body:
+    """A parser's parts (built as lists) as the page keeps them: tuples."""
+    return (
+        tuple(headings),
+        tuple(links),
+        tuple(code),
+        tuple(comments),
+        tuple(footnotes),
+        tuple(wikilinks),
+    )
 
 
 def inline_comments(content: str, first_line: int) -> list[Comment]:
