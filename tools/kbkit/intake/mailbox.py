@@ -26,7 +26,9 @@ MAX_COMMENT = 65536  # GitHub's own limit on a comment body
 FENCE = re.compile(r"^```[ \t]*json[ \t]*\r?\n(.*?)\r?\n```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
-class Refusal(NamedTuple):
+class RefusedComment(NamedTuple):
+    """A mailbox comment (or drop file) that was not recorded, and why."""
+
     where: str
     reason: str
     comment_id: str | None = None  # GitHub's comment id, how a refusal is remembered
@@ -59,7 +61,7 @@ def read_refused(intake_dir: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in refused.items()}
 
 
-def remember_refused(intake_dir: Path, refusals: list[Refusal]) -> list[Refusal]:
+def remember_refused(intake_dir: Path, refusals: list[RefusedComment]) -> list[RefusedComment]:
     """The refusals not reported before; they are remembered from now on."""
     path = intake_dir / REFUSED_FILE
     with locked(path):
@@ -73,7 +75,7 @@ def remember_refused(intake_dir: Path, refusals: list[Refusal]) -> list[Refusal]
 
 class MailboxScan(NamedTuple):
     rows: list[Row]
-    refused: list[Refusal]
+    refused: list[RefusedComment]
     ignored: int  # comments without a marker: ordinary conversation
 
 
@@ -109,7 +111,7 @@ def parse_comments(label: str, pages: list[Page], identity: RepoIdentity) -> Mai
             "or set `repo:` in intake/config.yaml"
         )
     rows: list[Row] = []
-    refused: list[Refusal] = []
+    refused: list[RefusedComment] = []
     ignored = 0
     for where, item in page_items(label, pages, "issue comment"):
         body, association = item.get("body"), item.get("author_association")
@@ -132,5 +134,5 @@ def parse_comments(label: str, pages: list[Page], identity: RepoIdentity) -> Mai
         except ValueError as exc:
             comment_id = item.get("id")
             ident = str(comment_id) if type(comment_id) is int else None
-            refused.append(Refusal(where, str(exc), ident))
+            refused.append(RefusedComment(where, str(exc), ident))
     return MailboxScan(rows, refused, ignored)

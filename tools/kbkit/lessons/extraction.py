@@ -43,7 +43,7 @@ class Candidate(NamedTuple):
     at: str
 
 
-class Refusal(NamedTuple):
+class RefusedLesson(NamedTuple):
     """A rule fired but the gate refused it: empty cue, action or source."""
 
     task: str
@@ -55,7 +55,7 @@ class Extraction(NamedTuple):
     task: str
     terminal: bool
     candidates: list[Candidate]
-    refusals: list[Refusal]
+    refusals: list[RefusedLesson]
     outcome: dict[str, Any] | None
 
 
@@ -167,12 +167,12 @@ def extract(task: dict[str, Any], *, now: str | None = None, validate: bool = Tr
     at = normalize_time(task.get("closed_at"), now or utc_now())
     company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
     candidates: list[Candidate] = []
-    refusals: list[Refusal] = []
+    refusals: list[RefusedLesson] = []
     for kind, cue, action, subject, source_kind, local_id, key_cue, key_action in _rules(task):
         source = f"{source_kind}:{task_id}/{local_id}"
         reason = _gate(cue, subject if kind != "caution" else cue, task_id, local_id)
         if reason:
-            refusals.append(Refusal(task_id, source, reason))
+            refusals.append(RefusedLesson(task_id, source, reason))
             continue
         # keyed on the text before redaction: "session_id: not rotated" and "... always
         # rotated" stay two lessons even if a redaction ever made them read alike

@@ -25,7 +25,7 @@ from kbkit import json_input
 from kbkit.file_lock import locked
 from kbkit.jsonl import append_rows, append_together, atomic_write_bytes, gc_paused
 from kbkit.lessons import fold, index
-from kbkit.lessons.extraction import Extraction, Refusal, utc_now
+from kbkit.lessons.extraction import Extraction, RefusedLesson, utc_now
 from kbkit.paths import intake_root, repo_root
 
 STORE_DIR = "lessons"
@@ -37,7 +37,7 @@ class AddResult(NamedTuple):
     new_lessons: int
     new_evidence: int
     new_outcomes: int
-    refusals: list[Refusal]
+    refusals: list[RefusedLesson]
 
 
 class ForgetResult(NamedTuple):
