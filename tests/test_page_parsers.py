@@ -330,3 +330,17 @@ def test_external_destinations_are_normalized_as_markdown_it_does() -> None:
     got = [link.target for link in native.parse(body, 1)[1]]
     assert got == [link.target for link in page._parse_body_markdown_it(body, 1)[1]]
     assert got == ["HTTP://Example.COM/A", "http://xn--4ca.de/x", "http://a.b/c d"]
+
+
+def test_string_events_inside_headings_code_and_links_change_nothing() -> None:
+    # kbkit.native lets SoftBreak, HardBreak and Rule (string events) fall through its
+    # key tests untyped: inside a setext heading, a link text, a table and after a fence
+    # they must leave every part as markdown-it reads it.
+    body = (
+        "Title line one\nline two  \nline three\n===\n\n"
+        "***\n\n[link\ntext](a.md) and ![alt\\\ntext](b.png)\n\n"
+        "| a | b |\n|---|---|\n| [c](c.md) | `d` |\n\n"
+        "```sh\nrm x\n```\n\n---\n\n## Code `x` and text\n\n<!-- note -->\n"
+    )
+    assert_same(body)
+    assert_same(body, 7)

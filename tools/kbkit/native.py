@@ -100,9 +100,10 @@ def parse(body: str, body_line: int) -> Parts:
     events: Any = pyromark.events_with_range(body, options=_OPTIONS)
     # Ordered by how often each event comes (text, then the ends and starts of cells, rows,
     # paragraphs, emphasis...); the rarer shapes are looked at only after the common ones.
+    # A string event (SoftBreak, HardBreak, Rule) is not type-checked: none of the keys
+    # tested below is a substring of one, so it falls through every test (cheaper than
+    # one more test on each of the other 99% of events).
     for event, span in events:
-        if type(event) is str:
-            continue
         if "Text" in event:
             if block is not None:
                 block[2] += event["Text"]
@@ -111,7 +112,7 @@ def parse(body: str, body_line: int) -> Parts:
             continue
         if "End" in event:
             end = event["End"]
-            if type(end) is str:
+            if end.__class__ is str:
                 if end not in _ENDS:
                     continue
                 if end == "Image":
@@ -133,7 +134,7 @@ def parse(body: str, body_line: int) -> Parts:
             continue
         if "Start" in event:
             start = event["Start"]
-            if type(start) is str:
+            if start.__class__ is str:
                 if start == "HtmlBlock":
                     html = [line_at(span["start"]), ""]
                 continue
