@@ -36,6 +36,7 @@ from kbkit.checks.tree_repo import (
     body_fingerprint,
     duplicate_findings,
     entry_findings,
+    exact_reader,
     local_tracked_findings,
 )
 from kbkit.checks.tree_secrets import allowed_networks, secret_findings
@@ -141,7 +142,7 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
 
 
 def _duplicates(tree: Tree, fingerprints: Fingerprints) -> list[Finding]:
-    return duplicate_findings(fingerprints, tree.repo_path)
+    return duplicate_findings(fingerprints, tree.repo_path, exact_reader(tree))
 
 
 def _local_tracked(tree: Tree, _: Fingerprints) -> list[Finding]:
