@@ -109,3 +109,20 @@ def test_corpus_counts_match_the_contract() -> None:
     }
     assert len(owners) == 144
     assert all(len(pages) == 1 for pages in owners.values())
+
+
+def test_asking_twice_about_one_page_gives_the_same_ids_under_each_pattern(
+    tmp_path: Path,
+) -> None:
+    # rule_ids remembers the last page it read: the answer must still follow the policy's
+    # pattern, and a caller changing the returned list must not change the next answer
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text("rules:\n  id_pattern: 'R\\d{3}'\n")
+    other = policy_from_file(policy_file)
+    page = parse_page("x.md", b"## R001 - first\n## REV-1a - second\n- R002: x\n")
+    first = rule_ids(page, DEFAULT)
+    assert [r.id for r in first] == ["REV-1a"]
+    first.clear()
+    assert [r.id for r in rule_ids(page, DEFAULT)] == ["REV-1a"]
+    assert [r.id for r in rule_ids(page, other)] == ["R001", "R002"]
+    assert [r.id for r in rule_ids(page, DEFAULT)] == ["REV-1a"]

@@ -62,16 +62,27 @@ def id_regex(policy: Policy) -> re.Pattern[str]:
     return re.compile(rf"^(?:{pattern})$")
 
 
+# The last page asked about, its ID pattern and its rule IDs: the lint validator asks twice
+# per rule page (its findings, then its facts), and a page (a NamedTuple) never changes.
+_last: tuple[Page | None, str, tuple[RuleId, ...]] = (None, "", ())
+
+
 def rule_ids(page: Page, policy: Policy) -> list[RuleId]:
     """Every rule ID `page` defines, in file order."""
-    patterns = _patterns(str(policy.data["rules"]["id_pattern"]))
+    global _last
+    id_pattern = str(policy.data["rules"]["id_pattern"])
+    if _last[0] is page and _last[1] == id_pattern:
+        return list(_last[2])
+    patterns = _patterns(id_pattern)
     found = [
         RuleId(match["id"], heading.line, HEADING, heading.level)
         for heading in page.headings
         if (match := patterns.heading.match(heading.text))
     ]
     found.extend(_bullet_ids(page, patterns))
-    return sorted(found, key=lambda r: r.line)
+    found.sort(key=lambda r: r.line)
+    _last = (page, id_pattern, tuple(found))
+    return found
 
 
 def _bullet_ids(page: Page, patterns: _Patterns) -> list[RuleId]:
