@@ -88,3 +88,16 @@ def test_redirects_may_live_under_a_key_of_a_site_configuration(tmp_path: Path) 
     assert broken(repo) == []
     redirects.unlink()  # the old file is not what is read
     assert broken(repo) == []
+
+
+@pytest.mark.parametrize(
+    "site_root", ["", "site_root: .\n", "site_root: docs\n", "site_root: null\n"]
+)
+def test_has_site_root_answers_as_the_whole_link_model(tmp_path: Path, site_root: str) -> None:
+    from kbkit.checks.link_model import has_site_root, link_model
+
+    (tmp_path / "knowledge").mkdir()
+    (tmp_path / "knowledge/policy.yaml").write_text(f"links:\n  {site_root}" if site_root else "")
+    policy = load_policy(tmp_path)
+    assert has_site_root(policy) == (link_model(policy).site_root is not None)
+    assert has_site_root(policy) == (site_root not in ("", "site_root: null\n"))

@@ -83,6 +83,12 @@ def link_model(policy: Policy) -> LinkModel:
     )
 
 
+def has_site_root(policy: Policy) -> bool:
+    """Whether the policy names a site root (`link_model(policy).site_root is not None`,
+    asked per page without building the whole model)."""
+    return (policy.data.get("links") or {}).get("site_root") is not None
+
+
 def _clean(path: str) -> str:
     cleaned = posixpath.normpath(path.strip("/")) if path.strip("/") else ""
     return "" if cleaned == "." else cleaned
@@ -95,6 +101,8 @@ def is_site_link(target: str) -> bool:
 
 def site_links(page: Page, policy: Policy) -> tuple[LinkRef, ...]:
     """The page's site-root links resolved against the site root (none when unset)."""
+    if not has_site_root(policy):
+        return ()
     root = link_model(policy).site_root
     if root is None:
         return ()

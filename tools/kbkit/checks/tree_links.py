@@ -11,8 +11,8 @@ from kbkit.anchors import slug
 from kbkit.checks.link_model import (
     Resolver,
     anchors_on,
+    has_site_root,
     is_site_link,
-    link_model,
     wikilinks_on,
 )
 from kbkit.findings import ERROR, Finding, quote
@@ -25,7 +25,7 @@ from kbkit.tree import Tree, outside_root
 def link_absolute_findings(page: Page, policy: Policy) -> list[Finding]:
     """T9: link targets that are absolute file paths (site-root links `/x` are checked as
     links instead when the policy names a site root)."""
-    site = link_model(policy).site_root is not None
+    site = has_site_root(policy)
     return [
         Finding(
             page.path,
