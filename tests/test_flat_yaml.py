@@ -158,3 +158,19 @@ def test_fast_path_declines_what_it_cannot_be_sure_of() -> None:
         "c": ["e"],
         "d": None,
     }
+
+
+def test_remembered_lines_read_as_the_first_time() -> None:
+    # load_flat remembers one-line entries: a second read of the same blocks (every line a
+    # remembered one) must agree with PyYAML as the first did, and a list it handed out
+    # must be the caller's own
+    blocks = _raw_blocks(PROJECT / "tests" / "cases") + _raw_blocks(PROJECT / "knowledge")
+    first = [load_flat(raw) for raw in blocks]
+    second = [load_flat(raw) for raw in blocks]
+    assert first == second
+    assert sum(_agrees(raw) for raw in blocks) > len(blocks) // 2
+    raw = "tags: [a, b]\ntitle: x\n"
+    load_flat(raw)["tags"].append("c")  # type: ignore[index]
+    assert load_flat(raw) == {"tags": ["a", "b"], "title": "x"}
+    # a remembered line repeated in one block is a duplicate key: PyYAML's reading applies
+    assert load_flat("title: x\ntitle: x\n") is None

@@ -29,6 +29,9 @@ _RESOLVED_FIRST: Final = (
 )
 _KNOWN: dict[str, bool] = {}  # resolved tokens (keys and values repeat on every page)
 _KNOWN_MAX: Final = 4096
+# One-line entries read before: line -> (key, value; a list value kept as a tuple). Most
+# lines (`type: guide`, `updated: ...`) repeat from page to page; a hit skips two regexes.
+_ENTRIES: dict[str, tuple[str, Any]] = {}
 _STR: Final = "tag:yaml.org,2002:str"
 _TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"  # kept as the written text (frontmatter.py)
 _IMPLICIT: Final = (True, False)
@@ -87,6 +90,13 @@ def load_flat(raw: str) -> dict[str, Any] | None:
         index += 1
         if not line:
             continue  # a blank line between entries
+        entry = _ENTRIES.get(line)
+        if entry is not None:
+            if entry[0] in data:
+                return None  # a repeated key (PyYAML reports it)
+            value = entry[1]
+            data[entry[0]] = list(value) if type(value) is tuple else value
+            continue
         found = _LINE.fullmatch(line)
         if found is None:
             return None
@@ -111,12 +121,19 @@ def load_flat(raw: str) -> dict[str, Any] | None:
             if None in parsed:
                 return None
             data[key] = parsed
+            _remember(line, key, tuple(parsed))
         else:
             scalar = _scalar(value) if _SCALAR.fullmatch(value) else None
             if scalar is None:
                 return None
             data[key] = scalar
+            _remember(line, key, scalar)
     return data
+
+
+def _remember(line: str, key: str, value: Any) -> None:
+    if len(_ENTRIES) < _KNOWN_MAX:
+        _ENTRIES[line] = (key, value)
 
 
 def _block_list(lines: list[str], index: int) -> tuple[Any, int]:
