@@ -333,3 +333,11 @@ def test_cached_analysis_and_direct_run_agree(case: Path, tmp_path: Path) -> Non
     assert (repo / ".kbkit-cache").is_dir()
     direct = check_tree(load_for_checks(repo, policy), ("tree",), TODAY)
     assert cold == warm == direct
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.text(alphabet="sSeErR\\/:Cu x", max_size=16))
+def test_windows_hint_scan_equals_the_two_substring_scans(text: str) -> None:
+    from kbkit.checks.tree_secrets import _WINDOWS_HINT
+
+    assert (_WINDOWS_HINT.search(text) is not None) == ("sers\\" in text or "sers/" in text)
