@@ -29,9 +29,12 @@ _RESOLVED_FIRST: Final = (
 )
 _KNOWN: dict[str, bool] = {}  # resolved tokens (keys and values repeat on every page)
 _KNOWN_MAX: Final = 4096
-# One-line entries read before: line -> (key, value; a list value kept as a tuple). Most
+# One-line entries read first: line -> (key, value; a list value kept as a tuple). Most
 # lines (`type: guide`, `updated: ...`) repeat from page to page; a hit skips two regexes.
 _ENTRIES: dict[str, tuple[str, Any]] = {}
+# The common lines come early; at 4096 the unique ones (titles) cost 3 MB of peak memory
+# at 50k pages (each process fills its own)
+_ENTRIES_MAX: Final = 512
 _STR: Final = "tag:yaml.org,2002:str"
 _TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"  # kept as the written text (frontmatter.py)
 _IMPLICIT: Final = (True, False)
@@ -132,7 +135,7 @@ def load_flat(raw: str) -> dict[str, Any] | None:
 
 
 def _remember(line: str, key: str, value: Any) -> None:
-    if len(_ENTRIES) < _KNOWN_MAX:
+    if len(_ENTRIES) < _ENTRIES_MAX:
         _ENTRIES[line] = (key, value)
 
 
