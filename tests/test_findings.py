@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from kbkit.findings import ERROR, WARNING, Finding, escape_annotation, render_github, render_json
+from kbkit.findings import ERROR, WARNING, Finding, escape_annotation, render
 
 FINDINGS = [
     Finding("knowledge/a.md", 3, "tree/link-broken", ERROR, "broken\n::error file=x::forged 100%"),
@@ -13,7 +13,7 @@ FINDINGS = [
 
 
 def test_github_annotations_cannot_be_forged_by_a_message() -> None:
-    out = render_github(FINDINGS, 2).splitlines()
+    out = render(FINDINGS, "github", "kbkit check", {"pages": 2}).splitlines()
     assert out[0].startswith("::error file=knowledge/a.md,line=3,title=tree/link-broken::")
     assert "%0A::error file=x::forged 100%25" in out[0]
     assert out[1].startswith("::warning file=knowledge/b.md,title=lint/orphan::")
@@ -22,7 +22,7 @@ def test_github_annotations_cannot_be_forged_by_a_message() -> None:
 
 
 def test_json_report_shape() -> None:
-    document = json.loads(render_json(FINDINGS, 2))
+    document = json.loads(render(FINDINGS, "json", "kbkit check", {"pages": 2}))
     assert document["version"] == 1
     assert document["summary"] == {"errors": 1, "warnings": 1, "pages": 2}
     assert document["findings"][1] == {
@@ -43,7 +43,7 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-from kbkit.findings import escape_property, quote, render, shown  # noqa: E402
+from kbkit.findings import escape_property, quote, shown  # noqa: E402
 
 HOSTILE = [
     Finding("knowledge/x\n::error file=y::forged.md", 2, "tree/x", ERROR, "m \x1b]0;t\x07 \x9b2J"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import IO, NamedTuple
 
 from kbkit.charset import INVISIBLE
@@ -156,22 +156,3 @@ def _annotation(f: Finding) -> str:
 
 
 FORMATS = ("text", "json", "github")
-
-
-def render_text(findings: list[Finding], pages: int) -> str:
-    return render(findings, "text", "kbkit check", {"pages": pages})
-
-
-def render_json(findings: list[Finding], pages: int) -> str:
-    return render(findings, "json", "kbkit check", {"pages": pages})
-
-
-def render_github(findings: list[Finding], pages: int) -> str:
-    return render(findings, "github", "kbkit check", {"pages": pages})
-
-
-REPORTER_BY_NAME: dict[str, Callable[[list[Finding], int], str]] = {
-    "text": render_text,
-    "json": render_json,
-    "github": render_github,
-}

@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.findings import Finding
 from kbkit.policy import Policy
 
 OFF = "off"
-SEVERITIES = (OFF, WARNING, ERROR)
 
 
 def _severity(value: Any) -> str:
