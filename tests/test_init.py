@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 
@@ -123,3 +124,40 @@ def test_init_infers_a_policy_from_existing_pages_and_adds_no_page(tmp_path: Pat
     assert not {"lint/tag-unknown", "lint/type-invalid", "tree/root-missing"} & rules
     before = snapshot(repo)
     assert "created" not in kb(repo, "init").stdout and snapshot(repo) == before
+
+
+def test_init_root_sets_up_a_docs_tree_the_team_already_has(tmp_path: Path) -> None:
+    """`--root docs`: the policy goes beside the tree and names it, so every command finds
+    it; the team's pages get an inferred policy and no starting page."""
+    repo = new_repo(tmp_path / "r")
+    (repo / "docs/guides").mkdir(parents=True)
+    (repo / "docs/guides/deploy.md").write_text("---\ntitle: Deploy\ntags: [ops]\n---\n# D\n")
+    done = kb(repo, "init", "--root", "docs", "--local-hook")
+    assert done.returncode == 0, done.stderr
+    assert "created docs/policy.yaml (inferred from 1 existing page(s))" in done.stdout
+    policy = yaml.safe_load((repo / "docs/policy.yaml").read_text())
+    assert policy["knowledge_root"] == "docs" and policy["roots"] == ["guides"]
+    assert not (repo / "knowledge").exists() and not (repo / "docs/_index.md").exists()
+    checked = kb(repo, "check", "--format", "json")
+    assert checked.returncode in (0, 1), checked.stderr
+    assert "no policy file found" not in checked.stderr  # docs/policy.yaml is the policy
+    paths = {f["path"] for f in json.loads(checked.stdout)["findings"]}
+    assert paths and all(p.startswith("docs/") for p in paths)  # the docs tree is checked
+
+
+def test_init_root_on_an_empty_folder_writes_a_green_starting_tree(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "r")
+    done = kb(repo, "init", "--root", "handbook", "--local-hook")
+    assert done.returncode == 0, done.stderr
+    assert (repo / "handbook/general/_index.md").is_file()
+    assert "knowledge_root: handbook\n" in (repo / "handbook/policy.yaml").read_text()
+    checked = kb(repo, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("root", ["../x", "a/b", ".hidden", "", "on off"])
+def test_init_root_must_name_one_top_level_folder(tmp_path: Path, root: str) -> None:
+    repo = new_repo(tmp_path / "r")
+    done = kb(repo, "init", "--root", root)
+    assert done.returncode == 2 and "name one folder at the top" in done.stderr
+    assert "Traceback" not in done.stderr and sorted(p.name for p in repo.iterdir()) == [".git"]

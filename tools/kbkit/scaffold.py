@@ -14,6 +14,7 @@ from kbkit.policy_inference import infer_policy, policy_text
 
 HOOK_REPO = "https://github.com/kbkit-dev/kbkit"
 
+DEFAULT_ROOT = "knowledge"
 POLICY = """\
 # kbkit policy of this repository (written by `kb init`). Every key not set here comes from
 # kbkit's built-in `default` profile; `kb rules` lists what is checked and
@@ -112,24 +113,34 @@ def _add_lines(repo: Path, rel: str, lines: list[str]) -> Step:
     return Step(rel, "created" if not text else f"added {added} line(s) to")
 
 
-def initialize(repo: Path, today: date, hook: str) -> list[Step]:
-    """Write what is missing; return one step per file (created, kept, added, print)."""
+def initialize(repo: Path, today: date, hook: str, root: str = DEFAULT_ROOT) -> list[Step]:
+    """Write what is missing; return one step per file (created, kept, added, print).
+    `root` is the knowledge root, a folder at the top of `repo` (a docs tree of the team's
+    own): its policy then says `knowledge_root: <root>`, which is how kbkit finds it."""
     pages = [
-        ("knowledge/_index.md", "Knowledge", "knowledge", ROOT_BODY),
-        ("knowledge/general/_index.md", "General", "general, knowledge", GENERAL_BODY),
-        ("knowledge/repos/_index.md", "Repositories", "repos, knowledge", REPOS_BODY),
+        (f"{root}/_index.md", "Knowledge", "knowledge", ROOT_BODY),
+        (f"{root}/general/_index.md", "General", "general, knowledge", GENERAL_BODY),
+        (f"{root}/repos/_index.md", "Repositories", "repos, knowledge", REPOS_BODY),
     ]
-    top = repo / "knowledge"
+    top = repo / root
+    policy_file = f"{root}/policy.yaml"
+    named = {} if root == DEFAULT_ROOT else {"knowledge_root": root}
     # The starting pages go into a tree without pages, or one that has some of them (an
     # earlier run); a tree of the team's own gets a policy inferred from it and no page.
     ours = any((repo / rel).exists() for rel, *_ in pages)
     found = None if ours or (top / "policy.yaml").exists() else infer_policy(top)
     if found is not None:
         policy, count = found
-        step = _create(repo, "knowledge/policy.yaml", policy_text(policy, count))
+        policy = {"version": policy.pop("version"), **named, **policy}
+        step = _create(repo, policy_file, policy_text(policy, count))
         steps = [step._replace(detail=f"inferred from {count} existing page(s)")]
     else:
-        steps = [_create(repo, "knowledge/policy.yaml", POLICY)]
+        text = (
+            POLICY.replace("version: 1\n", f"version: 1\nknowledge_root: {root}\n")
+            if named
+            else POLICY
+        )
+        steps = [_create(repo, policy_file, text)]
     if found is None and (ours or not _has_pages(top)):
         for rel, title, tags, body in pages:
             text = PAGE.format(title=title, today=today.isoformat(), tags=tags, body=body)

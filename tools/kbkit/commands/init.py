@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from kbkit import clock
 from kbkit.errors import UsageError
 from kbkit.paths import find_repo_root
-from kbkit.scaffold import HOOK_REPO, hook_config, initialize
+from kbkit.scaffold import DEFAULT_ROOT, HOOK_REPO, hook_config, initialize
+
+# one folder at the top of the repository, a name YAML reads as a plain string
+ROOT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -49,7 +53,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a `repo: local` hook that runs the kb installed in the committer's "
         "environment instead of a hook repository pinned by tag",
     )
+    parser.add_argument(
+        "--root",
+        default=DEFAULT_ROOT,
+        metavar="FOLDER",
+        help=f"the knowledge root: a folder at the top of the repository, e.g. docs for a "
+        f"docs tree you already have (default: {DEFAULT_ROOT}); its policy.yaml then says "
+        "knowledge_root: FOLDER",
+    )
     args = parser.parse_args(argv)
+    root = args.root.strip("/")
+    if not ROOT_NAME.fullmatch(root):
+        raise UsageError(
+            f"--root {args.root!r}: name one folder at the top of the repository (e.g. docs); "
+            "a deeper knowledge root needs a kbkit.yaml with knowledge_root: (README, Policy)"
+        )
     if args.repo is not None:
         repo = Path(args.repo)
         if not repo.is_dir():
@@ -60,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError:
             repo = Path.cwd()
     hook = hook_config(args.hook_repo, args.hook_rev, local=args.local_hook)
-    steps = initialize(repo.absolute(), clock.today(), hook)
+    steps = initialize(repo.absolute(), clock.today(), hook, root)
     for step in steps:
         if step.action == "print":
             print(f"exists  {step.path}: add kbkit's hook under `repos:` yourself:\n")
