@@ -203,3 +203,25 @@ def test_a_page_that_cannot_be_opened_is_not_cached(tmp_path: Path) -> None:
         assert error is not None and error.startswith("cannot read")
         assert "general/gone.md" not in _payloads(repo)
         assert "general/a.md" in _payloads(repo)
+
+
+def test_only_racy_pages_are_hashed_while_loading(tmp_path: Path, monkeypatch) -> None:
+    """The cache keeps a content digest of racy files only: hashing every page's bytes on a
+    cold load cost 2% of it. A page older than the racy window is trusted by its stat key."""
+    import kbkit.tree
+
+    repo = _repo(tmp_path)
+    old = time.time() - 3600
+    for page in (repo / "knowledge").rglob("*.md"):
+        os.utime(page, (old, old))
+    (repo / "knowledge" / "general" / "new.md").write_text("# New\n")  # racy
+    hashed: list[bytes] = []
+
+    def counting(data: bytes) -> bytes:
+        hashed.append(data)
+        return digest(data)
+
+    monkeypatch.setattr(kbkit.tree, "digest", counting)
+    _load(repo)
+    assert b"# New\n" in hashed
+    assert not any(data.startswith((b"# General", b"---\ntitle: a")) for data in hashed)

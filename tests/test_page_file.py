@@ -125,3 +125,42 @@ def test_warm_loads_never_open_a_refused_page(
         assert big.error is not None and "4506 bytes, over the read limit" in big.error
         assert big.text == "" and not tree.analysis.get("general/big.md")
         assert (tree.pages["general/f.md"].error or "").startswith("a FIFO")
+
+
+def test_a_small_page_is_read_without_a_buffer_the_size_of_the_limit(tmp_path: Path) -> None:
+    # os.read(fd, n) allocates n bytes first: reading "the rest of the limit" to find the end
+    # of the file allocated the whole limit for every page (a cold check's largest cost).
+    import tracemalloc
+
+    top = _root(tmp_path)
+    limit = 32 * 1024 * 1024
+    tracemalloc.start()
+    try:
+        data, _ = read_page_file(str(top), "general/a.md", limit)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert data == b"# A\n"
+    assert peak < 1024 * 1024
+
+
+def test_a_page_that_grows_past_its_stat_is_read_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    top = _root(tmp_path)
+    page = top / "general" / "a.md"
+    real_fstat = os.fstat
+
+    def fstat_then_grow(fd: int) -> os.stat_result:
+        st = real_fstat(fd)
+        with page.open("ab") as grow:  # written after the size was taken
+            grow.write(b"y" * 200_000)
+        return st
+
+    monkeypatch.setattr(os, "fstat", fstat_then_grow)
+    data, key = read_page_file(str(top), "general/a.md", 1_000_000)
+    assert data == b"# A\n" + b"y" * 200_000
+    assert key[0] == 4  # the key is the one taken before the read: the next run re-reads
+    with pytest.raises(PageRefused) as refused:
+        read_page_file(str(top), "general/a.md", 300_000)  # grew past the limit meanwhile
+    assert "at least" in refused.value.message

@@ -29,7 +29,9 @@ RACY_NS = 3_000_000_000
 
 
 def digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+    """128 bits of SHA-256: twice as fast as BLAKE2b where the CPU has SHA instructions
+    (OpenSSL uses them), and no slower elsewhere."""
+    return hashlib.sha256(data).digest()[:16]
 
 
 @lru_cache(maxsize=1)
@@ -90,6 +92,7 @@ class PageCache:
         self.order_keys = b""  # their packed stat keys, in the same order
         self.skipped: set[str] = set()  # followed pages that are not to be written
         self.started_ns = time.time_ns()
+        self.racy_from_ns = self.started_ns - RACY_NS  # files modified since are racy
         self._load()
 
     def _load(self) -> None:
@@ -137,7 +140,7 @@ class PageCache:
             if not same:
                 self.dirty = True
                 return None
-            if key[1] < self.started_ns - RACY_NS:
+            if key[1] < self.racy_from_ns:
                 content_digest = None  # no longer racy: the stat key suffices from now on
                 self.dirty = True
         if self.order is None or content_digest is not None:
@@ -157,7 +160,7 @@ class PageCache:
         value follows from the stat key alone (a page refused unread), so a hit reads nothing.
         `walk_key`: a followed page's packed key in the walk (its entry is then implicit
         when the read saw the same key)."""
-        racy = key[1] >= self.started_ns - RACY_NS
+        racy = key[1] >= self.racy_from_ns
         packed = PACKED_KEY.pack(*key)
         self.dirty = True
         if self.order is not None and value is None and not racy and packed == walk_key:

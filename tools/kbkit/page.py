@@ -68,7 +68,7 @@ def _counts(text: str) -> tuple[int, int]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    nonempty = sum(1 for line in lines if line.strip())
+    nonempty = sum(map(bool, map(str.strip, lines)))
     return len(lines), nonempty
 
 

@@ -79,17 +79,23 @@ def _open_link(top: str, path: str, limit: int, top_name: str) -> int:
     return os.open(path, _FLAGS)
 
 
+_GROWTH_READ = 1 << 16  # bytes asked for per read past the stat'ed size
+
+
 def _read_at_most(fd: int, size: int, limit: int) -> bytes:
-    """The file's bytes up to limit + 1 (one read when its size is as stat'ed): a buffered
-    `read(limit + 1)` would allocate the whole limit for every small page."""
+    """The file's bytes up to limit + 1: one read of the stat'ed size plus one byte, then
+    (to see a file that grew since the fstat) small reads until the end. `os.read(fd, n)`
+    allocates n bytes before it reads: asking for the rest of the limit (1 MiB by default)
+    cost a memory map and unmap per page, 0.16 s of CPU on a 10k-page cold check."""
     data = os.read(fd, min(size, limit) + 1)
     parts = [data]
     total = len(data)
     while data and total <= limit:
-        data = os.read(fd, limit + 1 - total)
-        parts.append(data)
-        total += len(data)
-    return b"".join(parts)
+        data = os.read(fd, min(limit + 1 - total, _GROWTH_READ))
+        if data:
+            parts.append(data)
+            total += len(data)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _refuse_by_stat(st: os.stat_result, limit: int) -> None:

@@ -162,11 +162,20 @@ Parsed = tuple[str, Plain, bytes | None, StatKey]
 Placed = tuple[int, Plain, bytes | None, StatKey]
 
 
-def read_entry(top: str, root_rel: str, rel: str, policy: Policy, options: LoadOptions) -> Parsed:
+def read_entry(
+    top: str,
+    root_rel: str,
+    rel: str,
+    policy: Policy,
+    options: LoadOptions,
+    digest_from_ns: int = 0,
+) -> Parsed:
     """Read, parse and analyze one page: its plain entry, the digest of its bytes and its
     stat key, taken before the read (a change during the read then shows as a changed key
     on the next run). Only regular files inside the root, up to `limits.read_bytes`, are
-    read (`kbkit.page_file`); others are unreadable pages, decided by their stat alone."""
+    read (`kbkit.page_file`); others are unreadable pages, decided by their stat alone.
+    The digest is taken only of a file modified at or after `digest_from_ns` (the cache
+    keeps digests of racy files only); other reads give None in its place."""
     repo_rel = f"{root_rel}/{rel}"
     try:
         data, key = read_page_file(top, rel, policy.limit("read_bytes"))
@@ -180,7 +189,8 @@ def read_entry(top: str, root_rel: str, rel: str, policy: Policy, options: LoadO
     findings, facts = NO_ANALYSIS
     if options.analyze is not None and page.error is None:
         findings, facts = options.analyze(rel, page, policy)
-    return rel, _encode(rel, page, findings, facts, policy, options), digest(data), key
+    content_digest = digest(data) if key[1] >= digest_from_ns else None
+    return rel, _encode(rel, page, findings, facts, policy, options), content_digest, key
 
 
 def _encode(
@@ -214,12 +224,18 @@ def decode_entry(plain: Plain) -> tuple[Page | None, Summary, list[Finding], dic
 
 
 PARALLEL_MIN_PAGES = 600
+NEVER = 1 << 63  # a digest_from_ns no file's mtime reaches
 FREEZE_EVERY = 1000
 CHUNK = 100  # pages per chunk of work (and per message between processes)
 
 
 def _parse_all(
-    top: Path, root_rel: str, todo: list[str], policy: Policy, options: LoadOptions
+    top: Path,
+    root_rel: str,
+    todo: list[str],
+    policy: Policy,
+    options: LoadOptions,
+    digest_from_ns: int,
 ) -> Iterator[Placed]:
     """Parse pages, here and on forked helpers when the batch is large enough to pay for
     them. Helpers send plain entries (the cache's own shape), so nothing is re-encoded, and
@@ -228,7 +244,7 @@ def _parse_all(
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
     if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES or not parallel.can_fork():
         for place, rel in enumerate(todo):
-            _, plain, dig, key = read_entry(folder, root_rel, rel, policy, options)
+            _, plain, dig, key = read_entry(folder, root_rel, rel, policy, options, digest_from_ns)
             yield place, plain, dig, key
         return
 
@@ -236,7 +252,9 @@ def _parse_all(
         # The chunk's number, then its entries without their paths: this process knows
         # them (todo), and keeping its own copies spares one copy of every path at 50k.
         chunk = todo[number * CHUNK : (number + 1) * CHUNK]
-        entries = [read_entry(folder, root_rel, rel, policy, options) for rel in chunk]
+        entries = [
+            read_entry(folder, root_rel, rel, policy, options, digest_from_ns) for rel in chunk
+        ]
         return [number, *((None, *entry[1:]) for entry in entries)]
 
     # The parser and the analyzers are imported before the fork, so the helpers share them.
@@ -303,9 +321,11 @@ def load_tree(
         else:
             keep(rel, hit)
     size = PACKED_KEY.size
+    # only the cache keeps digests, and only of racy files: no other read hashes its bytes
+    digest_from = cache.racy_from_ns if cache is not None else NEVER
     try:
         for count, (place, plain, dig, key) in enumerate(
-            _parse_all(top, root_rel, todo, policy, options), 1
+            _parse_all(top, root_rel, todo, policy, options, digest_from), 1
         ):
             rel = todo[place]
             keep(rel, plain)

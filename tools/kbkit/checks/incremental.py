@@ -34,10 +34,18 @@ from kbkit.cache import (
     write_blocks,
 )
 from kbkit.checks import Run, Suppression, finish
-from kbkit.checks.registry import always_rerun, analyze_page, validator_modules
+from kbkit.checks.registry import always_rerun, analyze_page
 from kbkit.findings import Finding
 from kbkit.policy import Policy
-from kbkit.tree import LoadOptions, Tree, build_folders, decode_entry, outside_root, read_entry
+from kbkit.tree import (
+    NEVER,
+    LoadOptions,
+    Tree,
+    build_folders,
+    decode_entry,
+    outside_root,
+    read_entry,
+)
 from kbkit.walk import PACKED_KEY, Walk, walk_aside, walk_digest
 
 FORMAT = 1
@@ -72,8 +80,9 @@ def try_reuse(
         usable = header["namespace"] == _namespace(repo, policy, names, today)
     except (OSError, ValueError, EOFError, TypeError, KeyError, struct.error):
         usable = False
-    if usable:
-        _load_parser()  # while the walk runs
+    # While the walk runs: a reused run re-parses its changed pages, any other parses some
+    # or all of them (the child has the tree's whole walk to do; this takes a fraction of it).
+    _load_parser(policy)
     walk = walked()
     if not usable or header["walk"] != walk.digest:
         return walk
@@ -112,7 +121,7 @@ def _reuse(
     keys = bytearray(walk.packed_keys)
     for i in sorted(changed):
         rel = walk.pages[i]
-        _, plain, _, key = read_entry(top, policy.knowledge_root, rel, policy, options)
+        _, plain, _, key = read_entry(top, policy.knowledge_root, rel, policy, options, NEVER)
         _, _, found, facts, digest = decode_entry(plain)
         if digest != inputs[i * DIGEST : (i + 1) * DIGEST]:
             return None  # what other pages' results read changed
@@ -167,15 +176,16 @@ def _recheck(keys: Iterable[tuple[int, ...]], racy_from: int) -> list[int]:
     ]
 
 
-def _load_parser() -> None:
-    """Import what parsing and analyzing a changed page needs."""
+def _load_parser(policy: Policy) -> None:
+    """Import what parsing and analyzing a page needs (the analyzers import some of it on
+    their first page)."""
     from kbkit.fallback import markdown_parser
-    from kbkit.page import native_parser
+    from kbkit.page import native_parser, parse_page
 
-    validator_modules()
     if native_parser() is None:
         markdown_parser()
         import kbkit.link_scanner  # noqa: F401
+    analyze_page("preload.md", parse_page("preload.md", b""), policy)
 
 
 def save(

@@ -39,7 +39,7 @@ def exact_fingerprint(body: str, min_chars: int) -> bytes | None:
     normalized = b" ".join(body.encode("utf-8").split())
     if len(normalized) < 4 * min_chars and len(normalized.decode("utf-8")) < min_chars:
         return None
-    return hashlib.blake2b(normalized, digest_size=16).digest()
+    return hashlib.sha256(normalized).digest()[:16]
 
 
 def body_fingerprint(page: Page, min_chars: int) -> bytes | None:
@@ -56,7 +56,7 @@ def body_fingerprint(page: Page, min_chars: int) -> bytes | None:
     # collapsed, the body is at least as long as squeezed: only a short one needs measuring
     if len(squeezed) < 4 * min_chars and exact_fingerprint(body, min_chars) is None:
         return None
-    return hashlib.blake2b(squeezed, digest_size=16).digest()
+    return hashlib.sha256(squeezed).digest()[:16]  # as fast a 128 bits as hashlib has
 
 
 def page_exact_fingerprint(page: Page, min_chars: int) -> bytes | None:
