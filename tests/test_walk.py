@@ -42,10 +42,10 @@ def test_a_child_that_fails_leaves_the_walk_to_this_process(
     parent = os.getpid()
     real = walk_module.walk_root
 
-    def broken_in_the_child(where: Path, root: str) -> walk_module.Walk:
+    def broken_in_the_child(where: Path, root: str, stat_pages: bool) -> walk_module.Walk:
         if os.getpid() != parent:
             raise RuntimeError("the child breaks")
-        return real(where, root)
+        return real(where, root, stat_pages)
 
     monkeypatch.setattr(walk_module, "walk_root", broken_in_the_child)
     assert walk_aside(top, "knowledge")() == real(top, "knowledge")
@@ -90,3 +90,61 @@ def test_a_check_walks_the_root_its_policy_names(
         assert code == 1, extra
         assert "docs/kb/general/x.md" in paths, extra
         assert not any(path.startswith("knowledge/") for path in paths), extra
+
+
+def test_a_walk_without_page_stats_differs_only_in_the_keys(tmp_path: Path) -> None:
+    top = tmp_path / "knowledge"
+    shutil.copytree(OWN_TREE, top)
+    full = walk_root(top, "knowledge")
+    bare = walk_aside(top, "knowledge", stat_pages=False)()
+    assert bare._replace(packed_keys=full.packed_keys) == full
+    assert set(PACKED_KEY.iter_unpack(bare.packed_keys)) == {walk_module.UNKNOWN_KEY}
+
+
+def test_a_first_check_keeps_each_page_key_its_read_took(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no cache folder the walk takes no page stats: the keys the next run compares
+    come from the reads, so an unchanged tree is answered again without reading a page."""
+    import kbkit.cache
+    import kbkit.checks.incremental
+    import kbkit.tree
+    from kbkit.__main__ import main
+    from kbkit.cache import CACHE_DIR
+
+    repo = tmp_path / "repo"
+    shutil.copytree(OWN_TREE, repo / "knowledge")
+    (repo / "knowledge" / "general" / "x.md").write_text("# X\n\n[gone](gone.md)\n")
+    # a file changed in the seconds before a run is "racy" and re-read by design: not here
+    monkeypatch.setattr(kbkit.cache, "RACY_NS", 0)
+    monkeypatch.setattr(kbkit.checks.incremental, "RACY_NS", 0)
+    argv = ["check", "--repo", str(repo), "--format", "json", "--today", "2026-11-30"]
+    walks: list[bool] = []
+    real_aside = walk_module.walk_aside
+
+    def recording(top: Path, root: str, stat_pages: bool = True) -> object:
+        walks.append(stat_pages)
+        return real_aside(top, root, stat_pages)
+
+    monkeypatch.setattr(walk_module, "walk_aside", recording)
+    assert not (repo / CACHE_DIR).exists()
+    assert main(argv) == 1
+    first = capsys.readouterr().out
+
+    reads: list[str] = []
+    real_read = kbkit.tree.read_entry
+
+    def counted(top: str, root: str, rel: str, *args: object) -> object:
+        reads.append(rel)
+        return real_read(top, root, rel, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kbkit.tree, "read_entry", counted)
+    monkeypatch.setattr(kbkit.checks.incremental, "read_entry", counted)
+    assert main(argv) == 1
+    assert capsys.readouterr().out == first
+    assert walks == [False, True]
+    assert reads == []  # answered from the first run: its keys are the pages' own
+    page = repo / "knowledge" / "general" / "x.md"
+    page.write_text(page.read_text() + "\nMore.\n")
+    assert main(argv) == 1
+    assert reads == ["general/x.md"]

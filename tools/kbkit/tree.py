@@ -57,7 +57,7 @@ class Tree(NamedTuple):
     analysis: dict[str, list[Finding]]  # page-local findings of the pages that have some
     facts: dict[str, dict[str, Any]]  # page-local facts for cross-page checks, by path
     summaries: dict[str, Summary]  # every *.md, sorted by root-relative path
-    packed_keys: bytes  # the walk's stat key of every page, in `summaries` order (PACKED_KEY)
+    packed_keys: bytes  # each page's stat key (as its read took it, or the walk's), PACKED_KEY
     inputs: dict[str, bytes]  # digest of what cross-page checks read of a page (see input_digest)
 
     def repo_path(self, rel: str) -> str:
@@ -287,7 +287,9 @@ def load_tree(
     # before the parse, which is when memory peaks.
     folders = build_folders(walk)
     problems = tuple(walk.problems)
-    packed_keys = walk.packed_keys
+    # The stat keys, each parsed page's replaced by the one its read took (the key of the
+    # bytes parsed; a walk without page stats, `walk_root`, leaves every key to the reads).
+    packed_keys = bytearray(walk.packed_keys)
     del walk
     cache = _open_cache(repo, policy, options)
     if cache is not None:  # the cache writes the entries from the walk and `payload` below
@@ -329,15 +331,16 @@ def load_tree(
         ):
             rel = todo[place]
             keep(rel, plain)
-            if cache is None:
-                pass
-            elif dig == b"":  # decode errors and refusals are cached; files that could
-                cache.skip(rel)  # not be opened are not
-            else:  # the payload is made again from what the tree keeps, when it is saved
-                index = todo_index[place]
-                cache.put(rel, key, dig, None, packed_keys[index * size : (index + 1) * size])
             if count % FREEZE_EVERY == 0:
                 gc.freeze()  # kept entries live to the end: spare the collector re-scanning them
+            if dig == b"":  # decode errors and refusals are cached; files that could
+                if cache is not None:  # not be opened are not
+                    cache.skip(rel)
+                continue
+            index = todo_index[place]
+            PACKED_KEY.pack_into(packed_keys, index * size, *key)
+            if cache is not None:  # the payload is made again from the tree's parts at save
+                cache.put(rel, key, dig, None, packed_keys[index * size : (index + 1) * size])
     finally:
         gc.unfreeze()
     if cache is not None:
@@ -365,7 +368,7 @@ def load_tree(
         analysis,
         facts,
         {rel: summaries[rel] for rel in md_files},
-        packed_keys,
+        bytes(packed_keys),
         inputs,
     )
 

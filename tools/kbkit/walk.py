@@ -40,13 +40,18 @@ class Walk(NamedTuple):
     files: list[str]  # every file, root-relative
     problems: list[Finding]  # what could not be listed or followed
     pages: list[str]  # every *.md file, sorted
-    packed_keys: bytes  # their stat keys ((0, 0, 0, 0): cannot be stat'ed), PACKED_KEY each
+    packed_keys: bytes  # their stat keys (UNKNOWN_KEY: not or cannot be stat'ed), PACKED_KEY each
     digest: bytes  # walk_digest of the names and problems: equal walks, equal digests
 
 
-def walk_root(top: Path, root_rel: str) -> Walk:
+UNKNOWN_KEY: StatKey = (0, 0, 0, 0)
+
+
+def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
     """Collect folders -> files and folders -> sub-folders without following folder symlinks,
-    and the stat key of every page (the directory entry's stat, no path lookup of our own)."""
+    and the stat key of every page (the directory entry's stat, no path lookup of our own).
+    stat_pages=False leaves every key UNKNOWN_KEY: a run with no cache to look keys up in
+    reads each page's key as it reads the page (half the walk's time is these stats)."""
     keys: dict[str, StatKey] = {}
     problems: list[Finding] = []
     files_by_dir: dict[str, list[str]] = {}
@@ -124,10 +129,13 @@ def walk_root(top: Path, root_rel: str) -> Walk:
                 files_here.append(name)
                 all_files.append(child)
                 if name.endswith(".md"):
+                    if not stat_pages:
+                        keys[child] = UNKNOWN_KEY
+                        continue
                     try:
                         keys[child] = stat_key(entry.stat())
                     except OSError:
-                        keys[child] = (0, 0, 0, 0)
+                        keys[child] = UNKNOWN_KEY
     digest = walk_digest(all_files, files_by_dir, problems)
     pages = sorted(keys)
     return Walk(
@@ -146,11 +154,11 @@ def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable
     return h.digest()
 
 
-def walk_aside(top: Path, root_rel: str) -> Callable[[], Walk]:
+def walk_aside(top: Path, root_rel: str, stat_pages: bool = True) -> Callable[[], Walk]:
     """Walk the tree in a forked child while this process does other work; the returned
     function waits for the walk. Without fork (or if the child fails) the walk runs here."""
     if not hasattr(os, "fork"):
-        walk = walk_root(top, root_rel)
+        walk = walk_root(top, root_rel, stat_pages)
         return lambda: walk
     read_end, write_end = os.pipe()
     try:
@@ -158,12 +166,12 @@ def walk_aside(top: Path, root_rel: str) -> Callable[[], Walk]:
     except OSError:
         os.close(read_end)
         os.close(write_end)
-        walk = walk_root(top, root_rel)
+        walk = walk_root(top, root_rel, stat_pages)
         return lambda: walk
     if pid == 0:  # the child: walk, send, and leave without running the parent's cleanup
         try:
             os.close(read_end)
-            walk = walk_root(top, root_rel)
+            walk = walk_root(top, root_rel, stat_pages)
             plain = (*walk[:3], [tuple(p) for p in walk.problems], *walk[4:])
             with os.fdopen(write_end, "wb") as pipe:
                 pipe.write(marshal.dumps(plain))
@@ -179,6 +187,6 @@ def walk_aside(top: Path, root_rel: str) -> Callable[[], Walk]:
             by_dir, dirs, files, problems, pages, keys, digest = marshal.loads(blob)
             return Walk(by_dir, dirs, files, [Finding(*p) for p in problems], pages, keys, digest)
         except (ValueError, EOFError, TypeError):
-            return walk_root(top, root_rel)  # the child failed: walk here
+            return walk_root(top, root_rel, stat_pages)  # the child failed: walk here
 
     return result

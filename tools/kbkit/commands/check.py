@@ -84,17 +84,22 @@ def run(
     argv: Sequence[str] | None, validators: tuple[str, ...], prog: str, description: str
 ) -> int:
     """Parse options, run the named validators, print the report; exit 1 on errors."""
+    from kbkit.cache import CACHE_DIR
     from kbkit.paths import repo_root
     from kbkit.walk import walk_aside
 
     args = build_parser(prog, description).parse_args(argv)
     repo = repo_root(args.repo)
-    today = parse_today(args.today)
     # The walk runs in a child while this process loads the policy, the validators and the
     # parser. Without --policy it starts at once under the usual root, and is redone if the
-    # repository's policy names another one.
+    # repository's policy names another one. Without a cache folder there is no stat key to
+    # compare: the pages' keys come from their reads (`kbkit.walk.walk_root`).
+    stat_pages = not args.no_cache and (repo / CACHE_DIR).is_dir()
     guess = None if args.policy else USUAL_ROOT
-    walked = walk_aside(repo / guess, guess) if guess and (repo / guess).is_dir() else None
+    walked = (
+        walk_aside(repo / guess, guess, stat_pages) if guess and (repo / guess).is_dir() else None
+    )
+    today = parse_today(args.today)  # (its import is most of what the walk runs beside)
     from kbkit.policy import load_policy
 
     policy = load_policy(repo, args.policy)
@@ -106,7 +111,7 @@ def run(
         if walked is not None:
             walked()  # the wrong folder: let the child finish
         top = repo / policy.knowledge_root
-        walked = walk_aside(top, policy.knowledge_root) if top.is_dir() else None
+        walked = walk_aside(top, policy.knowledge_root, stat_pages) if top.is_dir() else None
     if args.staged and walked is not None:
         from kbkit.staged import staged_walker
 
