@@ -225,3 +225,22 @@ def test_only_racy_pages_are_hashed_while_loading(tmp_path: Path, monkeypatch) -
     _load(repo)
     assert b"# New\n" in hashed
     assert not any(data.startswith((b"# General", b"---\ntitle: a")) for data in hashed)
+
+
+def test_the_input_digest_is_of_values_not_of_object_identity() -> None:
+    """Equal summaries and facts digest equal whether their strings are interned, shared or
+    fresh copies (marshal's later formats record those differences)."""
+    import sys
+
+    from kbkit.tree import input_digest
+
+    def fresh(text: str) -> str:
+        return "".join(list(text))  # an equal string that is a new, not interned, object
+
+    shared = sys.intern("general/a.md")
+    summary = (None, ((shared, 3, shared), (shared, 4, shared)), ())
+    copies = (None, ((fresh(shared), 3, fresh(shared)), (fresh(shared), 4, fresh(shared))), ())
+    facts = {"tags": (("a", "b"), 2), "updated": ("2026-11-01", 3), "fingerprint": b"x"}
+    other = {"updated": (fresh("2026-11-01"), 3), "tags": ((fresh("a"), "b"), 2)}
+    assert input_digest(summary, facts) == input_digest(copies, other)
+    assert input_digest(summary, facts) != input_digest(summary, {**facts, "tags": (("a",), 2)})

@@ -69,6 +69,58 @@ def test_lint_exclude_is_a_path_prefix(tmp_path: Path) -> None:
     assert wiki_lint.in_scope("repos/skipped/x.md", policy)
 
 
+def _lint_scope_oracle(rel: str, policy: Policy) -> bool:
+    """The scope as the contract spells it, path by path (in_scope remembers folders)."""
+    parts = rel.split("/")
+    if len(parts) < 2 or parts[0] not in policy.data["roots"]:
+        return False
+    if set(parts[:-1]) & set(policy.data["evidence_dirs"]):
+        return False
+    for prefix in policy.data["lint_exclude"]:
+        cut = str(prefix).strip("/")
+        if rel == cut or rel.startswith(cut + "/"):
+            return False
+    return True
+
+
+def _tree_scope_oracle(rel: str, policy: Policy) -> str | None:
+    parts = rel.split("/")
+    if len(parts) > 1 and parts[0] in policy.data["roots"]:
+        return "root"
+    excluded = set(map(str, policy.data["extra_scan_exclude"]))
+    if not policy.data["extra_scan"] or set(parts[:-1]) & excluded:
+        return None
+    return "extra"
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        "",
+        "lint_exclude: [repos/skip/, general/b.md, general/a/b, /]\n",
+        "lint_exclude: [general]\nevidence_dirs: [b, history]\nextra_scan: false\n",
+        "extra_scan_exclude: [a, skills]\nroots: [general, skills]\n",
+    ],
+)
+def test_the_remembered_scopes_equal_the_contract_on_every_path(
+    tmp_path: Path, overrides: str
+) -> None:
+    from itertools import product
+
+    from kbkit.checks.knowledge_tree import page_scope
+
+    policy = _policy(tmp_path, overrides) if overrides else DEFAULT
+    names = ["general", "repos", "skip", "skipped", "a", "b", "b.md", "history", "skills"]
+    rels = ["x.md", "general.md", "general/a/b.md"]
+    for depth in (1, 2, 3):
+        for folders in product(names, repeat=depth):
+            rels.extend(["/".join(folders) + "/x.md", "/".join(folders) + "/b.md"])
+    for _ in range(2):  # the second pass answers from what the first remembered
+        for rel in rels:
+            assert wiki_lint.in_scope(rel, policy) is _lint_scope_oracle(rel, policy), rel
+            assert page_scope(rel, policy) == _tree_scope_oracle(rel, policy), rel
+
+
 def test_page_findings_are_pure_and_deterministic() -> None:
     page = _page("---\ntitle: 3\ncreated: 2026-02-30\ntype: howto\ntags: [{a: 1}]\n---\n")
     first = wiki_lint.page_findings("general/x.md", page, DEFAULT)

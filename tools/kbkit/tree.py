@@ -13,6 +13,7 @@ checks remember each answer for the run).
 from __future__ import annotations
 
 import gc
+import marshal
 import os
 import posixpath
 import sys
@@ -210,11 +211,12 @@ def _encode(
 
 def input_digest(summary: tuple[Any, ...], facts: dict[str, Any]) -> bytes:
     """A digest of everything cross-page checks read of a page except its body fingerprint
-    (duplicates are recomputed from the fingerprints themselves). `repr` of these plain
-    values is canonical once the facts are sorted; marshal output is not (it depends on
-    string interning)."""
-    shown = repr((summary, sorted((k, v) for k, v in facts.items() if k != "fingerprint")))
-    return digest(shown.encode("utf-8", "surrogatepass"))
+    (duplicates are recomputed from the fingerprints themselves). Marshal format version 0
+    writes equal plain values as equal bytes once the facts are sorted: later versions mark
+    interned strings and repeated objects, which depend on identity, not value (`repr`
+    would do too, at twice the cost)."""
+    shown = (summary, sorted((k, v) for k, v in facts.items() if k != "fingerprint"))
+    return digest(marshal.dumps(shown, 0))
 
 
 def decode_entry(plain: Plain) -> tuple[Page | None, Summary, list[Finding], dict[str, Any], bytes]:

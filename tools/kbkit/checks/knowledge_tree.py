@@ -30,6 +30,7 @@ from kbkit.checks.link_model import (
     wikilink_aliases,
     wikilink_refs,
 )
+from kbkit.checks.scopes import compiled
 from kbkit.checks.tree_danger import danger_findings
 from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings, wikilink_findings
 from kbkit.checks.tree_repo import (
@@ -61,12 +62,23 @@ RULES = TREE_RULES  # the registry's shape: each validator module names its cata
 
 def page_scope(rel: str, policy: Policy) -> str | None:
     """`root` for pages under a root, `extra` for other scanned pages (T28), else None."""
-    parts = rel.split("/")
-    if len(parts) > 1 and parts[0] in policy.data["roots"]:
+    folders = compiled(policy, _folder_scopes)  # the scope is the folder's: asked once each
+    folder = rel.rpartition("/")[0]
+    if folder not in folders:
+        folders[folder] = _folder_scope(folder, policy)
+    return folders[folder]
+
+
+def _folder_scopes(policy: Policy) -> dict[str, str | None]:
+    return {}
+
+
+def _folder_scope(folder: str, policy: Policy) -> str | None:
+    parts = folder.split("/")
+    if folder and parts[0] in policy.data["roots"]:
         return ROOT
-    if not policy.data["extra_scan"] or set(parts[:-1]).intersection(
-        map(str, policy.data["extra_scan_exclude"])
-    ):
+    excluded = set(map(str, policy.data["extra_scan_exclude"]))
+    if not policy.data["extra_scan"] or (folder and excluded.intersection(parts)):
         return None
     return EXTRA
 

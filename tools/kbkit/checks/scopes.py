@@ -12,8 +12,8 @@ overrides win over earlier ones and over the global `rules:`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple, TypeVar
 
 from kbkit.findings import Finding
 from kbkit.policy import Policy
@@ -72,20 +72,28 @@ class Scopes(NamedTuple):
         return found
 
 
-# id(policy.data) -> (that dict, kept alive so the id is not reused, its scopes)
-_COMPILED: dict[int, tuple[dict[str, Any], Scopes]] = {}
+T = TypeVar("T")
+# (id(policy.data), builder) -> (that dict, kept alive so the id is not reused, what the
+# builder made of it)
+_COMPILED: dict[tuple[int, Callable[[Policy], Any]], tuple[dict[str, Any], Any]] = {}
+
+
+def compiled(policy: Policy, build: Callable[[Policy], T]) -> T:
+    """`build(policy)`, made once per policy: pages ask one by one, thousands of times."""
+    key = (id(policy.data), build)
+    hit = _COMPILED.get(key)
+    if hit is not None and hit[0] is policy.data:
+        return hit[1]  # type: ignore[no-any-return]
+    if len(_COMPILED) >= 32:
+        _COMPILED.clear()
+    made = build(policy)
+    _COMPILED[key] = (policy.data, made)
+    return made
 
 
 def scopes(policy: Policy) -> Scopes:
-    """The policy's per-path settings (compiled once per policy: pages ask one by one)."""
-    hit = _COMPILED.get(id(policy.data))
-    if hit is not None and hit[0] is policy.data:
-        return hit[1]
-    if len(_COMPILED) >= 8:
-        _COMPILED.clear()
-    compiled = _compile(policy)
-    _COMPILED[id(policy.data)] = (policy.data, compiled)
-    return compiled
+    """The policy's per-path settings (compiled once per policy)."""
+    return compiled(policy, _compile)
 
 
 def _compile(policy: Policy) -> Scopes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from kbkit.checks import Context, Fingerprints, Rerun
 from kbkit.checks.adapters import adapter_findings
@@ -26,7 +26,7 @@ from kbkit.checks.lint_fields import (
 )
 from kbkit.checks.lint_rules import contract_findings
 from kbkit.checks.lint_schema import reported_keys, schema_findings
-from kbkit.checks.scopes import scopes
+from kbkit.checks.scopes import compiled, scopes
 from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -40,16 +40,33 @@ RULES = LINT_RULES  # the registry's shape: each validator module names its cata
 
 def in_scope(rel: str, policy: Policy) -> bool:
     """Is the root-relative page `rel` a synthesized page that lint checks?"""
-    parts = rel.split("/")
-    if len(parts) < 2 or parts[0] not in policy.data["roots"]:
-        return False
-    if set(parts[:-1]) & set(policy.data["evidence_dirs"]):
-        return False
-    for prefix in policy.data["lint_exclude"]:
-        cut = str(prefix).strip("/")
-        if rel == cut or rel.startswith(cut + "/"):
+    scope = compiled(policy, _LintScope.of)
+    folder = rel.rpartition("/")[0]
+    verdict = scope.folders.get(folder)
+    if verdict is None:
+        verdict = scope.folders[folder] = scope.folder_in_scope(folder)
+    return verdict and rel not in scope.cuts
+
+
+class _LintScope(NamedTuple):
+    """The policy's lint scope, with each folder's verdict remembered as pages ask."""
+
+    roots: frozenset[str]
+    evidence: frozenset[str]  # folder names whose subtree is evidence
+    cuts: frozenset[str]  # lint_exclude entries: a page, or a folder with all below it
+    folders: dict[str, bool]
+
+    @classmethod
+    def of(cls, policy: Policy) -> _LintScope:
+        data = policy.data
+        cuts = frozenset(str(prefix).strip("/") for prefix in data["lint_exclude"])
+        return cls(frozenset(data["roots"]), frozenset(data["evidence_dirs"]), cuts, {})
+
+    def folder_in_scope(self, folder: str) -> bool:
+        parts = folder.split("/")
+        if not folder or parts[0] not in self.roots or not self.evidence.isdisjoint(parts):
             return False
-    return True
+        return not any("/".join(parts[:end]) in self.cuts for end in range(1, len(parts) + 1))
 
 
 def scope(tree: Tree) -> list[str]:
