@@ -115,7 +115,7 @@ def test_the_remembered_scopes_equal_the_contract_on_every_path(
     for depth in (1, 2, 3):
         for folders in product(names, repeat=depth):
             rels.extend(["/".join(folders) + "/x.md", "/".join(folders) + "/b.md"])
-    for _ in range(2):  # the second pass answers from what the first remembered
+    for _ in range(2):  # in and out of path order: the last folder is remembered
         for rel in rels:
             assert wiki_lint.in_scope(rel, policy) is _lint_scope_oracle(rel, policy), rel
             assert page_scope(rel, policy) == _tree_scope_oracle(rel, policy), rel

@@ -89,7 +89,7 @@ class PageCache:
         self.fresh: dict[str, tuple[bytes, bytes | None, Any]] = {}
         self.dirty = False
         self.order: list[str] | None = None  # `follow`: the pages, in walk order
-        self.order_keys = b""  # their packed stat keys, in the same order
+        self.order_keys: bytes | bytearray = b""  # their packed stat keys, in the same order
         self.skipped: set[str] = set()  # followed pages that are not to be written
         self.started_ns = time.time_ns()
         self.racy_from_ns = self.started_ns - RACY_NS  # files modified since are racy
@@ -154,22 +154,26 @@ class PageCache:
         key: StatKey,
         content_digest: bytes | None,
         value: Any,
-        walk_key: bytes = b"",
+        followed_key: bytes | bytearray = b"",
     ) -> None:
         """Store a freshly parsed value; the digest is kept only for racy files. None: the
         value follows from the stat key alone (a page refused unread), so a hit reads nothing.
-        `walk_key`: a followed page's packed key in the walk (its entry is then implicit
-        when the read saw the same key)."""
+        `followed_key`: a followed page's packed key in the keys given to `follow` (its
+        entry is then implicit when the read saw the same key)."""
         racy = key[1] >= self.racy_from_ns
         packed = PACKED_KEY.pack(*key)
         self.dirty = True
-        if self.order is not None and value is None and not racy and packed == walk_key:
+        if self.order is not None and value is None and not racy and packed == followed_key:
             return
         self.fresh[rel] = (packed, content_digest if racy else None, value)
 
-    def follow(self, order: list[str], packed_keys: bytes) -> None:
+    def has_entries(self) -> bool:
+        """Whether the file held any entry to reuse (a first run's cache holds none)."""
+        return bool(self.entries)
+
+    def follow(self, order: list[str], packed_keys: bytes | bytearray) -> None:
         """Take `order` (every page, in walk order) and their packed stat keys: each of them
-        is written by `save` unless `skip`ped, from its own entry or else from its walk key,
+        is written by `save` unless `skip`ped, from its own entry or else from its key,
         with a payload from save's `payload` function."""
         self.order, self.order_keys = order, packed_keys
 
@@ -193,7 +197,7 @@ class PageCache:
                 yield [(rel, *entry) for rel, entry in items[start : start + CHUNK]]
             return
         size = PACKED_KEY.size
-        chunk: list[tuple[str, bytes, bytes | None, Any]] = []
+        chunk: list[tuple[str, bytes | bytearray, bytes | None, Any]] = []
         for index, rel in enumerate(self.order):
             if rel in self.skipped:
                 continue

@@ -19,6 +19,7 @@ import posixpath
 import sys
 from array import array
 from collections.abc import Callable, Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -58,7 +59,7 @@ class Tree(NamedTuple):
     analysis: dict[str, list[Finding]]  # page-local findings of the pages that have some
     facts: dict[str, dict[str, Any]]  # page-local facts for cross-page checks, by path
     summaries: dict[str, Summary]  # every *.md, sorted by root-relative path
-    packed_keys: bytes  # each page's stat key (as its read took it, or the walk's), PACKED_KEY
+    packed_keys: bytes | bytearray  # each page's stat key (its read's, else the walk's)
     inputs: dict[str, bytes]  # digest of what cross-page checks read of a page (see input_digest)
 
     def repo_path(self, rel: str) -> str:
@@ -289,12 +290,14 @@ def load_tree(
     # before the parse, which is when memory peaks.
     folders = build_folders(walk)
     problems = tuple(walk.problems)
-    # The stat keys, each parsed page's replaced by the one its read took (the key of the
-    # bytes parsed; a walk without page stats, `walk_root`, leaves every key to the reads).
-    packed_keys = bytearray(walk.packed_keys)
+    # The stat keys: the walk's, each parsed page's replaced by the one its read took (the
+    # key of the bytes parsed; a walk without page stats, `walk_root`, has none at all). They
+    # are copied only when a read's key differs, and only once the parse helpers are forked:
+    # the walk's keys stay shared with them, and a copy is this process's alone.
+    packed_keys: bytes | bytearray = walk.packed_keys
     del walk
     cache = _open_cache(repo, policy, options)
-    if cache is not None:  # the cache writes the entries from the walk and `payload` below
+    if cache is not None:  # the cache writes the entries from the keys and `payload` below
         cache.follow(md_files, packed_keys)
     pages: dict[str, Page] = {}
     summaries: dict[str, Summary] = {}
@@ -314,16 +317,19 @@ def load_tree(
 
     todo: list[str] = []
     todo_index = array("q")  # each todo page's place in md_files (and packed_keys)
-    top_dir = str(top)
-    for index, (rel, key) in enumerate(
-        zip(md_files, PACKED_KEY.iter_unpack(packed_keys), strict=True)
-    ):
-        hit = cache.get(rel, os.path.join(top_dir, rel), key) if cache is not None else None
-        if hit is None:
-            todo.append(rel)
-            todo_index.append(index)
-        else:
-            keep(rel, hit)
+    if cache is None or not cache.has_entries():  # nothing to reuse: every page is parsed
+        todo.extend(md_files)
+        todo_index.extend(range(len(md_files)))
+    else:
+        top_dir = str(top)
+        walk_keys = PACKED_KEY.iter_unpack(packed_keys) if packed_keys else repeat(None)
+        for index, (rel, key) in enumerate(zip(md_files, walk_keys, strict=False)):
+            hit = cache.get(rel, os.path.join(top_dir, rel), key)  # None: get stats the file
+            if hit is None:
+                todo.append(rel)
+                todo_index.append(index)
+            else:
+                keep(rel, hit)
     size = PACKED_KEY.size
     # only the cache keeps digests, and only of racy files: no other read hashes its bytes
     digest_from = cache.racy_from_ns if cache is not None else NEVER
@@ -340,11 +346,21 @@ def load_tree(
                     cache.skip(rel)
                 continue
             index = todo_index[place]
-            PACKED_KEY.pack_into(packed_keys, index * size, *key)
+            packed = PACKED_KEY.pack(*key)
+            if packed_keys[index * size : (index + 1) * size] != packed:
+                if not isinstance(packed_keys, bytearray):
+                    packed_keys = bytearray(packed_keys or size * len(md_files))
+                    if cache is not None:
+                        cache.follow(md_files, packed_keys)
+                packed_keys[index * size : (index + 1) * size] = packed
             if cache is not None:  # the payload is made again from the tree's parts at save
                 cache.put(rel, key, dig, None, packed_keys[index * size : (index + 1) * size])
     finally:
         gc.unfreeze()
+    if len(packed_keys) != size * len(md_files):  # no page was read: every key unknown
+        packed_keys = bytes(size * len(md_files))
+        if cache is not None:
+            cache.follow(md_files, packed_keys)
     if cache is not None:
 
         def payload(rel: str) -> Plain:
@@ -370,7 +386,7 @@ def load_tree(
         analysis,
         facts,
         {rel: summaries[rel] for rel in md_files},
-        bytes(packed_keys),
+        packed_keys,
         inputs,
     )
 

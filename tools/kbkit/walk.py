@@ -40,7 +40,8 @@ class Walk(NamedTuple):
     files: list[str]  # every file, root-relative
     problems: list[Finding]  # what could not be listed or followed
     pages: list[str]  # every *.md file, sorted
-    packed_keys: bytes  # their stat keys (UNKNOWN_KEY: not or cannot be stat'ed), PACKED_KEY each
+    packed_keys: bytes  # their stat keys, PACKED_KEY each (UNKNOWN_KEY: cannot be stat'ed);
+    # b"" when the walk took no page stats
     digest: bytes  # walk_digest of the names and problems: equal walks, equal digests
 
 
@@ -50,8 +51,9 @@ UNKNOWN_KEY: StatKey = (0, 0, 0, 0)
 def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
     """Collect folders -> files and folders -> sub-folders without following folder symlinks,
     and the stat key of every page (the directory entry's stat, no path lookup of our own).
-    stat_pages=False leaves every key UNKNOWN_KEY: a run with no cache to look keys up in
-    reads each page's key as it reads the page (half the walk's time is these stats)."""
+    stat_pages=False takes no key at all (`packed_keys` is b""): a run with no cache to
+    look keys up in takes each page's key as it reads the page (half the walk's time is
+    these stats)."""
     keys: dict[str, StatKey] = {}
     problems: list[Finding] = []
     files_by_dir: dict[str, list[str]] = {}
@@ -130,7 +132,7 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
                 all_files.append(child)
                 if name.endswith(".md"):
                     if not stat_pages:
-                        keys[child] = UNKNOWN_KEY
+                        keys[child] = UNKNOWN_KEY  # (only the names are kept)
                         continue
                     try:
                         keys[child] = stat_key(entry.stat())
@@ -138,9 +140,8 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
                         keys[child] = UNKNOWN_KEY
     digest = walk_digest(all_files, files_by_dir, problems)
     pages = sorted(keys)
-    return Walk(
-        files_by_dir, dirs_by_dir, all_files, problems, pages, pack_keys(pages, keys), digest
-    )
+    packed = pack_keys(pages, keys) if stat_pages else b""
+    return Walk(files_by_dir, dirs_by_dir, all_files, problems, pages, packed, digest)
 
 
 def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable[Any]) -> bytes:

@@ -84,8 +84,8 @@ def try_reuse(
     # or all of them (the child has the tree's whole walk to do; this takes a fraction of it).
     _load_parser(policy)
     walk = walked()
-    if not usable or header["walk"] != walk.digest:
-        return walk
+    if not usable or header["walk"] != walk.digest or not walk.packed_keys:
+        return walk  # (a walk without page stats has no keys to compare)
     try:
         _, arrays = read_block(data, after_header)
     except (ValueError, EOFError, TypeError, struct.error):

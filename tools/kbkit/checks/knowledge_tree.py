@@ -62,15 +62,15 @@ RULES = TREE_RULES  # the registry's shape: each validator module names its cata
 
 def page_scope(rel: str, policy: Policy) -> str | None:
     """`root` for pages under a root, `extra` for other scanned pages (T28), else None."""
-    folders = compiled(policy, _folder_scopes)  # the scope is the folder's: asked once each
-    folder = rel.rpartition("/")[0]
-    if folder not in folders:
-        folders[folder] = _folder_scope(folder, policy)
-    return folders[folder]
+    last = compiled(policy, _last_folder)  # the scope is the folder's, and pages come in
+    folder = rel.rpartition("/")[0]  # path order: a folder's pages one after another
+    if last[0] != folder:
+        last[:] = folder, _folder_scope(folder, policy)
+    return last[1]
 
 
-def _folder_scopes(policy: Policy) -> dict[str, str | None]:
-    return {}
+def _last_folder(policy: Policy) -> list[Any]:
+    return [None, None]  # the last folder asked about and its scope
 
 
 def _folder_scope(folder: str, policy: Policy) -> str | None:

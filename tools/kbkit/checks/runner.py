@@ -21,9 +21,12 @@ from kbkit.walk import Walk
 def load_for_checks(
     repo: Path, policy: Policy, use_cache: bool = False, walk: Walk | None = None
 ) -> Tree:
-    """The tree as the validators read it: summaries, facts and page-local findings only."""
+    """The tree as the validators read it: summaries, facts and page-local findings only.
+    The walk is handed over, not kept here, so the load can release it before it parses."""
     options = LoadOptions(analyze=analyze_page, use_cache=use_cache, keep_pages=False)
-    return load_tree(repo, policy, options, walk)
+    handed = [walk]
+    del walk
+    return load_tree(repo, policy, options, handed.pop())
 
 
 def run_validators(

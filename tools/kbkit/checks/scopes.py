@@ -83,7 +83,7 @@ def compiled(policy: Policy, build: Callable[[Policy], T]) -> T:
     key = (id(policy.data), build)
     hit = _COMPILED.get(key)
     if hit is not None and hit[0] is policy.data:
-        return hit[1]  # type: ignore[no-any-return]
+        return hit[1]
     if len(_COMPILED) >= 32:
         _COMPILED.clear()
     made = build(policy)

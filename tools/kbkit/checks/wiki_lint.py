@@ -42,25 +42,25 @@ def in_scope(rel: str, policy: Policy) -> bool:
     """Is the root-relative page `rel` a synthesized page that lint checks?"""
     scope = compiled(policy, _LintScope.of)
     folder = rel.rpartition("/")[0]
-    verdict = scope.folders.get(folder)
-    if verdict is None:
-        verdict = scope.folders[folder] = scope.folder_in_scope(folder)
-    return verdict and rel not in scope.cuts
+    last = scope.last
+    if last[0] != folder:  # pages come in path order: a folder's pages one after another
+        last[:] = folder, scope.folder_in_scope(folder)
+    return last[1] and rel not in scope.cuts
 
 
 class _LintScope(NamedTuple):
-    """The policy's lint scope, with each folder's verdict remembered as pages ask."""
+    """The policy's lint scope, with the verdict on the last folder asked about."""
 
     roots: frozenset[str]
     evidence: frozenset[str]  # folder names whose subtree is evidence
     cuts: frozenset[str]  # lint_exclude entries: a page, or a folder with all below it
-    folders: dict[str, bool]
+    last: list[Any]  # [folder, verdict]
 
     @classmethod
     def of(cls, policy: Policy) -> _LintScope:
         data = policy.data
         cuts = frozenset(str(prefix).strip("/") for prefix in data["lint_exclude"])
-        return cls(frozenset(data["roots"]), frozenset(data["evidence_dirs"]), cuts, {})
+        return cls(frozenset(data["roots"]), frozenset(data["evidence_dirs"]), cuts, [None, False])
 
     def folder_in_scope(self, folder: str) -> bool:
         parts = folder.split("/")

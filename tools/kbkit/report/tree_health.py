@@ -99,7 +99,11 @@ def _ages(
 
 
 def _largest(
-    pages: list[str], packed: bytes, facts: dict[str, dict[str, Any]], policy: Policy, root: str
+    pages: list[str],
+    packed: bytes | bytearray,
+    facts: dict[str, dict[str, Any]],
+    policy: Policy,
+    root: str,
 ) -> dict[str, Any]:
     sizes = [
         (PACKED_KEY.unpack_from(packed, n * PACKED_KEY.size)[0], rel)
