@@ -66,20 +66,15 @@ def _destination(url: str, email: bool) -> str | None:
 
 
 def atx_text(line: str) -> str:
-    """The inline text of an ATX heading line, as markdown-it's heading rule cuts it."""
-    pos = len(line) - len(line.lstrip(" "))
-    level_end = pos
-    while level_end < len(line) and line[level_end] == "#":
-        level_end += 1
-    end = len(line)
-    while end > level_end and line[end - 1] in " \t":
-        end -= 1
-    tmp = end
-    while tmp > level_end and line[tmp - 1] == "#":
-        tmp -= 1
-    if tmp > level_end and line[tmp - 1] in " \t":
-        end = tmp
-    return line[level_end:end].strip()
+    """The inline text of an ATX heading line, as markdown-it's heading rule cuts it: after
+    the opening `#`s, without trailing blanks and without a closing `#` sequence that a
+    blank precedes."""
+    after = line.lstrip(" ").lstrip("#")
+    end = after.rstrip(" \t")
+    unclosed = end.rstrip("#")
+    if unclosed and unclosed != end and unclosed[-1] in " \t":
+        end = unclosed
+    return end.strip()
 
 
 def parse(body: str, body_line: int) -> Parts:

@@ -73,21 +73,18 @@ class Scopes(NamedTuple):
 
 
 T = TypeVar("T")
-# (id(policy.data), builder) -> (that dict, kept alive so the id is not reused, what the
-# builder made of it)
-_COMPILED: dict[tuple[int, Callable[[Policy], Any]], tuple[dict[str, Any], Any]] = {}
+# builder -> (the policy data it last made something of, what it made)
+_COMPILED: dict[Callable[[Policy], Any], tuple[dict[str, Any], Any]] = {}
 
 
 def compiled(policy: Policy, build: Callable[[Policy], T]) -> T:
-    """`build(policy)`, made once per policy: pages ask one by one, thousands of times."""
-    key = (id(policy.data), build)
-    hit = _COMPILED.get(key)
+    """`build(policy)`, made once per policy (the last one asked about, per builder): pages
+    ask one by one, thousands of times. `build` must be a module-level function."""
+    hit = _COMPILED.get(build)
     if hit is not None and hit[0] is policy.data:
         return hit[1]
-    if len(_COMPILED) >= 32:
-        _COMPILED.clear()
     made = build(policy)
-    _COMPILED[key] = (policy.data, made)
+    _COMPILED[build] = (policy.data, made)
     return made
 
 

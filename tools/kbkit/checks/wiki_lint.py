@@ -40,7 +40,7 @@ RULES = LINT_RULES  # the registry's shape: each validator module names its cata
 
 def in_scope(rel: str, policy: Policy) -> bool:
     """Is the root-relative page `rel` a synthesized page that lint checks?"""
-    scope = compiled(policy, _LintScope.of)
+    scope = compiled(policy, _lint_scope)
     folder = rel.rpartition("/")[0]
     last = scope.last
     if last[0] != folder:  # pages come in path order: a folder's pages one after another
@@ -56,17 +56,19 @@ class _LintScope(NamedTuple):
     cuts: frozenset[str]  # lint_exclude entries: a page, or a folder with all below it
     last: list[Any]  # [folder, verdict]
 
-    @classmethod
-    def of(cls, policy: Policy) -> _LintScope:
-        data = policy.data
-        cuts = frozenset(str(prefix).strip("/") for prefix in data["lint_exclude"])
-        return cls(frozenset(data["roots"]), frozenset(data["evidence_dirs"]), cuts, [None, False])
-
     def folder_in_scope(self, folder: str) -> bool:
         parts = folder.split("/")
         if not folder or parts[0] not in self.roots or not self.evidence.isdisjoint(parts):
             return False
         return not any("/".join(parts[:end]) in self.cuts for end in range(1, len(parts) + 1))
+
+
+def _lint_scope(policy: Policy) -> _LintScope:
+    data = policy.data
+    cuts = frozenset(str(prefix).strip("/") for prefix in data["lint_exclude"])
+    return _LintScope(
+        frozenset(data["roots"]), frozenset(data["evidence_dirs"]), cuts, [None, False]
+    )
 
 
 def scope(tree: Tree) -> list[str]:
