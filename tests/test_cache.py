@@ -6,6 +6,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from kbkit.cache import CACHE_DIR, PageCache, digest
 from kbkit.checks.registry import analyze_page
 from kbkit.policy import load_policy
@@ -158,12 +160,18 @@ def _payloads(repo: Path) -> dict[str, object]:
     return found
 
 
-def test_saved_payloads_are_the_parsed_entries_cold_and_warm(tmp_path: Path) -> None:
-    """The tree hands the cache no payloads (it keeps their parts anyway) and makes them
-    again at save: what is written must be exactly what parsing the page gives, for parsed
-    pages and for cache hits (the second load adds a page, so it rewrites the hits too)."""
+@pytest.mark.parametrize("chunk", [1000, 2])
+def test_saved_payloads_are_the_parsed_entries_cold_and_warm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """Parsed pages' entries are written as the parse runs, a chunk at a time (chunk=2:
+    during the load; 1000: at save), and cache hits' payloads are made again at save from
+    the tree's parts: what is written must be exactly what parsing the page gives, for
+    both (the second load adds a page, so it rewrites the hits too)."""
+    import kbkit.cache
     from kbkit.tree import read_entry
 
+    monkeypatch.setattr(kbkit.cache, "CHUNK", chunk)
     repo = _repo(tmp_path)
     top = repo / "knowledge"
     (top / "general" / "c.md").write_text("# C\n\n[x](/abs/path.md)\n")
@@ -244,3 +252,27 @@ def test_the_input_digest_is_of_values_not_of_object_identity() -> None:
     other = {"updated": (fresh("2026-11-01"), 3), "tags": ((fresh("a"), "b"), 2)}
     assert input_digest(summary, facts) == input_digest(copies, other)
     assert input_digest(summary, facts) != input_digest(summary, {**facts, "tags": (("a",), 2)})
+
+
+def test_a_full_disk_mid_write_keeps_the_old_cache_and_leaves_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entries of a large cold load are written while it parses; when the disk fills
+    up halfway, the half-written file goes, the previous cache file stays as it was and
+    the load's result is the same (a cache that cannot be written only costs speed)."""
+    import kbkit.cache
+    from tests.disk import fill, small_tmpfs
+
+    monkeypatch.setattr(kbkit.cache, "CHUNK", 2)  # written during the load, chunk by chunk
+    repo = _repo(tmp_path)
+    with small_tmpfs(repo / CACHE_DIR, "256k") as folder:
+        first = _load(repo)
+        old = (folder / "pages.marshal").read_bytes()
+        for n in range(60):  # a new cache file far larger than what the disk has left
+            (repo / "knowledge" / "general" / f"p{n}.md").write_text(f"# P{n}\n\n" + "x" * 2000)
+        fill(folder)
+        loaded = _load(repo)
+        assert (folder / "pages.marshal").read_bytes() == old
+        assert sorted(p.name for p in folder.iterdir()) == [".gitignore", "filler", "pages.marshal"]
+    assert loaded.summaries.keys() > first.summaries.keys()
+    assert loaded.summaries == _load(repo, use_cache=False).summaries

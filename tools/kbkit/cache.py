@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from kbkit.walk import PACKED_KEY, StatKey, stat_key
 
@@ -79,7 +79,9 @@ class PageCache:
     A caller that holds every page anyway (the tree) calls `follow` with the walk's pages
     and stat keys: then an entry whose key is the walk's, with no digest to check, is not
     stored at all (at 50k pages the entries cost megabytes); `save` writes it from the walk's
-    key and a payload the caller makes again (`payload`), one chunk at a time.
+    key and a payload the caller makes again (`payload`), one chunk at a time. A followed
+    page parsed this run is `add`ed instead: its entry is written at once, a chunk at a
+    time, into the new file (a cold run's save then has nothing left to encode).
     """
 
     def __init__(self, path: Path, namespace: str) -> None:
@@ -91,6 +93,9 @@ class PageCache:
         self.order: list[str] | None = None  # `follow`: the pages, in walk order
         self.order_keys: bytes | bytearray = b""  # their packed stat keys, in the same order
         self.skipped: set[str] = set()  # followed pages that are not to be written
+        self.added: list[tuple[str, bytes, bytes | None, Any]] = []  # not yet written
+        self.written = bytearray()  # 1 for each followed page whose entry is written
+        self.writer: _Writer | None = None  # the new file, once an added chunk is written
         self.started_ns = time.time_ns()
         self.racy_from_ns = self.started_ns - RACY_NS  # files modified since are racy
         self._load()
@@ -177,6 +182,38 @@ class PageCache:
         with a payload from save's `payload` function."""
         self.order, self.order_keys = order, packed_keys
 
+    def add(self, place: int, key: StatKey, content_digest: bytes | None, value: Any) -> None:
+        """Store the freshly parsed value of the followed page at `place` in `follow`'s
+        order (the digest is kept only for racy files). Entries are written as soon as a
+        chunk is full, while the caller still parses; `save` writes the rest."""
+        if self.order is None:
+            raise RuntimeError("PageCache.add needs follow first")
+        racy = key[1] >= self.racy_from_ns
+        packed = PACKED_KEY.pack(*key)
+        self.added.append((self.order[place], packed, content_digest if racy else None, value))
+        if not self.written:
+            self.written = bytearray(len(self.order))
+        self.written[place] = 1
+        self.dirty = True
+        if len(self.added) >= CHUNK:
+            self._write_added()
+
+    def _write_added(self) -> None:
+        if self.writer is None:
+            self.writer = _Writer(self.path)
+            self.writer.write((FORMAT, self.namespace))
+        if self.added:
+            self.writer.write(self.added)
+            self.added = []
+
+    def discard(self) -> None:
+        """Drop what this run wrote so far (the load failed): the old file stays."""
+        if self.writer is not None:
+            self.writer.abandon()
+        self.writer = None
+        self.added = []
+        self.dirty = False
+
     def skip(self, rel: str) -> None:
         """A followed page with no entry to write (it could not be read)."""
         self.skipped.add(rel)
@@ -187,10 +224,20 @@ class PageCache:
         `payload(rel)` makes the payload of an entry stored without one (None)."""
         if not self.dirty and not self.entries:
             return
-        write_blocks(self.path, self._blocks(payload))
+        if self.writer is None:
+            write_blocks(self.path, self._blocks(payload))
+            return
+        writer = self.writer  # entries were added: the file is half written already
+        self._write_added()
+        for block in self._blocks(payload, header=False):
+            writer.write(block)
+        writer.commit()
 
-    def _blocks(self, payload: Callable[[str], Any] | None) -> Iterator[Any]:
-        yield (FORMAT, self.namespace)
+    def _blocks(self, payload: Callable[[str], Any] | None, header: bool = True) -> Iterator[Any]:
+        if header:
+            yield (FORMAT, self.namespace)
+        if self.added:
+            yield self.added
         if self.order is None:
             items = list(self.fresh.items())
             for start in range(0, len(items), CHUNK):
@@ -198,8 +245,9 @@ class PageCache:
             return
         size = PACKED_KEY.size
         chunk: list[tuple[str, bytes | bytearray, bytes | None, Any]] = []
+        written = self.written
         for index, rel in enumerate(self.order):
-            if rel in self.skipped:
+            if written and written[index] or rel in self.skipped:
                 continue
             key, content_digest, value = self.fresh.get(rel) or (
                 self.order_keys[index * size : (index + 1) * size],
@@ -222,23 +270,58 @@ _LENGTH = struct.Struct("<Q")  # the byte length of each marshal block that foll
 def write_blocks(path: Path, blocks: Iterable[Any]) -> None:
     """Replace `path` atomically with length-prefixed marshal blocks, each encoded only when
     it is written. A cache file that cannot be written only costs speed: errors pass."""
-    from kbkit.jsonl import sweep_temp_files, temp_path
-    from kbkit.state_folder import make_state_folder
+    writer = _Writer(path)
+    for value in blocks:
+        writer.write(value)
+    writer.commit()
 
-    folder = path.parent
-    try:
-        make_state_folder(folder, "kbkit's parse cache; safe to delete")
-        sweep_temp_files(folder)  # a writer killed mid-write left its temp file: it goes now
-        tmp = temp_path(path)
-        with open(tmp, "xb") as handle:
-            for value in blocks:
-                blob = marshal.dumps(value)
-                handle.write(_LENGTH.pack(len(blob)))
-                handle.write(blob)
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError, UnboundLocalError):
-            os.unlink(tmp)
+
+class _Writer:
+    """A new cache file, written block by block into a temp file beside `path` and put in
+    its place by `commit`. The first error abandons it (the temp file goes, later blocks are
+    dropped, the old file stays): a cache file that cannot be written only costs speed."""
+
+    def __init__(self, path: Path) -> None:
+        from kbkit.jsonl import sweep_temp_files, temp_path
+        from kbkit.state_folder import make_state_folder
+
+        self.path = path
+        self.tmp = temp_path(path)
+        self.handle: BinaryIO | None = None
+        try:
+            make_state_folder(path.parent, "kbkit's parse cache; safe to delete")
+            sweep_temp_files(path.parent)  # a writer killed mid-write left its temp file
+            self.handle = open(self.tmp, "xb")  # noqa: SIM115 - closed by commit or abandon
+        except (OSError, ValueError):
+            self.abandon()
+
+    def write(self, value: Any) -> None:
+        if self.handle is None:
+            return
+        try:
+            blob = marshal.dumps(value)
+            self.handle.write(_LENGTH.pack(len(blob)))
+            self.handle.write(blob)
+        except (OSError, ValueError):
+            self.abandon()
+
+    def commit(self) -> None:
+        if self.handle is None:
+            return
+        try:
+            self.handle.close()
+            os.replace(self.tmp, self.path)
+        except (OSError, ValueError):
+            self.abandon()
+        self.handle = None
+
+    def abandon(self) -> None:
+        if self.handle is not None:
+            with contextlib.suppress(OSError):
+                self.handle.close()
+        self.handle = None
+        with contextlib.suppress(OSError):
+            os.unlink(self.tmp)
 
 
 def read_block(data: memoryview, pos: int) -> tuple[int, Any]:

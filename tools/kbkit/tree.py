@@ -353,8 +353,12 @@ def load_tree(
                     if cache is not None:
                         cache.follow(md_files, packed_keys)
                 packed_keys[index * size : (index + 1) * size] = packed
-            if cache is not None:  # the payload is made again from the tree's parts at save
-                cache.put(rel, key, dig, None, packed_keys[index * size : (index + 1) * size])
+            if cache is not None:  # written while the parse runs, a chunk at a time
+                cache.add(index, key, dig, plain)
+    except BaseException:
+        if cache is not None:
+            cache.discard()
+        raise
     finally:
         gc.unfreeze()
     if len(packed_keys) != size * len(md_files):  # no page was read: every key unknown
