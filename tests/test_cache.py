@@ -171,7 +171,7 @@ def test_saved_payloads_are_the_parsed_entries_cold_and_warm(
     import kbkit.cache
     from kbkit.tree import read_entry
 
-    monkeypatch.setattr(kbkit.cache, "CHUNK", chunk)
+    monkeypatch.setattr(kbkit.cache, "ADDED_CHUNK", chunk)
     repo = _repo(tmp_path)
     top = repo / "knowledge"
     (top / "general" / "c.md").write_text("# C\n\n[x](/abs/path.md)\n")
@@ -263,7 +263,7 @@ def test_a_full_disk_mid_write_keeps_the_old_cache_and_leaves_no_temp_file(
     import kbkit.cache
     from tests.disk import fill, small_tmpfs
 
-    monkeypatch.setattr(kbkit.cache, "CHUNK", 2)  # written during the load, chunk by chunk
+    monkeypatch.setattr(kbkit.cache, "ADDED_CHUNK", 2)  # written during the load, chunk by chunk
     repo = _repo(tmp_path)
     with small_tmpfs(repo / CACHE_DIR, "256k") as folder:
         first = _load(repo)

@@ -25,6 +25,7 @@ from kbkit.walk import PACKED_KEY, StatKey, stat_key
 CACHE_DIR = ".kbkit-cache"
 FORMAT = 4
 CHUNK = 1000  # entries per marshal object: few loads, bounded memory while writing
+ADDED_CHUNK = 200  # added entries held before they are written (each holds a whole entry)
 RACY_NS = 3_000_000_000
 
 
@@ -195,7 +196,7 @@ class PageCache:
             self.written = bytearray(len(self.order))
         self.written[place] = 1
         self.dirty = True
-        if len(self.added) >= CHUNK:
+        if len(self.added) >= ADDED_CHUNK:
             self._write_added()
 
     def _write_added(self) -> None:
