@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import NamedTuple
 
+from kbkit.checks.scopes import compiled
 from kbkit.findings import ERROR, Finding, quote
 from kbkit.lines import LineCounter
 from kbkit.page import Page
@@ -115,28 +117,46 @@ def dangerous_commands(line: str, enabled: frozenset[str] | None = None) -> list
     return list(dict.fromkeys(what for key, what in found if enabled is None or key in enabled))
 
 
+class _DangerConfig(NamedTuple):
+    texts: tuple[tuple[str, str, re.Pattern[str], str], ...]  # the text patterns turned on
+    words: tuple[str, ...]  # forbidden words
+    firsts: frozenset[str]  # their first characters
+    commands: frozenset[str]  # the command checks turned on
+
+
+def _danger_config(policy: Policy) -> _DangerConfig:
+    danger = policy.data["danger"]
+    patterns = set(map(str, danger["patterns"]))
+    words = tuple(str(word) for word in danger["words"] if word)
+    return _DangerConfig(
+        tuple(entry for entry in _DANGER_TEXT if entry[0] in patterns),
+        words,
+        frozenset(word[0] for word in words),
+        frozenset(map(str, danger["commands"])),
+    )
+
+
 def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     """T17 on the whole text and T18 on code-block lines, outside must-not bullets."""
     text = page.text
     hits: dict[tuple[str, int], str] = {}
     lines = LineCounter(text)
-    danger = policy.data["danger"]
-    patterns = set(map(str, danger["patterns"]))
-    for name, literal, pattern, what in _DANGER_TEXT:
-        if name in patterns and literal in text:
+    config = compiled(policy, _danger_config)
+    for _, literal, pattern, what in config.texts:
+        if literal in text:
             for match in pattern.finditer(text):
                 key = ("tree/danger-text", lines.line_at(match.start()))
                 hits.setdefault(key, f"{quote(match.group(0))} {what}")
-    words = [str(word) for word in danger["words"] if word]
+    words = config.words
     # one search per distinct first character (fast) before searching whole words
-    if words and not any(first in text for first in {word[0] for word in words}):
-        words = []
+    if words and not any(first in text for first in config.firsts):
+        words = ()
     for word in words:
         if word in text:
             for match in re.finditer(re.escape(word), text):
                 key = ("tree/danger-text", lines.line_at(match.start()))
                 hits.setdefault(key, f"{quote(word)} names a forbidden practice")
-    enabled = frozenset(map(str, danger["commands"]))
+    enabled = config.commands
     for block in page.code_blocks if enabled else ():
         if _COMMAND_HINT.search(block.text) is None:
             continue
