@@ -145,6 +145,31 @@ def test_init_root_sets_up_a_docs_tree_the_team_already_has(tmp_path: Path) -> N
     assert paths and all(p.startswith("docs/") for p in paths)  # the docs tree is checked
 
 
+def test_init_root_infers_from_a_tree_with_its_own_root_index_and_no_tags(
+    tmp_path: Path,
+) -> None:
+    """Most docs trees have a root index: that is no earlier `kb init` run. The team's
+    folders become the roots and are checked; a tree that uses no tags needs no taxonomy."""
+    repo = new_repo(tmp_path / "r")
+    (repo / "docs/guide").mkdir(parents=True)
+    (repo / "docs/_index.md").write_text(
+        '---\ntitle: "Start"\n---\n# Start\n\n[g](guide/_index.md)\n'
+    )
+    (repo / "docs/guide/_index.md").write_text('---\ntitle: "Guide"\n---\n# Guide\n\n- [a](a.md)\n')
+    (repo / "docs/guide/a.md").write_text('---\ntitle: "A"\n---\n# A\n\n[gone](gone.md)\n')
+    done = kb(repo, "init", "--root", "docs", "--local-hook")
+    assert done.returncode == 0, done.stderr
+    assert "created docs/policy.yaml (inferred from 3 existing page(s))" in done.stdout
+    assert not (repo / "docs/general").exists() and not (repo / "docs/repos").exists()
+    policy = yaml.safe_load((repo / "docs/policy.yaml").read_text())
+    assert policy["roots"] == ["guide"]
+    checked = kb(repo, "check", "--format", "json")
+    findings = json.loads(checked.stdout)["findings"]
+    assert [(f["path"], f["rule"]) for f in findings] == [
+        ("docs/guide/a.md", "tree/link-broken")
+    ]  # the team's pages are checked, and nothing asks for a taxonomy nobody needs
+
+
 def test_init_root_on_an_empty_folder_writes_a_green_starting_tree(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "r")
     done = kb(repo, "init", "--root", "handbook", "--local-hook")

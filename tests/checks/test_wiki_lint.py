@@ -335,3 +335,25 @@ def test_an_invalid_rule_id_pattern_is_a_usage_error(
     )
     assert main(["check-wiki-lint", "--repo", str(repo)]) == 2
     assert "rules.id_pattern" in capsys.readouterr().err
+
+
+def test_an_untagged_tree_needs_no_taxonomy_until_a_page_has_a_tag(tmp_path: Path) -> None:
+    """No taxonomy and no tag anywhere: nothing to check, so nothing to report. The first
+    page with a tag needs the list of allowed tags, and the cause is reported once."""
+    repo = tmp_path / "repo"
+    _write(
+        repo,
+        {
+            "knowledge/general/_index.md": "# General\n\n- [a](a.md)\n",
+            "knowledge/general/a.md": '---\ntitle: "A"\n---\n# A\n',
+        },
+    )
+    policy = _policy(tmp_path, "frontmatter:\n  required: [title]\n")
+    assert policy.data["taxonomy"]["tags"] == [] and not policy.data["taxonomy"]["file"]
+    found, _ = run_validators(repo, policy, ("lint",), TODAY, use_cache=False)
+    assert "lint/taxonomy-missing" not in {f.rule_id for f in found}
+    _write(repo, {"knowledge/general/a.md": '---\ntitle: "A"\ntags: [ops]\n---\n# A\n'})
+    found, _ = run_validators(repo, policy, ("lint",), TODAY, use_cache=False)
+    assert [f.rule_id for f in found if "taxonomy" in f.rule_id or "tag" in f.rule_id] == [
+        "lint/taxonomy-missing"
+    ]

@@ -125,7 +125,8 @@ DOCS: dict[str, RuleDoc] = {
         "give the page a list of taxonomy tags",
     ),
     "lint/taxonomy-missing": RuleDoc(
-        "tags cannot be checked without the list of allowed tags",
+        "tags cannot be checked without the list of allowed tags (reported once a page "
+        "carries a tag)",
         "add `taxonomy: tags:` to knowledge/policy.yaml (`kb init` writes one)",
     ),
     "lint/type-invalid": RuleDoc(

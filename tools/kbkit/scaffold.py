@@ -125,10 +125,14 @@ def initialize(repo: Path, today: date, hook: str, root: str = DEFAULT_ROOT) -> 
     top = repo / root
     policy_file = f"{root}/policy.yaml"
     named = {} if root == DEFAULT_ROOT else {"knowledge_root": root}
-    # The starting pages go into a tree without pages, or one that has some of them (an
-    # earlier run); a tree of the team's own gets a policy inferred from it and no page.
+    # A tree of the team's own gets a policy inferred from it and no page. The starting
+    # pages go into a tree without pages below a top folder (nothing to infer the roots
+    # from; a root index of the team's own is kept), or one that has some of them and its
+    # policy (an earlier run). A root index is no sign of an earlier run: most trees have one.
     ours = any((repo / rel).exists() for rel, *_ in pages)
-    found = None if ours or (top / "policy.yaml").exists() else infer_policy(top)
+    found = None if (top / "policy.yaml").exists() else infer_policy(top)
+    if found is not None and "roots" not in found[0]:
+        found = None
     if found is not None:
         policy, count = found
         policy = {"version": policy.pop("version"), **named, **policy}

@@ -123,6 +123,9 @@ Facts = dict[str, Any]
 def _taxonomy_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding]:
     taxonomy = load_taxonomy(tree.repo, tree.policy)
     if taxonomy.problem is not None:
+        if taxonomy.source == POLICY_SOURCE and not any("tags" in facts for _, facts in pages):
+            return []  # none configured, and no page carries a tag that would need one
+
         where = (
             tree.repo_path("policy.yaml") if taxonomy.source == POLICY_SOURCE else taxonomy.source
         )
