@@ -170,6 +170,61 @@ def test_init_root_infers_from_a_tree_with_its_own_root_index_and_no_tags(
     ]  # the team's pages are checked, and nothing asks for a taxonomy nobody needs
 
 
+def test_init_infers_an_obsidian_vault_linked_by_name_without_index_pages(
+    tmp_path: Path,
+) -> None:
+    """A vault: no folder has an index page, pages link by `[[name]]` in any letter case
+    and by alias. The inferred policy says so, and the first check reports no page as
+    orphaned or unregistered for linking the way the vault does."""
+    repo = new_repo(tmp_path / "r")
+    pages = {
+        "vault/Start here.md": "# Start\n\nSee [[getting started]] and [[Sync|syncing]].\n",
+        "vault/Basics/Getting started.md": "# Getting started\n\nThen [[Settings]].\n",
+        "vault/Basics/Settings.md": "---\naliases: [prefs]\n---\n# Settings\n\n[[start here]]\n",
+        "vault/Sync/Sync.md": "# Sync\n\nSee [[prefs]] and ![[diagram.png]].\n",
+    }
+    for rel, text in pages.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    (repo / "vault/Sync/diagram.png").write_bytes(b"\x89PNG")
+    done = kb(repo, "init", "--root", "vault", "--local-hook")
+    assert done.returncode == 0, done.stderr
+    policy = yaml.safe_load((repo / "vault/policy.yaml").read_text())
+    assert policy["index"] == {"model": "none"} and "index_page" not in policy
+    assert policy["links"] == {"wikilinks": True, "case_insensitive": True, "aliases": True}
+    checked = kb(repo, "check", "--format", "json")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert json.loads(checked.stdout)["summary"]["pages"] == 3  # the pages below a root
+
+
+def test_init_infers_site_root_links_to_the_html_a_middleman_page_builds(
+    tmp_path: Path,
+) -> None:
+    """A Middleman site: `x.html.md` pages linked from the site's root as `/x.html` or
+    `/x`. The inferred policy resolves both, so none is absolute or broken."""
+    repo = new_repo(tmp_path / "r")
+    pages = {
+        "source/manual/a.html.md": "# A\n\n[b](/manual/b.html) and [b again](/manual/b).\n",
+        "source/manual/b.html.md": "# B\n\n[a](/manual/a.html#top) [gone](/manual/gone.html)\n",
+    }
+    for rel, text in pages.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    assert kb(repo, "init", "--root", "source", "--local-hook").returncode == 0
+    text = (repo / "source/policy.yaml").read_text()
+    assert "? ''" not in text  # an empty key written as a plain `'':`
+    links = yaml.safe_load(text)["links"]
+    assert links == {
+        "site_root": ".",
+        "extensions": {".html": [".html.md", ".md"], "": [".html.md", ".md"]},
+    }
+    checked = kb(repo, "check", "--format", "json")
+    found = {(f["rule"], f["line"]) for f in json.loads(checked.stdout)["findings"]}
+    assert ("tree/link-broken", 3) in found  # /manual/gone.html is really missing
+    assert not {rule for rule, _ in found} & {"tree/link-absolute"}
+    assert len([rule for rule, _ in found if rule == "tree/link-broken"]) == 1
+
+
 def test_init_root_on_an_empty_folder_writes_a_green_starting_tree(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "r")
     done = kb(repo, "init", "--root", "handbook", "--local-hook")

@@ -2,12 +2,16 @@
 
 It reads what the tree already does and writes it down as policy keys the default profile
 understands: the roots (top-level folders holding pages), the index page name most folders
-use, the frontmatter keys most pages carry, the page types and the tags in use. It is a
-start for a human to edit, not a judgement of the tree.
+use (or no index model when no folder has one), the frontmatter keys most pages carry (or
+no frontmatter rule when most pages have none), the
+page types and the tags in use; how pages link: `[[wikilinks]]` (an Obsidian vault: letter
+case ignored, `aliases:` honoured), from the site's root (`/x`) rather than relatively, to
+the `.html` a `x.html.md` page builds (Middleman). It is a start for a human to edit, not a judgement of the tree.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,11 @@ from kbkit.frontmatter import split_frontmatter
 
 INDEX_NAMES = ("_index.md", "index.md", "README.md")
 MOST = 0.8  # a frontmatter key on at least this share of pages becomes required
+HALF = 0.5  # frontmatter on fewer than this share of pages: frontmatter is optional
+WIKILINK_SHARE = 0.1  # pages with a `[[wikilink]]`: at least this share turns them on
+_WIKILINK = re.compile(r"!?\[\[[^\[\]\n]+\]\]")
+_LINK = re.compile(r"\]\(\s*<?([^()\s<>]+)")  # an inline link's destination, roughly
+_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
 def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
@@ -39,11 +48,20 @@ def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
     types: set[str] = set()
     tags: set[str] = set()
     with_frontmatter = 0
+    with_wikilinks = 0
+    site_links = relative_links = 0
     for page in pages:
         try:
-            data = split_frontmatter(page.read_text("utf-8").lstrip("\ufeff")).data
+            text = page.read_text("utf-8").lstrip("\ufeff")
         except (OSError, UnicodeDecodeError):
             continue
+        with_wikilinks += _WIKILINK.search(text) is not None
+        for target in _LINK.findall(text):
+            if target.startswith("/") and not target.startswith("//"):
+                site_links += 1
+            elif not _SCHEME.match(target) and not target.startswith(("#", "//")):
+                relative_links += 1
+        data = split_frontmatter(text).data
         if not isinstance(data, dict):
             continue
         with_frontmatter += 1
@@ -55,10 +73,28 @@ def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
     policy: dict[str, Any] = {"version": 1}
     if roots:
         policy["roots"] = roots
-    policy["index_page"] = names.most_common(1)[0][0] if names else "_index.md"
-    if with_frontmatter:
+    if names:
+        policy["index_page"] = names.most_common(1)[0][0]
+    else:  # no folder has an index page: links alone place a page
+        policy["index"] = {"model": "none"}
+    links: dict[str, Any] = {}
+    if site_links > relative_links:  # `/guide/x.html` from the site's root, as a site builds
+        links["site_root"] = "."
+    if any(p.name.endswith(".html.md") for p in pages):  # Middleman: x.html.md is /x.html
+        links["extensions"] = {".html": [".html.md", ".md"], "": [".html.md", ".md"]}
+    if with_wikilinks >= WIKILINK_SHARE * len(pages):
+        # as Obsidian reads them: letter case ignored, a page's `aliases:` name it too
+        links.update(wikilinks=True, case_insensitive=True)
+        if "aliases" in keys:
+            links["aliases"] = True
+    if links:
+        policy["links"] = links
+    optional = with_frontmatter < HALF * len(pages)  # most pages have none: optional here
+    if optional:
+        policy["rules"] = {"lint/frontmatter-missing": "off"}
+    if with_frontmatter or optional:
         required = [k for k, n in keys.most_common() if n >= MOST * with_frontmatter]
-        policy["frontmatter"] = {"required": sorted(required)}
+        policy["frontmatter"] = {"required": [] if optional else sorted(required)}
         if types:
             policy["frontmatter"]["types"] = sorted(types)
     policy["taxonomy"] = {"tags": sorted(tags)}
@@ -71,7 +107,10 @@ def policy_text(policy: dict[str, Any], pages: int) -> str:
         f"# kbkit policy inferred by `kb init` from {pages} page(s): what the tree already does,\n"
         "# written down. Edit it; every key not set here comes from kbkit's `default` profile.\n"
     )
-    return header + yaml.safe_dump(policy, sort_keys=False, allow_unicode=True)
+    # lists of plain values on one line each (roots: [a, b]); mappings as blocks
+    body = yaml.safe_dump(policy, sort_keys=False, allow_unicode=True, default_flow_style=None)
+    # PyYAML writes an empty key ('': extensionless link targets) as a complex `? ''` key
+    return header + re.sub(r"\? ''\n *: ", "'': ", body)
 
 
 def _hidden(path: Path, top: Path) -> bool:
