@@ -219,10 +219,12 @@ def test_only_racy_pages_are_hashed_while_loading(tmp_path: Path, monkeypatch) -
     import kbkit.tree
 
     repo = _repo(tmp_path)
-    old = time.time() - 3600
+    now = time.time()  # the test clock's (it may be moved away from the files' real times)
     for page in (repo / "knowledge").rglob("*.md"):
-        os.utime(page, (old, old))
-    (repo / "knowledge" / "general" / "new.md").write_text("# New\n")  # racy
+        os.utime(page, (now - 3600, now - 3600))
+    new = repo / "knowledge" / "general" / "new.md"
+    new.write_text("# New\n")
+    os.utime(new, (now, now))  # racy: modified as the load starts
     hashed: list[bytes] = []
 
     def counting(data: bytes) -> bytes:

@@ -78,6 +78,34 @@ def test_catalog_offers_owners_without_a_rule_page(tmp_path: Path) -> None:
     assert type(catalog).from_dict(json.loads(json.dumps(catalog.to_dict()))) == catalog
 
 
+def test_the_prompt_lists_the_owners_of_the_repositories_the_evidence_comes_from(
+    tmp_path: Path,
+) -> None:
+    """Owners under repos/<name>/ are listed only for a batch with events from <name>
+    (`org/name` matches, in any letter case); the others stay valid targets, and the
+    prompt says how many it left out."""
+    from kbkit.curator import KnowledgeEvidenceBatch
+    from tests.curator.conftest import event
+
+    clone = make_clone(tmp_path / "clone", "real")
+    curator = KnowledgeCurator(clone, today="2026-12-01")
+    elsewhere = KnowledgeEvidenceBatch([event(repo="acme/billing")], 5)
+    prompt = curator.build_prompt(elsewhere)
+    assert "- new page `repos/kbkit/" not in prompt.text
+    assert "(2 more owner(s) in repositories this evidence does not come from" in prompt.text
+    assert NEW in prompt.targets
+    assert (
+        NEW
+        in curator.proposal_schema(5, elsewhere)["properties"]["proposals"]["items"]["properties"][
+            "target"
+        ]["enum"]
+    )
+    both = KnowledgeEvidenceBatch([event(repo="acme/billing"), event("PR #2", repo="KBKIT")], 5)
+    text = curator.build_prompt(both).text
+    assert f"- new page `{NEW}`" in text and "- new page `repos/kbkit/pipeline/rules`" in text
+    assert "more owner(s)" not in text
+
+
 def test_new_page_is_created_and_registered_in_the_index(tmp_path: Path) -> None:
     clone = make_clone(tmp_path / "clone", "real")
     index_before = _path(clone, INDEX).read_bytes()

@@ -110,6 +110,25 @@ def _slot_block(slot: NewPageSlot) -> str:
     )
 
 
+def offered_slots(
+    catalog: Catalog, batch: KnowledgeEvidenceBatch, policy: Policy
+) -> tuple[list[NewPageSlot], int]:
+    """The new-page slots the prompt lists, and how many it leaves out: every owner outside
+    the repositories' folder (`owners.repos_root`), and the owners of the repositories the
+    batch's events come from, matched by the repository's name (`org/name` -> `name`). A
+    batch about one repository is not shown another's dozens of component folders; the
+    ones left out stay valid targets."""
+    root = str(policy.data["owners"]["repos_root"]).strip("/")
+    repos = {event.repo.strip().rstrip("/").rsplit("/", 1)[-1].lower() for event in batch.events}
+    listed = []
+    for slot in catalog.new_pages.values():
+        parts = slot.owner.split("/")
+        if len(parts) > 2 and parts[0] == root and parts[1].lower() not in repos:
+            continue
+        listed.append(slot)
+    return listed, len(catalog.new_pages) - len(listed)
+
+
 def _example(policy: Policy) -> str:
     labels = policy.data["rules"]["labels"]
     first = {key: str(values[0]) for key, values in labels.items()}
@@ -136,6 +155,13 @@ def build_prompt(
         for key, values in labels.items()
     )
     pages = [p for p in catalog.pages.values()]
+    slots, unlisted = offered_slots(catalog, batch, policy)
+    left_out = (
+        f"\n({unlisted} more owner(s) in repositories this evidence does not come from are "
+        "not listed)"
+        if unlisted
+        else ""
+    )
     evidence = "\n\n".join(render_event(e, n) for n, e in enumerate(batch.events, 1))
     sections = [
         "# Task",
@@ -206,7 +232,7 @@ def build_prompt(
         "\n".join(_page_block(p) for p in pages) or "(no rule pages)",
         "",
         "# New rule pages (owners without one)",
-        "\n".join(_slot_block(s) for s in catalog.new_pages.values()) or "(none)",
+        ("\n".join(_slot_block(s) for s in slots) or "(none)") + left_out,
         "",
         f"# Evidence ({len(batch.events)} events, source IDs: "
         f"{', '.join(json.dumps(_one_line(s), ensure_ascii=False) for s in batch.source_ids)})",
