@@ -158,7 +158,8 @@ class LoadOptions(NamedTuple):
 Plain = tuple[Any, ...]
 
 
-# rel, plain entry, digest (b"": unreadable, do not cache; None: refused, the key decides), key
+# rel, plain entry, digest (b"": unreadable, do not cache; None: refused or not racy, the
+# key decides), key
 Parsed = tuple[str, Plain, bytes | None, StatKey]
 # the same, with the page's place in the list of pages to parse instead of its path
 Placed = tuple[int, Plain, bytes | None, StatKey]
