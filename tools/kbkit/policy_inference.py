@@ -18,15 +18,12 @@ from typing import Any
 
 import yaml
 
-from kbkit.frontmatter import split_frontmatter
+from kbkit.page import parse_page
 
 INDEX_NAMES = ("_index.md", "index.md", "README.md")
 MOST = 0.8  # a frontmatter key on at least this share of pages becomes required
 HALF = 0.5  # frontmatter on fewer than this share of pages: frontmatter is optional
 WIKILINK_SHARE = 0.1  # pages with a `[[wikilink]]`: at least this share turns them on
-_WIKILINK = re.compile(r"!?\[\[[^\[\]\n]+\]\]")
-_LINK = re.compile(r"\]\(\s*<?([^()\s<>]+)")  # an inline link's destination, roughly
-_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
 def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
@@ -50,18 +47,20 @@ def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
     with_frontmatter = 0
     with_wikilinks = 0
     site_links = relative_links = 0
-    for page in pages:
+    for path in pages:
         try:
-            text = page.read_text("utf-8").lstrip("\ufeff")
-        except (OSError, UnicodeDecodeError):
+            page = parse_page(str(path), path.read_bytes())  # as the checks will read it
+        except OSError:
             continue
-        with_wikilinks += _WIKILINK.search(text) is not None
-        for target in _LINK.findall(text):
-            if target.startswith("/") and not target.startswith("//"):
+        with_wikilinks += bool(page.wikilinks)
+        for link in page.links:
+            if link.is_external or not link.path_part:
+                continue
+            if link.path_part.startswith("/"):
                 site_links += 1
-            elif not _SCHEME.match(target) and not target.startswith(("#", "//")):
+            else:
                 relative_links += 1
-        data = split_frontmatter(text).data
+        data = page.frontmatter.data
         if not isinstance(data, dict):
             continue
         with_frontmatter += 1
