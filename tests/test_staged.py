@@ -12,7 +12,7 @@ import pytest
 
 from kbkit.git_index import parse_index
 from kbkit.staged import _names_v2, committed_walk, tracked_under
-from kbkit.walk import walk_root
+from kbkit.walk import PACKED_KEY, walk_root
 from tests.gitrepo import git
 
 POLICY = "version: 1\ntaxonomy:\n  tags: [general, knowledge]\n"
@@ -83,8 +83,12 @@ def test_an_untracked_page_is_not_in_the_commits_tree(tmp_path: Path) -> None:
     assert "drafts" not in narrowed.dirs_by_dir["general"]
     assert "general/drafts" not in narrowed.files_by_dir
     assert narrowed.pages == ["general/_index.md", "repos/_index.md"]
-    assert len(narrowed.packed_keys) == 2 * len(walk.packed_keys) // len(walk.pages)
+    keys = dict(zip(walk.pages, PACKED_KEY.iter_unpack(walk.packed_keys), strict=True))
+    assert list(PACKED_KEY.iter_unpack(narrowed.packed_keys)) == [keys[p] for p in narrowed.pages]
     assert narrowed.digest != walk.digest  # a staged run never reuses a working-tree snapshot
+    bare = walk_root(repo / "knowledge", "knowledge", stat_pages=False)  # a first run's walk
+    narrowed_bare = committed_walk(bare, tracked_under(repo, "knowledge"), "knowledge")
+    assert narrowed_bare == narrowed._replace(packed_keys=b"")
 
 
 def test_staged_ignores_an_untracked_draft_and_sees_a_staged_index(tmp_path: Path) -> None:

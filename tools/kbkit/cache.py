@@ -78,11 +78,11 @@ class PageCache:
     marshal-friendly values, written as they were handed in.
 
     A caller that holds every page anyway (the tree) calls `follow` with the walk's pages
-    and stat keys: then an entry whose key is the walk's, with no digest to check, is not
-    stored at all (at 50k pages the entries cost megabytes); `save` writes it from the walk's
-    key and a payload the caller makes again (`payload`), one chunk at a time. A followed
-    page parsed this run is `add`ed instead: its entry is written at once, a chunk at a
-    time, into the new file (a cold run's save then has nothing left to encode).
+    and stat keys. A page parsed this run is `add`ed: its entry is written at once, a chunk
+    at a time, into the new file (a cold run's save then has nothing left to encode). A hit
+    whose key is the walk's, with no digest to check, is not stored at all (at 50k pages the
+    entries cost megabytes); `save` writes it from the walk's key and a payload the caller
+    makes again (`payload`), one chunk at a time.
     """
 
     def __init__(self, path: Path, namespace: str) -> None:
@@ -160,18 +160,12 @@ class PageCache:
         key: StatKey,
         content_digest: bytes | None,
         value: Any,
-        followed_key: bytes | bytearray = b"",
     ) -> None:
-        """Store a freshly parsed value; the digest is kept only for racy files. None: the
-        value follows from the stat key alone (a page refused unread), so a hit reads nothing.
-        `followed_key`: a followed page's packed key in the keys given to `follow` (its
-        entry is then implicit when the read saw the same key)."""
+        """Store a freshly parsed value; the digest is kept only for racy files (a caller
+        that follows the walk `add`s its pages instead)."""
         racy = key[1] >= self.racy_from_ns
-        packed = PACKED_KEY.pack(*key)
         self.dirty = True
-        if self.order is not None and value is None and not racy and packed == followed_key:
-            return
-        self.fresh[rel] = (packed, content_digest if racy else None, value)
+        self.fresh[rel] = (PACKED_KEY.pack(*key), content_digest if racy else None, value)
 
     def has_entries(self) -> bool:
         """Whether the file held any entry to reuse (a first run's cache holds none)."""

@@ -88,17 +88,10 @@ def committed_walk(walk: Walk, tracked: set[str], root_rel: str) -> Walk:
     }
     cut = len(root_rel) + 1
     problems = [p for p in walk.problems if p.path[cut:] in tracked or p.path[cut:] in folders]
-    if not walk.packed_keys:  # a walk without page stats
-        pages = [rel for rel in walk.pages if rel in tracked]
-        packed = b""
-    else:
-        kept = [
-            (rel, key)
-            for rel, key in zip(walk.pages, PACKED_KEY.iter_unpack(walk.packed_keys), strict=True)
-            if rel in tracked
-        ]
-        pages = [rel for rel, _ in kept]
-        packed = b"".join(PACKED_KEY.pack(*key) for _, key in kept)
+    kept = [i for i, rel in enumerate(walk.pages) if rel in tracked]
+    pages = [walk.pages[i] for i in kept]
+    size, keys = PACKED_KEY.size, walk.packed_keys  # b"" from a walk without page stats
+    packed = b"".join(keys[i * size : (i + 1) * size] for i in kept)
     digest = walk_digest(files, files_by_dir, problems)
     return Walk(files_by_dir, dirs_by_dir, files, problems, pages, packed, digest)
 

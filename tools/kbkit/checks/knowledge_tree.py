@@ -30,7 +30,7 @@ from kbkit.checks.link_model import (
     wikilink_aliases,
     wikilink_refs,
 )
-from kbkit.checks.scopes import compiled
+from kbkit.checks.scopes import folder_verdict
 from kbkit.checks.tree_danger import danger_findings
 from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings, wikilink_findings
 from kbkit.checks.tree_repo import (
@@ -62,15 +62,7 @@ RULES = TREE_RULES  # the registry's shape: each validator module names its cata
 
 def page_scope(rel: str, policy: Policy) -> str | None:
     """`root` for pages under a root, `extra` for other scanned pages (T28), else None."""
-    last = compiled(policy, _last_folder)  # the scope is the folder's, and pages come in
-    folder = rel.rpartition("/")[0]  # path order: a folder's pages one after another
-    if last[0] != folder:
-        last[:] = folder, _folder_scope(folder, policy)
-    return last[1]
-
-
-def _last_folder(policy: Policy) -> list[Any]:
-    return [None, None]  # the last folder asked about and its scope
+    return folder_verdict(rel, policy, _folder_scope)  # the scope is the folder's
 
 
 def _folder_scope(folder: str, policy: Policy) -> str | None:

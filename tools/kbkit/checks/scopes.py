@@ -88,6 +88,23 @@ def compiled(policy: Policy, build: Callable[[Policy], T]) -> T:
     return made
 
 
+# decider -> (the policy data, the last folder it was asked about, its verdict)
+_LAST_FOLDER: dict[Callable[[str, Policy], Any], tuple[dict[str, Any], str, Any]] = {}
+
+
+def folder_verdict(rel: str, policy: Policy, decide: Callable[[str, Policy], T]) -> T:
+    """`decide(folder, policy)` for the folder of the root-relative page `rel`, remembered
+    for the last folder asked about (per decider and policy): pages come in path order, a
+    folder's pages one after another. `decide` must be a module-level function."""
+    folder = rel.rpartition("/")[0]
+    last = _LAST_FOLDER.get(decide)
+    if last is not None and last[1] == folder and last[0] is policy.data:
+        return last[2]
+    verdict = decide(folder, policy)
+    _LAST_FOLDER[decide] = (policy.data, folder, verdict)
+    return verdict
+
+
 def scopes(policy: Policy) -> Scopes:
     """The policy's per-path settings (compiled once per policy)."""
     return compiled(policy, _compile)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
 from kbkit.checks import Context, Fingerprints, Rerun
 from kbkit.checks.adapters import adapter_findings
@@ -26,7 +26,7 @@ from kbkit.checks.lint_fields import (
 )
 from kbkit.checks.lint_rules import contract_findings
 from kbkit.checks.lint_schema import reported_keys, schema_findings
-from kbkit.checks.scopes import compiled, scopes
+from kbkit.checks.scopes import compiled, folder_verdict, scopes
 from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.page import Page
 from kbkit.policy import Policy
@@ -40,35 +40,26 @@ RULES = LINT_RULES  # the registry's shape: each validator module names its cata
 
 def in_scope(rel: str, policy: Policy) -> bool:
     """Is the root-relative page `rel` a synthesized page that lint checks?"""
-    scope = compiled(policy, _lint_scope)
-    folder = rel.rpartition("/")[0]
-    last = scope.last
-    if last[0] != folder:  # pages come in path order: a folder's pages one after another
-        last[:] = folder, scope.folder_in_scope(folder)
-    return last[1] and rel not in scope.cuts
+    return folder_verdict(rel, policy, _folder_in_scope) and rel not in _cuts(policy)
 
 
-class _LintScope(NamedTuple):
-    """The policy's lint scope, with the verdict on the last folder asked about."""
-
-    roots: frozenset[str]
-    evidence: frozenset[str]  # folder names whose subtree is evidence
-    cuts: frozenset[str]  # lint_exclude entries: a page, or a folder with all below it
-    last: list[Any]  # [folder, verdict]
-
-    def folder_in_scope(self, folder: str) -> bool:
-        parts = folder.split("/")
-        if not folder or parts[0] not in self.roots or not self.evidence.isdisjoint(parts):
-            return False
-        return not any("/".join(parts[:end]) in self.cuts for end in range(1, len(parts) + 1))
+def _folder_in_scope(folder: str, policy: Policy) -> bool:
+    parts = folder.split("/")
+    if not folder or parts[0] not in policy.data["roots"]:
+        return False
+    if not frozenset(policy.data["evidence_dirs"]).isdisjoint(parts):
+        return False
+    cuts = _cuts(policy)
+    return not any("/".join(parts[:end]) in cuts for end in range(1, len(parts) + 1))
 
 
-def _lint_scope(policy: Policy) -> _LintScope:
-    data = policy.data
-    cuts = frozenset(str(prefix).strip("/") for prefix in data["lint_exclude"])
-    return _LintScope(
-        frozenset(data["roots"]), frozenset(data["evidence_dirs"]), cuts, [None, False]
-    )
+def _cuts(policy: Policy) -> frozenset[str]:
+    """The lint_exclude entries: a page, or a folder with all below it."""
+    return compiled(policy, _lint_exclude)
+
+
+def _lint_exclude(policy: Policy) -> frozenset[str]:
+    return frozenset(str(prefix).strip("/") for prefix in policy.data["lint_exclude"])
 
 
 def scope(tree: Tree) -> list[str]:
