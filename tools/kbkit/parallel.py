@@ -1,4 +1,5 @@
-"""Spread numbered chunks of work over this process and forked helper processes.
+"""Work on forked processes: numbered chunks spread over this process and helpers
+(`run_chunks`), and one piece of work beside this process's own (`Aside`).
 
 Every process takes the next chunk number from one shared counter, so the processes balance
 themselves and this process works too (on a two-core machine one helper instead of a pool
@@ -6,6 +7,11 @@ of two saves a whole interpreter's memory). Helpers send each chunk's result bac
 marshal blob through a pipe; a reader thread per helper takes the blobs off the pipe, so a
 helper never waits while this process is busy with a chunk of its own. Results arrive in no
 particular order.
+
+`Aside` runs one function in a forked child (the walk beside the policy and parser imports;
+the report's ledger reads beside the tree's check) and hands its marshal result back when
+asked. Any failure in the child (an exception, a signal, an unmarshallable result) makes
+`result()` run the work here instead, so an error surfaces exactly as without the child.
 
 Plain `os.fork` and pipes, not `multiprocessing`: importing it and setting up its shared
 value cost 20 ms of every large cold check, before any page was parsed.
@@ -23,9 +29,10 @@ import signal
 import struct
 import threading
 from collections.abc import Callable, Generator, Iterator
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Generic, TypeVar
 
 Work = Callable[[int], list[Any]]
+T = TypeVar("T")
 
 _RESULT, _DONE, _FAILED = b"R", b"D", b"E"
 _HEADER = struct.Struct("<cQ")  # a message's kind and its body's length
@@ -163,3 +170,72 @@ def _read(reader: BinaryIO, inbox: queue.SimpleQueue[bytes]) -> None:
             inbox.put(kind + body)
             if kind != _RESULT:
                 return
+
+
+class Aside(Generic[T]):
+    """`work()` started in a forked child (or not at all when `fork` is false or the system
+    has no process to spare); `result()` waits for it."""
+
+    def __init__(self, work: Callable[[], T], fork: bool = True) -> None:
+        self.work = work
+        self.pid: int | None = None
+        self.receive: int | None = None  # the read end of the child's pipe
+        if fork and can_fork():
+            self._start()
+
+    def _start(self) -> None:
+        receive, send = os.pipe()
+        gc.freeze()  # the child then leaves this process's objects (and their pages) alone
+        try:
+            pid = os.fork()
+        except OSError:  # EAGAIN, ENOMEM: the work runs here when asked
+            gc.unfreeze()
+            os.close(receive)
+            os.close(send)
+            return
+        if pid == 0:  # the child: work, send, and leave without running the caller's cleanup
+            try:
+                os.close(receive)
+                try:
+                    value: Any = self.work()
+                    message = _RESULT + marshal.dumps(value)
+                except BaseException:  # noqa: BLE001 - the parent runs the work again
+                    message = _FAILED
+                with os.fdopen(send, "wb") as pipe:
+                    pipe.write(message)
+            finally:
+                os._exit(0)
+        gc.unfreeze()
+        os.close(send)
+        self.pid, self.receive = pid, receive
+
+    def result(self) -> T:
+        """The child's result; the work done here when there is no child or it failed."""
+        message = self._message()
+        if message[:1] == _RESULT:
+            try:
+                return marshal.loads(message[1:])
+            except (EOFError, ValueError, TypeError):
+                pass
+        return self.work()
+
+    def _message(self) -> bytes:
+        if self.receive is None:
+            return _FAILED
+        try:
+            with os.fdopen(self.receive, "rb") as pipe:
+                self.receive = None
+                return pipe.read()
+        except OSError:
+            return _FAILED
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the child if it still runs (the parent failed first) and reap it."""
+        if self.receive is not None:
+            os.close(self.receive)
+            self.receive = None
+        if self.pid is not None:
+            _stop(self.pid)
+            self.pid = None

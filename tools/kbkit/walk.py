@@ -7,7 +7,6 @@ it in a forked child (`walk_aside`) while the parent loads the parser.
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 import stat
 import struct
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.parallel import Aside
 
 UNREADABLE = "kb/unreadable"
 StatKey = tuple[int, int, int, int]
@@ -158,36 +158,15 @@ def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable
 def walk_aside(top: Path, root_rel: str, stat_pages: bool = True) -> Callable[[], Walk]:
     """Walk the tree in a forked child while this process does other work; the returned
     function waits for the walk. Without fork (or if the child fails) the walk runs here."""
-    if not hasattr(os, "fork"):
+
+    def plain_walk() -> tuple[Any, ...]:
         walk = walk_root(top, root_rel, stat_pages)
-        return lambda: walk
-    read_end, write_end = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        walk = walk_root(top, root_rel, stat_pages)
-        return lambda: walk
-    if pid == 0:  # the child: walk, send, and leave without running the parent's cleanup
-        try:
-            os.close(read_end)
-            walk = walk_root(top, root_rel, stat_pages)
-            plain = (*walk[:3], [tuple(p) for p in walk.problems], *walk[4:])
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(marshal.dumps(plain))
-        finally:
-            os._exit(0)
-    os.close(write_end)
+        return (*walk[:3], [tuple(p) for p in walk.problems], *walk[4:])
+
+    aside = Aside(plain_walk)
 
     def result() -> Walk:
-        with os.fdopen(read_end, "rb") as pipe:
-            blob = pipe.read()
-        os.waitpid(pid, 0)
-        try:
-            by_dir, dirs, files, problems, pages, keys, digest = marshal.loads(blob)
-            return Walk(by_dir, dirs, files, [Finding(*p) for p in problems], pages, keys, digest)
-        except (ValueError, EOFError, TypeError):
-            return walk_root(top, root_rel, stat_pages)  # the child failed: walk here
+        by_dir, dirs, files, problems, pages, keys, digest = aside.result()
+        return Walk(by_dir, dirs, files, [Finding(*p) for p in problems], pages, keys, digest)
 
     return result

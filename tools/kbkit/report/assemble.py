@@ -36,9 +36,9 @@ def build(
     With `fork`, the ledger and lessons reads run in a forked child while this process
     checks the tree (they share nothing); the result is the same either way."""
     from kbkit.jsonl import gc_paused
+    from kbkit.parallel import Aside
     from kbkit.policy import load_policy
     from kbkit.report import tree_health
-    from kbkit.report.aside import Aside
 
     now = clock.now()
     with gc_paused():  # 100k-row ledgers and stores make no cycles; collections only cost time
