@@ -28,7 +28,6 @@ from kbkit.cache import PageCache, cache_file, code_fingerprint, digest
 from kbkit.findings import Finding
 from kbkit.page import (
     Page,
-    native_parser,
     page_from_plain,
     page_to_plain,
     parse_page,
@@ -261,15 +260,20 @@ def _parse_all(
         ]
         return [number, *((None, *entry[1:]) for entry in entries)]
 
-    # The parser and the analyzers are imported before the fork, so the helpers share them.
-    native_parser()
-    if options.analyze is not None:
-        options.analyze("preload.md", parse_page("preload.md", b""), policy)
+    preload(policy, options.analyze)  # before the fork, so the helpers share the imports
     count = (len(todo) + CHUNK - 1) // CHUNK
     for entries in parallel.run_chunks(count, work, helpers=jobs - 1):
         first = entries[0] * CHUNK
         for offset, (_, plain, dig, key) in enumerate(entries[1:]):
             yield first + offset, plain, dig, key
+
+
+def preload(policy: Policy, analyze: Analyzer | None) -> None:
+    """Import what parsing and analyzing a page needs (the parser, native or fallback, and
+    what the analyzers import on their first page): one empty page, parsed and analyzed."""
+    page = parse_page("preload.md", b"")
+    if analyze is not None:
+        analyze("preload.md", page, policy)
 
 
 def load_tree(

@@ -44,6 +44,7 @@ from kbkit.tree import (
     build_folders,
     decode_entry,
     outside_root,
+    preload,
     read_entry,
 )
 from kbkit.walk import PACKED_KEY, Walk, walk_aside, walk_digest
@@ -82,7 +83,7 @@ def try_reuse(
         usable = False
     # While the walk runs: a reused run re-parses its changed pages, any other parses some
     # or all of them (the child has the tree's whole walk to do; this takes a fraction of it).
-    _load_parser(policy)
+    preload(policy, analyze_page)
     walk = walked()
     if not usable or header["walk"] != walk.digest or not walk.packed_keys:
         return walk  # (a walk without page stats has no keys to compare)
@@ -174,18 +175,6 @@ def _recheck(keys: Iterable[tuple[int, ...]], racy_from: int) -> list[int]:
         for i, key in enumerate(keys)
         if key[2] >= racy_from or key[1] >= racy_from or not any(key)
     ]
-
-
-def _load_parser(policy: Policy) -> None:
-    """Import what parsing and analyzing a page needs (the analyzers import some of it on
-    their first page)."""
-    from kbkit.fallback import markdown_parser
-    from kbkit.page import native_parser, parse_page
-
-    if native_parser() is None:
-        markdown_parser()
-        import kbkit.link_scanner  # noqa: F401
-    analyze_page("preload.md", parse_page("preload.md", b""), policy)
 
 
 def save(
