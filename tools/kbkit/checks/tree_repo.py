@@ -3,11 +3,11 @@ and the length of the contributor entry page (T27)."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from kbkit.cache import digest
 from kbkit.findings import ERROR, Finding
 from kbkit.git_index import GitIndexError, tracked_paths
 from kbkit.page import Page, decode, parse_page
@@ -39,7 +39,7 @@ def exact_fingerprint(body: str, min_chars: int) -> bytes | None:
     normalized = b" ".join(body.encode("utf-8").split())
     if len(normalized) < 4 * min_chars and len(normalized.decode("utf-8")) < min_chars:
         return None
-    return hashlib.sha256(normalized).digest()[:16]
+    return digest(normalized)
 
 
 def body_fingerprint(page: Page, min_chars: int) -> bytes | None:
@@ -56,7 +56,7 @@ def body_fingerprint(page: Page, min_chars: int) -> bytes | None:
     # collapsed, the body is at least as long as squeezed: only a short one needs measuring
     if len(squeezed) < 4 * min_chars and exact_fingerprint(body, min_chars) is None:
         return None
-    return hashlib.sha256(squeezed).digest()[:16]  # as fast a 128 bits as hashlib has
+    return digest(squeezed)
 
 
 def page_exact_fingerprint(page: Page, min_chars: int) -> bytes | None:
@@ -74,21 +74,21 @@ def duplicate_findings(
     read again), pages whose `body_fingerprint`s are equal are compared exactly."""
     pairs = list(fingerprints)
     if exact is not None:
-        counts = Counter(digest for _, digest in pairs)
+        counts = Counter(body for _, body in pairs)
         if len(counts) < len(pairs):
             refined = []
-            for rel, digest in pairs:
-                if counts[digest] > 1:
+            for rel, body in pairs:
+                if counts[body] > 1:
                     found = exact(rel)
                     if found is None:
                         continue  # gone or changed past reading since the load
-                    digest = b"=" + found  # never equal to a 16-byte body_fingerprint
-                refined.append((rel, digest))
+                    body = b"=" + found  # never equal to a 16-byte body_fingerprint
+                refined.append((rel, body))
             pairs = refined
     first: dict[bytes, str] = {}
     findings: list[Finding] = []
-    for rel, digest in pairs:
-        owner = first.setdefault(digest, rel)
+    for rel, body in pairs:
+        owner = first.setdefault(body, rel)
         if owner != rel:
             findings.append(
                 Finding(
