@@ -29,7 +29,8 @@ test-dates: $(STAMP) ## Run the test suite with the wall clock moved to 2019 and
 check: $(STAMP) ## Run both validators on the project's own knowledge/ tree
 	$(BIN)/kb check
 
-lint: $(STAMP) ## Run ruff on the package, tests and benchmarks; mypy (strict flags) on the package, relaxed on the tests
+lint: $(STAMP) ## Run ruff on the package, tests and benchmarks; mypy (strict flags) on the package, relaxed on the tests; the layer contracts
+	$(BIN)/lint-imports
 	$(BIN)/ruff check tools tests benchmarks
 	$(BIN)/ruff format --check tools tests benchmarks
 	$(BIN)/mypy
@@ -38,7 +39,7 @@ demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample
 	$(BIN)/python -m kbkit.demo
 
 report-screenshot: $(STAMP) ## Regenerate docs/report.png, the README's picture of the demo's report (needs chromium)
-	KBKIT_NOW=2026-11-30T12:00:00Z $(BIN)/python -m kbkit.report.screenshot docs/report.png
+	KBKIT_NOW=2026-11-30T12:00:00Z $(BIN)/python tools/report_screenshot.py docs/report.png
 
 bench: $(STAMP) ## Measure speed against the named floors (synthetic trees)
 	$(BIN)/python -m benchmarks.run

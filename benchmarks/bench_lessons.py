@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kbkit.jsonl import encode_row
+from kbkit.infra.jsonl import encode_row
 from kbkit.lessons.extraction import lesson_id
 from kbkit.lessons.selection import load_view, select_lessons
 from kbkit.lessons.store import LessonStore

@@ -3,7 +3,7 @@
 Prints, measured in the same run (best of `--repeat`), against the floor (decode every page
 and parse its frontmatter with the C YAML loader):
 - the fallback parse (markdown-it-py's block parser and link rules for every body),
-- the default parse (pulldown-cmark through kbkit.native),
+- the default parse (pulldown-cmark through kbkit.pages.native),
 on that tree and, when present, on the real corpus.
 """
 
@@ -18,8 +18,8 @@ from pathlib import Path
 from unittest import mock
 
 from benchmarks.gen_tree import generate
-from kbkit import page
-from kbkit.frontmatter import split_frontmatter
+from kbkit.pages import page
+from kbkit.pages.frontmatter import split_frontmatter
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "infermatrix-knowledge"
 

@@ -36,9 +36,10 @@ RUNS = 5
 WALK_HOOK = """
 import os, sys
 from pathlib import Path
-from kbkit.policy import load_policy
-from kbkit import page, link_scanner
-from kbkit.git_index import tracked_paths
+from kbkit.policy.model import load_policy
+from kbkit.pages import page
+from kbkit.pages import link_scanner
+from kbkit.vcs.git_index import tracked_paths
 load_policy(Path("."), None)
 stack = ["knowledge"]
 while stack:

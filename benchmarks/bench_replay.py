@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kbkit.jsonl import encode_row
+from kbkit.infra.jsonl import encode_row
 from kbkit.lessons.extraction import lesson_id
 
 TASKS = 100_000

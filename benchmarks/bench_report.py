@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from benchmarks.gen_tree import generate
-from kbkit.jsonl import encode_row
+from kbkit.infra.jsonl import encode_row
 from kbkit.lessons.extraction import lesson_id
 from kbkit.lessons.outcomes import outcome_card
 

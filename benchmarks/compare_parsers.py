@@ -6,7 +6,7 @@ prints the full-parse speed with source positions (MB/s, one process, best of `-
 a synthetic tree and the real corpus, and, for the candidates that report a position per
 block and per link, how many pages differ from markdown-it-py (kbkit's reference parse) in
 headings, fenced code blocks and links (target, line, image) on the corpus, the synthetic
-tree and fuzzed pages (the fragments of tests/test_page_fuzz.py).
+tree and fuzzed pages (the fragments of tests/pages/test_page_fuzz.py).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.gen_tree import generate
-from kbkit import page
-from kbkit.frontmatter import split_frontmatter
-from kbkit.link import make_link
+from kbkit.pages import page
+from kbkit.pages.frontmatter import split_frontmatter
+from kbkit.pages.link import make_link
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "infermatrix-knowledge"
 

@@ -62,8 +62,6 @@ def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # upward search (git itself ignores an empty .git and keeps looking, so `git init` here
     # still works); a kbkit.yaml marker would be read as the top-level policy.
     (tmp_path / ".git").mkdir(exist_ok=True)
-    from kbkit.test_hooks import TEST_HOOKS
-
     for name in (
         "INTAKE_ROOT",
         "KNOWLEDGE_INTAKE_DIR",
@@ -77,7 +75,7 @@ def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         "KNOWLEDGE_REPO_SLUG",
         "KB_DISTILL_MODEL",
         "KBKIT_STATE_ROOT",
-        *TEST_HOOKS,  # the crash tests set their own
+        "KBKIT_TRACE_STEPS",
         "GITHUB_EVENT_NAME",
     ):
         monkeypatch.delenv(name, raising=False)

@@ -8,15 +8,22 @@ functions (a deferred import still couples the two modules) but not those under
 from __future__ import annotations
 
 import ast
+import importlib.util
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tools" / "kbkit"
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
 
 # Edges that close a cycle we know of and have not removed yet. Each is listed so that the
 # test still fails on any other cycle. (#17 removed the last one, policy_schema ->
-# checks.registry: the rule catalogs now live in kbkit.rule_catalog.)
+# checks.registry: the rule catalogs now live in kbkit.rulebook.catalog.)
 KNOWN_CYCLE_EDGES: set[tuple[str, str]] = set()
 MAX_COMMAND_LINES = 200  # argparse options plus wiring; check.py (8 options, baseline) is 187
 
@@ -142,42 +149,127 @@ def test_commands_are_thin() -> None:
     assert {name: n for name, n in sizes.items() if n > MAX_COMMAND_LINES} == {}
 
 
-def layout_names() -> set[str]:
-    """The modules (`x.py`) and packages (`x/`) the README's layout block lists under
-    tools/kbkit/ (the indented lines after it)."""
+def _layout_module() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "readme_layout", ROOT / "tools" / "readme_layout.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readme_layout_is_generated_from_the_docstrings() -> None:
+    """README's layout block is what tools/readme_layout.py makes of the package's docstrings
+    and layer contract (regenerate: python tools/readme_layout.py --write)."""
+    layout = _layout_module()
     text = README.read_text(encoding="utf-8")
-    block = text.split("## Layout", 1)[1].split("```", 2)[1]
-    lines = block.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("tools/kbkit/"))
-    names: set[str] = set()
-    for line in lines[start + 1 :]:
-        if not line.startswith("  "):
-            break
-        listed = re.split(r" {2,}", line.strip(), maxsplit=1)[0]  # the description follows
-        names.update(listed.split())
-    return names
+    assert layout.with_layout(text, layout.render()) == text, (
+        "README's layout is stale: run python tools/readme_layout.py --write"
+    )
 
 
-def test_readme_layout_matches_the_package() -> None:
-    listed = layout_names()
-    modules = {p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py"}
-    packages = {f"{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
-    packages |= {f"{p.name}/" for p in PACKAGE.iterdir() if p.is_dir() and any(p.glob("*.yaml"))}
-    assert listed - modules - packages == set(), "listed in README but not in the package"
-    assert (modules | packages) - listed == set(), "in the package but not in README's layout"
+def test_the_layout_lists_every_module_once() -> None:
+    """The layout lists every module of the package exactly once, and the layer contract
+    names every top-level module and package (nothing sits outside a layer)."""
+    layout = _layout_module()
+    listed = [e for e in layout.entries() if not e.endswith("/")]
+    assert len(listed) == len(set(listed)), "listed more than once"
+    modules = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")}
+    modules -= {m for m in modules if m.count("/") == 1 and m.endswith("/__init__.py")}
+    assert set(listed) == modules
+    block = layout.render()
+    for entry in layout.entries():
+        assert entry.rpartition("/")[2] in block or entry.endswith("/")
+    top = {path.stem for path in PACKAGE.glob("*.py")} - {"__init__"}
+    top |= {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
+    in_layers = {name.split(".")[1] for layer in layout.layers() for name in layer}
+    assert top == in_layers, "every top-level module or package belongs to one layer"
+    assert len([name for name in top if (PACKAGE / f"{name}.py").is_file()]) <= 12
 
 
-def test_test_hooks_are_named_in_one_place() -> None:
-    """Every test-only variable production code reads is named in `kbkit.test_hooks` (which
-    tests/conftest.py clears) and nowhere else: the modules that read one import its name."""
-    from kbkit import test_hooks
+def test_each_layer_package_says_what_it_may_import() -> None:
+    """A layer package's docstring has one `May import:` line, and the layers it names as
+    allowed all lie below it in the contract."""
+    layout = _layout_module()
+    rank = {name: i for i, layer in enumerate(layout.layers()) for name in layer}
+    for name in rank:
+        init = PACKAGE / name.split(".")[1] / "__init__.py"
+        if not init.is_file():
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        may = [line for line in doc.splitlines() if line.startswith("May import:")]
+        assert len(may) == 1, f"{name}: its docstring says what it may import"
+        allowed = may[0].split("never")[0]
+        named = set(re.findall(r"`(kbkit\.[a-z_]+)`", allowed))
+        above = {n for n in named if rank[n] <= rank[name]}
+        assert above == set(), f"{name} says it may import {sorted(above)}, not below it"
 
-    named = set()
+
+def lint_imports(cwd: Path, tools: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(tools))
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--no-cache"],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_the_layer_contracts_hold() -> None:
+    done = lint_imports(ROOT, ROOT / "tools")
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "0 broken" in done.stdout
+
+
+def test_an_upward_import_breaks_the_contracts(tmp_path: Path) -> None:
+    """A copy of the package where the page parser imports the curator fails lint-imports,
+    naming the import; so does an import between two siblings of one layer."""
+    shutil.copytree(ROOT / "tools" / "kbkit", tmp_path / "tools" / "kbkit",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    native = tmp_path / "tools" / "kbkit" / "pages" / "native.py"
+    original = native.read_text(encoding="utf-8")
+    native.write_text(original + "\nimport kbkit.curator.apply\n", encoding="utf-8")
+    done = lint_imports(tmp_path, tmp_path / "tools")
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "kbkit.pages.native -> kbkit.curator.apply" in done.stdout
+    native.write_text(original, encoding="utf-8")
+    vcs = tmp_path / "tools" / "kbkit" / "vcs" / "git.py"
+    vcs.write_text(vcs.read_text(encoding="utf-8") + "\nimport kbkit.rulebook.findings\n")
+    done = lint_imports(tmp_path, tmp_path / "tools")
+    assert done.returncode == 1 and "kbkit.vcs.git -> kbkit.rulebook.findings" in done.stdout
+
+
+def test_no_product_module_exists_for_tests_only() -> None:
+    """No module reads a test-only variable, and every module is reached from an entry point
+    (the CLI, the demo, the shims, the public curator, lessons and compat APIs) by imports or
+    by the dotted names the package loads lazily; the report never imports the demo."""
     for path in PACKAGE.rglob("*.py"):
         found = re.findall(r"KBKIT_\w*TEST\w*", path.read_text(encoding="utf-8"))
-        assert not found or path.name == "test_hooks.py", f"{path}: {found}"
-        named.update(found)
-    assert named == set(test_hooks.TEST_HOOKS)
+        assert not found, f"{path}: {found}"
+    graph = import_graph()
+    modules = set(graph)
+    for name, path in module_files().items():
+        text = path.read_text(encoding="utf-8")
+        graph[name] |= {m for m in re.findall(r"kbkit(?:\.[a-z_0-9]+)+", text) if m in modules}
+    lessons = PACKAGE / "lessons" / "__init__.py"
+    lazily = set(re.findall(r'"(\w+)"', lessons.read_text(encoding="utf-8")))
+    graph["kbkit.lessons"] |= {f"kbkit.lessons.{n}" for n in lazily} & modules
+    roots = ["kbkit.__main__", "kbkit.demo", "kbkit.shims", "kbkit.curator", "kbkit.lessons",
+             "kbkit.compat.infermatrix_v1"]  # fmt: skip
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo += sorted(graph[name])
+        parent = name.rpartition(".")[0]
+        if parent in modules:
+            todo.append(parent)
+    assert sorted(modules - seen) == []
+    report = [name for name in graph if name.startswith("kbkit.report")]
+    assert all("kbkit.demo" not in graph[name] for name in report)
 
 
 def test_mypy_checks_the_tests_and_its_overrides_name_real_modules() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from kbkit.infra.jsonl import append_rows, read_jsonl
 from kbkit.intake.ledger import STATUS_FILE, record_events
-from kbkit.jsonl import append_rows, read_jsonl
 from tests.curator.conftest import batch, make_clone, row
 from tests.disk import fill, read_only, small_tmpfs, snapshot
 from tests.intake.intake_factories import SLUG, make_pr, write_pages

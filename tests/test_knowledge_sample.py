@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 import pytest
 
-from kbkit.page import Page, parse_page
-from kbkit.policy import Policy, load_policy
+from kbkit.pages.page import Page, parse_page
+from kbkit.policy.model import Policy, load_policy
 
 PROJECT = Path(__file__).resolve().parents[1]
 KNOWLEDGE = PROJECT / "knowledge"

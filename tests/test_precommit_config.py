@@ -124,7 +124,11 @@ def test_the_global_exclude_spares_byte_exact_fixtures_only() -> None:
     exclude = re.compile(config()["exclude"])
     assert exclude.search("tests/cases/knowledge-tree/bad/crlf/repo/knowledge/general/x.md")
     assert exclude.search("intake/samples/github-pulls.json")
-    for kept in ("knowledge/general/_index.md", "tools/kbkit/page.py", "tests/test_readme.py"):
+    for kept in (
+        "knowledge/general/_index.md",
+        "tools/kbkit/pages/page.py",
+        "tests/test_readme.py",
+    ):
         assert not exclude.search(kept)
 
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from kbkit.checks.registry import all_rules
-from kbkit.rule_docs import DOCS
+from kbkit.rulebook.docs import DOCS
 
 
 def kb(*args: str) -> subprocess.CompletedProcess[str]:

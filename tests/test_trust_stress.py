@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kbkit.errors import EnvironmentFailure
+from kbkit.infra.errors import EnvironmentFailure
+from kbkit.infra.jsonl import append_rows, read_jsonl
 from kbkit.intake.compaction import compact
 from kbkit.intake.ledger import (
     EVENTS_FILE,
@@ -22,7 +23,6 @@ from kbkit.intake.ledger import (
     record_events,
 )
 from kbkit.intake.merged_prs import advance_cursor
-from kbkit.jsonl import append_rows, read_jsonl
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
 from tests.disk import small_tmpfs

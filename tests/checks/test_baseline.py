@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from kbkit.__main__ import main
-from kbkit.baseline import fingerprints
-from kbkit.findings import ERROR, Finding
+from kbkit.checks.baseline import fingerprints
+from kbkit.rulebook.findings import ERROR, Finding
 
 CASE = Path(__file__).resolve().parents[1] / "cases/knowledge-tree/bad/secret-ip/repo"
 PAGE = "knowledge/general/page.md"

@@ -9,12 +9,12 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conftest import CORPUS
-from tests.test_page_fuzz import markdownish
+from tests.pages.test_page_fuzz import markdownish
 
 from kbkit.checks.runner import run_validators
 from kbkit.checks.tree_repo import body_fingerprint, page_exact_fingerprint
-from kbkit.page import parse_page
-from kbkit.policy import builtin_policy
+from kbkit.pages.page import parse_page
+from kbkit.policy.model import builtin_policy
 
 DEFAULT = builtin_policy("default")
 TODAY = date(2026, 11, 30)

@@ -17,7 +17,7 @@ from tests.gitrepo import git
 
 from kbkit.checks import incremental
 from kbkit.checks.runner import run_validators
-from kbkit.policy import load_policy
+from kbkit.policy.model import load_policy
 
 TODAY = date(2026, 11, 30)
 BOTH = ("tree", "lint")

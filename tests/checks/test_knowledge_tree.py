@@ -14,8 +14,8 @@ from kbkit.checks.knowledge_tree import RULES, page_findings
 from kbkit.checks.runner import check_tree, load_for_checks, run_validators
 from kbkit.checks.tree_danger import dangerous_commands, must_not_lines
 from kbkit.checks.tree_secrets import secret_findings
-from kbkit.page import parse_page
-from kbkit.policy import builtin_policy
+from kbkit.pages.page import parse_page
+from kbkit.policy.model import builtin_policy
 
 DEFAULT = builtin_policy("default")
 INFERMATRIX = builtin_policy("infermatrix")
@@ -321,7 +321,7 @@ def test_cached_analysis_and_direct_run_agree(case: Path, tmp_path: Path) -> Non
     import shutil
 
     from kbkit.checks.knowledge_tree import check_policy
-    from kbkit.policy import load_policy
+    from kbkit.policy.model import load_policy
 
     repo = tmp_path / "repo"
     shutil.copytree(case / "repo", repo, symlinks=True)

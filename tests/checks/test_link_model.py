@@ -10,7 +10,7 @@ import pytest
 
 from kbkit.__main__ import main
 from kbkit.checks.runner import run_validators
-from kbkit.policy import load_policy
+from kbkit.policy.model import load_policy
 
 TODAY = date(2026, 11, 30)
 CASE = Path(__file__).resolve().parents[1] / "cases/knowledge-tree/ok/link-model-options/repo"

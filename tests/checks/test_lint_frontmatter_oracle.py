@@ -1,5 +1,5 @@
 """The built-in frontmatter rules: the hand-written checks (fast path) against their JSON
-Schema (`kbkit.frontmatter_schema`) run by jsonschema with the format checker on (oracle).
+Schema (`kbkit.policy.frontmatter_schema`) run by jsonschema with the format checker on (oracle).
 
 Both must flag the same keys of the same pages: over every case folder, kbkit's own tree, a
 synthetic tree, fuzzed frontmatter and, when present, ../shared/corpus. Also: the shipped
@@ -29,12 +29,12 @@ from kbkit.checks.lint_schema import error_key, reported_keys
 from kbkit.checks.registry import analyze_page
 from kbkit.checks.runner import validator_run
 from kbkit.checks.scopes import scopes
-from kbkit.errors import UsageError
-from kbkit.frontmatter_schema import SHIPPED, frontmatter_schema, shipped
-from kbkit.page import parse_page
-from kbkit.policy import PROFILES, Policy, builtin_policy, load_policy, policy_from_file
-from kbkit.taxonomy import load_taxonomy
-from kbkit.tree import LoadOptions, load_tree
+from kbkit.infra.errors import UsageError
+from kbkit.pages.page import parse_page
+from kbkit.policy.frontmatter_schema import SHIPPED, frontmatter_schema, shipped
+from kbkit.policy.model import PROFILES, Policy, builtin_policy, load_policy, policy_from_file
+from kbkit.tree.model import LoadOptions, load_tree
+from kbkit.tree.taxonomy import load_taxonomy
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "cases"

@@ -9,8 +9,8 @@ from pathlib import Path
 from kbkit.checks import incremental
 from kbkit.checks.runner import run_validators
 from kbkit.checks.scopes import scopes
-from kbkit.findings import ERROR, WARNING
-from kbkit.policy import load_policy, policy_from_file
+from kbkit.policy.model import load_policy, policy_from_file
+from kbkit.rulebook.findings import ERROR, WARNING
 
 TODAY = date(2026, 11, 30)
 BOTH = ("tree", "lint")
@@ -82,7 +82,7 @@ def test_a_folder_glob_matches_the_folder_findings_too(tmp_path: Path) -> None:
         "overrides:\n  - files: [plugins/]\n    rules: {tree/too-many-pages: 'off'}\n"
     )
     from kbkit.checks.scopes import apply_severities
-    from kbkit.findings import Finding
+    from kbkit.rulebook.findings import Finding
 
     folder = Finding("knowledge/general/plugins", 0, "tree/too-many-pages", WARNING, "x")
     other = folder._replace(path="knowledge/general/other")

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kbkit import baseline
 from kbkit.__main__ import main
-from kbkit.policy import policy_from_file
+from kbkit.checks import baseline
+from kbkit.policy.model import policy_from_file
 
 TREES = Path(__file__).resolve().parents[1] / "real-trees"
 POLICIES = sorted(TREES.glob("*/policy.yaml"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kbkit.checks import runner
-from kbkit.policy import load_policy
+from kbkit.policy.model import load_policy
 
 
 def _repo(tmp_path: Path) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kbkit.checks.tree_secrets import secret_findings
-from kbkit.policy import builtin_policy
+from kbkit.policy.model import builtin_policy
 
 DEFAULT = builtin_policy("default")
 
@@ -92,7 +92,7 @@ def test_a_begin_line_without_a_key_body_is_prose(text: str) -> None:
 
 def test_the_schema_names_exactly_the_built_in_danger_checks() -> None:
     from kbkit.checks.tree_danger import COMMANDS, TEXT_PATTERNS
-    from kbkit.policy_schema import policy_schema
+    from kbkit.policy.schema import policy_schema
 
     danger = policy_schema()["properties"]["danger"]["properties"]
     assert danger["patterns"]["items"]["enum"] == list(TEXT_PATTERNS)

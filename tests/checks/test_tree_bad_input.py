@@ -13,7 +13,7 @@ from tests.conftest import corpus_or_skip
 
 from kbkit.__main__ import main
 from kbkit.checks.runner import run_validators
-from kbkit.policy import builtin_policy, policy_from_file
+from kbkit.policy.model import builtin_policy, policy_from_file
 
 DEFAULT = builtin_policy("default")
 TODAY = date(2026, 11, 30)

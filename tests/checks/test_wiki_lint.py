@@ -13,11 +13,11 @@ from kbkit.__main__ import main
 from kbkit.checks import wiki_lint
 from kbkit.checks.lint_fields import parse_date
 from kbkit.checks.runner import run_validators
-from kbkit.page import parse_page
-from kbkit.policy import Policy, builtin_policy, policy_from_file
-from kbkit.rules import rule_ids
-from kbkit.taxonomy import load_taxonomy
-from kbkit.tree import load_tree
+from kbkit.pages.page import parse_page
+from kbkit.policy.model import Policy, builtin_policy, policy_from_file
+from kbkit.tree.model import load_tree
+from kbkit.tree.rules import rule_ids
+from kbkit.tree.taxonomy import load_taxonomy
 
 DEFAULT = builtin_policy("default")
 TODAY = date(2026, 11, 30)

@@ -9,7 +9,7 @@ from pathlib import Path
 from kbkit.checks import incremental
 from kbkit.checks.link_model import Resolver
 from kbkit.checks.runner import load_for_checks, run_validators
-from kbkit.policy import load_policy
+from kbkit.policy.model import load_policy
 
 TODAY = date(2026, 11, 30)
 BOTH = ("tree", "lint")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kbkit.curator.layout import id_prefix
 from kbkit.curator.section import check_section
-from kbkit.policy import builtin_policy
+from kbkit.policy.model import builtin_policy
 
 TWO_BULLETS = (
     "## X-2 — merged fixes pin their regression\n\n"

@@ -10,9 +10,9 @@ from typing import Any
 from kbkit.curator.layout import page_layout
 from kbkit.curator.section import MARKER
 from kbkit.curator.table import find_tables, split_cells
-from kbkit.page import parse_page
-from kbkit.policy import Policy, builtin_policy
-from kbkit.rules import HEADING, rule_ids
+from kbkit.pages.page import parse_page
+from kbkit.policy.model import Policy, builtin_policy
+from kbkit.tree.rules import HEADING, rule_ids
 
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
 INFERMATRIX_VALIDATORS = (

@@ -216,7 +216,7 @@ def test_journal_lives_in_git_dir_when_present(clone: Path) -> None:
 def test_fallback_journal_folder_ignores_itself(clone: Path) -> None:
     folder = state_dir(clone)
     assert folder == clone / ".kbkit-journal"
-    # kbkit.state_folder's ignore file: a comment naming what the folder holds, then `*`.
+    # kbkit.infra.state_folder's ignore file: a comment naming what the folder holds, then `*`.
     lines = (folder / ".gitignore").read_text().splitlines()
     assert lines[-1] == "*" and all(line.startswith("#") for line in lines[:-1])
 

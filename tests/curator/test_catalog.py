@@ -106,7 +106,7 @@ def test_rule_pages_are_found_whatever_frontmatter_required_lists(clone: Path) -
 
 
 def test_the_rule_page_name_pattern_is_policy(clone: Path) -> None:
-    from kbkit.errors import UsageError
+    from kbkit.infra.errors import UsageError
     from tests.curator.conftest import batch, row
 
     policy = clone / "knowledge/policy.yaml"

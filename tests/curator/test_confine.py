@@ -64,7 +64,7 @@ def test_rollback_restores_a_symlinked_page_as_the_symlink(tmp_path: Path) -> No
     clone = make_clone(tmp_path / "clone")
     page = clone / "knowledge" / f"{WRITING}.md"
     # a link inside the knowledge root to a file that is not a page itself (pages are read
-    # only through links that stay inside the root: kbkit.page_file)
+    # only through links that stay inside the root: kbkit.tree.page_file)
     shared = page.parent / "rules.source"
     shutil.move(str(page), str(shared))
     link = os.path.relpath(shared, page.parent)

@@ -16,7 +16,7 @@ import pytest
 
 from kbkit.curator import KnowledgeCurator
 from kbkit.curator.journal import lock_target
-from kbkit.file_lock import locked
+from kbkit.infra.file_lock import locked
 from tests.conftest import PROJECT
 from tests.curator.conftest import KBKIT, WRITING, batch, make_clone, row
 
@@ -28,10 +28,10 @@ def _sha(path: Path) -> str:
 
 
 def _start(clone: Path, validation: Path, pause: str = "0.03") -> subprocess.Popen[str]:
-    env = dict(os.environ, KBKIT_CURATOR_TEST_PAUSE=pause)
+    env = dict(os.environ)
     env["PYTHONPATH"] = f"{PROJECT}{os.pathsep}{PROJECT / 'tools'}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.curator.worker", str(clone), str(validation)],
+        [sys.executable, "-m", "tests.curator.worker", str(clone), str(validation), pause],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from kbkit import git
 from kbkit.__main__ import main
 from kbkit.curator import (
     KnowledgeConfigurationError,
     KnowledgeCurator,
     KnowledgeValidatorError,
 )
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
 from kbkit.intake.ledger import load_status
+from kbkit.vcs import git
 from tests.curator.conftest import batch, make_clone, row
 from tests.distill.world import DAY, ScriptedGateway, World, world_fixture
 

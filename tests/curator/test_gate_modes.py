@@ -112,7 +112,7 @@ def test_the_transcript_round_trips(tmp_path: Path) -> None:
 
 
 def test_the_policy_schema_refuses_an_unknown_gate(tmp_path: Path) -> None:
-    from kbkit.errors import UsageError
+    from kbkit.infra.errors import UsageError
 
     clone = _with_old_finding(tmp_path, "lenient")
     with pytest.raises(UsageError, match="lenient|gate"):

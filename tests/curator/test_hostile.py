@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kbkit.charset import INVISIBLE
 from kbkit.curator import KnowledgeCurator, KnowledgeEvidenceBatch
 from kbkit.distill.evidence import to_event
+from kbkit.infra.charset import INVISIBLE
 from tests.curator.conftest import batch, event, make_clone, row
 
 HIDDEN = {

@@ -281,10 +281,10 @@ def test_killed_apply_leaves_no_new_page(tmp_path: Path) -> None:
     assert not validation.rejected
     file = tmp_path / "validation.json"
     file.write_text(json.dumps(validation.to_dict()))
-    env = dict(os.environ, KBKIT_CURATOR_TEST_PAUSE="30")
+    env = dict(os.environ)
     env["PYTHONPATH"] = f"{PROJECT}{os.pathsep}{PROJECT / 'tools'}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.curator.worker", str(clone), str(file)],
+        [sys.executable, "-m", "tests.curator.worker", str(clone), str(file), "30"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

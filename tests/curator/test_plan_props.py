@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from kbkit.curator.plan import PlanError, check_postcondition, plan_page
 from kbkit.curator.proposals import AcceptedProposal
-from kbkit.page import parse_page
-from kbkit.policy import builtin_policy
-from kbkit.rules import HEADING, rule_ids
+from kbkit.pages.page import parse_page
+from kbkit.policy.model import builtin_policy
+from kbkit.tree.rules import HEADING, rule_ids
 from tests.curator.conftest import section
 
 POLICY = builtin_policy("default")

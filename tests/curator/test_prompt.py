@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kbkit.charset import INVISIBLE
 from kbkit.curator import KnowledgeCurator, KnowledgeEvidenceBatch
+from kbkit.infra.charset import INVISIBLE
 from tests.curator.conftest import WRITING, event
 
 CLOSERS = [

@@ -10,8 +10,8 @@ import pytest
 
 from kbkit.curator import KnowledgeCurationError, KnowledgeCurator, KnowledgeValidatorError
 from kbkit.curator.table import find_tables
-from kbkit.page import parse_page
-from kbkit.rules import HEADING, rule_ids
+from kbkit.pages.page import parse_page
+from kbkit.tree.rules import HEADING, rule_ids
 from tests.conftest import corpus_or_skip
 from tests.curator.replay import corpus_clone, infermatrix, replay_batch, replay_rows
 

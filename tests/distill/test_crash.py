@@ -10,9 +10,8 @@ import time
 
 import pytest
 
-from kbkit import git
-from kbkit.models import RecordingGateway
-from kbkit.test_hooks import DISTILL_KILL_AT as KILL_ENV
+from kbkit.distill.models import RecordingGateway
+from kbkit.vcs import git
 from tests.conftest import PROJECT
 from tests.distill.world import DAY, ScriptedGateway, World
 
@@ -21,16 +20,16 @@ STAGES = ("reply", "apply", "commit", "push", "pr", "status")
 
 
 def distill_process(world: World, replay: str, kill_at: str | None) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, PYTHONPATH=str(PROJECT / "tools"))
-    env.pop(KILL_ENV, None)
-    if kill_at:
-        env[KILL_ENV] = kill_at
+    env = dict(os.environ, PYTHONPATH=f"{PROJECT}{os.pathsep}{PROJECT / 'tools'}")
+    hooks = ["-m", "tests.step_hooks", *(["--kill-at", kill_at] if kill_at else []), "--"]
     argv = [
-        sys.executable, "-m", "kbkit", "distill", "--repo", str(world.root / "project"),
+        sys.executable, *hooks, "distill", "--repo", str(world.root / "project"),
         "--knowledge-repo", str(world.upstream), "--today", DAY, "--quiet",
         "--model", f"replay:{replay}",
     ]  # fmt: skip
-    return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=PROJECT
+    )
 
 
 def prepare(world: World) -> tuple[list[tuple[str, str]], str]:

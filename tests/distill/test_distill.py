@@ -8,10 +8,10 @@ from pathlib import Path
 import llm
 import pytest
 
-from kbkit import git
 from kbkit.commands.distill import main
+from kbkit.distill.models import RecordingGateway, ReplayGateway
 from kbkit.intake.ledger import load_status
-from kbkit.models import RecordingGateway, ReplayGateway
+from kbkit.vcs import git
 from tests.distill.world import DAY, ScriptedGateway, World
 
 BRANCH = f"knowledge/intake-{DAY}"
@@ -123,7 +123,7 @@ def test_bad_replay_file_is_named(world: World, capsys: pytest.CaptureFixture[st
 
 
 def test_overlapping_runs_fail_fast(world: World) -> None:
-    from kbkit.file_lock import locked
+    from kbkit.infra.file_lock import locked
 
     keys = world.record(1)
     world.state.mkdir(parents=True)
@@ -203,7 +203,7 @@ def test_one_ledger_one_distill_and_a_hanging_gh_times_out_leaving_rows_pending(
     import sys
     import time
 
-    from kbkit.file_lock import locked
+    from kbkit.infra.file_lock import locked
 
     world.review()
     keys = world.record(1)

@@ -7,7 +7,6 @@ import shutil
 
 import pytest
 
-from kbkit import git
 from kbkit.__main__ import main
 from kbkit.distill.publication import (
     BODY_LIMIT,
@@ -18,8 +17,9 @@ from kbkit.distill.publication import (
     fit_body,
     settings_from_env,
 )
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
 from kbkit.intake.ledger import load_status
+from kbkit.vcs import git
 from tests.conftest import PINNED_NOW
 from tests.distill.world import DAY, FORK, UPSTREAM, ScriptedGateway, World, world_fixture
 

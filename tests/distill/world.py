@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from kbkit import git
 from kbkit.demo import make_knowledge_repo
 from kbkit.distill import job as distill
 from kbkit.distill.publication import settings_from_env
 from kbkit.intake.ledger import load_status, record_events
+from kbkit.vcs import git
 from tests.conftest import PROJECT
 
 UPSTREAM, FORK = "kbkit-dev/knowledge", "kb-bot/knowledge"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kbkit.__main__ import main
-from kbkit.errors import InputError
+from kbkit.infra.errors import InputError
 from kbkit.intake.bugfixes import write_drop_record
 from kbkit.intake.ledger import EVENTS_FILE, load_events, load_status
 
@@ -47,7 +47,7 @@ def test_producer_writes_the_pinned_v1_record(
                 "verification": "New bad case tests/cases/wiki_lint/bad/list-frontmatter passes; "
                 "make check green.",
                 "files": [
-                    "tools/kbkit/frontmatter.py",
+                    "tools/kbkit/pages/frontmatter.py",
                     "tests/cases/wiki_lint/bad/list-frontmatter.md",
                 ],
             }

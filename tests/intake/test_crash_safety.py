@@ -16,6 +16,7 @@ from intake_factories import SLUG, make_pr, write_pages
 from tests.gitrepo import git, init_repo
 
 from kbkit.__main__ import main
+from kbkit.infra.jsonl import read_jsonl
 from kbkit.intake.ledger import (
     EVENTS_FILE,
     load_events,
@@ -23,7 +24,6 @@ from kbkit.intake.ledger import (
     read_ledger,
     record_events,
 )
-from kbkit.jsonl import read_jsonl
 
 # A recorder that appends in small batches, so a kill lands in the middle of appends, not
 # only before them. Each batch is the same read-check-append the commands run. It records
@@ -125,7 +125,7 @@ def test_a_killed_compaction_leaves_temp_files_the_next_run_removes(tmp_path: Pa
         "from pathlib import Path\n"
         "from kbkit.intake.compaction import compact\n"
         "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
-        "from kbkit.jsonl import append_rows\n"
+        "from kbkit.infra.jsonl import append_rows\n"
         "append_rows(Path(sys.argv[1]), [{'source_kind': 'lesson', 'source_id': 'L1'}])\n"
         "compact(Path(sys.argv[1]).parent)\n"
     )

@@ -7,10 +7,10 @@ from intake_factories import SLUG
 from tests.gitrepo import commit_files, git, init_repo
 
 from kbkit.__main__ import main
-from kbkit.git import GitError, run_git
 from kbkit.intake.diff_excerpt import DOCS, SOURCE, TESTS, build_excerpt, classify
 from kbkit.intake.ledger import load_events
 from kbkit.intake.schemas import EVENTS, schema_errors
+from kbkit.vcs.git import GitError, run_git
 
 
 def history(repo: Path) -> Path:

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
+from kbkit.infra.jsonl import append_rows
 from kbkit.intake.ledger import (
     EVENTS_FILE,
     STATUS_FILE,
@@ -22,7 +23,6 @@ from kbkit.intake.ledger import (
     read_ledger,
     record_events,
 )
-from kbkit.jsonl import append_rows
 
 
 def lesson(n: int, recorded_at: str = "2026-11-30T01:00:00Z") -> dict[str, object]:
@@ -284,7 +284,7 @@ def test_fast_ledger_parse_agrees_with_the_line_by_line_reader(
     """The one-call parse may only ever answer what read_jsonl would answer."""
     import tempfile
 
-    from kbkit.jsonl import read_jsonl
+    from kbkit.infra.jsonl import read_jsonl
 
     data = "\n".join(lines).encode() + (b"\n" if terminated and lines else b"")
     with tempfile.TemporaryDirectory() as scratch:

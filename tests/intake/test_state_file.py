@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kbkit.errors import InputError
+from kbkit.infra.errors import InputError
 from kbkit.intake.state_file import read_state, write_state
 
 MESSAGES = {"invalid": "not JSON here", "expected": "expected another shape"}

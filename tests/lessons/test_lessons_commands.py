@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kbkit.__main__ import COMMANDS, main
-from kbkit.jsonl import read_jsonl
+from kbkit.infra.jsonl import read_jsonl
 from kbkit.lessons.usage import hash_arm
 
 PROJECT = Path(__file__).resolve().parents[2]

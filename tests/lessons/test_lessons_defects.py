@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from kbkit.__main__ import main
-from kbkit.errors import InputError
-from kbkit.jsonl import read_jsonl
+from kbkit.infra.errors import InputError
+from kbkit.infra.jsonl import read_jsonl
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.selection import select_lessons
 from kbkit.lessons.usage import hash_arm

@@ -285,7 +285,7 @@ def test_closed_at_sets_evidence_time(raw, expected) -> None:
 
 
 def test_library_extract_validates_the_record() -> None:
-    from kbkit.errors import InputError
+    from kbkit.infra.errors import InputError
 
     with pytest.raises(InputError, match="task 'T1'.*findings/0"):
         extract({"id": "T1", "status": "done", "findings": [{"status": "confirmed"}]})

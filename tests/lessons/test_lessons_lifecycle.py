@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from kbkit.__main__ import main
+from kbkit.infra.jsonl import read_jsonl
 from kbkit.intake.ledger import append_status, load_status
-from kbkit.jsonl import read_jsonl
 from kbkit.lessons.selection import select_lessons
 from kbkit.lessons.store import LessonStore
 

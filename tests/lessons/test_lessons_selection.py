@@ -208,7 +208,7 @@ def test_a_truncated_view_file_is_rebuilt(store: LessonStore) -> None:
 
 
 def test_selection_needs_a_task_id(store: LessonStore) -> None:
-    from kbkit.errors import InputError
+    from kbkit.infra.errors import InputError
 
     with pytest.raises(InputError, match="needs an id"):
         select_lessons({"company": "acme"}, store)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kbkit.jsonl import read_jsonl, temp_path
+from kbkit.infra.jsonl import read_jsonl, temp_path
 from kbkit.lessons import fold, index
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore

@@ -160,7 +160,7 @@ def test_an_empty_repository_reports_zeros(tmp_path: Path, capsys) -> None:
 
 
 def test_an_unusable_outcome_card_leaves_the_rest_of_the_report(world: Path, capsys) -> None:
-    from kbkit.jsonl import append_rows
+    from kbkit.infra.jsonl import append_rows
 
     log = world / "intake" / "lessons" / "outcomes.jsonl"
     append_rows(log, [{"task": "T9", "card": {"task": "T9"}, "at": "2026-11-30T00:00:00Z"}])
@@ -173,7 +173,7 @@ def test_an_unusable_outcome_card_leaves_the_rest_of_the_report(world: Path, cap
 def test_the_forked_reads_give_the_same_report_as_a_serial_run(
     world: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kbkit.paths import intake_root, state_root
+    from kbkit.infra.paths import intake_root, state_root
     from kbkit.report import assemble
     from kbkit.report.window import make_window
 

@@ -10,8 +10,8 @@ import pytest
 
 from kbkit.commands import intake_record_prs
 from kbkit.distill.artifacts import Artifacts, batch_folder
+from kbkit.infra.jsonl import append_rows
 from kbkit.intake.ledger import append_status, load_status
-from kbkit.jsonl import append_rows
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
 from tests.intake.intake_factories import make_pr, write_pages

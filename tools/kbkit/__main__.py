@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from kbkit import __version__
-from kbkit.errors import KbkitError, environment_failure, is_environment
+from kbkit.infra.errors import KbkitError, environment_failure, is_environment
 
 # command name (words separated by spaces) -> (module, one-line summary)
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -17,17 +17,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kbkit import git
 from kbkit.distill import job
+from kbkit.distill.models import Gateway, ReplayGateway, ReplayMissError, request_hash
 from kbkit.distill.publication import settings_from_env
-from kbkit.errors import KbkitError
+from kbkit.infra.errors import KbkitError
+from kbkit.infra.jsonl import atomic_write_text
 from kbkit.intake.bugfixes import collect_drops
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
 from kbkit.intake.merged_prs import parse_pulls
 from kbkit.intake.repo_identity import RepoIdentity
-from kbkit.jsonl import atomic_write_text
-from kbkit.models import Gateway, ReplayGateway, ReplayMissError, request_hash
+from kbkit.vcs import git
 
 DAY = "2026-11-30"  # fixed: the replay keys are hashes of a deterministic prompt
 SLUG = "kbkit-dev/kbkit"
@@ -157,7 +157,7 @@ def write_report(work: Path) -> Path:
     and artifacts) as one HTML file; its window covers the demo's day and today."""
     from datetime import date, timedelta
 
-    from kbkit import clock
+    from kbkit.infra import clock
     from kbkit.report.assemble import Sources, build
     from kbkit.report.page import render_html
     from kbkit.report.window import DEFAULT_DAYS, Window

@@ -1,11 +1,13 @@
 """The two validators share one tree model, one registry shape and one suppression pass.
 
 Each checker module (`knowledge_tree`, `wiki_lint`) names its `RULES` catalog (stable id ->
-`Rule`, kept in `kbkit.rule_catalog`), page-local `page_findings` and `page_facts`, and a cross-page
+`Rule`, kept in `kbkit.rulebook.catalog`), page-local `page_findings` and `page_facts`, and a cross-page
 `tree_findings(tree, context)` that reads page summaries and facts only. It declares its
 cross-page checks: `CROSS_PAGE` (check -> what it reads; all of it inside the per-page
 digests and the snapshot's namespace) and `ALWAYS_RERUN` (`Rerun`: the checks that read
 outside them, which a reused run recomputes).
+
+May import: `kbkit.tree`, `kbkit.policy`, `kbkit.pages`, `kbkit.rulebook`, `kbkit.vcs`, `kbkit.infra`.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from collections.abc import Callable, Iterable
 from datetime import date
 from typing import NamedTuple
 
-from kbkit.findings import ERROR, WARNING, Finding, sort_findings
-from kbkit.page_summary import WHOLE_FILE
-from kbkit.policy import Policy
-from kbkit.rule_catalog import SUPPRESSION_INVALID, SUPPRESSION_UNUSED, UNREADABLE, Rule
-from kbkit.tree import Tree
+from kbkit.pages.page_summary import WHOLE_FILE
+from kbkit.policy.model import Policy
+from kbkit.rulebook.catalog import SUPPRESSION_INVALID, SUPPRESSION_UNUSED, UNREADABLE, Rule
+from kbkit.rulebook.findings import ERROR, WARNING, Finding, sort_findings
+from kbkit.tree.model import Tree
 
 
 class Context(NamedTuple):

@@ -11,12 +11,12 @@ import posixpath
 import re
 from typing import Any
 
-from kbkit.errors import UsageError
-from kbkit.findings import ERROR, Finding, quote
-from kbkit.frontmatter import parse_yaml_mapping
-from kbkit.page_file import PageRefused, read_page_file
-from kbkit.paths import rel_posix
-from kbkit.tree import Tree
+from kbkit.infra.errors import UsageError
+from kbkit.infra.paths import rel_posix
+from kbkit.pages.frontmatter import parse_yaml_mapping
+from kbkit.rulebook.findings import ERROR, Finding, quote
+from kbkit.tree.model import Tree
+from kbkit.tree.page_file import PageRefused, read_page_file
 
 
 def adapter_findings(tree: Tree) -> list[Finding]:

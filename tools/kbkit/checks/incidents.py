@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from datetime import date
 from typing import NamedTuple
 
-from kbkit.errors import UsageError
-from kbkit.findings import ERROR, Finding, quote
-from kbkit.page import Page
-from kbkit.policy import Policy
+from kbkit.infra.errors import UsageError
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, Finding, quote
 
 
 class Field(NamedTuple):

@@ -26,18 +26,18 @@ from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.cache import (
+from kbkit.checks import Run, Suppression, finish
+from kbkit.checks.registry import always_rerun, analyze_page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import Finding
+from kbkit.tree.cache import (
     RACY_NS,
     cache_file,
     code_fingerprint,
     read_block,
     write_blocks,
 )
-from kbkit.checks import Run, Suppression, finish
-from kbkit.checks.registry import always_rerun, analyze_page
-from kbkit.findings import Finding
-from kbkit.policy import Policy
-from kbkit.tree import (
+from kbkit.tree.model import (
     NEVER,
     LoadOptions,
     Tree,
@@ -47,7 +47,7 @@ from kbkit.tree import (
     preload,
     read_entry,
 )
-from kbkit.walk import PACKED_KEY, Walk, walk_aside, walk_digest
+from kbkit.tree.walk import PACKED_KEY, Walk, walk_aside, walk_digest
 
 FORMAT = 1
 MAX_CHANGED = 64  # more changed pages than this: the full (parallel) run is as fast
@@ -70,7 +70,7 @@ def try_reuse(
 ) -> Reused | Walk | None:
     """The findings of this run from the snapshot, or the walk made while trying (for the
     full run to reuse), or None when there was nothing to walk. `walked` is a walk already
-    started (`kbkit.walk.walk_aside`)."""
+    started (`kbkit.tree.walk.walk_aside`)."""
     top = repo / policy.knowledge_root
     if not top.is_dir():
         return None
@@ -226,7 +226,7 @@ def _outside_targets(tree: Tree, known: dict[str, bool] | None) -> dict[str, boo
 
 
 def _taxonomy_digest(tree: Tree) -> bytes:
-    from kbkit.taxonomy import load_taxonomy
+    from kbkit.tree.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy(tree.repo, tree.policy)
     shown = repr((sorted(taxonomy.tags), taxonomy.source, taxonomy.problem))

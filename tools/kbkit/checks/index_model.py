@@ -25,12 +25,12 @@ from typing import Any
 
 import yaml
 
-from kbkit.config_file import read_config_bytes
-from kbkit.errors import UsageError
-from kbkit.findings import ERROR, Finding
-from kbkit.page import Page
-from kbkit.policy import Policy
-from kbkit.tree import Tree
+from kbkit.infra.config_file import read_config_bytes
+from kbkit.infra.errors import UsageError
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.tree.model import Tree
 
 INDEX_PAGE, TOC, PARENT, NONE = "index-page", "toc", "parent", "none"
 MAX_TOC_BYTES = 4 * 1024 * 1024
@@ -175,7 +175,7 @@ _TocLoader.add_constructor("tag:yaml.org,2002:str", _text)
 def _read_yaml(path: Path) -> Any:
     data = read_config_bytes(path, MAX_TOC_BYTES, "the table of contents")
     text = data.decode("utf-8", "replace")
-    from kbkit.policy_schema import check_expansion
+    from kbkit.policy.schema import check_expansion
 
     check_expansion(text, str(path), "table of contents")
     try:

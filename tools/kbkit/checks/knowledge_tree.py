@@ -49,11 +49,11 @@ from kbkit.checks.tree_size import (
     split_findings,
 )
 from kbkit.checks.tree_structure import has_children_marker, structure_findings
-from kbkit.findings import Finding
-from kbkit.page import Page
-from kbkit.policy import Policy
-from kbkit.rule_catalog import TREE_RULES
-from kbkit.tree import Tree
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.catalog import TREE_RULES
+from kbkit.rulebook.findings import Finding
+from kbkit.tree.model import Tree
 
 ROOT, EXTRA = "root", "extra"
 

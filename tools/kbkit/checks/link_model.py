@@ -38,14 +38,14 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from kbkit import json_input
-from kbkit.config_file import read_config_bytes, read_config_text
-from kbkit.errors import UsageError
-from kbkit.link import EMBED
-from kbkit.page import Page
-from kbkit.page_summary import LinkRef
-from kbkit.policy import Policy
-from kbkit.tree import Tree
+from kbkit.infra import json_input
+from kbkit.infra.config_file import read_config_bytes, read_config_text
+from kbkit.infra.errors import UsageError
+from kbkit.pages.link import EMBED
+from kbkit.pages.page import Page
+from kbkit.pages.page_summary import LinkRef
+from kbkit.policy.model import Policy
+from kbkit.tree.model import Tree
 
 MAX_REDIRECT_HOPS = 8
 MAX_REDIRECTS_BYTES = 8 * 1024 * 1024
@@ -318,14 +318,14 @@ def load_redirects(repo: Path, policy: Policy) -> dict[str, str]:
         return {}
     path = repo / model.redirects
     text = _read(path)
-    from kbkit.policy_schema import check_expansion
+    from kbkit.policy.schema import check_expansion
 
     try:
         if path.suffix == ".json":
             data: Any = json_input.loads(text)
         else:
             check_expansion(text, str(path), "redirects file")
-            from kbkit.frontmatter import FrontmatterLoader
+            from kbkit.pages.frontmatter import FrontmatterLoader
 
             data = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
     except (ValueError, yaml.YAMLError) as exc:

@@ -12,9 +12,9 @@ from datetime import date
 from typing import Any
 
 from kbkit.checks.scopes import scopes
-from kbkit.findings import ERROR, WARNING, Finding
-from kbkit.page import Page
-from kbkit.policy import Policy
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, WARNING, Finding
 
 _DATE_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATE_FIELDS = ("created", "updated")

@@ -13,10 +13,10 @@ from __future__ import annotations
 import functools
 import re
 
-from kbkit.findings import ERROR, Finding
-from kbkit.page import Page
-from kbkit.policy import Policy
-from kbkit.rules import HEADING, rule_ids
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.tree.rules import HEADING, rule_ids
 
 LABEL_KEYS = ("trigger", "must", "must_not", "acceptance")
 _BULLET = re.compile(r"^[-*+][ \t]+(.*)$")

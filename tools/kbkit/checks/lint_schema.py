@@ -7,7 +7,7 @@ which the frontmatter loader keeps as written). Each problem is `lint/frontmatte
 on the line of the top-level key it concerns.
 
 A team's schema may `$ref` a built-in profile's schema (`urn:kbkit:frontmatter:<profile>`,
-`kbkit.frontmatter_schema`): its demands are the ones the hand-written checks already report
+`kbkit.policy.frontmatter_schema`): its demands are the ones the hand-written checks already report
 under their own rule ids, so an error that comes from it is dropped when the fast path
 reported the same key (one cause, one finding); the rest of it still applies.
 """
@@ -21,10 +21,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from kbkit.checks.lint_fields import key_line, key_lines
-from kbkit.findings import ERROR, Finding
-from kbkit.frontmatter_schema import profile_uri, shipped
-from kbkit.page import Page
-from kbkit.policy import PROFILES
+from kbkit.pages.page import Page
+from kbkit.policy.frontmatter_schema import profile_uri, shipped
+from kbkit.policy.model import PROFILES
+from kbkit.rulebook.findings import ERROR, Finding
 
 _VALIDATORS: dict[str, Any] = {}
 _MISSING = re.compile(r"^required frontmatter field `(.*)` is missing$")

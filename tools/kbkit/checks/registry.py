@@ -12,12 +12,12 @@ import functools
 from types import ModuleType
 from typing import Any
 
-from kbkit import rule_catalog
 from kbkit.checks import Rerun, Rule
-from kbkit.findings import Finding
-from kbkit.page import Page
-from kbkit.policy import Policy
-from kbkit.tree import Analysis
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.rulebook import catalog as rule_catalog
+from kbkit.rulebook.findings import Finding
+from kbkit.tree.model import Analysis
 
 PREFIX_BY_VALIDATOR = {"tree": "tree/", "lint": "lint/"}
 
@@ -30,7 +30,7 @@ def validator_modules() -> dict[str, ModuleType]:
 
 
 def all_rules() -> dict[str, Rule]:
-    """Every rule by id (`kbkit.rule_catalog`, which the validators' `RULES` name)."""
+    """Every rule by id (`kbkit.rulebook.catalog`, which the validators' `RULES` name)."""
     return rule_catalog.all_rules()
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from kbkit.checks import Context, Run, checker_run, finish, incremental
 from kbkit.checks.registry import PREFIX_BY_VALIDATOR, analyze_page, validator_modules
-from kbkit.findings import Finding
-from kbkit.policy import Policy
-from kbkit.tree import LoadOptions, Tree, load_tree
-from kbkit.walk import Walk
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import Finding
+from kbkit.tree.model import LoadOptions, Tree, load_tree
+from kbkit.tree.walk import Walk
 
 
 def load_for_checks(
@@ -38,11 +38,11 @@ def run_validators(
     """Load the tree once and run the named validators; returns (findings, pages checked).
     With the cache, a run whose changes cannot affect cross-page results reuses the previous
     run's (`kbkit.checks.incremental`); `walked` is a walk of the tree already under way
-    (`kbkit.walk.walk_aside`). The cyclic garbage collector is paused meanwhile: a check
+    (`kbkit.tree.walk.walk_aside`). The cyclic garbage collector is paused meanwhile: a check
     allocates millions of small objects that live to its end and makes no cycles worth
     collecting, so it only re-scanned them (6% of a cold 50k-page check, 2.5% at 10k pages,
     with the same peak memory)."""
-    from kbkit.jsonl import gc_paused
+    from kbkit.infra.jsonl import gc_paused
 
     with gc_paused():
         return _run_validators(repo, policy, names, today, use_cache, walked)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, TypeVar
 
-from kbkit.findings import Finding
-from kbkit.policy import Policy
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import Finding
 
 OFF = "off"
 

@@ -13,10 +13,10 @@ import re
 from typing import NamedTuple
 
 from kbkit.checks.scopes import compiled
-from kbkit.findings import ERROR, Finding, quote
-from kbkit.lines import LineCounter
-from kbkit.page import Page
-from kbkit.policy import Policy
+from kbkit.pages.lines import LineCounter
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, Finding, quote
 
 # (policy name, literal prefilter, pattern, what it does); `danger.patterns` names the ones on
 _DANGER_TEXT: tuple[tuple[str, str, re.Pattern[str], str], ...] = (

@@ -7,7 +7,6 @@ images and reference-style links count). Targets resolve against the in-memory t
 
 from __future__ import annotations
 
-from kbkit.anchors import slug
 from kbkit.checks.link_model import (
     Resolver,
     anchors_on,
@@ -15,11 +14,12 @@ from kbkit.checks.link_model import (
     is_site_link,
     wikilinks_on,
 )
-from kbkit.findings import ERROR, Finding, quote
-from kbkit.page import Page
-from kbkit.page_summary import Summary, is_absolute
-from kbkit.policy import Policy
-from kbkit.tree import Tree, outside_root
+from kbkit.pages.anchors import slug
+from kbkit.pages.page import Page
+from kbkit.pages.page_summary import Summary, is_absolute
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, Finding, quote
+from kbkit.tree.model import Tree, outside_root
 
 
 def link_absolute_findings(page: Page, policy: Policy) -> list[Finding]:

@@ -7,12 +7,12 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from kbkit.cache import digest
-from kbkit.findings import ERROR, Finding
-from kbkit.git_index import GitIndexError, tracked_paths
-from kbkit.page import Page, decode, parse_page
-from kbkit.page_file import PageRefused, read_page_file
-from kbkit.tree import Tree
+from kbkit.pages.page import Page, decode, parse_page
+from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.tree.cache import digest
+from kbkit.tree.model import Tree
+from kbkit.tree.page_file import PageRefused, read_page_file
+from kbkit.vcs.git_index import GitIndexError, tracked_paths
 
 _FILE_SUPPRESSION = re.compile(r"<!--\s*kb-disable-file\b.*?-->", re.S)
 

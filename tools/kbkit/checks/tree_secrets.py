@@ -11,10 +11,10 @@ import ipaddress
 import re
 from collections.abc import Iterator
 
-from kbkit.errors import UsageError
-from kbkit.findings import ERROR, Finding
-from kbkit.lines import LineCounter
-from kbkit.policy import Policy
+from kbkit.infra.errors import UsageError
+from kbkit.pages.lines import LineCounter
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, Finding
 
 # A dotted quad that is not part of a word, a longer dotted run (`1.2.3.4.5`), a `v1.2.3.4`
 # version or a pinned requirement (`==1.2.3.4`, `>=`, `<=`, `~=`, `!=`). The full pattern is

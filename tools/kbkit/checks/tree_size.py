@@ -7,10 +7,10 @@ decided per tree, because its folder's index may name it on a line with the no-s
 from __future__ import annotations
 
 from kbkit.checks.tree_structure import index_targets, join_rel
-from kbkit.findings import ERROR, WARNING, Finding
-from kbkit.page import Page
-from kbkit.policy import Policy
-from kbkit.tree import Tree
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, WARNING, Finding
+from kbkit.tree.model import Tree
 
 
 def over_split(lines: int, size: int, policy: Policy) -> bool:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kbkit.findings import ERROR, WARNING, Finding
-from kbkit.page import Page
-from kbkit.page_summary import Summary
-from kbkit.policy import Policy
-from kbkit.tree import Folder, Tree
+from kbkit.pages.page import Page
+from kbkit.pages.page_summary import Summary
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, WARNING, Finding
+from kbkit.tree.model import Folder, Tree
 
 
 def join_rel(folder: str, name: str) -> str:

@@ -27,13 +27,13 @@ from kbkit.checks.lint_fields import (
 from kbkit.checks.lint_rules import contract_findings
 from kbkit.checks.lint_schema import reported_keys, schema_findings
 from kbkit.checks.scopes import compiled, folder_verdict, scopes
-from kbkit.findings import ERROR, WARNING, Finding, quote
-from kbkit.page import Page
-from kbkit.policy import Policy
-from kbkit.rule_catalog import LINT_RULES
-from kbkit.rules import rule_ids
-from kbkit.taxonomy import POLICY_SOURCE, load_taxonomy
-from kbkit.tree import Tree, interned
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.catalog import LINT_RULES
+from kbkit.rulebook.findings import ERROR, WARNING, Finding, quote
+from kbkit.tree.model import Tree, interned
+from kbkit.tree.rules import rule_ids
+from kbkit.tree.taxonomy import POLICY_SOURCE, load_taxonomy
 
 RULES = LINT_RULES  # the registry's shape: each validator module names its catalog
 

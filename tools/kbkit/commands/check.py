@@ -9,13 +9,13 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kbkit import clock
-from kbkit.errors import UsageError
-from kbkit.findings import FORMATS, Finding, count, render, use_color
-from kbkit.paths import REPO_HELP
+from kbkit.infra import clock
+from kbkit.infra.errors import UsageError
+from kbkit.infra.paths import REPO_HELP
+from kbkit.rulebook.findings import FORMATS, Finding, count, render, use_color
 
 if TYPE_CHECKING:
-    from kbkit.policy import Policy
+    from kbkit.policy.model import Policy
 
 VALIDATORS = ("tree", "lint")
 USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checked below)
@@ -84,27 +84,27 @@ def run(
     argv: Sequence[str] | None, validators: tuple[str, ...], prog: str, description: str
 ) -> int:
     """Parse options, run the named validators, print the report; exit 1 on errors."""
-    from kbkit.cache import CACHE_DIR
-    from kbkit.paths import repo_root
-    from kbkit.walk import walk_aside
+    from kbkit.infra.paths import repo_root
+    from kbkit.tree.cache import CACHE_DIR
+    from kbkit.tree.walk import walk_aside
 
     args = build_parser(prog, description).parse_args(argv)
     repo = repo_root(args.repo)
     # The walk runs in a child while this process loads the policy, the validators and the
     # parser. Without --policy it starts at once under the usual root, and is redone if the
     # repository's policy names another one. Without a cache folder there is no stat key to
-    # compare: the pages' keys come from their reads (`kbkit.walk.walk_root`).
+    # compare: the pages' keys come from their reads (`kbkit.tree.walk.walk_root`).
     stat_pages = not args.no_cache and (repo / CACHE_DIR).is_dir()
     guess = None if args.policy else USUAL_ROOT
     walked = (
         walk_aside(repo / guess, guess, stat_pages) if guess and (repo / guess).is_dir() else None
     )
     today = parse_today(args.today)  # (its import is most of what the walk runs beside)
-    from kbkit.policy import load_policy
+    from kbkit.policy.model import load_policy
 
     policy = load_policy(repo, args.policy)
     if not args.policy:
-        from kbkit.policy import defaults_note
+        from kbkit.policy.model import defaults_note
 
         sys.stderr.write(defaults_note(policy))
     if guess != policy.knowledge_root:
@@ -113,7 +113,7 @@ def run(
         top = repo / policy.knowledge_root
         walked = walk_aside(top, policy.knowledge_root, stat_pages) if top.is_dir() else None
     if args.staged and walked is not None:
-        from kbkit.staged import staged_walker
+        from kbkit.tree.staged import staged_walker
 
         walked = staged_walker(walked, repo, policy.knowledge_root)
     from kbkit.checks.registry import PREFIX_BY_VALIDATOR
@@ -135,7 +135,7 @@ def report(
     prefixes: tuple[str, ...],
 ) -> int:
     """Print the findings (only the new ones when a baseline applies); the exit code."""
-    from kbkit import baseline
+    from kbkit.checks import baseline
 
     path = Path(args.baseline) if args.baseline else baseline.default_path(repo, policy)
     if args.baseline and not path.is_absolute() and not path.exists():
@@ -182,7 +182,7 @@ def _ours(rule: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def _entries_if_any(path: Path) -> list[Any]:
-    from kbkit import baseline
+    from kbkit.checks import baseline
 
     return baseline.read(path) if path.is_file() else []
 

@@ -21,7 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         read_json,
         read_validation,
     )
-    from kbkit.errors import UsageError
+    from kbkit.infra.errors import UsageError
 
     parser = common_parser("kb curate apply", __doc__ or "")
     parser.add_argument("--validation", default=None, help="a `kb curate validate` output file")

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the validation (accepted rows with base SHAs, rejected rows with reasons)."""
     from kbkit.curator.files import common_parser, curator_for, dump, read_batch, read_json
-    from kbkit.jsonl import atomic_write_text
+    from kbkit.infra.jsonl import atomic_write_text
 
     parser = common_parser("kb curate validate", __doc__ or "")
     parser.add_argument("--batch", required=True, help="the evidence batch JSON file")

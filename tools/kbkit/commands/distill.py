@@ -9,13 +9,13 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from kbkit import clock
 from kbkit.distill import job
+from kbkit.distill.models import RecordingGateway, open_gateway
 from kbkit.distill.publication import settings_from_env
-from kbkit.errors import UsageError
+from kbkit.infra import clock
+from kbkit.infra.errors import UsageError
+from kbkit.infra.paths import REPO_HELP, intake_root, repo_root, state_root
 from kbkit.intake.repo_identity import read_config
-from kbkit.models import RecordingGateway, open_gateway
-from kbkit.paths import REPO_HELP, intake_root, repo_root, state_root
 
 
 def parser() -> argparse.ArgumentParser:

@@ -7,10 +7,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from kbkit import clock
-from kbkit.errors import UsageError
-from kbkit.paths import find_repo_root
-from kbkit.scaffold import DEFAULT_ROOT, HOOK_REPO, hook_config, initialize
+from kbkit.infra import clock
+from kbkit.infra.errors import UsageError
+from kbkit.infra.paths import find_repo_root
+from kbkit.policy.scaffold import DEFAULT_ROOT, HOOK_REPO, hook_config, initialize
 
 # one folder at the top of the repository, a name YAML reads as a plain string
 ROOT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from kbkit.findings import FORMATS, count, render, sort_findings, use_color
+from kbkit.infra.paths import named_file, rel_posix, repo_root
 from kbkit.intake import options
 from kbkit.intake.validation import check_intake
-from kbkit.paths import named_file, rel_posix, repo_root
+from kbkit.rulebook.findings import FORMATS, count, render, sort_findings, use_color
 
 
 def main(argv: list[str] | None = None) -> int:

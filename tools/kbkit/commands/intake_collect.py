@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
 from kbkit.intake import options
 from kbkit.intake.bugfixes import DROP_DIR_ENV, QUARANTINE, collect_drops
 

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbkit import github
-from kbkit.errors import InputError, KbkitError, UsageError
+from kbkit.infra.errors import InputError, KbkitError, UsageError
 from kbkit.intake.bugfixes import (
     DROP_DIR_ENV,
     landed_record,
@@ -19,6 +18,7 @@ from kbkit.intake.bugfixes import (
 )
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.mailbox import parse_issue_ref
+from kbkit.vcs import github
 
 # Posting a comment is an outward write: it happens only when one of these is "1".
 POST_FLAGS = ("KBKIT_ALLOW_POST", "ALLOW_POST")

@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kbkit import github
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
@@ -18,6 +17,7 @@ from kbkit.intake.mailbox import (
     remember_refused,
 )
 from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.vcs import github
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kbkit import git
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
+from kbkit.infra.paths import repo_root
 from kbkit.intake import options
 from kbkit.intake.git_history import git_rows
 from kbkit.intake.ledger import load_events, record_events
 from kbkit.intake.repo_identity import slug_from_remote
-from kbkit.paths import repo_root
+from kbkit.vcs import git
 
 
 def main(argv: list[str] | None = None) -> int:

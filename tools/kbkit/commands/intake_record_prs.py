@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbkit.errors import KbkitError, UsageError
+from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.intake import options
 from kbkit.intake.ledger import append_status, load_events, load_status
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from kbkit.infra.paths import REPO_HELP, intake_root, repo_root
 from kbkit.lessons.lifecycle import published_promotions, transition
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.view import load_view
-from kbkit.paths import REPO_HELP, intake_root, repo_root
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from kbkit.charset import visible
+from kbkit.infra.charset import visible
+from kbkit.infra.paths import REPO_HELP
 from kbkit.lessons.audit import crossings
 from kbkit.lessons.store import LessonStore
-from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:

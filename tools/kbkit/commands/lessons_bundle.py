@@ -6,13 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
-from kbkit.errors import InputError
-from kbkit.jsonl import atomic_write_text
+from kbkit.infra.errors import InputError
+from kbkit.infra.jsonl import atomic_write_text
+from kbkit.infra.paths import REPO_HELP
 from kbkit.lessons.options import add_as_of, add_scope
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task
 from kbkit.lessons.usage import ASSIGNMENTS, bundle_prompts
-from kbkit.paths import REPO_HELP
 
 
 def _read_prompt(path: str) -> str:

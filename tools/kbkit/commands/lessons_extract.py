@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
+from kbkit.infra.paths import REPO_HELP
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task, read_tasks_jsonl
 from kbkit.lessons.view import load_view
-from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from kbkit.errors import KbkitError, UsageError
+from kbkit.infra.errors import KbkitError, UsageError
+from kbkit.infra.paths import REPO_HELP, intake_root, repo_root
 from kbkit.lessons.promotion import withdraw_promotions
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.view import load_view
-from kbkit.paths import REPO_HELP, intake_root, repo_root
 
 KINDS = ("finding", "retest", "task")
 

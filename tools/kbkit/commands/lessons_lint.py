@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kbkit.findings import FORMATS, count, render, sort_findings, use_color
+from kbkit.infra.paths import REPO_HELP, rel_posix, repo_root
 from kbkit.lessons.lint import lint_store
 from kbkit.lessons.signal import lesson_signals
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_tasks_jsonl
-from kbkit.paths import REPO_HELP, rel_posix, repo_root
+from kbkit.rulebook.findings import FORMATS, count, render, sort_findings, use_color
 
 
 def main(argv: list[str] | None = None) -> int:

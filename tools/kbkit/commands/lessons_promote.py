@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
+from kbkit.infra.paths import REPO_HELP, intake_root, repo_root
 from kbkit.lessons.promotion import plan_promotions, promote
 from kbkit.lessons.store import LessonStore
-from kbkit.paths import REPO_HELP, intake_root, repo_root
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
+from kbkit.infra.paths import REPO_HELP
 from kbkit.lessons.options import add_scope
 from kbkit.lessons.replay import replay
 from kbkit.lessons.selection import lesson_scope
 from kbkit.lessons.store import LessonStore
-from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:

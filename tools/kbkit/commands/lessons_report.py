@@ -6,9 +6,9 @@ import argparse
 import json
 from typing import Any
 
+from kbkit.infra.paths import REPO_HELP
 from kbkit.lessons.report import METRICS, build_report, forgotten_tasks
 from kbkit.lessons.store import LessonStore
-from kbkit.paths import REPO_HELP
 
 TITLES = {
     "confirmed_per_task": ("confirmed/task", False),

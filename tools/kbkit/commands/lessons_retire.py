@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from kbkit.infra.paths import REPO_HELP
 from kbkit.lessons.lifecycle import transition
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.view import load_view
-from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:

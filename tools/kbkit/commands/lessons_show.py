@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
+from kbkit.infra.paths import REPO_HELP
 from kbkit.lessons.options import add_as_of, add_scope
 from kbkit.lessons.rendering import render_block
 from kbkit.lessons.selection import select_lessons
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task
-from kbkit.paths import REPO_HELP
 
 
 def main(argv: list[str] | None = None) -> int:

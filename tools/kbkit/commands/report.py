@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kbkit.errors import KbkitError
+from kbkit.infra.errors import KbkitError
 from kbkit.report.window import DEFAULT_DAYS
 
 
@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Collect every section once and render it in the chosen format."""
-    from kbkit.paths import intake_root, repo_root, state_root
+    from kbkit.infra.paths import intake_root, repo_root, state_root
     from kbkit.report.assemble import Sources, build
     from kbkit.report.window import make_window
 
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is None:
         sys.stdout.write(text)
         return 0
-    from kbkit.jsonl import atomic_write_text
+    from kbkit.infra.jsonl import atomic_write_text
 
     out = Path(args.out)
     try:

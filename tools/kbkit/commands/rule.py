@@ -7,13 +7,13 @@ import difflib
 import json
 from collections.abc import Sequence
 
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
 
 
 def explain(rule_id: str) -> dict[str, str]:
     """The rule's registry entry (id, severity, what) plus why, fix and suppression."""
     from kbkit.checks.registry import all_rules
-    from kbkit.rule_docs import DOCS, suppression
+    from kbkit.rulebook.docs import DOCS, suppression
 
     rules = all_rules()
     rule = rules.get(rule_id)

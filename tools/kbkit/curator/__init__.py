@@ -6,6 +6,8 @@ prompt = curator.build_prompt(batch)
 schema = curator.proposal_schema(max_rules=batch.max_rules, batch=batch)
 validation = curator.validate_proposals(model_json, batch)
 result = curator.apply(validation)
+
+May import: `kbkit.checks` and every layer below it; never `kbkit.lessons`.
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ every page back byte-for-byte, and clear the journal only at the very end.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,10 +33,10 @@ from kbkit.curator.layout import page_layout
 from kbkit.curator.new_page import new_page_layout, skeleton
 from kbkit.curator.plan import Insertion, PagePlan, PlanError, plan_index, plan_page
 from kbkit.curator.proposals import AcceptedProposal
-from kbkit.jsonl import atomic_write_bytes
-from kbkit.page import parse_page
-from kbkit.policy import Policy
-from kbkit.test_hooks import CURATOR_PAUSE
+from kbkit.infra.jsonl import atomic_write_bytes
+from kbkit.infra.steps import reached
+from kbkit.pages.page import parse_page
+from kbkit.policy.model import Policy
 
 # Test seam: pause (seconds) after each page write, so crash tests can land mid-apply.
 
@@ -188,14 +187,6 @@ def _plan_new_page(
     return [page._replace(created=True), index]
 
 
-def _pause() -> None:
-    delay = os.environ.get(CURATOR_PAUSE)
-    if delay:
-        import time
-
-        time.sleep(float(delay))
-
-
 def _name(command: tuple[str, ...]) -> str:
     return " ".join(command[:2]) if command[0] == KB else command[0]
 
@@ -248,7 +239,7 @@ def commit_plans(
     try:
         for plan in plans:
             atomic_write_bytes(paths[plan.document_id], plan.result)
-            _pause()
+            reached("page-written")
         result = run_validators(clone, validators, timeout, python, policy, before)
     except BaseException:
         restore_pages(clone, root, bases)

@@ -17,12 +17,12 @@ from kbkit.curator.confine import check_folder, page_inside
 from kbkit.curator.layout import EMPTY_STYLE, Layout, page_layout
 from kbkit.curator.new_page import NewPageSlot, index_shapes, owner_folder, slot_name
 from kbkit.curator.table import table_names
-from kbkit.errors import UsageError
-from kbkit.page import Page, parse_page
-from kbkit.paths import document_id
-from kbkit.policy import Policy
-from kbkit.rules import rule_ids
-from kbkit.tree import LoadOptions, load_tree
+from kbkit.infra.errors import UsageError
+from kbkit.infra.paths import document_id
+from kbkit.pages.page import Page, parse_page
+from kbkit.policy.model import Policy
+from kbkit.tree.model import LoadOptions, load_tree
+from kbkit.tree.rules import rule_ids
 
 RULE_PAGE_NAME = re.compile(r"^rules(?:-[a-z0-9][a-z0-9-]*)?\.md$")  # the default's
 SUMMARY_CHARS = 400

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kbkit import clock
 from kbkit.curator.apply import (
     KnowledgeApplyResult,
     change_of,
@@ -27,8 +26,9 @@ from kbkit.curator.journal import RecoveryResult, lock_target, recover
 from kbkit.curator.prompt import KnowledgePrompt, build_prompt
 from kbkit.curator.proposals import KnowledgeProposalValidation, revalidate, validate_reply
 from kbkit.curator.schema import wire_schema
-from kbkit.file_lock import locked
-from kbkit.policy import Policy, load_policy
+from kbkit.infra import clock
+from kbkit.infra.file_lock import locked
+from kbkit.policy.model import Policy, load_policy
 
 
 def _require(value: Any, kind: type, name: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kbkit.errors import KbkitError, UsageError
+from kbkit.infra.errors import KbkitError, UsageError
 
 if TYPE_CHECKING:
     from kbkit.curator.gate import ValidatorResult

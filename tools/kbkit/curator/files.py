@@ -10,9 +10,9 @@ from typing import Any
 from kbkit.curator.errors import InvalidRequestError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.proposals import KnowledgeProposalValidation
-from kbkit.errors import InputError
-from kbkit.json_input import loads
-from kbkit.paths import REPO_HELP, named_file
+from kbkit.infra.errors import InputError
+from kbkit.infra.json_input import loads
+from kbkit.infra.paths import REPO_HELP, named_file
 
 
 def read_json(path: str) -> Any:
@@ -64,6 +64,6 @@ def common_parser(prog: str, description: str) -> argparse.ArgumentParser:
 
 def curator_for(args: argparse.Namespace, **kwargs: Any) -> Any:
     from kbkit.curator import KnowledgeCurator
-    from kbkit.paths import repo_root
+    from kbkit.infra.paths import repo_root
 
     return KnowledgeCurator(repo_root(args.repo), policy=args.policy, **kwargs)

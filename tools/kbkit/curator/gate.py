@@ -8,7 +8,7 @@ cannot turn the gate off, and no script has to exist in the clone. The policy's
 after them; a missing one is a configuration error.
 
 Gate modes (policy `curator.gate`): `no-new-findings` (the default) runs the built-ins on the
-clone's tree before the change too, fingerprints those findings (`kbkit.baseline`) and fails
+clone's tree before the change too, fingerprints those findings (`kbkit.checks.baseline`) and fails
 only on error findings that are new after the apply; `clean` fails on any error finding. The
 built-ins report with `--format json`; the transcript shows the counts and the findings in
 text. The extra commands are strict in both modes (their output has no findings to compare).
@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit import json_input
-from kbkit.baseline import Entry, compare, fingerprints
-from kbkit.findings import ERROR, Finding, render
+from kbkit.checks.baseline import Entry, compare, fingerprints
+from kbkit.infra import json_input
+from kbkit.rulebook.findings import ERROR, Finding, render
 
 PASSED, FAILED, TIMEOUT, UNLAUNCHABLE, MISSING = (
     "passed",

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from kbkit.charset import INVISIBLE
 from kbkit.curator.table import START_ROW
+from kbkit.infra.charset import INVISIBLE
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")

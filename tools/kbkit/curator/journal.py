@@ -19,9 +19,9 @@ from typing import Any, NamedTuple
 from kbkit.curator.catalog import sha256
 from kbkit.curator.confine import PageBase, check_folder, page_path, restore_link
 from kbkit.curator.errors import KnowledgeCurationError
-from kbkit.json_input import loads
-from kbkit.jsonl import atomic_write_bytes
-from kbkit.state_folder import make_state_folder
+from kbkit.infra.json_input import loads
+from kbkit.infra.jsonl import atomic_write_bytes
+from kbkit.infra.state_folder import make_state_folder
 
 JOURNAL = "journal.json"
 LOCK_NAME = "curator"

@@ -13,9 +13,9 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
-from kbkit.page import Page
-from kbkit.policy import Policy
-from kbkit.rules import HEADING, rule_ids
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
+from kbkit.tree.rules import HEADING, rule_ids
 
 HEADING_STYLE = "heading"
 BULLET_STYLE = "bullet"

@@ -16,12 +16,12 @@ import json
 import re
 from typing import Any, NamedTuple
 
-from kbkit.charset import INVISIBLE
 from kbkit.curator.item_list import find_lists, list_names, place_item
 from kbkit.curator.layout import Layout
 from kbkit.curator.table import TableRow, TableRows, render_row, table_names
-from kbkit.page import Page
-from kbkit.policy import Policy
+from kbkit.infra.charset import INVISIBLE
+from kbkit.pages.page import Page
+from kbkit.policy.model import Policy
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_.-]+$")  # a YAML scalar that needs no quotes
 _FILLED = ("title", "created", "updated", "type")  # keys kbkit writes itself

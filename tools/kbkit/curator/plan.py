@@ -17,9 +17,9 @@ from kbkit.curator.layout import Layout, page_layout
 from kbkit.curator.new_page import index_insert
 from kbkit.curator.proposals import AcceptedProposal
 from kbkit.curator.table import TableRow, TableRows, render_row
-from kbkit.page import parse_page
-from kbkit.policy import Policy
-from kbkit.rules import rule_ids
+from kbkit.pages.page import parse_page
+from kbkit.policy.model import Policy
+from kbkit.tree.rules import rule_ids
 
 _UPDATED = re.compile(rb"^updated:[ \t]*[\"']?(\d{4}-\d{2}-\d{2})")
 _SOURCES = re.compile(rb"^sources:[ \t]*")

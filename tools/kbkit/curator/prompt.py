@@ -12,13 +12,13 @@ import hashlib
 import json
 from typing import Any, NamedTuple
 
-from kbkit.charset import visible
 from kbkit.curator.catalog import Catalog, CatalogPage
 from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
 from kbkit.curator.layout import BULLET_STYLE, heading_text
 from kbkit.curator.new_page import NewPageSlot
 from kbkit.curator.schema import field_descriptions
-from kbkit.policy import Policy
+from kbkit.infra.charset import visible
+from kbkit.policy.model import Policy
 
 _ESCAPES = {
     "&": "&amp;",

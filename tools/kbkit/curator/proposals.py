@@ -13,8 +13,6 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit import clock
-from kbkit.charset import INVISIBLE
 from kbkit.curator.arrangement import START, Arrangement, Entry, Spot
 from kbkit.curator.catalog import Catalog, CatalogPage, sha256, slot_page
 from kbkit.curator.confine import page_inside, page_path, read_page
@@ -32,11 +30,13 @@ from kbkit.curator.new_page import (
 from kbkit.curator.schema import item_schemas
 from kbkit.curator.section import check_section, normalize
 from kbkit.curator.table import TableRow, TableRows, render_row
-from kbkit.findings import ERROR
-from kbkit.json_input import loads
-from kbkit.page import parse_page
-from kbkit.policy import Policy
-from kbkit.rules import id_regex
+from kbkit.infra import clock
+from kbkit.infra.charset import INVISIBLE
+from kbkit.infra.json_input import loads
+from kbkit.pages.page import parse_page
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR
+from kbkit.tree.rules import id_regex
 
 REASONS = (
     "reply-invalid",

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from kbkit.charset import INVISIBLE
 from kbkit.curator.layout import heading_text
-from kbkit.page import parse_page
-from kbkit.policy import Policy
-from kbkit.rules import rule_ids
+from kbkit.infra.charset import INVISIBLE
+from kbkit.pages.page import parse_page
+from kbkit.policy.model import Policy
+from kbkit.tree.rules import rule_ids
 
 LABEL_KEYS = ("trigger", "must", "must_not", "acceptance")
 MARKER = re.compile(r"\^\[([^\[\]\n]+)\]\s*$")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from kbkit.charset import INVISIBLE
+from kbkit.infra.charset import INVISIBLE
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")

@@ -5,7 +5,9 @@
 picks the batch; `rows` is the one status-marking helper; `delivery` publishes committed
 batches and marks their rows; `report_section` is the day's `kb report` in the PR body;
 `evidence`, `artifacts`, `work_clone` and `publication` are the rows as curator events,
-the per-batch files, the work clone and the outward writes.
-Nothing is re-exported here, so importing one part (the report reads `artifacts`) does not
-import the curator and the model gateways.
+the per-batch files, the work clone and the outward writes; `models` are the model gateways
+the batch is sent to (replay, llm). Nothing is re-exported here, so importing one part does
+not import the curator and the model gateways.
+
+May import: `kbkit.report` and every layer below it; never `kbkit.compat`.
 """

@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kbkit import clock
-from kbkit.jsonl import atomic_write_text
-
-ARTIFACTS = Path("artifacts") / "knowledge-intake"
+from kbkit.infra import clock
+from kbkit.infra.jsonl import atomic_write_text
+from kbkit.infra.paths import BATCH_ARTIFACTS as ARTIFACTS
 
 
 def batch_folder(state_dir: Path, day: str, batch_id: str) -> Path:

@@ -13,11 +13,11 @@ from kbkit.distill.publication import (
     PendingCommit,
     PublicationError,
     Publisher,
-    checkpoint,
 )
 from kbkit.distill.rows import after_failure, mark
 from kbkit.distill.session import Session, key_text
 from kbkit.distill.work_clone import CommittedBatch
+from kbkit.infra.steps import reached
 from kbkit.intake.ledger import Key, Row
 
 PR_BODY = "pr-body.md"  # the shadow artifact: the day's PR body as review mode would send it
@@ -120,7 +120,7 @@ def _mark_group(
                 reason=reason,
             )
             if failure is None:
-                checkpoint("status")  # a kill here leaves some rows marked, some pending
+                reached("status")  # a kill here leaves some rows marked, some pending
 
 
 def _mark_shadowed_as_published(

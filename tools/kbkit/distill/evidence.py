@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbkit.charset import visible
 from kbkit.curator import KnowledgeEvidenceEvent
 from kbkit.curator.events import DIFF_EVENT_BYTES, TEXT_BYTES
+from kbkit.infra.charset import visible
 
 
 def to_event(row: dict[str, Any]) -> KnowledgeEvidenceEvent:

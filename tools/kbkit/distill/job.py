@@ -19,7 +19,6 @@ from contextlib import ExitStack
 from functools import partial
 from typing import Any
 
-from kbkit import git
 from kbkit.curator import (
     KnowledgeApplyResult,
     KnowledgeConfigurationError,
@@ -32,17 +31,19 @@ from kbkit.curator import (
 from kbkit.distill import work_clone
 from kbkit.distill.artifacts import Artifacts, batch_folder, new_batch_id
 from kbkit.distill.delivery import publish_commits, unpublished
-from kbkit.distill.publication import REVIEW, Publisher, checkpoint
+from kbkit.distill.models import ModelCallError
+from kbkit.distill.publication import REVIEW, Publisher
 from kbkit.distill.report_section import report_section
 from kbkit.distill.rows import after_failure, mark
 from kbkit.distill.selection import Selection, select_batch
 from kbkit.distill.session import Options, Report, Session, key_text
 from kbkit.distill.work_clone import CommittedBatch, WorkClone
-from kbkit.errors import KbkitError, LockTimeoutError, UsageError
-from kbkit.file_lock import lock_path_for, locked
+from kbkit.infra.errors import KbkitError, LockTimeoutError, UsageError
+from kbkit.infra.file_lock import lock_path_for, locked
+from kbkit.infra.jsonl import ignore_transient_files
+from kbkit.infra.steps import reached
 from kbkit.intake.ledger import Key, load_status
-from kbkit.jsonl import ignore_transient_files
-from kbkit.models import ModelCallError
+from kbkit.vcs import git
 
 __all__ = ["Options", "Report", "run"]
 
@@ -234,7 +235,7 @@ class _Batch:
         except ModelCallError as exc:
             return self.fail(f"model call failed: {exc}")
         self.art.write("reply.txt", reply)
-        checkpoint("reply")
+        reached("reply")
         validation = curator.validate_proposals(reply, batch)
         self.art.write("validation.json", validation.to_dict())
         self.accepted = tuple(
@@ -269,7 +270,7 @@ class _Batch:
             return self.fail(f"validators refused the change ({exc.result.status}): {exc}")
         except KnowledgeCurationError as exc:
             return self.fail(f"curator refused: {exc}")
-        checkpoint("apply")
+        reached("apply")
         self.art.write("apply.json", result.to_dict())
         self.art.write("validators.txt", result.validators.output if result.validators else "")
         return result
@@ -284,7 +285,7 @@ class _Batch:
         titles = [f"{p.rule_id} — {p.title} ({p.target})" for p in validation.accepted]
         message = work_clone.commit_message(self.batch_id, self.o.day, self.keys, titles)
         sha = git.commit_paths(self.clone.path, paths, message)
-        checkpoint("commit")
+        reached("commit")
         self.art.write("commit.txt", sha + "\n")
         self.s.say(f"committed {sha[:12]} on {self.clone.branch}")
         return CommittedBatch(sha, self.batch_id, self.o.day, tuple(self.keys))

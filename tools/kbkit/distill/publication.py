@@ -1,36 +1,27 @@
 """Publication of committed day branches: shadow (default) or a reviewed PR on GitHub.
 
-This is the only module that pushes or talks to GitHub (through `kbkit.github`). Review mode
+This is the only module that pushes or talks to GitHub (through `kbkit.vcs.github`). Review mode
 needs POST_MODE=review and KNOWLEDGE_PR_ENABLED=true and KNOWLEDGE_FORK_SLUG; anything less
 means shadow, with a one-line explanation. One `Publisher` performs every outward write.
 """
 
 from __future__ import annotations
 
-import os
-import signal
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit import git, github
-from kbkit.errors import KbkitError, UsageError
+from kbkit.infra.errors import KbkitError, UsageError
+from kbkit.infra.steps import reached
 from kbkit.intake.repo_identity import SLUG, slug_from_remote
-from kbkit.test_hooks import DISTILL_KILL_AT
+from kbkit.vcs import git, github
 
 SHADOW, REVIEW = "shadow", "review"
 BODY_LIMIT = 65_536  # characters: GitHub refuses a longer PR body
 REPORT_ROOM = 8_000  # the report keeps this much of an over-long body (its tables are small)
 FENCE = "```"
-
-
-def checkpoint(stage: str) -> None:
-    """Die here when the crash test asks for this stage (no-op otherwise): a test seam, so
-    crash tests can SIGKILL the run exactly there."""
-    if os.environ.get(DISTILL_KILL_AT) == stage:
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class PublicationError(KbkitError):
@@ -182,7 +173,7 @@ class Publisher:
             git.push(self.clone, s.fork_url, branch)
         except git.GitError as exc:
             raise PublicationError(f"push of {branch} to {s.fork_slug} rejected: {exc}") from exc
-        checkpoint("push")
+        reached("push")
         owner = s.fork_slug.split("/")[0]
         try:
             prs = [
@@ -236,7 +227,7 @@ class Publisher:
         head = f"{s.fork_slug.split('/')[0]}:{branch}"
         with _body_file(self.body(day, shown, follow_up_of)) as body:
             url = github.create_pr(s.upstream_slug, head, s.base_branch, title, body, self.clone)
-        checkpoint("pr")
+        reached("pr")
         return url
 
     def _contains(self, head: str, commits: list[PendingCommit]) -> bool:

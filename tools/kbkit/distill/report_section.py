@@ -12,7 +12,7 @@ import os
 from datetime import date
 from pathlib import Path
 
-from kbkit.charset import visible
+from kbkit.infra.charset import visible
 
 WHY_CHARS = 300  # the one line that says why the report could not be built
 

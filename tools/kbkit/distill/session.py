@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.curator.events import MAX_EVENTS
+from kbkit.distill.models import Gateway
 from kbkit.distill.publication import Settings
 from kbkit.intake.ledger import Key
-from kbkit.models import Gateway
 
 
 class Options(NamedTuple):

@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 from typing import NamedTuple
 
-from kbkit import git
-from kbkit.errors import UsageError
-from kbkit.state_folder import make_state_folder
+from kbkit.infra.errors import UsageError
+from kbkit.infra.state_folder import make_state_folder
+from kbkit.vcs import git
 
 BRANCH_PREFIX = "knowledge/intake-"
 TRAILER_BATCH = "Kbkit-Batch: "

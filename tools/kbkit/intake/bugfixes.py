@@ -13,15 +13,15 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.charset import visible
-from kbkit.errors import InputError, UsageError
-from kbkit.file_lock import locked
+from kbkit.infra.charset import visible
+from kbkit.infra.errors import InputError, UsageError
+from kbkit.infra.file_lock import locked
+from kbkit.infra.json_input import loads
+from kbkit.infra.jsonl import atomic_write_text
+from kbkit.infra.paths import named_folder
 from kbkit.intake.ledger import Row, record_events, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
 from kbkit.intake.schemas import DROP_RECORD, load_schema, schema_errors
-from kbkit.json_input import loads
-from kbkit.jsonl import atomic_write_text
-from kbkit.paths import named_folder
 
 DROP_DIR_ENV = "KNOWLEDGE_INTAKE_DIR"
 QUARANTINE = "quarantine"

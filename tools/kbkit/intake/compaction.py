@@ -11,7 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from kbkit.file_lock import locked
+from kbkit.infra.file_lock import locked
+from kbkit.infra.jsonl import (
+    atomic_write_bytes,
+    encode_row,
+    ignore_transient_files,
+    remove_temp_files_of,
+)
 from kbkit.intake.ledger import (
     EVENTS_FILE,
     RECORD_LOCK,
@@ -22,12 +28,6 @@ from kbkit.intake.ledger import (
     fold_events,
     fold_status,
     read_ledger,
-)
-from kbkit.jsonl import (
-    atomic_write_bytes,
-    encode_row,
-    ignore_transient_files,
-    remove_temp_files_of,
 )
 
 

@@ -13,11 +13,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from kbkit import git
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
 from kbkit.intake.diff_excerpt import build_excerpt
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.merged_prs import SUMMARY_CHARS
+from kbkit.vcs import git
 
 MERGE_SUBJECT = re.compile(r"^Merge pull request #(\d+) from (\S+)")
 SQUASH_SUBJECT = re.compile(r"^(.*\S)\s+\(#(\d+)\)$")

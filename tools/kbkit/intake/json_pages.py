@@ -6,10 +6,10 @@ import json
 import sys
 from typing import Any, NamedTuple
 
-from kbkit.errors import InputError
-from kbkit.json_input import raw_decode
-from kbkit.jsonl import gc_paused
-from kbkit.paths import named_file
+from kbkit.infra.errors import InputError
+from kbkit.infra.json_input import raw_decode
+from kbkit.infra.jsonl import gc_paused
+from kbkit.infra.paths import named_file
 
 _SPACE = " \t\r\n"
 

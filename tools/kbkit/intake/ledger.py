@@ -13,14 +13,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.clock import timestamp as timestamp
-from kbkit.errors import UsageError
-from kbkit.file_lock import locked
+from kbkit.infra.clock import timestamp as timestamp
+from kbkit.infra.errors import UsageError
+from kbkit.infra.file_lock import locked
+from kbkit.infra.jsonl import append_rows, append_together, gc_paused
 
 # re-exported, so the whole ledger API is importable from this module
 from kbkit.intake.ledger_reading import LedgerProblem as LedgerProblem
 from kbkit.intake.ledger_reading import read_ledger as read_ledger
-from kbkit.jsonl import append_rows, append_together, gc_paused
 
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "status.jsonl"

@@ -1,4 +1,4 @@
-"""Reading a ledger file fast, without ever reading it differently from `kbkit.jsonl`."""
+"""Reading a ledger file fast, without ever reading it differently from `kbkit.infra.jsonl`."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.json_input import loads
-from kbkit.jsonl import gc_paused, read_jsonl
+from kbkit.infra.json_input import loads
+from kbkit.infra.jsonl import gc_paused, read_jsonl
 
 _TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*,[ \t\r]*\{")
 

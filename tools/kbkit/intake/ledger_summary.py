@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.charset import INVISIBLE
+from kbkit.infra.charset import INVISIBLE
 from kbkit.intake.ledger import (
     EVENTS_FILE,
     STATES,

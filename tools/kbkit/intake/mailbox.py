@@ -10,15 +10,15 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.errors import InputError, UsageError
-from kbkit.file_lock import locked
+from kbkit.infra.errors import InputError, UsageError
+from kbkit.infra.file_lock import locked
+from kbkit.infra.json_input import loads
 from kbkit.intake.bugfixes import MARKER, bugfix_row
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
 from kbkit.intake.state_file import read_state, write_state
-from kbkit.json_input import loads
 
 MARKERS = (MARKER, "<!-- infermatrix-copilot:bugfix-record:v1 -->")
 TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})

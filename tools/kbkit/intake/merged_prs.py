@@ -11,14 +11,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
-from kbkit.clock import now
-from kbkit.errors import InputError
-from kbkit.file_lock import locked
+from kbkit.infra.clock import now
+from kbkit.infra.errors import InputError
+from kbkit.infra.file_lock import locked
+from kbkit.infra.jsonl import gc_paused, ignore_transient_files
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
 from kbkit.intake.state_file import read_state, write_state
-from kbkit.jsonl import gc_paused, ignore_transient_files
 
 CURSOR_FILE = "cursor.json"
 GITHUB_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")

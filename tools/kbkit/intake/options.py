@@ -7,9 +7,9 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from kbkit.infra.paths import REPO_HELP, intake_root, repo_root
 from kbkit.intake.ledger import LedgerProblem
 from kbkit.intake.repo_identity import RepoIdentity, load_identity
-from kbkit.paths import REPO_HELP, intake_root, repo_root
 
 
 def add_repo(parser: argparse.ArgumentParser, *, identity: bool = False) -> None:

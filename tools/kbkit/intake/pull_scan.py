@@ -11,13 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit import github
-from kbkit.errors import InputError
+from kbkit.infra.errors import InputError
 from kbkit.intake.diff_excerpt import build_excerpt
 from kbkit.intake.json_pages import decode_pages, page_items
 from kbkit.intake.ledger import Row, load_events, record_events
 from kbkit.intake.merged_prs import advance_cursor, parse_pulls, read_cursor, scan_since
 from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.vcs import github
 
 # Newly recorded rows are written in chunks of this many, so a rate limit met while
 # fetching diffs keeps what was already fetched.

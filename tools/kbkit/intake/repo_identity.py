@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
 
 CONFIG_FILE = "config.yaml"
 SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kbkit.errors import InputError
-from kbkit.json_input import loads
-from kbkit.jsonl import atomic_write_text
+from kbkit.infra.errors import InputError
+from kbkit.infra.json_input import loads
+from kbkit.infra.jsonl import atomic_write_text
 
 
 def read_state(path: Path, key: str, *, invalid: str, expected: str) -> dict[str, Any]:

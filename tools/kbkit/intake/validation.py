@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from kbkit.errors import InputError, UsageError
-from kbkit.findings import ERROR, WARNING, Finding
+from kbkit.infra.errors import InputError, UsageError
+from kbkit.infra.jsonl import read_jsonl
 from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE
 from kbkit.intake.merged_prs import CURSOR_FILE, read_cursor
 from kbkit.intake.schemas import EVENTS, STATUS, schema_errors
-from kbkit.jsonl import read_jsonl
+from kbkit.rulebook.findings import ERROR, WARNING, Finding
 
 
 def schema_for(path: Path) -> str:

@@ -12,7 +12,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from kbkit.errors import InputError
+from kbkit.infra.errors import InputError
 from kbkit.intake.ledger import timestamp
 from kbkit.lessons.outcomes import CONFIRMED, NEGATIVE, SILENT, normalize_status, outcome_card
 from kbkit.lessons.redaction import clean_scope, clean_text, key_text

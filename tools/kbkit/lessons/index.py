@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from kbkit.infra.json_input import loads
 from kbkit.intake.ledger_reading import parse_whole
-from kbkit.json_input import loads
 from kbkit.lessons.fold import FOLDERS, FoldState, count_support
 
 LOG_NAMES = ("lessons", "evidence", "tombstones", "outcomes", "transitions")
@@ -144,8 +144,8 @@ def read_cache(path: Path) -> bytes | None:
 
 def write_cache(path: Path, data: bytes) -> None:
     """Best effort: a read-only checkout still works, only slower."""
-    from kbkit.jsonl import atomic_write_bytes
-    from kbkit.state_folder import make_state_folder
+    from kbkit.infra.jsonl import atomic_write_bytes
+    from kbkit.infra.state_folder import make_state_folder
 
     try:
         make_state_folder(path.parent, "derived cache of the lessons logs; safe to delete")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kbkit.errors import InputError, UsageError
+from kbkit.infra.errors import InputError, UsageError
+from kbkit.infra.jsonl import append_rows
 from kbkit.intake.ledger import load_events, load_status
-from kbkit.jsonl import append_rows
 from kbkit.lessons.extraction import utc_now
 from kbkit.lessons.store import LessonStore
 

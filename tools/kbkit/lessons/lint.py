@@ -24,9 +24,9 @@ import difflib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 
-from kbkit.findings import ERROR, WARNING, Finding, quote
 from kbkit.lessons.fold import FoldState, LessonRow, live_support
 from kbkit.lessons.signal import HARMFUL_MIN, Signal
+from kbkit.rulebook.findings import ERROR, WARNING, Finding, quote
 
 NEAR = 0.9
 NEVER_SELECTED_SHOWN = 20

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.infra.jsonl import iter_rows
 from kbkit.intake.ledger import append_status, load_events, load_status, record_events
-from kbkit.jsonl import iter_rows
 from kbkit.lessons.extraction import utc_now
 from kbkit.lessons.fold import LessonRow, live_support
 from kbkit.lessons.rendering import flatten

@@ -2,7 +2,7 @@
 
 Findings quote what agents saw: tokens, keys, home folders, internal addresses. None of it
 belongs in a lesson, so every free-text field passes through `redact` before it is written
-or rendered. Credential shapes come from the shared rule set (`kbkit.secret_tokens`), which
+or rendered. Credential shapes come from the shared rule set (`kbkit.infra.secret_tokens`), which
 redacts values that look like secrets, not every word after `token:`. Dedupe keys hash the
 normalised text *before* redaction (`key_text`), so two findings that differ only in the
 redacted part stay two lessons.
@@ -13,9 +13,9 @@ from __future__ import annotations
 import functools
 import re
 
-from kbkit.charset import strip_invisible
+from kbkit.infra.charset import strip_invisible
+from kbkit.infra.secret_tokens import REDACTED, redact_secrets
 from kbkit.lessons.rendering import flatten
-from kbkit.secret_tokens import REDACTED, redact_secrets
 
 __all__ = ["REDACTED", "clean_scope", "clean_text", "key_text", "normalise", "redact"]
 

@@ -28,7 +28,7 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
-from kbkit.errors import InputError, UsageError
+from kbkit.infra.errors import InputError, UsageError
 from kbkit.lessons.extraction import normalize_time
 from kbkit.lessons.redaction import clean_scope
 from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line

@@ -21,12 +21,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit import json_input
-from kbkit.file_lock import locked
-from kbkit.jsonl import append_rows, append_together, atomic_write_bytes, gc_paused
+from kbkit.infra import json_input
+from kbkit.infra.file_lock import locked
+from kbkit.infra.jsonl import append_rows, append_together, atomic_write_bytes, gc_paused
+from kbkit.infra.paths import intake_root, repo_root
 from kbkit.lessons import fold, index
 from kbkit.lessons.extraction import Extraction, RefusedLesson, utc_now
-from kbkit.paths import intake_root, repo_root
 
 STORE_DIR = "lessons"
 
@@ -82,7 +82,7 @@ class LessonStore:
             return state
 
     def usage_rows(self) -> list[dict[str, Any]]:
-        from kbkit.jsonl import iter_rows
+        from kbkit.infra.jsonl import iter_rows
 
         return list(iter_rows(self.log("usage")))
 

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kbkit.errors import InputError
-from kbkit.json_input import loads
-from kbkit.paths import named_file
+from kbkit.infra.errors import InputError
+from kbkit.infra.json_input import loads
+from kbkit.infra.paths import named_file
 
 SCHEMA_PATH = Path(__file__).with_name("task_record.schema.json")
 

@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from kbkit.errors import UsageError
+from kbkit.infra.errors import UsageError
 from kbkit.lessons.extraction import utc_now
 from kbkit.lessons.redaction import clean_scope
 from kbkit.lessons.rendering import render_block

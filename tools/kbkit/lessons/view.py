@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from kbkit.jsonl import gc_paused
+from kbkit.infra.jsonl import gc_paused
 from kbkit.lessons import fold, index
 from kbkit.lessons.signal import Signal, lesson_signals
 from kbkit.lessons.store import LessonStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit import clock
+from kbkit.infra import clock
 from kbkit.report.window import DEFAULT_DAYS, Window
 
 VERSION = 1
@@ -35,9 +35,9 @@ def build(
     """Collect every section; a missing ledger, store or artifact folder reads as empty.
     With `fork`, the ledger and lessons reads run in a forked child while this process
     checks the tree (they share nothing); the result is the same either way."""
-    from kbkit.jsonl import gc_paused
-    from kbkit.parallel import Aside
-    from kbkit.policy import load_policy
+    from kbkit.infra.jsonl import gc_paused
+    from kbkit.infra.parallel import Aside
+    from kbkit.policy.model import load_policy
     from kbkit.report import tree_health
 
     now = clock.now()

@@ -6,8 +6,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kbkit import json_input
-from kbkit.distill.artifacts import ARTIFACTS
+from kbkit.infra import json_input
+from kbkit.infra.paths import BATCH_ARTIFACTS as ARTIFACTS
 from kbkit.intake.ledger import Row, sequence
 from kbkit.report.window import Window
 

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any
 
-from kbkit.charset import visible
+from kbkit.infra.charset import visible
 
 LABEL_CAP = 48  # characters of a label on an axis; the tables beside carry the full text
 WIDTH, HEIGHT = 640, 300

@@ -6,7 +6,7 @@ import html
 from collections.abc import Iterable
 from typing import Any
 
-from kbkit.charset import visible
+from kbkit.infra.charset import visible
 from kbkit.report import charts
 
 CSS = """

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from kbkit.charset import visible
+from kbkit.infra.charset import visible
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~])")
 

@@ -8,9 +8,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from kbkit.findings import ERROR, Finding
-from kbkit.policy import Policy
-from kbkit.walk import PACKED_KEY
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.tree.walk import PACKED_KEY
 
 TOP = 10  # rows in each "top" table
 ORPHAN_RULE = "lint/orphan"
@@ -152,10 +152,10 @@ def _links(summaries: dict[str, Any], findings: list[Finding], root: str) -> dic
 
 
 def baseline_progress(repo: Path, policy: Policy, findings: list[Finding]) -> dict[str, Any] | None:
-    """Progress against the baseline (`kbkit.baseline`: `baseline.json` beside the policy),
+    """Progress against the baseline (`kbkit.checks.baseline`: `baseline.json` beside the policy),
     when one exists: findings recorded, fixed since, still there, and new ones."""
-    from kbkit import baseline
-    from kbkit.errors import UsageError
+    from kbkit.checks import baseline
+    from kbkit.infra.errors import UsageError
 
     path = baseline.default_path(repo, policy)
     if not path.is_file():

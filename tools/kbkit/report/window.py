@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from kbkit import clock
-from kbkit.errors import UsageError
+from kbkit.infra import clock
+from kbkit.infra.errors import UsageError
 
 DEFAULT_DAYS = 30
 
@@ -37,7 +37,7 @@ def _parse(option: str, value: str) -> date:
 
 
 def make_window(since: str | None, until: str | None) -> Window:
-    """The window from the options; `until` defaults to today (kbkit.clock), `since` to
+    """The window from the options; `until` defaults to today (kbkit.infra.clock), `since` to
     DEFAULT_DAYS - 1 days before `until`."""
     end = _parse("--until", until) if until else clock.today()
     start = _parse("--since", since) if since else end - timedelta(days=DEFAULT_DAYS - 1)

@@ -15,7 +15,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from kbkit import clock
 from kbkit import curator as kb
 from kbkit.compat.infermatrix_v1 import reasons
 from kbkit.compat.infermatrix_v1.models import (
@@ -39,8 +38,9 @@ from kbkit.compat.infermatrix_v1.requests import (
 )
 from kbkit.curator.events import MAX_EVENTS, MAX_RULES
 from kbkit.curator.prompt import render_event
-from kbkit.errors import LockTimeoutError
-from kbkit.policy import builtin_policy
+from kbkit.infra import clock
+from kbkit.infra.errors import LockTimeoutError
+from kbkit.policy.model import builtin_policy
 
 PROFILE = "infermatrix-sdk"  # the built-in policy profile with the SDK's rule shape
 _FIELDS = {"page", "rule_id", "section_markdown", "sources"}

@@ -1,0 +1,24 @@
+"""State folders ignore themselves: git never sees what kbkit derives (real git)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kbkit.infra.state_folder import make_state_folder
+from tests.gitrepo import git, init_repo
+
+
+def test_a_state_folder_and_its_files_stay_untracked(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    folder = make_state_folder(repo / "a" / "cache", "a test cache; safe to delete")
+    (folder / "data.bin").write_bytes(b"x")
+    assert (folder / ".gitignore").read_text() == "# a test cache; safe to delete\n*\n"
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_an_existing_gitignore_is_kept(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    folder.mkdir()
+    (folder / ".gitignore").write_text("*\n!keep\n")
+    make_state_folder(folder, "ignored note")
+    assert (folder / ".gitignore").read_text() == "*\n!keep\n"

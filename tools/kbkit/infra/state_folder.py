@@ -1,0 +1,19 @@
+"""Folders kbkit keeps derived state in (parse cache, lessons fold cache): each one ignores
+itself with its own `.gitignore`, so nothing in it is ever committed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kbkit.infra.jsonl import atomic_write_text
+
+
+def make_state_folder(folder: Path, note: str) -> Path:
+    """Create `folder` (and its parents) with a `.gitignore` that ignores everything in it;
+    `note` (one line) tells a reader what the folder holds. The `.gitignore` is written
+    atomically (a killed writer never leaves half of it); raises OSError as mkdir does."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        atomic_write_text(ignore, f"# {note}\n*\n")
+    return folder

@@ -1,0 +1,162 @@
+"""A fast path for flat YAML front matter: `key: value` lines, flow lists and block lists of
+plain or quoted one-line strings (and dates, kept as written), which is what almost every
+page carries.
+
+PyYAML constructs every node in Python, which costs more than reading the page. This reader
+accepts only a narrow, unambiguous subset and answers None for anything else (comments,
+numbers, booleans, nesting, anchors, escapes, repeated keys, tabs, control characters, ...): the
+caller then asks PyYAML, which stays the reference (tests/pages/test_flat_yaml.py compares the two
+on the case folders, the corpus and fuzzed front matter). Whether a plain scalar is a string
+is decided by PyYAML's own implicit resolver, so `on`, `null`, `1.5` or `0x1f` never pass.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+import yaml
+
+_RESOLVER: Final = yaml.resolver.Resolver()
+_RESOLVE: Final = _RESOLVER.resolve
+# The first characters PyYAML has implicit resolvers for (booleans, null, numbers, dates,
+# merge keys...): a plain scalar starting with any other character is a string.
+# (A wildcard resolver, key None, would apply to every first character: none is registered.)
+_RESOLVED_FIRST: Final = (
+    frozenset(_RESOLVER.yaml_implicit_resolvers)
+    if None not in _RESOLVER.yaml_implicit_resolvers
+    else None
+)
+_KNOWN: dict[str, bool] = {}  # resolved tokens (keys and values repeat on every page)
+_KNOWN_MAX: Final = 4096
+# One-line entries read first: line -> (key, value; a list value kept as a tuple). Most
+# lines (`type: guide`, `updated: ...`) repeat from page to page; a hit skips two regexes.
+_ENTRIES: dict[str, tuple[str, Any]] = {}
+# The common lines come early; at 4096 the unique ones (titles) cost 3 MB of peak memory
+# at 50k pages (each process fills its own)
+_ENTRIES_MAX: Final = 512
+_STR: Final = "tag:yaml.org,2002:str"
+_TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"  # kept as the written text (frontmatter.py)
+_IMPLICIT: Final = (True, False)
+
+# Characters no reader here may see: ASCII and C1 controls, the line breaks YAML adds to
+# `\n` (U+0085, U+2028, U+2029), a byte order mark, non-characters and lone surrogates.
+# (Written as negated classes: a class listing the allowed Unicode ranges costs 70 ms to
+# compile, on every run.)
+_OTHER: Final = "\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
+_NEVER: Final = "\x00-\x1f" + _OTHER
+# Plain scalar characters: letters, digits, space, `_./()+-` and any other printable
+# non-ASCII character; never YAML's indicators, quotes, `#`, `:` or flow punctuation.
+# (`_NEVER` needs no place here: `_SAFE_TEXT` has refused such text before; a class with
+# its Unicode ranges costs 2 ms to compile, on every run.)
+_PUNCT: Final = "!-'*,:-@\\[\\]^`{-~"
+_BODY_CHAR: Final = f"[^{_PUNCT}]"
+_EDGE_CHAR: Final = f"[^ {_PUNCT}]"  # also no space (no leading/trailing blanks)
+_FIRST_CHAR: Final = f"[^ ()+\\-{_PUNCT}]"  # no indicator, `(` or `+` either
+_PLAIN: Final = f"{_FIRST_CHAR}(?:{_BODY_CHAR}*{_EDGE_CHAR})?"
+_DOUBLE: Final = r'"[^"\\]*"'
+_SINGLE: Final = r"'[^']*'"
+_ITEM: Final = f"(?:{_DOUBLE}|{_SINGLE}|{_PLAIN})"
+_LINE: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?")
+_SCALAR: Final = re.compile(_ITEM)
+_BLOCK_ITEM: Final = re.compile(r"( *)- (.*)")
+_SAFE_TEXT: Final = re.compile(f"[^\\x00-\\x09\\x0b-\\x1f{_OTHER}]*")  # `\n` is fine
+
+
+def _scalar(token: str) -> str | None:
+    """The string a one-line scalar token stands for, or None when it is no string."""
+    first = token[0]
+    if first in "\"'":
+        return token[1:-1]
+    if _RESOLVED_FIRST is not None and first not in _RESOLVED_FIRST:
+        return token
+    known = _KNOWN.get(token)
+    if known is None:
+        known = _RESOLVE(yaml.ScalarNode, token, _IMPLICIT) in (_STR, _TIMESTAMP)
+        if len(_KNOWN) < _KNOWN_MAX:
+            _KNOWN[token] = known
+    return token if known else None
+
+
+def load_flat(raw: str) -> dict[str, Any] | None:
+    """The mapping of flat front matter `raw`, exactly as PyYAML would load it, or None when
+    `raw` is outside the subset this reader is sure about."""
+    if not _SAFE_TEXT.fullmatch(raw):
+        return None
+    data: dict[str, Any] = {}
+    lines = raw.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    index, count = 0, len(lines)
+    while index < count:
+        line = lines[index]
+        index += 1
+        if not line:
+            continue  # a blank line between entries
+        entry = _ENTRIES.get(line)
+        if entry is not None:
+            if entry[0] in data:
+                return None  # a repeated key (PyYAML reports it)
+            value = entry[1]
+            data[entry[0]] = list(value) if type(value) is tuple else value
+            continue
+        found = _LINE.fullmatch(line)
+        if found is None:
+            return None
+        key, value = found[1], found[2]
+        if key in data or _scalar(key) != key:
+            return None  # a repeated key (PyYAML reports it) or a key that is no string
+        if value is None:
+            items, index = _block_list(lines, index)
+            if items is False:
+                return None
+            data[key] = items
+        elif value[:1] == "[":
+            # `[a, "b"]`: items split at `, ` must each be a whole scalar token (a quoted
+            # item holding `, ` splits into pieces that are not, and PyYAML reads it)
+            if value[-1] != "]":
+                return None
+            inner = value[1:-1]
+            parsed = [
+                _scalar(token) if _SCALAR.fullmatch(token) else None
+                for token in (inner.split(", ") if inner else ())
+            ]
+            if None in parsed:
+                return None
+            data[key] = parsed
+            _remember(line, key, tuple(parsed))
+        else:
+            scalar = _scalar(value) if _SCALAR.fullmatch(value) else None
+            if scalar is None:
+                return None
+            data[key] = scalar
+            _remember(line, key, scalar)
+    return data
+
+
+def _remember(line: str, key: str, value: Any) -> None:
+    if len(_ENTRIES) < _ENTRIES_MAX:
+        _ENTRIES[line] = (key, value)
+
+
+def _block_list(lines: list[str], index: int) -> tuple[Any, int]:
+    """The block sequence under an empty `key:` (None when there is none), the next line's
+    index; False when the lines below are outside the subset."""
+    items: list[str] = []
+    indent: str | None = None
+    while index < len(lines):
+        found = _BLOCK_ITEM.fullmatch(lines[index])
+        if found is None:
+            break
+        if indent is None:
+            indent = found[1]
+        elif found[1] != indent:
+            return False, index
+        scalar = _scalar(found[2]) if _SCALAR.fullmatch(found[2]) else None
+        if scalar is None:
+            return False, index
+        items.append(scalar)
+        index += 1
+    if index < len(lines) and lines[index][:1] in (" ", "-"):
+        return False, index  # something indented that is not a list item of this shape
+    return (items if indent is not None else None), index

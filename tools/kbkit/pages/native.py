@@ -1,0 +1,214 @@
+"""A page body from pulldown-cmark's events (the `pyromark` wheel): the fast page parser.
+
+pulldown-cmark parses CommonMark plus GFM tables and footnotes natively and reports a byte
+range for every block and inline element, with reference links already resolved. This module
+keeps what `page.py` needs, as markdown-it-py (the fallback and test oracle) would give it:
+headings (the raw inline text and the line), links and images (destination, line, kind),
+fenced and indented code blocks, HTML comments, footnote definitions and references, and
+`[[wikilinks]]` from a second pass over pages that contain `[[`. Where the two parsers read
+the spec differently the difference is listed in NOTES.md ("Native parsers compared") and
+pinned by tests/pages/test_page_parsers.py.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+import pyromark
+
+from kbkit.pages.lines import LineCounter
+from kbkit.pages.link import AUTOLINK, EMBED, INLINE, REFERENCE, WIKILINK, Footnote, Link, make_link
+from kbkit.pages.page_parts import CodeBlock, Comment, Heading, inline_comments
+
+_OPTIONS: Final = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_FOOTNOTES
+_WIKI_OPTIONS: Final = _OPTIONS | pyromark.Options.ENABLE_WIKILINKS
+_KINDS: Final = {
+    "Inline": INLINE,
+    "Reference": REFERENCE,
+    "Collapsed": REFERENCE,
+    "Shortcut": REFERENCE,
+    "Autolink": AUTOLINK,
+    "Email": AUTOLINK,
+}
+# The string-valued End events the loop acts on (every other one is skipped at once)
+_ENDS: Final = frozenset(("Image", "CodeBlock", "HtmlBlock"))
+_new: Final = tuple.__new__  # a NamedTuple without the Python-level __new__ call
+_FENCE: Final = re.compile(r"(`{3,}|~{3,})(.*)")
+# markdown-it's validateLink: a destination with one of these schemes is no link at all,
+# unless it is a `data:` URL of a safe image type.
+_BAD_PROTO: Final = re.compile(r"^(vbscript|javascript|file|data):")
+_GOOD_DATA: Final = re.compile(r"^data:image\/(gif|png|jpeg|webp);")
+_SCHEME: Final = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
+
+# (headings, links, code blocks, comments, footnotes, wikilinks), each a list of
+# page.py's records
+Parts = tuple[list[Any], list[Link], list[Any], list[Any], list[Footnote], list[Link]]
+
+
+def _destination(url: str, email: bool) -> str | None:
+    """The href markdown-it would give the destination (its normalizeLink), or None where
+    its validateLink refuses the link."""
+    if email:
+        url = "mailto:" + url
+    if _SCHEME.match(url):
+        low = url.strip().lower()
+        if _BAD_PROTO.match(low) and not _GOOD_DATA.match(low):
+            return None
+        # Beyond percent-encoding (which the Link's decoding undoes), markdown-it's
+        # normalizeLink only changes a non-ASCII host name (to punycode): ask it only then,
+        # which keeps markdown-it unimported on almost every page.
+        if not url.isascii():
+            from markdown_it.common.normalize_url import normalizeLink
+
+            return normalizeLink(url)
+    return url
+
+
+def atx_text(line: str) -> str:
+    """The inline text of an ATX heading line, as markdown-it's heading rule cuts it: after
+    the opening `#`s, without trailing blanks and without a closing `#` sequence that a
+    blank precedes."""
+    after = line.lstrip(" ").lstrip("#")
+    end = after.rstrip(" \t")
+    unclosed = end.rstrip("#")
+    if unclosed and unclosed != end and unclosed[-1] in " \t":
+        end = unclosed
+    return end.strip()
+
+
+def parse(body: str, body_line: int) -> Parts:
+    """The parts of one page body; `body_line` is the file line of the body's first line."""
+    data = body.encode("utf-8")
+    lines = LineCounter(data, body_line)
+    line_at = lines.line_at
+    headings: list[Heading] = []
+    links: list[Link] = []
+    code: list[CodeBlock] = []
+    comments: list[Comment] = []
+    footnotes: list[Footnote] = []
+    heading: list[Any] | None = None  # [level, line, start, end, plain text, in image]
+    block: list[Any] | None = None  # [first line, info, text, fenced]
+    html: list[Any] | None = None  # [first line, text]
+    image_depth = 0
+    # pyromark's stubs type each event exactly; the dispatch below checks shapes itself
+    events: Any = pyromark.events_with_range(body, options=_OPTIONS)
+    # Ordered by how often each event comes (text, then the ends and starts of cells, rows,
+    # paragraphs, emphasis...); the rarer shapes are looked at only after the common ones.
+    # A string event (SoftBreak, HardBreak, Rule) is not type-checked: none of the keys
+    # tested below is a substring of one, so it falls through every test (cheaper than
+    # one more test on each of the other 99% of events).
+    for event, span in events:
+        if "Text" in event:
+            if block is not None:
+                block[2] += event["Text"]
+            elif heading is not None and not image_depth:
+                heading[4] += event["Text"]
+            continue
+        if "End" in event:
+            end = event["End"]
+            if end.__class__ is str:
+                if end not in _ENDS:
+                    continue
+                if end == "Image":
+                    image_depth -= 1
+                elif end == "CodeBlock":
+                    if block is not None:
+                        text = block[2]
+                        if not block[3] and not text.endswith("\n"):
+                            text += "\n"  # markdown-it ends an indented block's text with one
+                        code.append(_new(CodeBlock, (block[0], block[1], text, block[3])))
+                        block = None
+                elif html is not None:  # HtmlBlock
+                    if "<!--" in html[1]:
+                        comments.extend(inline_comments(html[1], html[0]))
+                    html = None
+            elif heading is not None and type(end) is dict and "Heading" in end:
+                headings.append(_heading(data, heading))
+                heading = None
+            continue
+        if "Start" in event:
+            start = event["Start"]
+            if start.__class__ is str:
+                if start == "HtmlBlock":
+                    html = [line_at(span["start"]), ""]
+                continue
+            if "Link" in start or "Image" in start:
+                is_image = "Image" in start
+                info = start["Image"] if is_image else start["Link"]
+                kind = info["link_type"]
+                image_depth += is_image
+                if type(kind) is not str:
+                    continue  # a wikilink is only read with the wikilink option on
+                target = info["dest_url"]
+                if ":" in target or kind == "Email":  # only these can need normalizing
+                    target = _destination(target, kind == "Email")
+                    if target is None:
+                        continue
+                line = line_at(span["start"])
+                if "%" in target or "#" in target or "?" in target:
+                    links.append(make_link(target, line, is_image, _KINDS.get(kind, INLINE)))
+                else:  # make_link's common case, without two Python calls per link
+                    links.append(
+                        _new(Link, (target, line, is_image, target, _KINDS.get(kind, INLINE)))
+                    )
+            elif "Heading" in start:
+                level = int(start["Heading"]["level"][1])
+                heading = [level, line_at(span["start"]), span["start"], span["end"], ""]
+            elif "CodeBlock" in start:
+                kind = start["CodeBlock"]
+                first = line_at(span["start"])
+                if kind == "Indented":
+                    block = [first, "", "", False]
+                else:
+                    eol = data.find(b"\n", span["start"])
+                    opening = data[span["start"] : eol if eol >= 0 else len(data)].decode()
+                    found = _FENCE.search(opening)
+                    block = [first + 1, found[2].strip() if found else "", "", True]
+            elif "FootnoteDefinition" in start:
+                label = start["FootnoteDefinition"]
+                footnotes.append(Footnote(label, line_at(span["start"]), True))
+        elif "Code" in event:
+            if heading is not None and not image_depth:
+                heading[4] += event["Code"]
+        elif "Html" in event:
+            if html is not None:
+                html[1] += event["Html"]
+        elif "InlineHtml" in event:
+            raw = event["InlineHtml"]
+            if raw.startswith("<!--"):
+                text = raw[4:].rsplit("-->", 1)[0].strip()
+                comments.append(Comment(text, line_at(span["start"])))
+        elif "FootnoteReference" in event:
+            label = event["FootnoteReference"]
+            footnotes.append(Footnote(label, line_at(span["start"]), False))
+    wikilinks = _wikilinks(body, data, body_line) if "[[" in body else []
+    return headings, links, code, comments, footnotes, wikilinks
+
+
+def _heading(data: bytes, heading: list[Any]) -> Any:
+    """A Heading record: markdown-it's raw inline text (ATX or setext) and the GitHub slug
+    source (the heading's text and code spans, without image alt text)."""
+    level, line, start, end, plain = heading
+    source = data[start:end].decode().rstrip("\n")
+    # setext: the text lines above the underline
+    text = source.rsplit("\n", 1)[0].strip() if "\n" in source else atx_text(source)
+    return Heading(level, text, line, plain.strip())
+
+
+def _wikilinks(body: str, data: bytes, body_line: int) -> list[Link]:
+    """`[[Page]]`, `[[Page|alias]]`, `[[Page#heading]]` and `![[embed.png]]`, with lines."""
+    line_at = LineCounter(data, body_line).line_at
+    out: list[Link] = []
+    events: Any = pyromark.events_with_range(body, options=_WIKI_OPTIONS)
+    for event, span in events:
+        if type(event) is str or "Start" not in event or type(event["Start"]) is str:
+            continue
+        start = event["Start"]
+        is_image = "Image" in start
+        info = start.get("Image") if is_image else start.get("Link")
+        if info is None or type(info["link_type"]) is str:
+            continue
+        line = line_at(span["start"])
+        out.append(make_link(info["dest_url"], line, is_image, EMBED if is_image else WIKILINK))
+    return out

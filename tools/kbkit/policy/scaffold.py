@@ -1,0 +1,166 @@
+"""What `kb init` writes into a repository: a starting tree, a policy, git attributes and
+ignores, and a pre-commit hook. Files are created only when absent and line files only get
+the lines they miss, so a second run changes nothing and nothing of the user's is replaced.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import NamedTuple
+
+from kbkit import __version__
+from kbkit.policy.inference import infer_policy, policy_text
+
+HOOK_REPO = "https://github.com/kbkit-dev/kbkit"
+
+DEFAULT_ROOT = "knowledge"
+POLICY = """\
+# kbkit policy of this repository (written by `kb init`). Every key not set here comes from
+# kbkit's built-in `default` profile; `kb rules` lists what is checked and
+# `kb rule RULE-ID` explains one rule.
+version: 1
+
+taxonomy:
+  # A page may only use tags listed here: add a tag in the change that first needs it.
+  tags: [general, knowledge, repos]
+"""
+
+PAGE = """\
+---
+title: "{title}"
+created: {today}
+updated: {today}
+type: index
+tags: [{tags}]
+sources: []
+---
+
+# {title}
+
+{body}
+"""
+
+ROOT_BODY = """\
+This repository's engineering knowledge, checked by kbkit on every commit.
+
+- [General](general/_index.md): practices that hold in any repository.
+- [Repositories](repos/_index.md): one owner folder per repository.
+"""
+GENERAL_BODY = "Practices that hold in any repository: how to write, review and run things.\n"
+REPOS_BODY = "One folder per repository (`repos/<repo>/_index.md`), each linked from this page.\n"
+
+GITATTRIBUTES = [
+    "# kbkit ledgers are append-only logs: a union merge keeps both sides' lines",
+    "intake/*.jsonl merge=union",
+    "intake/lessons/*.jsonl merge=union",
+]
+GITIGNORE = [
+    "# kbkit local state, caches and locks",
+    "state/",
+    ".kbkit-cache/",
+    ".kbkit-journal/",
+    ".kbkit-locks/",
+    "intake/lessons/.index/",
+]
+
+
+def hook_config(repo: str = HOOK_REPO, rev: str = f"v{__version__}", local: bool = False) -> str:
+    """The pre-commit configuration (or the entry to add) that runs `kb check --staged`."""
+    if local:
+        return (
+            "repos:\n"
+            "  - repo: local\n"
+            "    hooks:\n"
+            "      - id: kb-check\n"
+            "        name: kb check\n"
+            "        entry: kb check --staged\n"
+            "        language: system\n"
+            "        pass_filenames: false\n"
+            "        always_run: true\n"
+        )
+    return f"repos:\n  - repo: {repo}\n    rev: {rev}\n    hooks:\n      - id: kb-check\n"
+
+
+class Step(NamedTuple):
+    path: str  # repo-relative
+    action: str  # created, kept, added N line(s), print
+    detail: str = ""
+
+
+def _create(repo: Path, rel: str, text: str) -> Step:
+    target = repo / rel
+    if target.exists() or target.is_symlink():
+        return Step(rel, "kept")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "x", encoding="utf-8") as handle:  # never replaces a file
+        handle.write(text)
+    return Step(rel, "created")
+
+
+def _add_lines(repo: Path, rel: str, lines: list[str]) -> Step:
+    target = repo / rel
+    existing = target.read_text("utf-8").splitlines() if target.exists() else []
+    present = {line.strip() for line in existing}
+    missing = [line for line in lines if line.strip() not in present]
+    if not [line for line in missing if not line.startswith("#")]:
+        return Step(rel, "kept")
+    text = target.read_text("utf-8") if target.exists() else ""
+    lead = "" if not text or text.endswith("\n") else "\n"
+    with open(target, "a", encoding="utf-8") as handle:
+        handle.write(lead + ("\n" if text else "") + "\n".join(missing) + "\n")
+    added = len([line for line in missing if not line.startswith("#")])
+    return Step(rel, "created" if not text else f"added {added} line(s) to")
+
+
+def initialize(repo: Path, today: date, hook: str, root: str = DEFAULT_ROOT) -> list[Step]:
+    """Write what is missing; return one step per file (created, kept, added, print).
+    `root` is the knowledge root, a folder at the top of `repo` (a docs tree of the team's
+    own): its policy then says `knowledge_root: <root>`, which is how kbkit finds it."""
+    pages = [
+        (f"{root}/_index.md", "Knowledge", "knowledge", ROOT_BODY),
+        (f"{root}/general/_index.md", "General", "general, knowledge", GENERAL_BODY),
+        (f"{root}/repos/_index.md", "Repositories", "repos, knowledge", REPOS_BODY),
+    ]
+    top = repo / root
+    policy_file = f"{root}/policy.yaml"
+    named = {} if root == DEFAULT_ROOT else {"knowledge_root": root}
+    # A tree of the team's own gets a policy inferred from it and no page. The starting
+    # pages go into a tree without pages below a top folder (nothing to infer the roots
+    # from; a root index of the team's own is kept), or one that has some of them and its
+    # policy (an earlier run). A root index is no sign of an earlier run: most trees have one.
+    ours = any((repo / rel).exists() for rel, *_ in pages)
+    found = None if (top / "policy.yaml").exists() else infer_policy(top)
+    if found is not None and "roots" not in found[0]:
+        found = None
+    if found is not None:
+        policy, count = found
+        policy = {"version": policy.pop("version"), **named, **policy}
+        step = _create(repo, policy_file, policy_text(policy, count))
+        steps = [step._replace(detail=f"inferred from {count} existing page(s)")]
+    else:
+        text = (
+            POLICY.replace("version: 1\n", f"version: 1\nknowledge_root: {root}\n")
+            if named
+            else POLICY
+        )
+        steps = [_create(repo, policy_file, text)]
+    if found is None and (ours or not _has_pages(top)):
+        for rel, title, tags, body in pages:
+            text = PAGE.format(title=title, today=today.isoformat(), tags=tags, body=body)
+            steps.append(_create(repo, rel, text))
+    steps.append(_add_lines(repo, ".gitattributes", GITATTRIBUTES))
+    steps.append(_add_lines(repo, ".gitignore", GITIGNORE))
+    config = repo / ".pre-commit-config.yaml"
+    if not config.exists():
+        steps.append(_create(repo, ".pre-commit-config.yaml", hook))
+    elif "kb-check" in config.read_text("utf-8", errors="replace"):
+        steps.append(Step(".pre-commit-config.yaml", "kept"))
+    else:
+        entry = hook.split("\n", 1)[1]  # the list item, to paste under `repos:`
+        steps.append(Step(".pre-commit-config.yaml", "print", entry))
+    return steps
+
+
+def _has_pages(top: Path) -> bool:
+    return top.is_dir() and next(top.rglob("*.md"), None) is not None

@@ -1,0 +1,172 @@
+"""The walk of a knowledge root: every file and folder name, and the stat key of every page.
+
+It is kept apart from the tree model (and imports next to nothing) so that a check can start
+it in a forked child (`walk_aside`) while the parent loads the parser.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import struct
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kbkit.infra.parallel import Aside
+from kbkit.rulebook.findings import ERROR, WARNING, Finding
+
+UNREADABLE = "kb/unreadable"
+StatKey = tuple[int, int, int, int]
+
+
+def stat_key(st: os.stat_result) -> StatKey:
+    """What identifies a version of a file without reading it (as git's index does)."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+# A stat key packed: size, mtime_ns, ctime_ns, inode (mtimes may precede 1970)
+PACKED_KEY = struct.Struct("<QqqQ")
+
+
+def pack_keys(pages: list[str], keys: dict[str, StatKey]) -> bytes:
+    return b"".join(PACKED_KEY.pack(*keys[rel]) for rel in pages)
+
+
+class Walk(NamedTuple):
+    files_by_dir: dict[str, list[str]]  # folder -> names of its files
+    dirs_by_dir: dict[str, list[str]]  # folder -> names of its sub-folders
+    files: list[str]  # every file, root-relative
+    problems: list[Finding]  # what could not be listed or followed
+    pages: list[str]  # every *.md file, sorted
+    packed_keys: bytes  # their stat keys, PACKED_KEY each (UNKNOWN_KEY: cannot be stat'ed);
+    # b"" when the walk took no page stats
+    digest: bytes  # walk_digest of the names and problems: equal walks, equal digests
+
+
+UNKNOWN_KEY: StatKey = (0, 0, 0, 0)
+
+
+def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
+    """Collect folders -> files and folders -> sub-folders without following folder symlinks,
+    and the stat key of every page (the directory entry's stat, no path lookup of our own).
+    stat_pages=False takes no key at all (`packed_keys` is b""): a run with no cache to
+    look keys up in takes each page's key as it reads the page (half the walk's time is
+    these stats)."""
+    keys: dict[str, StatKey] = {}
+    problems: list[Finding] = []
+    files_by_dir: dict[str, list[str]] = {}
+    dirs_by_dir: dict[str, list[str]] = {}
+    all_files: list[str] = []
+    top_path = str(top)
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        here = os.path.join(top_path, rel) if rel else top_path
+        files_here: list[str] = []
+        dirs_here: list[str] = []
+        files_by_dir[rel] = files_here
+        dirs_by_dir[rel] = dirs_here
+        try:
+            entries = list(os.scandir(here))
+        except OSError as exc:
+            problems.append(
+                Finding(
+                    f"{root_rel}/{rel}".rstrip("/"),
+                    0,
+                    UNREADABLE,
+                    ERROR,
+                    f"cannot list this folder ({exc.strerror or exc})",
+                )
+            )
+            continue
+        for entry in entries:
+            name = entry.name
+            child = f"{rel}/{name}" if rel else name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_link = entry.is_symlink()
+            except OSError:
+                is_dir = is_link = False
+            if is_link:
+                try:
+                    target_is_dir = stat.S_ISDIR(os.stat(entry.path).st_mode)
+                except OSError as exc:
+                    problems.append(
+                        Finding(
+                            f"{root_rel}/{child}",
+                            0,
+                            UNREADABLE,
+                            ERROR,
+                            f"broken or looping symlink ({exc.strerror or exc})",
+                        )
+                    )
+                    continue
+                if target_is_dir:
+                    problems.append(
+                        Finding(
+                            f"{root_rel}/{child}",
+                            0,
+                            UNREADABLE,
+                            WARNING,
+                            "symlinked folder not followed (it could loop)",
+                        )
+                    )
+                    continue
+            if is_dir:
+                dirs_here.append(name)
+                stack.append(child)
+                if name.endswith(".md"):
+                    problems.append(
+                        Finding(
+                            f"{root_rel}/{child}",
+                            0,
+                            UNREADABLE,
+                            ERROR,
+                            "a folder named like a page; rename it",
+                        )
+                    )
+            else:
+                files_here.append(name)
+                all_files.append(child)
+                if name.endswith(".md"):
+                    if not stat_pages:
+                        keys[child] = UNKNOWN_KEY  # (only the names are kept)
+                        continue
+                    try:
+                        keys[child] = stat_key(entry.stat())
+                    except OSError:
+                        keys[child] = UNKNOWN_KEY
+    digest = walk_digest(all_files, files_by_dir, problems)
+    pages = sorted(keys)
+    packed = pack_keys(pages, keys) if stat_pages else b""
+    return Walk(files_by_dir, dirs_by_dir, all_files, problems, pages, packed, digest)
+
+
+def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable[Any]) -> bytes:
+    """Every file and folder name under the root and what the walk could not read."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update("\0".join(sorted(files)).encode("utf-8", "surrogateescape"))
+    h.update(b"\0\0")
+    h.update("\0".join(sorted(folders)).encode("utf-8", "surrogateescape"))
+    h.update(b"\0\0")
+    h.update(repr([tuple(p) for p in problems]).encode("utf-8", "surrogateescape"))
+    return h.digest()
+
+
+def walk_aside(top: Path, root_rel: str, stat_pages: bool = True) -> Callable[[], Walk]:
+    """Walk the tree in a forked child while this process does other work; the returned
+    function waits for the walk. Without fork (or if the child fails) the walk runs here."""
+
+    def plain_walk() -> tuple[Any, ...]:
+        walk = walk_root(top, root_rel, stat_pages)
+        return (*walk[:3], [tuple(p) for p in walk.problems], *walk[4:])
+
+    aside = Aside(plain_walk)
+
+    def result() -> Walk:
+        by_dir, dirs, files, problems, pages, keys, digest = aside.result()
+        return Walk(by_dir, dirs, files, [Finding(*p) for p in problems], pages, keys, digest)
+
+    return result

@@ -1,0 +1,4 @@
+"""git and GitHub: the only modules that run `git` or talk to GitHub (through `gh`).
+
+May import: `kbkit.infra`.
+"""

@@ -1,0 +1,204 @@
+"""The only module that runs git: a small adapter with clear errors."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from subprocess import CompletedProcess
+
+from kbkit.infra.errors import KbkitError
+from kbkit.infra.process import run_bounded, timeout_from_env
+
+# Every git call ends within this many seconds (a clone or fetch of a large repository over a
+# slow link is the longest); KBKIT_GIT_TIMEOUT overrides it.
+TIMEOUT_VARIABLE = "KBKIT_GIT_TIMEOUT"
+DEFAULT_TIMEOUT = 600.0
+
+
+class GitError(KbkitError):
+    """git is missing, or a git command failed; the message says what to do next."""
+
+
+class GitMissing(GitError):
+    """git is not installed or not on PATH: the environment, like a missing gh (exit 4)."""
+
+    exit_code = 4
+
+
+def run_git(
+    repo: Path, *args: str, check: bool = True, input: str | None = None, code: bool = False
+) -> str:
+    """Run `git -C repo args...` and return its stdout (UTF-8, undecodable bytes replaced).
+
+    With `code=True`, return the exit code (as text) instead of the output.
+    """
+    done = _run(repo, args, input)
+    if check and done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = stderr[-1] if stderr else f"exit code {done.returncode}"
+        raise GitError(f"git {' '.join(args[:2])} failed in {repo}: {detail}")
+    if code:
+        return str(done.returncode)
+    return done.stdout.decode("utf-8", "replace")
+
+
+def _run(repo: Path, args: tuple[str, ...], input: str | None) -> CompletedProcess[bytes]:
+    """`git -C repo args...` within the timeout; a missing git is a clear error."""
+    env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0")
+    try:
+        return run_bounded(
+            ["git", "-C", str(repo), *args],
+            name=f"git {args[0]} (in {repo})" if args else "git",
+            timeout=timeout_from_env(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT),
+            timeout_variable=TIMEOUT_VARIABLE,
+            env=env,
+            input=input.encode("utf-8") if input is not None else None,
+        )
+    except FileNotFoundError as exc:
+        raise GitMissing(
+            "git is not installed or not on PATH; install git (e.g. `apt-get install git`) "
+            "and retry"
+        ) from exc
+
+
+def is_repository(path: Path) -> bool:
+    """True when `path` is inside a git work tree."""
+    return run_git(path, "rev-parse", "--is-inside-work-tree", check=False).strip() == "true"
+
+
+def tracked_files(top: Path) -> list[str]:
+    """Every path the index tracks, relative to the work tree top `top` (`git ls-files`)."""
+    return [name for name in run_git(top, "ls-files", "-z", "--full-name").split("\0") if name]
+
+
+def remote_url(repo: Path, remote: str = "origin") -> str | None:
+    """The URL of a remote, or None when it is not configured."""
+    url = run_git(repo, "remote", "get-url", remote, check=False).strip()
+    return url or None
+
+
+# --- work clone operations (distill and publication) ---------------------------------------
+
+FALLBACK_IDENTITY = ("-c", "user.name=kbkit distill", "-c", "user.email=kbkit@localhost")
+
+
+def clone(source: str, dest: Path) -> None:
+    """Clone `source` (URL or path) into `dest`, which must not exist yet."""
+    run_git(dest.parent, "clone", "--quiet", "--no-local", "--", source, str(dest))
+
+
+def fetch(repo: Path, remote: str = "origin") -> None:
+    run_git(repo, "fetch", "--quiet", "--prune", remote)
+
+
+def remote_head(repo: Path, remote: str = "origin") -> str:
+    """The default branch of a remote (what `origin/HEAD` points to), e.g. `main`."""
+    prefix = f"refs/remotes/{remote}/"
+    ref = run_git(repo, "symbolic-ref", "--quiet", f"{prefix}HEAD", check=False).strip()
+    if not ref:
+        run_git(repo, "remote", "set-head", remote, "--auto", check=False)
+        ref = run_git(repo, "symbolic-ref", "--quiet", f"{prefix}HEAD", check=False).strip()
+    if not ref.startswith(prefix):
+        raise GitError(f"cannot tell the default branch of {remote} in {repo}; pass --base-branch")
+    return ref[len(prefix) :]
+
+
+def rev_parse(repo: Path, rev: str) -> str | None:
+    """The commit id `rev` names, or None when it names nothing."""
+    out = run_git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+    return out.strip() or None
+
+
+def current_branch(repo: Path) -> str | None:
+    return run_git(repo, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).strip() or None
+
+
+def checkout(repo: Path, branch: str, start: str | None = None, *, detach: bool = False) -> None:
+    """Switch to `branch`; with `start`, create it there first (never moves an existing one)."""
+    if detach:
+        run_git(repo, "checkout", "--quiet", "--detach", branch)
+    elif start is None:
+        run_git(repo, "checkout", "--quiet", branch)
+    else:
+        run_git(repo, "checkout", "--quiet", "--no-track", "-b", branch, start)
+
+
+def discard_changes(repo: Path) -> list[str]:
+    """Throw away uncommitted changes to tracked files (not the branch); return their paths.
+
+    Untracked files (a validator's cache, say) are left alone: an apply only edits pages.
+    """
+    status = run_git(repo, "status", "--porcelain", "--untracked-files=no")
+    dirty = [line[3:] for line in status.splitlines() if line]
+    if dirty:
+        run_git(repo, "reset", "--quiet", "--hard", "HEAD")
+    return dirty
+
+
+def commit_paths(repo: Path, paths: list[str], message: str) -> str:
+    """Stage `paths`, commit with `message` and return the new commit id."""
+    run_git(repo, "add", "--", *paths)
+    identity: tuple[str, ...] = ()
+    if not run_git(repo, "config", "user.email", check=False).strip():
+        identity = FALLBACK_IDENTITY  # a fresh machine: commit anyway, under a clear name
+    run_git(repo, *identity, "commit", "--quiet", "--no-verify", "-F", "-", input=message)
+    return run_git(repo, "rev-parse", "HEAD").strip()
+
+
+def commit_messages(repo: Path, rev: str, grep: str) -> list[tuple[str, str]]:
+    """(commit id, full message) of every commit reachable from `rev` whose message has `grep`."""
+    out = run_git(repo, "log", "--format=%H%x1f%B%x1e", "--fixed-strings", f"--grep={grep}", rev)
+    commits = []
+    for record in out.split("\x1e"):
+        record = record.strip("\n")
+        if record:
+            sha, _, message = record.partition("\x1f")
+            commits.append((sha.strip(), message))
+    return commits
+
+
+def local_branches(repo: Path, pattern: str) -> list[str]:
+    out = run_git(repo, "for-each-ref", "--format=%(refname:short)", f"refs/heads/{pattern}")
+    return sorted(line for line in out.splitlines() if line)
+
+
+def is_ancestor(repo: Path, ancestor: str, descendant: str) -> bool:
+    done = run_git(
+        repo, "merge-base", "--is-ancestor", ancestor, descendant, check=False, code=True
+    )
+    return done == "0"
+
+
+def push(repo: Path, url: str, branch: str) -> None:
+    """Push `branch` to the same name at `url` (fast-forward only: never forced).
+
+    A rejection carries the remote's own reason: every `remote:` line (a pre-receive hook's
+    output) and the rejected ref's status, not only git's last line.
+    """
+    refspec = f"refs/heads/{branch}:refs/heads/{branch}"
+    done = _run(repo, ("push", "--porcelain", url, refspec), None)
+    if done.returncode == 0:
+        return
+    stderr = done.stderr.decode("utf-8", "replace").splitlines()
+    stdout = done.stdout.decode("utf-8", "replace").splitlines()
+    remote = [line[len("remote:") :].strip() for line in stderr if line.startswith("remote:")]
+    refused = [line.split("\t")[-1].strip() for line in stdout if line.startswith("!")]
+    last = [line.strip() for line in stderr if line.strip() and not line.startswith("remote:")]
+    parts = (
+        [text for text in remote if text][:20] + refused[:1] + (last[-1:] if not refused else [])
+    )
+    detail = " | ".join(parts) or f"exit code {done.returncode}"
+    raise GitError(f"git push of {branch} failed in {repo}: {detail[:2000]}")
+
+
+def fetch_branch(repo: Path, url: str, branch: str) -> str | None:
+    """Fetch `branch` from `url`; its commit id, or None when the remote has no such branch."""
+    out = run_git(repo, "ls-remote", "--heads", url, f"refs/heads/{branch}", check=False)
+    if not out.strip():
+        return None
+    run_git(repo, "fetch", "--quiet", url, f"refs/heads/{branch}")
+    return out.split()[0]
+
+
+def show_stat(repo: Path, rev: str) -> str:
+    return run_git(repo, "show", "--stat", "--format=commit %H%n%n    %s%n", rev)
