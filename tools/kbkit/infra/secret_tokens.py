@@ -82,7 +82,7 @@ FAMILIES: tuple[Family, ...] = (
 _COMPILED = tuple((family.name, re.compile(family.pattern, re.DOTALL)) for family in FAMILIES)
 # Every family's match holds a 16-character run of token characters or one of these
 # literals; text without either (most prose) skips the families altogether.
-_RUN = re.compile(r"[A-Za-z0-9_+/=.-]{16}")
+_RUN = re.compile(r"[A-Za-z0-9_+/=.\\-]{16}")
 _LITERALS = ("BEGIN", "PuTTY", "://", "xox", "AKC")
 
 # user:password@ in a URL (detect-secrets' BasicAuthDetector): both go.
