@@ -374,3 +374,13 @@ def test_an_over_long_body_is_cut_cleanly_report_first() -> None:
     assert small.startswith("intro\n## kbkit report") and len(small) > BODY_LIMIT - 200
     assert all(line.startswith(("|", "#", "_", "intro")) for line in small.splitlines() if line)
     assert fit_body(main[:1000] + FENCE + "\n", "r\n") == main[:1000] + FENCE + "\nr\n"  # fits
+
+
+def test_rule_titles_in_the_commit_message_mention_nobody() -> None:
+    """A proposed title copied into the batch commit keeps its words but no live mention or
+    reference (GitHub would notify the team and cross-link issue 12 on every push)."""
+    from kbkit.distill.work_clone import commit_message
+    from kbkit.infra.inert import ZWSP
+
+    message = commit_message("b1", "2026-12-01", [], ["VAL-2c — ask @acme/security about #12"])
+    assert f"- VAL-2c — ask @{ZWSP}acme/security about #{ZWSP}12\n" in message

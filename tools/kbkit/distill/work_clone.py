@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 from typing import NamedTuple
 
+from kbkit.infra import inert
 from kbkit.infra.errors import UsageError
 from kbkit.infra.state_folder import make_state_folder
 from kbkit.vcs import git
@@ -100,7 +101,7 @@ def commit_message(
     batch_id: str, day: str, sources: list[tuple[str, str]], titles: list[str]
 ) -> str:
     lines = [f"knowledge: {len(titles)} rule(s) from intake batch {batch_id}", ""]
-    lines += [f"- {title}" for title in titles]
+    lines += [f"- {inert.plain(title)}" for title in titles]  # model-written: no live @x or #N
     lines += ["", f"{TRAILER_BATCH}{batch_id}", f"{TRAILER_DAY}{day}"]
     lines += [f"{TRAILER_SOURCE}{kind} {source_id}" for kind, source_id in sources]
     return "\n".join(lines) + "\n"
