@@ -1,4 +1,5 @@
-"""Publication: every scenario end to end over real bare repos and a fake `gh` on PATH."""
+"""Publication: every scenario end to end over real bare repositories, with the real `gh`
+talking to a stateful GitHub stand-in."""
 
 from __future__ import annotations
 
@@ -8,28 +9,30 @@ import shutil
 import pytest
 
 from kbkit.__main__ import main
-from kbkit.distill.publication import (
-    BODY_LIMIT,
-    FENCE,
-    REPORT_ROOM,
-    REVIEW,
-    SHADOW,
-    fit_body,
-    settings_from_env,
-)
-from kbkit.infra.errors import UsageError
+from kbkit.distill.pr_body import BODY_LIMIT, FENCE, REPORT_ROOM, fit_body
+from kbkit.distill.publication import REVIEW, SHADOW, settings_from_env
+from kbkit.infra import inert
+from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.intake.ledger import load_status
 from kbkit.vcs import git
 from tests.conftest import PINNED_NOW
-from tests.distill.world import DAY, FORK, UPSTREAM, ScriptedGateway, World, world_fixture
+from tests.distill.world import DAY, FORK, UPSTREAM, VAL, ScriptedGateway, World, world_fixture
 
 __all__ = ["world_fixture"]  # the `world` fixture
 
 BRANCH = f"knowledge/intake-{DAY}"
+FOLLOW_UP = f"{BRANCH}-2"
 NEXT_DAY = "2026-12-01"
 NEXT_BRANCH = f"knowledge/intake-{NEXT_DAY}"
 REPORT = f"## kbkit report, {DAY} to {DAY}"  # the day's `kb report --format markdown`
 FULL = {"POST_MODE": "review", "KNOWLEDGE_PR_ENABLED": "true", "KNOWLEDGE_FORK_SLUG": FORK}
+
+
+def added_rules(world: World, rev: str) -> list[str]:
+    """The rule headings a PR head adds to the validators page against upstream main."""
+    git.fetch(world.clone)
+    diff = git.run_git(world.clone, "diff", f"origin/main...{rev}", "--", f"knowledge/{VAL}.md")
+    return [line[5:].split(" — ")[0] for line in diff.splitlines() if line.startswith("+### ")]
 
 
 @pytest.mark.parametrize(
@@ -64,7 +67,7 @@ def test_a_fork_slug_equal_to_the_upstream_slug_is_refused(
             str(world.upstream), "--model", f"replay:{replies}"]  # fmt: skip
     assert main(argv) == 2
     assert "must not hold write access upstream" in capsys.readouterr().err
-    assert world.states(keys) == ["pending"] and world.gh()["prs"] == []
+    assert world.states(keys) == ["pending"] and world.prs() == []
 
 
 def test_review_gate_incomplete_runs_shadow_and_touches_no_fork(
@@ -78,7 +81,7 @@ def test_review_gate_incomplete_runs_shadow_and_touches_no_fork(
     assert report.outcome == "shadowed" and report.url is None
     assert world.states(keys) == ["shadowed"]
     assert git.rev_parse(world.fork, f"refs/heads/{BRANCH}") is None
-    assert world.gh()["prs"] == []
+    assert world.prs() == [] and world.hub.log == []  # GitHub was never asked
 
 
 def test_create_pr_then_reuse_it_the_same_day(world: World) -> None:
@@ -86,120 +89,228 @@ def test_create_pr_then_reuse_it_the_same_day(world: World) -> None:
     first = world.record(1)
     report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
     assert report.outcome == "published"
-    assert report.url == f"https://github.com/{UPSTREAM}/pull/1"
+    assert report.url == f"https://{world.hub.host}/{UPSTREAM}/pull/1"
     assert world.states(first) == ["published"]
     row = load_status(world.intake)[first[0]]
     assert row["url"] == report.url and row["batch_id"] == report.batch_id
-    fork_tip = git.rev_parse(world.fork, f"refs/heads/{BRANCH}")
-    assert fork_tip == report.commit
-    pr = world.gh()["prs"][0]
+    assert git.rev_parse(world.fork, f"refs/heads/{BRANCH}") == report.commit
+    (pr,) = world.prs()
     assert pr["headRefName"] == BRANCH and pr["baseRefName"] == "main"
-    assert "merged_pr acme/app#1" in pr["body"] and "kb check-knowledge-tree" in pr["body"]
+    assert "`merged_pr acme/app#1`" in pr["body"] and "kb check-knowledge-tree" in pr["body"]
+    assert pr["record"].sources() == first and pr["record"].rule_ids() == ["VAL-2c"]
     second = world.record(2)
     again = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
     assert again.url == report.url  # reused, not a second PR
-    assert len(world.gh()["prs"]) == 1
-    comments = world.gh()["prs"][0]["comments"]
-    assert len(comments) == 1 and "merged_pr acme/app#2" in comments[0]["body"]
+    (pr,) = world.prs()
+    assert len(pr["comments"]) == 1 and "`merged_pr acme/app#2`" in pr["comments"][0]["body"]
     assert world.states(second) == ["published"]
     history = world.branch_commits(world.fork, BRANCH)
     assert report.commit in history and again.commit in history  # built on, never reset
+    assert pr["record"].rule_ids() == ["VAL-2c", "VAL-2d"]
 
 
-def test_merged_then_manual_rerun_opens_a_follow_up_with_only_new_commits(world: World) -> None:
+@pytest.mark.parametrize("method", ["merge", "squash", "rebase"])
+def test_after_a_merge_a_rerun_by_hand_opens_a_follow_up_with_only_the_new_rule(
+    world: World, method: str
+) -> None:
+    """Content decides what is published, not ancestry: after a squash or a rebase merge the
+    day branch's commits are not in main, yet the follow-up carries only the new rule."""
     world.review()
     world.record(1)
-    first = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
-    world.merge_pr(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    world.merge_pr(1, method=method)
     keys = world.record(2)
-    scheduled = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}), scheduled=True)
+    gateway = ScriptedGateway({"acme/app#2": "VAL-2d"})
+    scheduled = world.run(gateway, scheduled=True)
     assert scheduled.outcome == "deferred" and "at most one PR a day" in scheduled.notes[-1]
-    assert world.states(keys) == ["pending"] and len(world.gh()["prs"]) == 1
-    manual = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
-    assert manual.outcome == "nothing-pending"  # the committed batch was republished first
-    assert world.states(keys) == ["published"]
-    prs = world.gh()["prs"]
-    assert len(prs) == 2 and prs[1]["state"] == "OPEN" and "Follow-up of #1 " in prs[1]["body"]
-    # what the follow-up PR shows: commits on its head that the base (upstream main) lacks
-    git.fetch(world.clone)
-    shown = git.run_git(world.clone, "rev-list", BRANCH, "^origin/main").split()
-    second = git.commit_messages(world.clone, BRANCH, "acme/app#2")
-    assert len(shown) == 1 and shown == [second[0][0]] and first.commit not in shown
+    assert gateway.calls == 0 and world.states(keys) == ["pending"] and len(world.prs()) == 1
+    manual = world.run(gateway)
+    assert manual.outcome == "published" and world.states(keys) == ["published"]
+    first, follow_up = world.prs()
+    assert follow_up["state"] == "OPEN" and follow_up["headRefName"] == FOLLOW_UP
+    assert "Follow-up of #1 " in follow_up["body"]
+    assert added_rules(world, follow_up["headRefOid"]) == ["VAL-2d"]
+    assert world.main_page().count("### VAL-2c ") == 1
+    merged = git.run_git(world.clone, "merge-tree", "--write-tree", "origin/main", follow_up["headRefOid"])  # fmt: skip
+    assert merged.strip()  # merges cleanly (git merge-tree exits 1 on a conflict)
 
 
-def test_closed_then_rerun_opens_a_new_pr(world: World) -> None:
+def test_closed_then_rerun_opens_a_new_pr_without_the_closed_rule(world: World) -> None:
     world.review()
     world.record(1)
     world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
     world.merge_pr(1, state="CLOSED")
     keys = world.record(2)
     report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
-    assert report.outcome == "published"
-    assert report.url is not None and report.url.endswith("/pull/2")
-    assert world.states(keys) == ["published"]
+    assert report.outcome == "published" and report.url is not None
+    assert report.url.endswith("/pull/2") and world.states(keys) == ["published"]
+    assert added_rules(world, world.prs()[1]["headRefOid"]) == ["VAL-2d"]
 
 
-def test_crash_between_push_and_pr_is_recovered_next_run(world: World) -> None:
+def test_two_open_prs_never_take_the_same_rule_id(world: World) -> None:
+    """Day 1's PR is still open on day 2: its rule is taken in the prompt and in validation,
+    so day 2 cannot open a second PR adding it (the two would conflict)."""
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    world.record(2)
+    again = ScriptedGateway({"acme/app#2": "VAL-2c"})
+    tomorrow = world.run(again, scheduled=True, day=NEXT_DAY)
+    prompt = again.prompts[0]
+    assert "IDs taken by open pull requests (never use, never anchor on): VAL-2c" in prompt
+    assert tomorrow.outcome == "no-rules"
+    (rejected,) = tomorrow.rejected
+    assert rejected["reason"] == "rule-id-taken" and "open pull request #1" in rejected["message"]
+    assert len(world.prs()) == 1
+    world.record(3)
+    fine = world.run(ScriptedGateway({"acme/app#3": "VAL-2d"}), scheduled=True, day=NEXT_DAY)
+    assert fine.outcome == "published"
+    assert [p["record"].rule_ids() for p in world.prs()] == [["VAL-2c"], ["VAL-2d"]]
+
+
+def test_a_lost_status_push_on_a_fresh_runner_opens_no_second_pr(world: World) -> None:
+    """The next day's runner has neither state/ nor the status rows the last run wrote:
+    GitHub's knowledge PRs say what is published, so nothing is distilled twice."""
     world.review()
     keys = world.record(1)
-    world.set_gh(fail={"pr create": "HTTP 502: Bad Gateway"})
-    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
-    assert report.outcome == "failed" and "502" in report.notes[-1]
+    status = world.intake / "status.jsonl"
+    before = status.read_bytes()
+    first = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    status.write_bytes(before)  # the push of these status rows was rejected
+    shutil.rmtree(world.state)  # a fresh runner
     assert world.states(keys) == ["pending"]
-    assert git.rev_parse(world.fork, f"refs/heads/{BRANCH}") == report.commit  # pushed
-    world.set_gh(fail={})
-    gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
-    again = world.run(gateway)
-    assert gateway.calls == 0  # nothing re-distilled: the committed batch was published
-    assert world.states(keys) == ["published"] and len(world.gh()["prs"]) == 1
-    assert again.outcome == "nothing-pending"
-    assert len(world.branch_commits(world.clone, BRANCH)) == 2  # seed + one batch, no double
+    gateway = ScriptedGateway({"acme/app#1": "VAL-2x"})
+    report = world.run(gateway, scheduled=True, day=NEXT_DAY)
+    assert gateway.calls == 0 and report.outcome == "nothing-pending"
+    row = load_status(world.intake)[keys[0]]
+    assert row["state"] == "published" and row["url"] == first.url
+    assert "read back from GitHub" in row["reason"] and len(world.prs()) == 1
 
 
-def test_push_rejected_keeps_rows_pending(world: World) -> None:
+def test_a_fresh_runner_keeps_the_review_evidence_of_earlier_batches(world: World) -> None:
     world.review()
     world.record(1)
     world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
-    # someone rewrote the fork's day branch after our push (a force-push elsewhere)
-    other = world.root / "other"
-    git.run_git(world.root, "clone", "--quiet", "--branch", "main", str(world.fork), str(other))
-    (other / "x.txt").write_text("x\n")
-    git.run_git(other, "checkout", "--quiet", "-b", BRANCH)
-    git.commit_paths(other, ["x.txt"], "diverge\n")
-    git.run_git(other, "push", "--quiet", "--force", "origin", BRANCH)
-    keys = world.record(2)
-    report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
-    assert report.outcome == "failed" and "rejected" in report.notes[-1]
-    assert world.states(keys) == ["pending"]
-    comments = world.gh()["prs"][0]["comments"]
-    assert comments == []  # nothing announced that did not reach the fork
+    shutil.rmtree(world.state)  # a second same-day run on a fresh runner
+    world.record(2)
+    world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    (pr,) = world.prs()
+    assert "transcript not found" not in pr["body"]
+    assert pr["body"].count("findings before: 0, after: 0") == 4  # two batches, two validators
+    assert "`merged_pr acme/app#1`" in pr["body"] and "`merged_pr acme/app#2`" in pr["body"]
 
 
-def test_gh_missing_keeps_rows_pending(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refused_pr_creation_is_an_attempt_and_the_next_run_publishes_the_commit(
+    world: World,
+) -> None:
     world.review()
-    (world.bin / "gh").unlink()
+    keys = world.record(1)
+    world.fail("pr create", 422)
+    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert report.outcome == "failed" and "Validation Failed" in report.notes[-1]
+    assert world.states(keys) == ["pending"] and load_status(world.intake)[keys[0]]["attempts"] == 1
+    assert git.rev_parse(world.fork, f"refs/heads/{BRANCH}") == report.commit  # pushed
+    world.heal()
+    gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    again = world.run(gateway)
+    assert gateway.calls == 0  # nothing re-distilled: the committed batch was published
+    assert world.states(keys) == ["published"] and len(world.prs()) == 1
+    assert again.outcome == "nothing-pending"
+
+
+def test_github_down_or_hanging_is_exit_4_and_counts_no_attempt(world: World) -> None:
+    world.review()
+    keys = world.record(1)
+    world.fail("pr create", 502)
+    with pytest.raises(KbkitError, match="GitHub failed") as failed:
+        world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert failed.value.exit_code == 4
+    row = load_status(world.intake)[keys[0]]
+    assert row["state"] == "pending" and row["attempts"] == 0
+    world.heal()
+    world.monkeypatch.setenv("KBKIT_GH_TIMEOUT", "2")
+    world.fail("pr create", late=6)  # GitHub opens the PR; its answer never arrives in time
+    with pytest.raises(KbkitError, match="did not finish within 2s") as hung:
+        world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert hung.value.exit_code == 4 and world.states(keys) == ["pending"]
+    world.heal()
+    gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    report = world.run(gateway)  # the PR GitHub opened is read back: no second one
+    assert gateway.calls == 0 and report.outcome == "nothing-pending"
+    assert world.states(keys) == ["published"] and len(world.prs()) == 1
+
+
+def test_gh_missing_is_exit_4_and_counts_no_attempt(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world.review()
     only_git = world.root / "only-git"  # a PATH with git and nothing else: no gh anywhere
     only_git.mkdir()
     (only_git / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
     monkeypatch.setenv("PATH", str(only_git))
     keys = world.record(1)
-    report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
-    assert report.outcome == "failed" and "gh (the GitHub CLI) is not installed" in report.notes[-1]
+    for _ in range(4):  # as many runs as the cap allows, and one more
+        with pytest.raises(KbkitError, match="gh .the GitHub CLI. is not installed") as missing:
+            world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+        assert missing.value.exit_code == 4
+    row = load_status(world.intake)[keys[0]]
+    assert row["state"] == "pending" and row["attempts"] == 0
+
+
+def test_rows_the_attempt_cap_fails_leave_the_branch_with_their_commit(world: World) -> None:
+    world.review()
+    capped = world.record(1)
+    world.fail("pr create", 422)
+    assert world.run(ScriptedGateway({"acme/app#1": "VAL-2c"})).outcome == "failed"
+    with pytest.raises(KbkitError, match="still unpublished"):
+        world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    third = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))  # the cap: failed, and gone
+    assert third.outcome == "nothing-pending" and world.states(capped) == ["failed"]
+    assert any("reached the attempt cap and left" in note for note in third.notes)
+    assert git.rev_parse(world.clone, f"refs/heads/{BRANCH}") == git.rev_parse(world.clone, "origin/main")  # fmt: skip
+    world.heal()
+    fresh = world.record(2)
+    report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert report.outcome == "published" and world.states(capped + fresh) == ["failed", "published"]
+    (pr,) = world.prs()
+    assert added_rules(world, pr["headRefOid"]) == ["VAL-2d"]  # the failed batch did not ship
+
+
+def test_a_rejected_push_is_an_attempt_and_the_body_lists_only_what_the_branch_has(
+    world: World,
+) -> None:
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    hook = world.fork / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'the fork is read-only today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    keys = world.record(2)
+    report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert report.outcome == "failed" and "the fork is read-only today" in report.notes[-1]
     assert world.states(keys) == ["pending"]
+    (pr,) = world.prs()
+    assert pr["record"].rule_ids() == ["VAL-2c"] and pr["comments"] == []
+    hook.unlink()
+    again = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert again.outcome == "nothing-pending" and world.states(keys) == ["published"]
+    (pr,) = world.prs()
+    assert pr["record"].rule_ids() == ["VAL-2c", "VAL-2d"]
+    assert added_rules(world, pr["headRefOid"]) == ["VAL-2c", "VAL-2d"]
 
 
 def test_no_rules_never_marks_done_while_a_batch_is_unpublished(world: World) -> None:
     world.review()
     committed = world.record(1)
-    world.set_gh(fail={"pr list": "HTTP 503"})
+    world.fail("pr create", 422)
     world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
     fresh = world.record(2)
     nothing = ScriptedGateway(reply=json.dumps({"proposals": []}))
-    with pytest.raises(Exception, match="still unpublished"):
+    with pytest.raises(KbkitError, match="still unpublished"):
         world.run(nothing)
     assert nothing.calls == 0
     assert world.states(committed + fresh) == ["pending", "pending"]
-    world.set_gh(fail={})
+    world.heal()
     report = world.run(nothing)
     assert report.outcome == "no-rules"
     assert world.states(committed + fresh) == ["published", "shadowed"]
@@ -228,14 +339,14 @@ def test_a_wiped_work_clone_builds_on_the_published_day_branch(world: World) -> 
     again = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
     assert again.outcome == "published" and again.url == first.url
     assert first.commit in world.branch_commits(world.fork, BRANCH)
-    assert world.states(keys) == ["published"] and len(world.gh()["prs"]) == 1
+    assert world.states(keys) == ["published"] and len(world.prs()) == 1
 
 
-def test_a_deferred_batch_is_distilled_afresh_on_the_next_scheduled_day(world: World) -> None:
+def test_after_a_merge_the_next_scheduled_day_opens_its_own_pr(world: World) -> None:
     world.review()
     world.record(1)
     world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
-    world.merge_pr(1)
+    world.merge_pr(1, method="squash")
     waiting = world.record(2)
     assert world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}), scheduled=True).outcome == (
         "deferred"
@@ -243,53 +354,9 @@ def test_a_deferred_batch_is_distilled_afresh_on_the_next_scheduled_day(world: W
     fresh = world.record(3)
     both = ScriptedGateway({"acme/app#2": "VAL-2d", "acme/app#3": "VAL-2e"})
     tomorrow = world.run(both, scheduled=True, day=NEXT_DAY)
-    # yesterday's committed batch is not resumed: its row joins today's fresh batch
     assert both.calls == 1 and tomorrow.events == ("merged_pr acme/app#2", "merged_pr acme/app#3")
     assert tomorrow.outcome == "published" and world.states(waiting + fresh) == ["published"] * 2
-    assert any("left 1 unpublished batch(es) of earlier days" in n for n in tomorrow.notes)
-    prs = world.gh()["prs"]
-    assert [p["headRefName"] for p in prs] == [BRANCH, NEXT_BRANCH]  # one PR per day
-
-
-def test_a_push_failing_yesterday_does_not_stall_today(world: World) -> None:
-    world.review()
-    keys = world.record(1)
-    world.set_gh(fail={"pr list": "HTTP 503"})
-    assert world.run(ScriptedGateway({"acme/app#1": "VAL-2c"})).outcome == "failed"
-    assert world.states(keys) == ["pending"]
-    world.set_gh(fail={})
-    fresh = world.record(2)
-    gateway = ScriptedGateway({"acme/app#1": "VAL-2c", "acme/app#2": "VAL-2d"})
-    report = world.run(gateway, scheduled=True, day=NEXT_DAY)
-    assert gateway.calls == 1 and report.outcome == "published"
-    assert world.states(keys + fresh) == ["published", "published"]
-    assert [p["headRefName"] for p in world.gh()["prs"]] == [NEXT_BRANCH]
-    assert git.rev_parse(world.fork, f"refs/heads/{NEXT_BRANCH}") is not None
-
-
-def test_same_day_rerun_still_publishes_the_committed_batch(world: World) -> None:
-    world.review()
-    keys = world.record(1)
-    world.set_gh(fail={"pr list": "HTTP 503"})
-    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
-    world.set_gh(fail={})
-    gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
-    report = world.run(gateway, scheduled=True)
-    assert gateway.calls == 0 and world.states(keys) == ["published"]
-    assert report.outcome == "nothing-pending" and len(world.gh()["prs"]) == 1
-
-
-def test_a_batch_added_to_an_open_pr_updates_its_body(world: World) -> None:
-    world.review()
-    world.record(1)
-    first = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
-    world.record(2)
-    second = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
-    assert second.url == first.url
-    (pr,) = world.gh()["prs"]
-    assert first.batch_id in pr["body"] and second.batch_id in pr["body"]
-    assert "merged_pr acme/app#2" in pr["body"]
-    assert [second.batch_id in c["body"] for c in pr["comments"]] == [True]
+    assert [p["headRefName"] for p in world.prs()] == [BRANCH, NEXT_BRANCH]  # one PR per day
 
 
 def test_switching_from_shadow_to_review_the_same_day_publishes_every_batch(
@@ -302,10 +369,9 @@ def test_switching_from_shadow_to_review_the_same_day_publishes_every_batch(
     report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
     assert report.outcome == "published"
     assert world.states(shadowed + fresh) == ["published", "published"]
-    row = load_status(world.intake)[shadowed[0]]
-    assert row["url"] == report.url
-    (pr,) = world.gh()["prs"]
-    assert "merged_pr acme/app#1" in pr["body"] and "merged_pr acme/app#2" in pr["body"]
+    assert load_status(world.intake)[shadowed[0]]["url"] == report.url
+    (pr,) = world.prs()
+    assert pr["record"].sources() == shadowed + fresh
     assert pr["body"].count("## Batch ") == 2
 
 
@@ -313,19 +379,18 @@ def test_the_pr_body_carries_the_days_report_rebuilt_for_each_added_batch(world:
     world.review()
     world.record(1)
     first = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
-    body = world.gh()["prs"][0]["body"]
+    body = world.prs()[0]["body"]
     assert body.count(REPORT) == 1 and body.index("## Batch ") < body.index(REPORT)
     report = body[body.index(REPORT) :]
     assert "- **Tree**: 29 pages, 0 errors" in report and "- **Curator**: 1 batches" in report
     assert first.batch_id is not None
     assert first.batch_id.replace("_", "\\_") in report  # the batches table
     assert f"_Generated {PINNED_NOW} by `kb report`" in report  # kbkit's clock: deterministic
-    # the ledgers are named as the repository holds them, not by this machine's paths
     assert "_(from intake/events.jsonl, intake/status.jsonl" in report, report
     assert str(world.root) not in body
     world.record(2)
     second = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
-    (pr,) = world.gh()["prs"]
+    (pr,) = world.prs()
     report = pr["body"][pr["body"].index(REPORT) :]
     assert pr["body"].count(REPORT) == 1 and "- **Curator**: 2 batches" in report
     assert second.batch_id is not None
@@ -339,7 +404,7 @@ def test_a_report_that_cannot_be_built_never_fails_the_publication(world: World)
     (world.intake / "cursor.json").write_text("{not json")  # kb report reads it, distill not
     report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
     assert report.outcome == "published" and world.states(keys) == ["published"]
-    body = world.gh()["prs"][0]["body"]
+    body = world.prs()[0]["body"]
     (line,) = [x for x in body.splitlines() if "could not be built" in x]
     assert line.startswith("The report could not be built: `InputError: ")
     assert "cursor.json: not a valid cursor file" in line and "## Batch " in body
@@ -352,8 +417,30 @@ def test_the_shadow_artifact_carries_the_body_review_would_send(world: World) ->
     body = (report.artifacts / "pr-body.md").read_text()
     assert body.startswith(f"Knowledge intake for {DAY}, distilled by `kb distill`.")
     assert f"## Batch {report.batch_id} ({(report.commit or '')[:12]})" in body
-    assert f"- {keys[0][0]} {keys[0][1]}" in body and body.count(REPORT) == 1
+    assert f"- `{keys[0][0]} {keys[0][1]}`" in body and body.count(REPORT) == 1
     assert f"_Generated {PINNED_NOW} by `kb report`" in body
+
+
+HOSTILE = "Ask @acme/security and @dev1 about #12, GH-7 and acme/app#3"
+
+
+def test_posted_text_mentions_nobody_and_links_nothing(world: World) -> None:
+    """Titles copied into the PR body, its comments, the report's "oldest pending" line and
+    the commit messages keep their words and lose their live mentions and references."""
+    world.review()
+    world.record(1, 2, 3, title=HOSTILE)
+    gateway = ScriptedGateway({"acme/app#3": "VAL-2c"})
+    world.run(gateway, max_events=1)  # the others wait: the body names the oldest of them
+    world.record(4, title=HOSTILE)
+    world.run(ScriptedGateway({"acme/app#4": "VAL-2d"}), max_events=1)
+    (pr,) = world.prs()
+    texts = [pr["body"], *(c["body"] for c in pr["comments"])]
+    for text in texts:
+        assert inert.markdown(text) == text  # nothing left to make inert
+    assert "@&#8203;acme/security" in pr["body"] and "#&#8203;12" in pr["body"]
+    assert "GH&#8203;-7" in pr["body"] or "G&#8203;H-7" in pr["body"] or "GH-&#8203;7" in pr["body"]
+    messages = git.run_git(world.fork, "log", "--format=%B", BRANCH, "--not", "main")
+    assert inert.plain(messages) == messages and "acme/app#\u200b4" in messages
 
 
 def fence_balanced(text: str) -> bool:
@@ -376,11 +463,17 @@ def test_an_over_long_body_is_cut_cleanly_report_first() -> None:
     assert fit_body(main[:1000] + FENCE + "\n", "r\n") == main[:1000] + FENCE + "\nr\n"  # fits
 
 
-def test_rule_titles_in_the_commit_message_mention_nobody() -> None:
+def test_rule_titles_and_sources_in_the_commit_message_mention_nobody() -> None:
     """A proposed title copied into the batch commit keeps its words but no live mention or
-    reference (GitHub would notify the team and cross-link issue 12 on every push)."""
-    from kbkit.distill.work_clone import commit_message
+    reference (GitHub would notify the team and cross-link issue 12 on every push); the
+    source trailers too, and they read back as the source ids they were."""
+    from kbkit.distill.work_clone import commit_message, parse_trailers
     from kbkit.infra.inert import ZWSP
 
-    message = commit_message("b1", "2026-12-01", [], ["VAL-2c — ask @acme/security about #12"])
+    sources = [("merged_pr", "acme/app#12"), ("bugfix_run", "run-1")]
+    message = commit_message("b1", "2026-12-01", sources, ["VAL-2c — ask @acme/security about #12"])
     assert f"- VAL-2c — ask @{ZWSP}acme/security about #{ZWSP}12\n" in message
+    assert f"Kbkit-Source: merged_pr acme/app#{ZWSP}12\n" in message
+    parsed = parse_trailers("0" * 40, message)
+    assert parsed is not None and parsed.sources == tuple(sources)
+

@@ -13,7 +13,8 @@ from kbkit.distill import job
 from kbkit.distill.models import RecordingGateway, open_gateway
 from kbkit.distill.publication import settings_from_env
 from kbkit.infra import clock
-from kbkit.infra.errors import UsageError
+from kbkit.distill.summary import stopped, summary
+from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.infra.paths import REPO_HELP, intake_root, repo_root, state_root
 from kbkit.intake.repo_identity import read_config
 
@@ -43,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true",
                    help="everything up to validation (the work clone is cloned or fetched); no ledger, "
                    "page, branch, commit or artifact write")  # fmt: skip
+    p.add_argument("--summary", metavar="FILE", type=Path,
+                   help="append what the run did, or why it opened or updated no PR, as markdown "
+                   "(the daily workflow passes $GITHUB_STEP_SUMMARY)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--format", choices=("text", "json"), default="text")
     return p
@@ -120,10 +124,15 @@ def render(report: job.Report) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run one distill batch; exit 0 done, 1 failed attempt (rows stay pending) or dry-run changes."""
     args = parser().parse_args(argv)
-    options = options_from(args)
-    if not args.quiet:
-        print(f"distill: {options.settings.explanation}", file=sys.stderr)
-    report = job.run(options)
+    try:
+        options = options_from(args)
+        if not args.quiet:
+            print(f"distill: {options.settings.explanation}", file=sys.stderr)
+        report = job.run(options)
+    except KbkitError as exc:  # a stopped run says so in the summary too
+        _append(args.summary, stopped(args.today or clock.today().isoformat(), str(exc)))
+        raise
+    _append(args.summary, summary(report, options.settings.explanation))
     if args.format == "json":
         data = report._asdict()
         data["artifacts"] = str(report.artifacts) if report.artifacts else None
@@ -133,6 +142,18 @@ def main(argv: list[str] | None = None) -> int:
     if report.outcome == "failed":
         return 1
     return 1 if report.outcome == "dry-run" and report.pages else 0
+
+
+def _append(path: Path | None, text: str) -> None:
+    """Append `text` to the summary file, when one was named (best effort: a summary that
+    cannot be written never changes the run's outcome)."""
+    if path is None:
+        return
+    try:
+        with path.open("a", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        print(f"distill: could not write the summary to {path}: {exc.strerror}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -41,6 +42,7 @@ class CatalogPage(NamedTuple):
     separator: str
     sha256: str
     tables: tuple[str, ...] = ()  # each table: "<heading> #<n>: <header cells>"
+    taken: tuple[str, ...] = ()  # IDs pending elsewhere for this page (open pull requests)
 
     def heading_marker(self) -> str:
         return "#" * self.heading_level
@@ -50,6 +52,7 @@ class CatalogPage(NamedTuple):
         data["rule_ids"] = list(self.rule_ids)
         data["groups"] = list(self.groups)
         data["tables"] = list(self.tables)
+        data["taken"] = list(self.taken)
         return data
 
     @classmethod
@@ -58,6 +61,7 @@ class CatalogPage(NamedTuple):
         values["rule_ids"] = tuple(values["rule_ids"])
         values["groups"] = tuple(values["groups"])
         values["tables"] = tuple(values.get("tables") or ())
+        values["taken"] = tuple(values.get("taken") or ())
         return cls(**values)
 
 
@@ -244,3 +248,23 @@ def _new_page_slots(
         summary = owner_summary(tree.pages.get(rel))
         slots[new_id] = NewPageSlot(new_id, index_id, summary, sha256(data), tables)
     return slots
+
+
+def with_taken(catalog: Catalog, taken: Mapping[str, tuple[str, str]]) -> Catalog:
+    """`catalog` with rule IDs that are taken although the clone does not hold them yet
+    (rule ID -> (target document ID, where: e.g. "open pull request #3")): each is defined
+    (a row reusing it is `rule-id-taken`), listed on its page for the prompt, and a page an
+    open pull request creates is no longer offered as a new-page slot."""
+    if not taken:
+        return catalog
+    defined = dict(catalog.defined)
+    pages = dict(catalog.pages)
+    slots = dict(catalog.new_pages)
+    for rule_id, (target, where) in sorted(taken.items()):
+        if rule_id not in defined:
+            defined[rule_id] = (f"{target} ({where})",)
+        page = pages.get(target)
+        if page is not None and rule_id not in page.rule_ids and rule_id not in page.taken:
+            pages[target] = page._replace(taken=(*page.taken, rule_id))
+        slots.pop(target, None)
+    return catalog._replace(defined=defined, pages=pages, new_pages=slots)

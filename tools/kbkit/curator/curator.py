@@ -7,7 +7,7 @@ The curator never clones, calls a model, touches the ledger, commits, pushes or 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from kbkit.curator.apply import (
     commit_plans,
     plan_all,
 )
-from kbkit.curator.catalog import Catalog, load_catalog
+from kbkit.curator.catalog import Catalog, load_catalog, with_taken
 from kbkit.curator.errors import InvalidRequestError, KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.gate import commands, gate_mode, policy_arguments
@@ -50,6 +50,7 @@ class KnowledgeCurator:
         python: str | None = None,
         lock_timeout: float = 60.0,
         gate: Sequence[Sequence[str]] | None = None,
+        taken: Mapping[str, tuple[str, str]] | None = None,
     ):
         self.clone = Path(clone_path).absolute()
         if not self.clone.is_dir():
@@ -64,6 +65,9 @@ class KnowledgeCurator:
         if gate is not None and not [c for c in gate if c]:
             raise InvalidRequestError("the gate needs at least one command", field="gate")
         self._gate = None if gate is None else [tuple(map(str, c)) for c in gate if c]
+        # rule ID -> (target, where): IDs held elsewhere (open pull requests) that the
+        # catalog treats as defined, so neither the prompt nor validation offers them
+        self.taken = dict(taken or {})
         self._catalog: Catalog | None = None
         self._source_ids: tuple[str, ...] = ()  # of the batch the last prompt was built for
 
@@ -79,7 +83,7 @@ class KnowledgeCurator:
     def catalog(self) -> Catalog:
         """The rule pages that may receive rules, read now."""
         self.recover()
-        self._catalog = load_catalog(self.clone, self.policy)
+        self._catalog = with_taken(load_catalog(self.clone, self.policy), self.taken)
         if not self._catalog.pages and not self._catalog.new_pages:
             raise KnowledgeCurationError(
                 f"{self.clone.name}: no rule pages (file names matching the policy's "

@@ -95,6 +95,8 @@ def _page_block(page: CatalogPage) -> str:
         f"  groups: {', '.join(_one_line(g) for g in page.groups) or '(none)'}",
         f"  existing IDs: {', '.join(page.rule_ids) or '(none)'}",
     ]
+    if page.taken:  # in open pull requests, not on the page yet
+        lines.append(f"  IDs taken by open pull requests (never use, never anchor on): {', '.join(page.taken)}")  # fmt: skip
     if page.tables:
         lines.append(f"  tables: {'; '.join(_one_line(t) for t in page.tables)}")
     return "\n".join(lines)

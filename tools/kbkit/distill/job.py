@@ -1,16 +1,21 @@
 """One distill run: pending ledger rows -> one bounded batch -> model -> curator -> day branch
 -> publish.
 
-Order of a run (every step recoverable after a kill at any point):
-1. prepare the work clone (uncommitted leftovers of a killed run are dropped: their rows are
-   still pending and are simply redone);
-2. publish what is committed today but unpublished (found from commit trailers, so a kill
-   between commit and status append loses nothing); if that fails, stop: no row is marked
-   done while a committed batch sits unpublished. An earlier day's unpublished batch is
-   left behind: its rows are still pending and are distilled afresh on today's branch;
-3. select at most 20 pending rows within the curator's byte bounds;
-4. curate: build prompt and schema, call the model once, validate, apply (validator gate);
-5. commit with trailers naming every source, publish, and only then mark the rows.
+Order of a run (every step recoverable after a kill at any point, and correct on a fresh
+runner that has no `state/` from yesterday):
+1. prepare the work clone (what a killed run left uncommitted, tracked or not, is dropped:
+   its rows are still pending and are simply redone);
+2. review mode: read the knowledge PRs back from GitHub, reconcile the ledger with what they
+   list, and rebuild every open one that main has moved under (`review`, `refresh`);
+3. choose today's branch: today's open PR, else a new one (a follow-up after today's PR was
+   merged or closed, by hand only: the automatic cadence opens at most one PR a day);
+4. publish what is committed on it but unpublished (found from commit trailers, so a kill
+   between commit and status append loses nothing); if that fails, stop;
+5. select at most 20 pending rows (newest first) that no knowledge PR lists;
+6. curate: prompt and schema with the IDs of the other open PRs taken, one model call,
+   validate, apply (validator gate);
+7. commit with trailers naming every source, publish, and only then mark the rows;
+8. review mode: when main moved during the run, bring the open PRs up to date again.
 """
 
 from __future__ import annotations
@@ -30,13 +35,17 @@ from kbkit.curator import (
 )
 from kbkit.distill import work_clone
 from kbkit.distill.artifacts import Artifacts, batch_folder, new_batch_id
-from kbkit.distill.delivery import publish_commits, unpublished
+from kbkit.distill.delivery import Published, Target, publish, unpublished
+from kbkit.distill.knowledge_prs import branch_for
 from kbkit.distill.models import ModelCallError
-from kbkit.distill.publication import REVIEW, Publisher
+from kbkit.distill.pr_body import Extras, key_line, one_line
+from kbkit.distill.publication import REVIEW, PublicationError, Publisher
 from kbkit.distill.report_section import report_section
+from kbkit.distill.review import ReviewState, open_review
 from kbkit.distill.rows import after_failure, mark
-from kbkit.distill.selection import Selection, select_batch
+from kbkit.distill.selection import Selection, happened, select_batch
 from kbkit.distill.session import Options, Report, Session, key_text
+from kbkit.distill.taken import taken_ids
 from kbkit.distill.work_clone import CommittedBatch, WorkClone
 from kbkit.infra.errors import KbkitError, LockTimeoutError, UsageError
 from kbkit.infra.file_lock import lock_path_for, locked
@@ -72,78 +81,146 @@ def run(options: Options) -> Report:
 
 def _run(s: Session) -> Report:
     clone, publisher = _prepare(s)
-    republished = _publish_committed(s, clone, publisher)
-    if isinstance(republished, Report):
-        return republished
-    selection = select_batch(s.o, {k for c in republished for k in c.sources})
+    review = open_review(s, publisher, _report(s, clone)) if publisher else None
+    target = _target(s, clone, review)
+    if isinstance(target, Report):
+        return target
+    dropped = work_clone.checkout_day(clone.path, target.branch, target.base, dry_run=s.o.dry_run)
+    if dropped:
+        s.note(
+            f"dropped {len(dropped)} local commit(s) of {target.branch} that no longer build on "
+            "what it was published on; their rows are distilled again"
+        )
+    committed, target = _publish_committed(s, clone, publisher, target)
+    listed = set(review.listed()) if review else set()
+    selection = select_batch(s.o, {k for c in committed for k in c.sources} | listed)
     if not selection.events:
-        s.say("nothing pending")
-        return Report(s.o.day, clone.branch, "nothing-pending", notes=tuple(s.notes))
-    batch = _Batch(s, clone, selection)
-    return batch.curate_commit_publish(publisher)
+        why = "nothing pending" if not committed else "nothing more pending"
+        s.say(why)
+        return Report(s.o.day, target.branch, "nothing-pending", notes=tuple(s.notes))
+    batch = _Batch(s, clone, target, selection)
+    report = batch.curate_commit_publish(publisher, review)
+    if publisher and review and not s.o.dry_run:
+        _after_main_moved(s, clone, publisher, review, batch.pr)
+    return report._replace(notes=tuple(s.notes))
 
 
-def _prepare(s: Session) -> tuple[WorkClone, Publisher]:
-    """The work clone on today's branch, and the publisher for it."""
+def _prepare(s: Session) -> tuple[WorkClone, Publisher | None]:
+    """The work clone, and the publisher in review mode."""
     o = s.o
     clone_dir = o.state_dir / "clone"
     s.say(f"work clone {clone_dir} from {o.knowledge_repo}")
-    seed = o.settings.fork_url if o.settings.mode == REVIEW else None
-    clone = work_clone.prepare(
-        clone_dir, o.knowledge_repo, o.day, o.base_branch, dry_run=o.dry_run, seed_url=seed
-    )
+    clone = work_clone.prepare(clone_dir, o.knowledge_repo, o.base_branch, dry_run=o.dry_run)
     if clone.discarded:
         s.notes.append(
             f"dropped uncommitted leftovers of an interrupted run: {len(clone.discarded)} path(s)"
         )
     settings = o.settings._replace(base_branch=clone.base_branch)
-    report = partial(report_section, clone.path, o.intake_dir, o.state_dir)
-    return clone, Publisher(settings, clone.path, o.scheduled, o.day, report)
+    return clone, Publisher(settings, clone.path) if settings.mode == REVIEW else None
+
+
+def _report(s: Session, clone: WorkClone) -> partial[str]:
+    return partial(report_section, clone.path, s.o.intake_dir, s.o.state_dir)
+
+
+def _target(s: Session, clone: WorkClone, review: ReviewState | None) -> Target | Report:
+    """Today's branch: today's open PR, a new PR (the first of the day, or a follow-up by
+    hand), or a deferred report when the automatic cadence already opened today's PR."""
+    o = s.o
+    main = git.rev_parse(clone.path, f"origin/{clone.base_branch}")
+    assert main is not None
+    if review is None:  # shadow: build on the day's branch as it is, or start at main
+        branch = work_clone.day_branch(o.day)
+        tip = git.rev_parse(clone.path, f"refs/heads/{branch}")
+        base = git.merge_base(clone.path, main, tip) if tip else None
+        return Target(branch, base or main)
+    todays = sorted((p for p in review.prs if p.day == o.day), key=lambda p: p.ordinal)
+    latest = todays[-1] if todays else None
+    if latest is not None and latest.is_open and latest.record is not None:
+        head = review.head(latest)
+        return Target(latest.pull.head_ref, head or main, latest, head)
+    if latest is not None and o.scheduled:
+        waiting = len([e for e in _pending_keys(s) if e not in review.listed()])
+        why = (
+            f"today's PR #{latest.number} is {latest.state}; the automatic cadence opens at "
+            f"most one PR a day, so {waiting} pending event(s) wait for tomorrow's run (run "
+            "`kb distill` by hand to open a follow-up today)"
+        )
+        s.note(why)
+        return Report(o.day, latest.pull.head_ref, "deferred", notes=tuple(s.notes))
+    ordinal = latest.ordinal + 1 if latest is not None else 1
+    branch = branch_for(o.day, ordinal)
+    follow_up = latest.number if latest is not None else None
+    return Target(branch, main, None, review.fork_heads.get(branch), follow_up)
+
+
+def _pending_keys(s: Session) -> list[Key]:
+    from kbkit.intake.ledger import pending_events
+
+    return [(p.event["source_kind"], p.event["source_id"]) for p in pending_events(s.o.intake_dir)]
 
 
 def _publish_committed(
-    s: Session, clone: WorkClone, publisher: Publisher
-) -> list[CommittedBatch] | Report:
-    """Publish today's committed but unpublished batches first; returns them (their rows
-    are not distilled again), a deferred report, or raises when publication failed."""
+    s: Session, clone: WorkClone, publisher: Publisher | None, target: Target
+) -> tuple[list[CommittedBatch], Target]:
+    """Publish the target branch's committed but unpublished batches first; returns them
+    (their rows are not distilled again) and the target as it now is (the PR that carries
+    them), or raises when their publication failed."""
     o = s.o
     status = load_status(o.intake_dir)
-    committed = unpublished(clone.path, status)
-    # Day boundary: a batch committed on an earlier day and never published is not resumed
-    # (its PR would be a second one today); its rows are still pending and are distilled
-    # afresh into today's batch, on today's branch.
-    stale = [c for c in committed if c.day != o.day]
-    committed = [c for c in committed if c.day == o.day]
-    if stale:
-        s.note(
-            f"left {len(stale)} unpublished batch(es) of earlier days "
-            f"({', '.join(sorted({c.day for c in stale}))}) behind; their rows are "
-            "distilled afresh today"
+    committed = [] if o.dry_run else unpublished(clone.path, target, status)
+    if not committed:
+        return [], target
+    s.say(f"republishing {len(committed)} committed batch(es) not yet published")
+    try:
+        done = publish(s, publisher, target, committed, status, lambda: Extras(report=_report(s, clone)(o.day)))  # fmt: skip
+    except PublicationError as exc:  # their artifacts are gone: drop the commits, redo
+        git.reset_branch(clone.path, target.branch, target.base)
+        s.note(str(exc))
+        return [], target
+    if done.outcome != "done" and unpublished(clone.path, target, load_status(o.intake_dir)):
+        raise KbkitError(
+            f"{len(committed)} committed batch(es) are still unpublished; nothing new was "
+            "distilled. Fix the cause above and rerun `kb distill`"
         )
-    if committed and not o.dry_run:
-        s.say(f"republishing {len(committed)} committed batch(es) not yet published")
-        outcome, _ = publish_commits(s, publisher, committed, status)
-        if outcome == "deferred":
-            return Report(o.day, clone.branch, "deferred", notes=tuple(s.notes))
-        if outcome != "done":
-            raise KbkitError(
-                f"{len(committed)} committed batch(es) are still unpublished ({outcome}); "
-                "nothing new was distilled. Fix the cause above and rerun `kb distill`"
-            )
-    return committed
+    if done.outcome != "done":  # failed at the cap: gone from the branch
+        return [], target
+    return committed, _published_to(clone, target, done)
+
+
+def _published_to(clone: WorkClone, target: Target, done: Published) -> Target:
+    """The target after a publication: its PR, and the fork's branch at the pushed tip."""
+    if done.pr is None:
+        return target
+    tip = git.rev_parse(clone.path, f"refs/heads/{target.branch}")
+    return target._replace(pr=done.pr, expect=tip, follow_up_of=None)
+
+
+def _after_main_moved(
+    s: Session, clone: WorkClone, publisher: Publisher, review: ReviewState, pr: Any
+) -> None:
+    """Main moved while this run worked (a merge, a hand edit): bring the open PRs up to
+    date once more, so every open PR merges cleanly when the run ends."""
+    git.fetch(clone.path)
+    main = git.rev_parse(clone.path, f"origin/{clone.base_branch}")
+    if main is None or main == review.main:
+        return
+    s.note(f"main moved during the run (now {main[:12]}); bringing the open PRs up to date again")
+    open_review(s, publisher, _report(s, clone))
 
 
 class _Batch:
     """One selected batch on its way through the curator, git and publication."""
 
-    def __init__(self, s: Session, clone: WorkClone, selection: Selection):
-        self.s, self.o, self.clone, self.selection = s, s.o, clone, selection
+    def __init__(self, s: Session, clone: WorkClone, target: Target, selection: Selection):
+        self.s, self.o, self.clone, self.target, self.selection = s, s.o, clone, target, selection
         self.keys: list[Key] = selection.keys()
         self.event_lines = tuple(key_text(k) for k in self.keys)
         self.batch_id = new_batch_id(s.o.state_dir, s.o.day, list(self.event_lines))
         self.art = Artifacts(batch_folder(s.o.state_dir, s.o.day, self.batch_id), s.o.dry_run)
         self.accepted: tuple[dict[str, Any], ...] = ()
         self.rejected: tuple[dict[str, Any], ...] = ()
+        self.pr: Any = None
 
     def report(self, outcome: str, **fields: Any) -> Report:
         """The run's report for this batch; `fields` fill the rest."""
@@ -154,8 +231,9 @@ class _Batch:
             "rejected": self.rejected,
             "artifacts": self.art.shown(),
             "notes": tuple(self.s.notes),
+            "waiting": len(self.selection.waiting),
         }
-        return Report(self.o.day, self.clone.branch, outcome, **(values | fields))
+        return Report(self.o.day, self.target.branch, outcome, **(values | fields))
 
     def mark_all(self, reason: str, state: str | None = None) -> None:
         """Mark every row of the batch, this attempt counted; `state` None: the attempt
@@ -177,20 +255,13 @@ class _Batch:
         if not self.o.dry_run:
             self.mark_all(reason)
         self.s.say(f"failed: {reason}")
-        return Report(
-            self.o.day,
-            self.clone.branch,
-            "failed",
-            self.batch_id,
-            self.event_lines,
-            artifacts=self.art.shown(),
-            notes=(*self.s.notes, reason),
-        )
+        self.s.notes.append(reason)
+        return self.report("failed")
 
-    def curate_commit_publish(self, publisher: Publisher) -> Report:
-        """Steps 4 and 5: ask the model, validate, apply, commit, publish, mark."""
+    def curate_commit_publish(self, publisher: Publisher | None, review: ReviewState | None) -> Report:  # fmt: skip
+        """Steps 6 and 7: ask the model, validate, apply, commit, publish, mark."""
         self.s.say(f"batch {self.batch_id}: {len(self.keys)} event(s)")
-        curator = self._open_curator()
+        curator = self._open_curator(review)
         validation = self._ask_model(curator)
         if isinstance(validation, Report):
             return validation
@@ -206,19 +277,43 @@ class _Batch:
         if isinstance(result, Report):
             return result
         commit = self._commit(curator, validation, result)
-        outcome, url = publish_commits(self.s, publisher, [commit], load_status(self.o.intake_dir))
-        if outcome == "done":
-            outcome = "published" if url else "shadowed"
+        done = publish(self.s, publisher, self.target, [commit], load_status(self.o.intake_dir), self._extras)  # fmt: skip
         pages = tuple(c.document_id for c in result.changes)
-        return self.report(outcome, pages=pages, commit=commit.sha, url=url)
+        outcome = _outcome(done, publisher)
+        self.pr = done.pr
+        return self.report(outcome, pages=pages, commit=commit.sha, url=done.url)
 
-    def _open_curator(self) -> KnowledgeCurator:
+    def _extras(self) -> Extras:
+        report = report_section(self.clone.path, self.o.intake_dir, self.o.state_dir, self.o.day)
+        return Extras(self.target.follow_up_of, self._waiting(), report)
+
+    def _waiting(self) -> str:
+        """What this batch left for later, newest first, and the oldest of it."""
+        waiting = self.selection.waiting
+        if not waiting:
+            return ""
+        oldest = waiting[-1]
+        key = (str(oldest.get("source_kind")), str(oldest.get("source_id")))
+        return (
+            "## Waiting\n\n"
+            f"{len(waiting)} more pending event(s) did not fit this batch (at most "
+            f"{self.o.max_events} events a batch, newest first); they wait for later batches. "
+            f"The oldest: {key_line(key)} ({happened(oldest)[:10] or 'undated'}): "
+            f"{one_line(oldest.get('title') or '')}\n\n"
+        )
+
+    def _open_curator(self, review: ReviewState | None) -> KnowledgeCurator:
         try:
             curator = KnowledgeCurator(self.clone.path, today=self.o.day)  # the clone's policy
             curator.check_validators()  # a broken gate costs no model call and no attempt
         except UsageError:  # a bad policy or gate (KnowledgeConfigurationError): not an attempt
-            _restart_empty_day_branch(self.clone)
+            _restart_empty_day_branch(self.clone, self.target)
             raise
+        if review is not None:  # the other open PRs' rules are taken
+            own = self.target.pr.number if self.target.pr else None
+            others = [p for p in review.prs if p.number != own]
+            heads = {p.number: h for p in others if (h := review.head(p))}
+            curator.taken = taken_ids(self.clone.path, others, heads, review.main, curator.policy)
         return curator
 
     def _ask_model(self, curator: KnowledgeCurator) -> KnowledgeProposalValidation | Report:
@@ -263,7 +358,7 @@ class _Batch:
         try:
             result = curator.apply(validation)
         except KnowledgeConfigurationError:
-            _restart_empty_day_branch(self.clone)
+            _restart_empty_day_branch(self.clone, self.target)
             raise  # configuration, not a failed attempt: no status row
         except KnowledgeValidatorError as exc:
             self.art.write("validators.txt", exc.result.output)
@@ -281,22 +376,29 @@ class _Batch:
         validation: KnowledgeProposalValidation,
         result: KnowledgeApplyResult,
     ) -> CommittedBatch:
-        paths = sorted({f"{curator.root}/{c.document_id}.md".lstrip("/") for c in result.changes})
         titles = [f"{p.rule_id} — {p.title} ({p.target})" for p in validation.accepted]
-        message = work_clone.commit_message(self.batch_id, self.o.day, self.keys, titles)
-        sha = git.commit_paths(self.clone.path, paths, message)
+        sha = work_clone.commit_batch(
+            self.clone.path, curator.root, result.changes, self.batch_id, self.o.day, self.keys, titles
+        )  # fmt: skip
         reached("commit")
         self.art.write("commit.txt", sha + "\n")
-        self.s.say(f"committed {sha[:12]} on {self.clone.branch}")
+        self.s.say(f"committed {sha[:12]} on {self.target.branch}")
         return CommittedBatch(sha, self.batch_id, self.o.day, tuple(self.keys))
 
 
-def _restart_empty_day_branch(clone: WorkClone) -> None:
+def _outcome(done: Published, publisher: Publisher | None) -> str:
+    if done.outcome != "done":
+        return "failed"
+    return "published" if publisher is not None else "shadowed"
+
+
+def _restart_empty_day_branch(clone: WorkClone, target: Target) -> None:
     """After a configuration error, drop a day branch that holds nothing of its own, so a
     same-day rerun starts again from the remote's base branch and sees the user's fix."""
-    tip = git.rev_parse(clone.path, f"refs/heads/{clone.branch}")
+    tip = git.rev_parse(clone.path, f"refs/heads/{target.branch}")
     base = f"origin/{clone.base_branch}"
     if tip is None or not git.is_ancestor(clone.path, tip, base):
         return  # no day branch (a dry run), or it carries commits: keep it
     git.checkout(clone.path, base, detach=True)
-    git.run_git(clone.path, "branch", "--quiet", "-D", clone.branch)
+    git.run_git(clone.path, "branch", "--quiet", "-D", target.branch)
+

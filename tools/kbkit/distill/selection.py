@@ -1,5 +1,12 @@
 """Select the batch: pending rows -> at most `max_events` curator events within the curator's
-byte bounds; rows past the attempt cap or unusable as evidence are marked failed on the way."""
+byte bounds; rows past the attempt cap or unusable as evidence are marked failed on the way.
+
+When more is pending than one batch holds, the newest events go first (by when they happened:
+a PR's merge, a run's creation): a lesson is worth most while its authors remember the
+change and its reviewers still look at that code, and a first run or a backfill brings in
+history that would otherwise push this week's work back by weeks. What waits is said (how
+many, and the oldest), so a team can drain a backlog with extra runs by hand.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +18,7 @@ from kbkit.curator.events import DIFF_BATCH_BYTES
 from kbkit.distill.evidence import to_event
 from kbkit.distill.rows import mark
 from kbkit.distill.session import Options
-from kbkit.intake.ledger import Key, Row, pending_events
+from kbkit.intake.ledger import Key, PendingEvent, Row, pending_events
 
 
 class Taken(NamedTuple):
@@ -23,6 +30,7 @@ class Taken(NamedTuple):
 class Selection(NamedTuple):
     events: list[KnowledgeEvidenceEvent]  # sorted by (kind, source id)
     rows: dict[str, Taken]  # by source id
+    waiting: tuple[Row, ...] = ()  # pending events left for later batches, newest first
 
     def keys(self) -> list[Key]:
         """The batch's ledger keys, in event order."""
@@ -34,7 +42,8 @@ def select_batch(o: Options, skip: Collection[Key]) -> Selection:
     events: list[KnowledgeEvidenceEvent] = []
     rows: dict[str, Taken] = {}
     diff_total = 0
-    for item in pending_events(o.intake_dir):
+    waiting: list[Row] = []
+    for item in sorted(pending_events(o.intake_dir), key=_when, reverse=True):  # newest first
         key: Key = (item.event["source_kind"], item.event["source_id"])
         if key in skip:
             continue
@@ -68,9 +77,23 @@ def select_batch(o: Options, skip: Collection[Key]) -> Selection:
             continue  # two kinds share a source id: one batch can cite it once; next batch
         size = len((event.diff_excerpt or "").encode())
         if len(events) >= o.max_events or diff_total + size > DIFF_BATCH_BYTES:
-            break
+            waiting.append(item.event)
+            continue
         diff_total += size
         events.append(event)
         rows[event.source_id] = Taken(key, item.attempts, item.status)
     events.sort(key=lambda e: (e.kind, e.source_id))  # a stable prompt for a stable request hash
-    return Selection(events, rows)
+    return Selection(events, rows, tuple(waiting))
+
+
+def happened(event: Row) -> str:
+    """When the event happened: a PR's merge, a run's creation, else when it was recorded."""
+    record = event.get("record")
+    created = record.get("created_at") if isinstance(record, dict) else None
+    return str(event.get("merged_at") or created or event.get("recorded_at") or "")
+
+
+def _when(item: PendingEvent) -> tuple[str, str, str]:
+    """Sort key: when it happened, then kind and source id (a later PR number ties later)."""
+    event = item.event
+    return happened(event), str(event.get("source_kind")), str(event.get("source_id"))

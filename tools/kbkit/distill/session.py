@@ -41,6 +41,7 @@ class Report(NamedTuple):
     artifacts: Path | None = None
     url: str | None = None
     notes: tuple[str, ...] = ()
+    waiting: int = 0  # pending events the batch had no room for
 
 
 class Session:

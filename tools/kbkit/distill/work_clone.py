@@ -1,15 +1,17 @@
 """The dedicated work clone under `state/clone/` and its day branches.
 
 Never the user's checkout and never the installed package: a clone of the configured
-knowledge repository. Same-day runs build on the day branch; it is never reset.
+knowledge repository. A day branch builds on what it was published on (its PR's head) or on
+main; each batch is one commit whose trailers name the batch, the day and every source.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kbkit.infra import inert
 from kbkit.infra.errors import UsageError
@@ -24,7 +26,6 @@ TRAILER_SOURCE = "Kbkit-Source: "
 
 class WorkClone(NamedTuple):
     path: Path
-    branch: str
     base_branch: str
     discarded: tuple[str, ...]  # uncommitted leftovers of an interrupted run
 
@@ -46,20 +47,10 @@ def _source_url(source: str) -> str:
 
 
 def prepare(
-    clone_dir: Path,
-    source: str,
-    day: str,
-    base_branch: str | None,
-    *,
-    dry_run: bool = False,
-    seed_url: str | None = None,
+    clone_dir: Path, source: str, base_branch: str | None, *, dry_run: bool = False
 ) -> WorkClone:
-    """Clone or fetch, drop uncommitted leftovers, and check out the day branch.
-
-    A missing day branch starts from the fork's copy when `seed_url` (review mode) has one,
-    so a wiped work clone still builds on what was published; else from the base branch.
-    A dry run creates no day branch (it looks at the base) and keeps leftovers as they are.
-    """
+    """Clone or fetch, and drop what an interrupted run left uncommitted (not in a dry run,
+    which keeps leftovers as they are). The day branch is the caller's (`checkout_day`)."""
     url = _source_url(source)
     for stale in clone_dir.parent.glob(f"{clone_dir.name}.partial-*"):
         shutil.rmtree(stale, ignore_errors=True)  # a clone killed half way
@@ -84,17 +75,42 @@ def prepare(
         (clone_dir / ".git" / "index.lock").unlink(missing_ok=True)
         git.fetch(clone_dir)
     base = base_branch or git.remote_head(clone_dir)
-    discarded = () if dry_run else tuple(git.discard_changes(clone_dir))
-    branch = day_branch(day)
-    if git.rev_parse(clone_dir, f"refs/heads/{branch}"):
-        git.checkout(clone_dir, branch)
-    elif dry_run:
-        git.checkout(clone_dir, f"origin/{base}", detach=True)
-    elif seed_url and git.fetch_branch(clone_dir, seed_url, branch):
-        git.checkout(clone_dir, branch, "FETCH_HEAD")
-    else:
-        git.checkout(clone_dir, branch, f"origin/{base}")
-    return WorkClone(clone_dir, branch, base, discarded)
+    discarded: tuple[str, ...] = ()
+    if not dry_run:
+        # tracked pages an interrupted apply changed, then untracked files it left (a new
+        # rule page written before its commit): both would enter the next catalog and commit
+        discarded = (*git.discard_changes(clone_dir), *git.clean_untracked(clone_dir, "."))
+    return WorkClone(clone_dir, base, discarded)
+
+
+def commit_batch(
+    clone: Path,
+    root: str,
+    changes: Sequence[Any],
+    batch_id: str,
+    day: str,
+    sources: Sequence[tuple[str, str]],
+    titles: list[str],
+) -> str:
+    """Commit the pages an apply changed (`changes`: its PageChange rows) as one batch."""
+    paths = sorted({f"{root}/{c.document_id}.md".lstrip("/") for c in changes})
+    return git.commit_paths(clone, paths, commit_message(batch_id, day, list(sources), titles))
+
+
+def checkout_day(clone: Path, branch: str, base: str, *, dry_run: bool = False) -> list[str]:
+    """Check out `branch` building on `base`: kept when it already does (its own commits on
+    top are unpublished batches), else started at `base`. A dry run only looks: `base`,
+    detached. Returns the commits dropped (a branch that no longer builds on `base`)."""
+    if dry_run:
+        git.checkout(clone, base, detach=True)
+        return []
+    tip = git.rev_parse(clone, f"refs/heads/{branch}")
+    if tip is not None and git.is_ancestor(clone, base, tip):
+        git.checkout(clone, branch)
+        return []
+    dropped = [] if tip is None else [c.sha for c in batches_between(clone, base, tip)]
+    git.reset_branch(clone, branch, base)
+    return dropped
 
 
 def commit_message(
@@ -103,8 +119,17 @@ def commit_message(
     lines = [f"knowledge: {len(titles)} rule(s) from intake batch {batch_id}", ""]
     lines += [f"- {inert.plain(title)}" for title in titles]  # model-written: no live @x or #N
     lines += ["", f"{TRAILER_BATCH}{batch_id}", f"{TRAILER_DAY}{day}"]
-    lines += [f"{TRAILER_SOURCE}{kind} {source_id}" for kind, source_id in sources]
+    # a pushed commit that says owner/repo#12 leaves "referenced" on that PR: inert, and
+    # read back without the zero-width space
+    lines += [f"{TRAILER_SOURCE}{kind} {inert.plain(source_id)}" for kind, source_id in sources]
     return "\n".join(lines) + "\n"
+
+
+def batches_between(clone_dir: Path, base: str, tip: str) -> list[CommittedBatch]:
+    """The distill commits `tip` has and `base` lacks, oldest first."""
+    found = git.commit_messages(clone_dir, f"{base}..{tip}", TRAILER_BATCH)
+    batches = [batch for sha, message in found if (batch := parse_trailers(sha, message))]
+    return batches[::-1]
 
 
 def committed_batches(clone_dir: Path) -> list[CommittedBatch]:
@@ -128,5 +153,5 @@ def parse_trailers(sha: str, message: str) -> CommittedBatch | None:
             day = line[len(TRAILER_DAY) :].strip()
         elif line.startswith(TRAILER_SOURCE):
             kind, _, source_id = line[len(TRAILER_SOURCE) :].strip().partition(" ")
-            sources.append((kind, source_id))
+            sources.append((kind, source_id.replace(inert.ZWSP, "")))
     return CommittedBatch(sha, batch_id, day, tuple(sources)) if batch_id and day else None

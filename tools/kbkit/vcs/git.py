@@ -175,8 +175,19 @@ def push(repo: Path, url: str, branch: str) -> None:
     A rejection carries the remote's own reason: every `remote:` line (a pre-receive hook's
     output) and the rejected ref's status, not only git's last line.
     """
-    refspec = f"refs/heads/{branch}:refs/heads/{branch}"
-    done = _run(repo, ("push", "--porcelain", url, refspec), None)
+    _push(repo, url, f"refs/heads/{branch}:refs/heads/{branch}", (), branch)
+
+
+def push_lease(repo: Path, url: str, rev: str, branch: str, expect: str | None) -> None:
+    """Put `rev` at `branch` on `url`, replacing what is there only when it is still `expect`
+    (None: the branch must not exist yet): a rebuilt branch of the bot's own, never anyone
+    else's work. A rejection carries the remote's reason, as `push` does."""
+    lease = f"--force-with-lease=refs/heads/{branch}:{expect or ''}"
+    _push(repo, url, f"{rev}:refs/heads/{branch}", (lease,), branch)
+
+
+def _push(repo: Path, url: str, refspec: str, flags: tuple[str, ...], branch: str) -> None:
+    done = _run(repo, ("push", "--porcelain", *flags, url, refspec), None)
     if done.returncode == 0:
         return
     stderr = done.stderr.decode("utf-8", "replace").splitlines()
@@ -202,3 +213,79 @@ def fetch_branch(repo: Path, url: str, branch: str) -> str | None:
 
 def show_stat(repo: Path, rev: str) -> str:
     return run_git(repo, "show", "--stat", "--format=commit %H%n%n    %s%n", rev)
+
+
+# --- reading other branches and building commits without a work tree (issue #25) ----------
+
+
+def remote_heads(repo: Path, url: str, pattern: str) -> dict[str, str]:
+    """Branch name -> commit id of every branch of `url` matching `pattern` (`ls-remote`)."""
+    out = run_git(repo, "ls-remote", "--heads", url, f"refs/heads/{pattern}")
+    heads = {}
+    for line in out.splitlines():
+        sha, _, ref = line.partition("\t")
+        if ref.startswith("refs/heads/"):
+            heads[ref[len("refs/heads/") :]] = sha.strip()
+    return heads
+
+
+def fetch_refs(repo: Path, url: str, refspecs: list[str]) -> None:
+    """Fetch `refspecs` (`+src:dst`) from `url`; no refspec, no call."""
+    if refspecs:
+        run_git(repo, "fetch", "--quiet", "--no-tags", url, *refspecs)
+
+
+def merge_base(repo: Path, a: str, b: str) -> str | None:
+    return run_git(repo, "merge-base", a, b, check=False).strip() or None
+
+
+def changed_paths(repo: Path, base: str, head: str, under: str) -> list[tuple[str, str]]:
+    """(status letter, path) of every file under `under` that `head` changes against `base`."""
+    out = run_git(repo, "diff", "--name-status", "--no-renames", "-z", base, head, "--", under)
+    fields = [f for f in out.split("\0") if f]
+    return list(zip(fields[0::2], fields[1::2], strict=False))
+
+
+def file_at(repo: Path, rev: str, path: str) -> bytes | None:
+    """The bytes of `path` at `rev`, or None when it has no such file."""
+    done = _run(repo, ("cat-file", "blob", f"{rev}:{path}"), None)
+    return done.stdout if done.returncode == 0 else None
+
+
+def clean_untracked(repo: Path, under: str) -> list[str]:
+    """Remove untracked files under `under` (not ignored ones: caches stay); their paths."""
+    out = run_git(repo, "clean", "-f", "-d", "--", under)
+    return [line[len("Removing ") :] for line in out.splitlines() if line.startswith("Removing ")]
+
+
+def reset_branch(repo: Path, branch: str, rev: str) -> None:
+    """Check out `branch` at `rev`, creating or moving it (the bot's own branch)."""
+    run_git(repo, "checkout", "--quiet", "--no-track", "-B", branch, rev)
+
+
+def commit_files(
+    repo: Path, parent: str | None, folder: str, files: dict[str, bytes], message: str
+) -> str:
+    """A commit on top of `parent` whose `folder/` holds exactly `files` (name -> bytes), the
+    rest of the parent's tree kept; made with plumbing, no work tree or index touched."""
+    entries = []
+    for name, data in sorted(files.items()):
+        blob = run_git(repo, "hash-object", "-w", "--stdin", input=data.decode("utf-8")).strip()
+        entries.append(f"100644 blob {blob}\t{name}")
+    subtree = run_git(repo, "mktree", input="\n".join(entries) + "\n" if entries else "").strip()
+    kept = []
+    if parent:
+        for line in run_git(repo, "ls-tree", "-z", parent).split("\0"):
+            if line and line.split("\t", 1)[-1] != folder:
+                kept.append(line)
+    kept.append(f"040000 tree {subtree}\t{folder}")
+    tree = run_git(repo, "mktree", input="\n".join(sorted(kept, key=_tree_order)) + "\n").strip()
+    identity: tuple[str, ...] = ()
+    if not run_git(repo, "config", "user.email", check=False).strip():
+        identity = FALLBACK_IDENTITY
+    args = [*identity, "commit-tree", tree, *(["-p", parent] if parent else [])]
+    return run_git(repo, *args, input=message).strip()
+
+
+def _tree_order(line: str) -> str:
+    return line.split("\t", 1)[-1]

@@ -15,7 +15,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 from subprocess import CompletedProcess
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 from kbkit.infra.errors import KbkitError
 from kbkit.infra.process import run_bounded, timeout_from_env
@@ -119,10 +119,14 @@ def checked_pr_url(url: object, repo: str, what: str) -> str:
     text = str(url).strip() if isinstance(url, str) else ""
     parts = urlsplit(text)
     path = parts.path.split("/")
+    try:
+        port = parts.port  # a port that is not a number raises
+    except ValueError:
+        port = -1
+    netloc = (parts.hostname or "") + (f":{port}" if port is not None else "")
     ok = (
         parts.scheme == "https"
-        and (parts.hostname or "") == host()
-        and parts.port is None
+        and netloc == host()  # GH_HOST names the port of an Enterprise server that has one
         and not parts.username
         and len(path) == 5
         and "/".join(path[1:3]).lower() == repo.lower()
@@ -277,3 +281,156 @@ def _reset_hint(cwd: Path) -> str:
         return "rerun after the limit resets (the cursor did not move)"
     moment = datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return f"it resets at {moment}; rerun then (the cursor did not move)"
+
+
+# --- One page at a time, and writes with a JSON body (issue #25) ------------------------------
+# Distill's knowledge PRs and intake's bounded scan speak GitHub's REST API through
+# `gh api` only: `gh api [-i] -H ACCEPT ENDPOINT` and `gh api -X METHOD -H ACCEPT ENDPOINT
+# --input FILE`. REST needs no GraphQL (what `gh pr ...` uses), so a fork owned by an
+# organization works as a PR head, and the same calls reach GitHub Enterprise.
+
+
+def api_get(endpoint: str, cwd: Path) -> bytes:
+    """One page of ENDPOINT as gh prints it (`gh api -H ACCEPT ENDPOINT`); a failure raises."""
+    return _api(["api", "-H", ACCEPT, endpoint], endpoint, cwd)
+
+
+def api_json(endpoint: str, cwd: Path) -> Any:
+    """One page of ENDPOINT, decoded; a GitHub error object raises as what GitHub said."""
+    out = api_get(endpoint, cwd).decode("utf-8", "replace")
+    return _json_output(out, f"gh api {endpoint[:120]}")
+
+
+def api_send(method: str, endpoint: str, payload: dict[str, Any], cwd: Path) -> Any:
+    """`gh api -X METHOD ENDPOINT --input FILE` with `payload` as the JSON body; the decoded
+    answer. The body travels in a file, so no value is read as gh's `-F` magic (`@file`,
+    numbers, `true`)."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as out:
+        json.dump(payload, out, ensure_ascii=False)
+    body = Path(out.name)
+    try:
+        args = ["api", "-X", method, "-H", ACCEPT, endpoint, "--input", str(body)]
+        answer = _api(args, endpoint, cwd).decode("utf-8", "replace")
+    finally:
+        body.unlink(missing_ok=True)
+    return _json_output(answer, f"gh api -X {method} {endpoint[:120]}")
+
+
+_LAST_PAGE = re.compile(r"<([^>]*)>;\s*rel=\"last\"")
+
+
+def api_last_page(endpoint: str, cwd: Path) -> int | None:
+    """The number of ENDPOINT's last page, from the `Link` header `gh api -i` shows (1 when
+    there is no Link: one page); None when the header cannot be read."""
+    from urllib.parse import parse_qs, urlsplit
+
+    out = _api(["api", "-i", "-H", ACCEPT, endpoint], endpoint, cwd).decode("utf-8", "replace")
+    head = out.replace("\r\n", "\n").split("\n\n", 1)[0]
+    links = [line for line in head.split("\n") if line.lower().startswith("link:")]
+    if not links:
+        return 1
+    found = _LAST_PAGE.search(links[0])
+    pages = parse_qs(urlsplit(found.group(1)).query).get("page") if found else None
+    return int(pages[0]) if pages and pages[0].isdigit() else None
+
+
+class Pull(NamedTuple):
+    """A pull request as GitHub's REST API describes it, checked field by field."""
+
+    number: int
+    url: str  # https://HOST/OWNER/NAME/pull/N
+    state: str  # open or closed
+    merged: bool
+    title: str
+    body: str
+    head_ref: str
+    head_sha: str
+    head_owner: str  # the head repository's owner ("" when that repository is gone)
+    base_ref: str
+    created_at: str
+
+
+def checked_pull(item: object, repo: str, what: str) -> Pull:
+    """One pull object of `repo`: a positive integer number, an `https://` URL on the host,
+    a known state and string fields where GitHub sends strings; else a GitHubError."""
+    if not isinstance(item, dict):
+        raise GitHubError(f"{what} is {type(item).__name__}, not a pull request object")
+    number = item.get("number")
+    if type(number) is not int or number < 1:
+        raise GitHubError(f"{what}: PR number {str(number)[:40]!r} is not a positive integer")
+    where = f"{what} (#{number})"
+    state = item.get("state")
+    if state not in ("open", "closed"):
+        raise GitHubError(f"{where}: state {str(state)[:20]!r} is neither open nor closed")
+    url = checked_pr_url(item.get("html_url"), repo, where)
+    head, base = item.get("head"), item.get("base")
+    if not isinstance(head, dict) or not isinstance(base, dict):
+        raise GitHubError(f"{where}: no `head` or `base` object")
+    head_repo = head.get("repo")
+    owner = head_repo.get("owner") if isinstance(head_repo, dict) else None
+    login = owner.get("login") if isinstance(owner, dict) else None
+    fields = {
+        "title": item.get("title"),
+        "head.ref": head.get("ref"),
+        "head.sha": head.get("sha"),
+        "base.ref": base.get("ref"),
+        "created_at": item.get("created_at"),
+    }
+    for name, value in fields.items():
+        if not isinstance(value, str):
+            raise GitHubError(f"{where}: `{name}` is not a string")
+    body = item.get("body")
+    merged_at = item.get("merged_at")
+    return Pull(
+        number,
+        url,
+        str(state),
+        isinstance(merged_at, str) and bool(merged_at),
+        str(fields["title"]),
+        body if isinstance(body, str) else "",
+        str(fields["head.ref"]),
+        str(fields["head.sha"]),
+        login if isinstance(login, str) else "",
+        str(fields["base.ref"]),
+        str(fields["created_at"]),
+    )
+
+
+def list_pulls(repo: str, cwd: Path, *, state: str = "all", page: int = 1) -> list[Pull]:
+    """One page (100) of `repo`'s pull requests in `state` (open, closed, all), newest
+    created first."""
+    endpoint = (
+        f"repos/{repo}/pulls?state={state}&sort=created&direction=desc&per_page=100&page={page}"
+    )
+    data = api_json(endpoint, cwd)
+    if not isinstance(data, list):
+        raise GitHubError(f"gh api {endpoint}: printed {type(data).__name__}, not a list")
+    return [checked_pull(item, repo, f"pull {i} of page {page}") for i, item in enumerate(data)]
+
+
+def create_pull(repo: str, cwd: Path, *, head: str, base: str, title: str, body: str) -> Pull:
+    """Open a pull request from `head` (OWNER:BRANCH) into `base`. Maintainers may not push
+    to the head branch: it is the bot's, and it is rebuilt whenever the base moves."""
+    payload = {
+        "title": title,
+        "head": head,
+        "base": base,
+        "body": body,
+        "maintainer_can_modify": False,
+    }
+    return checked_pull(api_send("POST", f"repos/{repo}/pulls", payload, cwd), repo, "new PR")
+
+
+def update_pull(repo: str, number: int, cwd: Path, **fields: str) -> Pull:
+    """Change a pull request's `body`, `title` or `state` (`closed`)."""
+    answer = api_send("PATCH", f"repos/{repo}/pulls/{number}", dict(fields), cwd)
+    return checked_pull(answer, repo, f"PR #{number}")
+
+
+def comment_issue(repo: str, number: int, body: str, cwd: Path) -> None:
+    """Post a comment on issue or pull request `number`."""
+    answer = api_send("POST", f"repos/{repo}/issues/{number}/comments", {"body": body}, cwd)
+    if not isinstance(answer, dict) or type(answer.get("id")) is not int:
+        raise GitHubError(f"gh api: the comment on #{number} came back without an id")

@@ -1,0 +1,104 @@
+"""Review mode's start of a run: GitHub's knowledge PRs read back, the ledger reconciled with
+them, and every open one brought up to date with main.
+
+The ledger is a copy; the PRs are the truth. A row whose source event a knowledge PR's
+record lists (open, merged or closed) is published, whatever the local ledger says (a lost
+status push cannot publish it twice); a row the ledger calls published by a knowledge PR
+that no longer lists it (a rule that stopped applying) is pending again.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from kbkit.distill import knowledge_prs, refresh
+from kbkit.distill.knowledge_prs import KnowledgePr
+from kbkit.distill.publication import Publisher
+from kbkit.distill.rows import mark
+from kbkit.distill.session import Session
+from kbkit.distill.work_clone import BRANCH_PREFIX
+from kbkit.intake.ledger import Key, load_events, load_status
+from kbkit.vcs import git
+
+
+class ReviewState(NamedTuple):
+    prs: list[KnowledgePr]
+    fork_heads: dict[str, str]  # branch -> commit, as fetched into FORK_REFS
+    main: str  # the base branch's commit the open PRs were brought up to date with
+
+    def listed(self) -> dict[Key, KnowledgePr]:
+        """Every source event a knowledge PR lists -> that PR (the first, if two did)."""
+        found: dict[Key, KnowledgePr] = {}
+        for pr in self.prs:
+            for key in pr.record.sources() if pr.record else ():
+                found.setdefault(key, pr)
+        return found
+
+    def head(self, pr: KnowledgePr) -> str | None:
+        return self.fork_heads.get(pr.pull.head_ref)
+
+
+def open_review(s: Session, publisher: Publisher, report: refresh.Report | None = None) -> ReviewState:  # fmt: skip
+    """Read the knowledge PRs, reconcile the ledger, bring every open PR up to date
+    (`report`: the day's report for a rebuilt PR's body)."""
+    o = s.o
+    clone = publisher.clone
+    base = publisher.settings.base_branch
+    prs = knowledge_prs.read(publisher.upstream, publisher.fork_owner, base, o.day, clone)
+    heads = publisher.fork_heads(f"{BRANCH_PREFIX}*")
+    main = git.rev_parse(clone, f"origin/{base}")
+    assert main is not None
+    state = ReviewState(prs, heads, main)
+    reconcile(s, state)
+    for pr in prs:
+        if pr.is_open and pr.problem:
+            s.note(f"knowledge PR #{pr.number}: {pr.problem}; it is left as it is")
+    state = refresh.bring_up_to_date(s, state, publisher, report)
+    reconcile(s, state)  # rows a rebuild dropped are pending now
+    return state
+
+
+def reconcile(s: Session, state: ReviewState) -> None:
+    """Mark published what a knowledge PR lists, pending what the ledger credits to a
+    knowledge PR that no longer lists it."""
+    o = s.o
+    if o.dry_run:
+        return
+    events = load_events(o.intake_dir)
+    status = load_status(o.intake_dir)
+    listed = state.listed()
+    fixed = 0
+    for key, pr in listed.items():
+        current = status.get(key) or {}
+        done = current.get("state") == "published" and current.get("url") == pr.pull.url
+        if key not in events or done:
+            continue
+        batch = next((b for b in pr.record.batches if key in b.sources), None) if pr.record else None  # fmt: skip
+        mark(
+            o.intake_dir,
+            key,
+            "published",
+            attempts=int(current.get("attempts", 0)),
+            previous=status.get(key),
+            batch_id=batch.batch_id if batch else None,
+            url=pr.pull.url,
+            reason=f"listed by knowledge PR #{pr.number} (read back from GitHub)",
+        )
+        fixed += 1
+    by_url = {pr.pull.url: pr for pr in state.prs if pr.record is not None}
+    for key, current in status.items():
+        lister = by_url.get(str(current.get("url") or ""))
+        if current.get("state") != "published" or lister is None or key in listed:
+            continue
+        mark(
+            o.intake_dir,
+            key,
+            "pending",
+            attempts=int(current.get("attempts", 0)),
+            previous=current,
+            reason=f"knowledge PR #{lister.number} no longer lists it",
+        )
+        fixed += 1
+    if fixed:
+        s.note(f"reconciled {fixed} ledger row(s) with the knowledge PRs on GitHub")
+
