@@ -19,12 +19,14 @@ BRANCH = f"knowledge/intake-{DAY}"
 STAGES = ("reply", "apply", "commit", "push", "pr", "status")
 
 
-def distill_process(world: World, replay: str, kill_at: str | None) -> subprocess.Popen[bytes]:
+def distill_process(
+    world: World, replay: str, kill_at: str | None, day: str = DAY
+) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONPATH=f"{PROJECT}{os.pathsep}{PROJECT / 'tools'}")
     hooks = ["-m", "tests.step_hooks", *(["--kill-at", kill_at] if kill_at else []), "--"]
     argv = [
         sys.executable, *hooks, "distill", "--repo", str(world.root / "project"),
-        "--knowledge-repo", str(world.upstream), "--today", DAY, "--quiet",
+        "--knowledge-repo", str(world.upstream), "--today", day, "--quiet",
         "--model", f"replay:{replay}",
     ]  # fmt: skip
     return subprocess.Popen(
@@ -43,7 +45,7 @@ def prepare(world: World) -> tuple[list[tuple[str, str]], str]:
 
 def check_exactly_once(world: World, keys: list[tuple[str, str]]) -> None:
     assert world.states(keys) == ["published", "published"]
-    prs = world.gh()["prs"]
+    prs = world.prs()
     assert len(prs) == 1 and prs[0]["state"] == "OPEN"
     batch_commits = git.commit_messages(world.clone, BRANCH, "Kbkit-Batch: ")
     assert len(batch_commits) == 1  # one batch, committed once
@@ -91,3 +93,53 @@ def test_two_runs_at_once_distill_each_row_once(world: World) -> None:
     if codes[1] != 0:  # the later one found the lock held and changed nothing
         assert any("another `kb distill` is running" in err for _, err in results)
     check_exactly_once(world, keys)
+
+
+SECOND = ("reply", "apply", "commit", "record", "push", "status")
+
+
+@pytest.mark.parametrize("stage", SECOND)
+def test_sigkill_while_adding_a_batch_to_an_open_pr(world: World, stage: str) -> None:
+    """The record goes into the body before the push: a kill between them leaves a body that
+    lists a batch the head lacks, and the next run rebuilds the head from the record."""
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    keys = world.record(2)
+    replay = world.root / "replay.jsonl"
+    world.run(RecordingGateway(ScriptedGateway({"acme/app#2": "VAL-2d"}), replay), dry_run=True)
+    killed = distill_process(world, str(replay), stage)
+    _, err = killed.communicate(timeout=120)
+    assert killed.returncode == -9, err.decode()
+    rerun = distill_process(world, str(replay), None)
+    out, err = rerun.communicate(timeout=120)
+    assert rerun.returncode == 0, err.decode() + out.decode()
+    assert world.states(keys) == ["published"]
+    (pr,) = world.prs()
+    assert pr["state"] == "OPEN" and pr["record"].rule_ids() == ["VAL-2c", "VAL-2d"]
+    head = pr["headRefOid"]
+    page = git.run_git(world.fork, "show", f"{head}:knowledge/repos/kbkit/components/validators/rules.md")  # fmt: skip
+    assert page.count("### VAL-2c ") == 1 and page.count("### VAL-2d ") == 1
+    batches = git.commit_messages(world.fork, head, "Kbkit-Batch: ")
+    assert len(batches) == 2  # one commit per batch, none doubled
+
+
+def test_sigkill_in_a_rebuild_between_body_and_push(world: World) -> None:
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    world.record(2)
+    world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}), scheduled=True, day="2026-12-01")
+    world.merge_pr(1, method="squash")
+    replay = world.root / "replay.jsonl"
+    replay.write_text("")
+    killed = distill_process(world, str(replay), "rebuilt", day="2026-12-01")
+    _, err = killed.communicate(timeout=120)
+    assert killed.returncode == -9, err.decode()
+    rerun = distill_process(world, str(replay), None, day="2026-12-01")
+    out, err = rerun.communicate(timeout=120)
+    assert rerun.returncode == 0, err.decode() + out.decode()
+    second = world.prs()[1]
+    git.fetch(world.clone)
+    clean = git.run_git(world.clone, "merge-tree", "--write-tree", "origin/main", second["headRefOid"], check=False, code=True)  # fmt: skip
+    assert clean == "0" and second["record"].rule_ids() == ["VAL-2d"]

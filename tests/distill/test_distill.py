@@ -205,13 +205,14 @@ def test_one_ledger_one_distill_and_a_hanging_gh_times_out_leaving_rows_pending(
 
     from kbkit.infra.file_lock import locked
 
+    import threading
+
     world.review()
     keys = world.record(1)
     replay = record_replay(world, {"acme/app#1": "VAL-2c"})
-    started = world.root / "gh-started"
-    (world.bin / "gh").write_text(
-        f"#!{sys.executable}\nimport time\nopen({str(started)!r}, 'w').close()\ntime.sleep(1000)\n"
-    )
+    started = threading.Event()
+    world.hub.during = lambda method, path: started.set()  # the first request arrived
+    world.fail("pr list", late=120)  # ...and is never answered in time
     env = dict(os.environ, KBKIT_GH_TIMEOUT="8")
 
     def kb_distill(state: Path) -> subprocess.Popen[str]:
@@ -225,9 +226,9 @@ def test_one_ledger_one_distill_and_a_hanging_gh_times_out_leaving_rows_pending(
 
     first = kb_distill(world.state)
     deadline = time.monotonic() + 60
-    while not started.exists() and first.poll() is None and time.monotonic() < deadline:
+    while not started.is_set() and first.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert started.exists(), first.communicate()
+    assert started.is_set(), first.communicate()
     second = kb_distill(world.root / "other-state")
     out, err = second.communicate(timeout=60)
     assert second.returncode == 1, err
@@ -237,7 +238,8 @@ def test_one_ledger_one_distill_and_a_hanging_gh_times_out_leaving_rows_pending(
     out, err = first.communicate(timeout=60)
     assert first.returncode == 4, err
     assert time.monotonic() - waited < 30
-    assert "`gh pr list` did not finish within 8s" in err and "Traceback" not in err
+    assert "`gh api repos/kbkit-dev/knowledge/pulls?state=open" in err
+    assert "did not finish within 8s" in err and "Traceback" not in err
     assert world.states(keys) == ["pending"]
     for guarded in (world.intake, world.state, world.root / "other-state"):
         with locked(guarded / "distill", timeout=0.1):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -203,7 +203,9 @@ class World:
     def main_page(self, document: str = VAL) -> str:
         return git.run_git(self.upstream, "show", f"main:knowledge/{document}.md")
 
-    def commit_on_main(self, document: str, text: str, message: str = "A hand edit") -> None:
+    def commit_on_main(
+        self, document: str, text: str | Callable[[str], str], message: str = "A hand edit"
+    ) -> None:
         """A person edits a page on upstream main directly (not through a PR)."""
         work = self.root / "hand-edit"
         git.run_git(self.root, "clone", "--quiet", str(self.upstream), str(work))

@@ -138,6 +138,7 @@ def _to_github(
             record = record.with_batch(batch)
         number = target.pr.number
         publisher.edit_body(number, render(record, extras))  # the record first
+        reached("record")
         try:
             publisher.push(target.branch, tip, target.expect)
         except PublicationError:

@@ -119,7 +119,11 @@ def batch_comment(batch: BatchRecord, commit: str | None) -> str:
 
 
 def rebuild_comment(
-    main_sha: str, kept: list[str], dropped: Sequence[Mapping[str, Any]], transcript: str
+    main_sha: str,
+    kept: list[str],
+    dropped: Sequence[Mapping[str, Any]],
+    transcript: str,
+    already: Sequence[str] = (),
 ) -> str:
     """The comment after a rebuild on a newer main."""
     lines = [
@@ -128,6 +132,8 @@ def rebuild_comment(
         "",
         f"Still proposed: {', '.join(f'`{r}`' for r in kept) or 'nothing'}.",
     ]
+    if already:
+        lines += ["", f"On `main` already, word for word: {', '.join(f'`{r}`' for r in already)}."]  # fmt: skip
     if dropped:
         lines += ["", dropped_section(dropped).strip()]
     if transcript.strip():

@@ -36,6 +36,7 @@ from kbkit.distill.pr_record import TRANSCRIPT_CHARS, BatchRecord, PrRecord
 from kbkit.distill.publication import PublicationError, Publisher
 from kbkit.distill.session import Session
 from kbkit.distill.taken import taken_ids
+from kbkit.infra.steps import reached
 from kbkit.intake.ledger import Key, Row, load_events
 from kbkit.vcs import git
 
@@ -96,8 +97,10 @@ def _rebuild(
     kept: list[BatchRecord] = []
     dropped: list[dict[str, Any]] = []
     transcripts: list[str] = []
+    already: list[str] = []
     for batch in record.batches:
         todo = [r for r in batch.rows if not _on_main(clone, curator.root, r)]
+        already += [str(r["rule_id"]) for r in batch.rows if r not in todo]
         if not todo:
             kept.append(batch._replace(rows=()))
             continue
@@ -111,13 +114,14 @@ def _rebuild(
     commits = {c.batch_id: c.sha for c in work_clone.batches_between(clone, state.main, branch)}
     extras = Extras(report=report(record.day) if report else "", commits=commits)
     body = render(new, extras)
-    comment = rebuild_comment(state.main, new.rule_ids(), dropped, "\n".join(transcripts))
+    comment = rebuild_comment(state.main, new.rule_ids(), dropped, "\n".join(transcripts), already)  # fmt: skip
     if not new.rule_ids():
         publisher.comment(pr.number, comment + "\nNothing is left to propose, so kbkit closes this PR.\n")  # fmt: skip
         publisher.close(pr.number, body)
-        s.note(f"knowledge PR #{pr.number} closed: none of its rules applies to main any more")
+        s.note(f"knowledge PR #{pr.number} closed: none of its rules is left to propose")
         return new, None
     publisher.edit_body(pr.number, body)  # the record first: a lost push is rebuilt next run
+    reached("rebuilt")
     tip = git.rev_parse(clone, branch)
     assert tip is not None
     publisher.push(branch, tip, state.fork_heads.get(branch))

@@ -1,0 +1,155 @@
+"""Open knowledge PRs stay mergeable: rebuilt on main when it moves, rules that stopped
+applying leave with a comment and their events go back to pending."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from kbkit.intake.ledger import load_status
+from kbkit.vcs import git
+from tests.distill.world import VAL, ScriptedGateway, World, section, world_fixture
+
+__all__ = ["world_fixture"]
+
+NEXT_DAY = "2026-12-01"
+
+
+def merges_cleanly(world: World, head: str) -> bool:
+    git.fetch(world.clone)
+    done = git.run_git(
+        world.clone, "merge-tree", "--write-tree", "origin/main", head, check=False, code=True
+    )
+    return done == "0"
+
+
+def append_rule(rule_id: str) -> Callable[[str], str]:
+    """A person adds a rule at the end of the validators page, on main."""
+
+    def edit(text: str) -> str:
+        return text.rstrip("\n") + "\n\n" + section(rule_id, "PR #99", "Added by hand") + "\n"
+
+    return edit
+
+
+def two_open_prs(world: World) -> None:
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    world.record(2)
+    world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}), scheduled=True, day=NEXT_DAY)
+    assert [p["state"] for p in world.prs()] == ["OPEN", "OPEN"]
+
+
+@pytest.mark.parametrize("method", ["merge", "squash", "rebase"])
+def test_when_one_pr_merges_the_other_is_rebuilt_on_main_and_merges_cleanly(
+    world: World, method: str
+) -> None:
+    two_open_prs(world)
+    second = world.prs()[1]
+    assert merges_cleanly(world, second["headRefOid"])  # both append at the same spot...
+    world.merge_pr(1, method=method)
+    assert not merges_cleanly(world, second["headRefOid"])  # ...so after one merge: conflict
+    world.record(3)
+    day3 = world.run(ScriptedGateway({"acme/app#3": "VAL-2e"}), scheduled=True, day="2026-12-02")
+    assert any("knowledge PR #2 rebuilt on main" in note for note in day3.notes)
+    _, second, third = world.prs()
+    assert merges_cleanly(world, second["headRefOid"]) and merges_cleanly(world, third["headRefOid"])
+    assert second["record"].rule_ids() == ["VAL-2d"]
+    assert "`main` moved" in second["comments"][-1]["body"]
+    world.merge_pr(2, method=method)
+    assert not merges_cleanly(world, world.prs()[2]["headRefOid"])  # same spot again
+    quiet = world.run(ScriptedGateway(), scheduled=True, day="2026-12-03")  # nothing pending
+    assert quiet.outcome == "nothing-pending"
+    assert any("knowledge PR #3 rebuilt on main" in note for note in quiet.notes)
+    world.merge_pr(3, method=method)  # GitHub refuses a conflicting merge: this one goes
+    page = world.main_page()
+    assert [page.count(f"### VAL-2{c} ") for c in "cde"] == [1, 1, 1]  # each exactly once
+
+
+def test_a_rule_whose_id_a_hand_edit_took_leaves_the_pr_and_its_event_is_pending_again(
+    world: World,
+) -> None:
+    two_open_prs(world)
+    world.commit_on_main(VAL, append_rule("VAL-2d"))  # a person took the second PR's ID
+    gateway = ScriptedGateway({"acme/app#2": "VAL-2e"})
+    world.run(gateway, scheduled=True, day=NEXT_DAY)
+    first, second = world.prs()
+    assert second["state"] == "CLOSED"
+    assert "rule-id-taken" in second["comments"][-1]["body"]
+    assert "kbkit closes this PR" in second["comments"][-1]["body"]
+    assert second["record"].rule_ids() == [] and second["record"].dropped[0]["rule_id"] == "VAL-2d"
+    assert merges_cleanly(world, first["headRefOid"])  # rebuilt too: main moved under it
+    # the event went back to pending; that day's PR is closed now, so the scheduled run
+    # deferred it, and the next day distills it again against the new main
+    assert gateway.calls == 0
+    row = load_status(world.intake)[("merged_pr", "acme/app#2")]
+    assert row["state"] == "pending" and "no longer lists it" in row["reason"]
+    report = world.run(gateway, day="2026-12-02")
+    assert report.outcome == "published" and gateway.calls == 1
+    assert world.prs()[2]["record"].rule_ids() == ["VAL-2e"]
+
+
+def test_a_pr_keeps_the_rules_that_still_apply(world: World) -> None:
+    world.review()
+    world.record(1, 2)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c", "acme/app#2": "VAL-2d"}))
+    world.commit_on_main(VAL, append_rule("VAL-2c"))
+    world.record(3)
+    report = world.run(ScriptedGateway({"acme/app#3": "VAL-2e"}))
+    (pr,) = world.prs()
+    assert pr["state"] == "OPEN" and pr["record"].rule_ids() == ["VAL-2d", "VAL-2e"]
+    assert "## No longer applies" in pr["body"] and "`VAL-2c`" in pr["body"]
+    first, second = pr["record"].batches
+    assert first.sources == (("merged_pr", "acme/app#2"),)  # #1 left with its rule...
+    # ...went back to pending and was distilled again, against the new main, in this run
+    assert report.events == ("merged_pr acme/app#1", "merged_pr acme/app#3")
+    assert second.sources == (("merged_pr", "acme/app#1"), ("merged_pr", "acme/app#3"))
+    status = load_status(world.intake)
+    assert [status[k]["state"] for k in pr["record"].sources()] == ["published"] * 3
+    assert merges_cleanly(world, pr["headRefOid"])
+
+
+def test_a_rule_already_on_main_word_for_word_stays_published(world: World) -> None:
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    copy = section("VAL-2c", "acme/app#1")  # someone copied the PR's rule to main by hand
+    world.commit_on_main(VAL, lambda text: text.rstrip("\n") + "\n\n" + copy + "\n")
+    world.record(2)
+    world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    first, follow_up = world.prs()  # nothing was left to propose in the first: closed
+    assert first["state"] == "CLOSED" and first["record"].dropped == ()
+    assert "On `main` already, word for word: `VAL-2c`" in first["comments"][-1]["body"]
+    assert follow_up["state"] == "OPEN" and follow_up["record"].rule_ids() == ["VAL-2d"]
+    assert load_status(world.intake)[("merged_pr", "acme/app#1")]["state"] == "published"
+    assert world.main_page().count("### VAL-2c ") == 1
+
+
+def test_main_moving_during_the_run_is_caught_before_it_ends(world: World) -> None:
+    """A reviewer merges while the run works: when it ends, every open PR still merges."""
+    two_open_prs(world)
+    moved = []
+
+    def during(method: str, path: str) -> None:
+        if method == "POST" and path.endswith("/comments") and not moved:
+            moved.append(path)  # the run is adding its batch: a hand edit lands on main
+            world.commit_on_main(VAL, append_rule("VAL-3a"))
+
+    world.hub.during = during
+    world.record(3)
+    report = world.run(ScriptedGateway({"acme/app#3": "VAL-2e"}), day=NEXT_DAY)
+    assert moved and any("main moved during the run" in note for note in report.notes)
+    for pr in world.prs():
+        assert pr["state"] != "OPEN" or merges_cleanly(world, pr["headRefOid"])
+
+
+def test_a_dry_run_only_says_which_prs_it_would_rebuild(world: World) -> None:
+    two_open_prs(world)
+    world.merge_pr(1)
+    before = world.prs()[1]["headRefOid"]
+    world.record(3)
+    report = world.run(ScriptedGateway({"acme/app#3": "VAL-2e"}), dry_run=True, day=NEXT_DAY)
+    assert any("knowledge PR #2 would be rebuilt" in note for note in report.notes)
+    assert world.prs()[1]["headRefOid"] == before and world.prs()[1]["comments"] == []
