@@ -1,7 +1,9 @@
 """A fake `gh api` for tests, answering as gh 2.23 does.
 
 Success: the pages of the endpoint printed back to back (`--paginate` concatenates arrays as
-`[...][...]`), exit 0. An HTTP error: GitHub's error object on stdout, `gh: MESSAGE (HTTP N)`
+`[...][...]`), exit 0. An endpoint ending in `page=N` answers page N alone; with `-i` the
+answer starts with the status line and a `Link` header naming the next and last pages, as
+GitHub sends it. An HTTP error: GitHub's error object on stdout, `gh: MESSAGE (HTTP N)`
 on stderr, exit 1 — after the pages already fetched were printed, as gh does when a later
 page fails. Only the flags kbkit uses are accepted. State file ($FAKE_GH_STATE):
 {"routes": {"ENDPOINT": {"pages": [[...], ...], "fail_after": N, "status": 502,
@@ -12,7 +14,7 @@ import json
 import os
 import sys
 
-SINGLE = {"--paginate"}
+SINGLE = {"--paginate", "-i", "--include"}
 VALUED = {"-H", "-X", "-f", "--method"}
 
 
@@ -61,7 +63,20 @@ def answer(state: dict, endpoint: str, flags: set, fields: dict) -> int:
         state.setdefault("posted", []).append({"endpoint": endpoint, **fields})
         print(json.dumps({"id": len(state["posted"]), "body": fields.get("body", "")}))
         return 0
-    route = state["routes"].get(endpoint)
+    base, _, number = endpoint.rpartition("&page=")
+    page_number = int(number) if base and number.isdigit() else None
+    route = state["routes"].get(base if page_number else endpoint)
+    if route is None and base.endswith("per_page=1") and page_number:  # one item a page
+        every = state["routes"].get(base[: -len("1")] + "100")
+        if every is not None:
+            items = [item for page in every.get("pages", []) for item in page]
+            print("HTTP/2.0 200 OK")
+            if len(items) > 1:
+                print(f'Link: <https://api.github.com/{base}&page=2>; rel="next", '
+                      f'<https://api.github.com/{base}&page={len(items)}>; rel="last"')  # fmt: skip
+            print()
+            print(json.dumps(items[:1]))
+            return 0
     if route is None:
         print(
             json.dumps(
@@ -71,7 +86,25 @@ def answer(state: dict, endpoint: str, flags: set, fields: dict) -> int:
         print("gh: Not Found (HTTP 404)", file=sys.stderr)
         return 1
     pages = route.get("pages", [])
-    if "--paginate" not in flags:
+    if page_number is not None:
+        every = pages
+        pages = pages[page_number - 1 : page_number] or [[]]
+        failing = "status" in route and route.get("fail_after", 0) < page_number
+        if failing:
+            pages, route = [], {**route, "fail_after": 0}  # this page is the failing one
+        else:
+            route = {k: v for k, v in route.items() if k not in ("status", "fail_after")}
+        if ("-i" in flags or "--include" in flags) and not failing:
+            print("HTTP/2.0 200 OK")
+            links = []
+            if page_number < len(every):
+                links.append(f'<https://api.github.com/{base}&page={page_number + 1}>; rel="next"')
+                links.append(f'<https://api.github.com/{base}&page={len(every)}>; rel="last"')
+            if links:
+                print("Link: " + ", ".join(links))
+            print("Content-Type: application/json; charset=utf-8")
+            print()
+    elif "--paginate" not in flags:
         pages = pages[:1]
     fail_after = route.get("fail_after", 0 if "status" in route else None)
     shown = pages if fail_after is None else pages[:fail_after]

@@ -16,7 +16,8 @@ from kbkit.intake.ledger import load_events
 from kbkit.intake.merged_prs import CURSOR_FILE, advance_cursor, read_cursor
 from kbkit.intake.pull_scan import files_endpoint, pulls_endpoint
 
-PULLS = pulls_endpoint(SLUG)
+PULLS = pulls_endpoint(SLUG).rpartition("&page=")[0]  # the fake's route: every page of it
+PAGE1 = pulls_endpoint(SLUG, 1)
 SOURCE_PATCH = "@@ -1,2 +1,2 @@\n-old = 1\n+new = 2\n context\n"
 TEST_PATCH = "@@ -5 +5 @@\n-assert old\n+assert new\n"
 
@@ -90,12 +91,14 @@ def test_scan_reads_every_page_records_merged_prs_with_excerpts_and_moves_cursor
     assert read_cursor(tmp_path / "intake") == {SLUG: "2026-11-29T12:00:00Z"}
     out = capsys.readouterr().out
     assert "2 merged PR(s) recorded" in out and "1 closed without merging skipped" in out
-    # a second scan re-reads everything, fetches no files again and records nothing
+    # a second scan stops at the cursor minus the overlap: one page, no files, nothing new
     gh.load()["calls"] = []
     gh.save()
     assert scan(tmp_path) == 0
-    assert gh.load()["calls"] == [PULLS]
-    assert "0 merged PR(s) recorded, 2 already recorded" in capsys.readouterr().out
+    assert gh.load()["calls"] == [PAGE1]
+    out = capsys.readouterr().out
+    assert "0 merged PR(s) recorded, 1 already recorded" in out
+    assert "back to 2026-11-29T11:00:00Z" in out and "first scan" not in out
 
 
 def test_pr_with_no_files_is_recorded_with_an_empty_excerpt(tmp_path: Path, gh: FakeGh) -> None:
@@ -180,7 +183,7 @@ def test_dry_run_lists_what_would_be_recorded_and_writes_nothing(
     assert "dry run: nothing written" in out
     assert not (tmp_path / "intake" / CURSOR_FILE).exists()
     assert load_events(tmp_path / "intake") == {}
-    assert gh.load()["calls"] == [PULLS]  # no files fetched either
+    assert gh.load()["calls"] == [PAGE1]  # no files fetched either
 
 
 def test_without_a_repository_it_is_a_usage_error(
@@ -203,3 +206,71 @@ def test_without_gh_it_is_exit_4_says_how_to_install_it_and_records_nothing(
     assert "Traceback" not in err
     assert code == 4  # an environment problem, as README's guarantees say
     assert not (tmp_path / "intake").exists() or not (tmp_path / "intake" / CURSOR_FILE).exists()
+
+
+def history(count: int, newest: str = "2026-11-30T11:00:00Z") -> list[list[dict[str, Any]]]:
+    """`count` closed pulls, one every 37 minutes back from `newest` (one in 25 merged), in
+    pages of 100, most recently updated first."""
+    from datetime import datetime, timedelta
+
+    top = datetime.fromisoformat(newest.replace("Z", "+00:00"))
+    items = [
+        make_pr(
+            count - i,
+            merged=i % 25 == 0,
+            updated_at=(top - timedelta(minutes=37 * i)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        )
+        for i in range(count)
+    ]
+    return [items[n : n + 100] for n in range(0, count, 100)]
+
+
+def test_the_cursor_bounds_the_scan_of_a_long_history(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """3,000 closed pulls: a scan whose cursor is an hour old reads one page, not thirty."""
+    pages = history(3000)
+    gh.route(PULLS, pages=pages)
+    advance_cursor(tmp_path / "intake", {SLUG: "2026-11-30T10:00:00Z"})
+    for item in pages[0][:4]:
+        gh.files(item["number"], [])
+    assert scan(tmp_path) == 0  # the page's first PR is the only merged one in the hour
+    assert gh.load()["calls"][:1] == [PAGE1]
+    assert [c for c in gh.load()["calls"] if "/pulls?" in c] == [PAGE1]
+    assert "1 merged PR(s) recorded, 0 already recorded, 3 closed without merging" in capsys.readouterr().out  # fmt: skip
+
+
+def test_a_first_scan_takes_a_window_and_says_what_it_left(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pages = history(3000)
+    gh.route(PULLS, pages=pages)
+    in_window = [
+        i for page in pages for i in page if i["updated_at"] >= "2026-11-23T12:00:00Z" and i["merged_at"]
+    ]  # fmt: skip
+    for item in in_window:
+        gh.files(item["number"], [])
+    assert scan(tmp_path) == 0
+    calls = [c for c in gh.load()["calls"] if "/pulls?" in c]
+    assert len(calls) == 4  # three pages reach back 7 days, and one count of all closed PRs
+    out = capsys.readouterr().out
+    assert f"{len(in_window)} merged PR(s) recorded" in out
+    left = 3000 - 300  # the count (3,000 at one a page) minus the three pages read
+    assert f"first scan of {SLUG}: pull requests updated since 2026-11-23T12:00:00Z only; about {left} older" in out  # fmt: skip
+    assert f"kb intake record-prs --repo {SLUG} --since YYYY-MM-DD" in out
+    # a backfill reads back to --since; the cursor stays where it is
+    cursor = read_cursor(tmp_path / "intake")
+    older = [
+        i for page in pages for i in page
+        if "2026-11-20T00:00:00Z" <= i["updated_at"] < "2026-11-23T12:00:00Z" and i["merged_at"]
+    ]  # fmt: skip
+    for item in older:
+        gh.files(item["number"], [])
+    assert scan(tmp_path, "--since", "2026-11-20") == 0
+    assert f"{len(older)} merged PR(s) recorded" in capsys.readouterr().out
+    assert read_cursor(tmp_path / "intake") == cursor
+
+
+def test_since_must_be_a_date(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert scan(tmp_path, "--since", "last week") == 2
+    assert "--since 'last week': write a day (YYYY-MM-DD)" in capsys.readouterr().err

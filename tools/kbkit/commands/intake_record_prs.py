@@ -9,7 +9,7 @@ from kbkit.infra.errors import UsageError
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
-from kbkit.intake.merged_prs import advance_cursor, parse_pulls, scan_since
+from kbkit.intake.merged_prs import advance_cursor, parse_pulls, scan_since, since_option
 from kbkit.intake.pull_scan import scan_github
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
 
@@ -20,10 +20,13 @@ def main(argv: list[str] | None = None) -> int:
         prog="kb intake record-prs",
         description="`--repo OWNER/NAME` (a value that is not an existing folder) names the "
         "GitHub repository; the ledgers are then found from the current directory. "
-        "Without --from: scan GitHub's closed pulls of OWNER/NAME itself (`gh api "
-        "--paginate`), record the merged ones with a diff excerpt from each PR's files, and "
-        "advance the cursor only after the whole scan succeeded (a rate limit, a server "
-        "error or bad credentials stop it with the cursor unchanged; exit 4, 4, 2). "
+        "Without --from: scan GitHub's closed pulls of OWNER/NAME itself, most recently "
+        "updated first, one page of 100 at a time (`gh api -i`), back to the cursor minus "
+        "one hour; a repository's first scan reads the last 7 days (or back to --since) and "
+        "says about how many older closed PRs it left; --since DATE backfills them. It "
+        "records the merged ones with a diff excerpt from each PR's files, and advances "
+        "the cursor only after the whole scan succeeded (a rate limit, a server error or "
+        "bad credentials stop it with the cursor unchanged; exit 4, 4, 2). "
         "With --from: record merged PRs from the JSON that `gh api --paginate "
         "'repos/O/R/pulls?state=closed&sort=updated&direction=desc'` prints (arrays or "
         "concatenated pages). Closed-unmerged PRs are skipped; re-recording adds nothing. "
@@ -42,6 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the pulls JSON file, or - for stdin (default: ask GitHub through gh)",
     )
     parser.add_argument(
+        "--since",
+        metavar="DATE",
+        help="scan back to DATE (YYYY-MM-DD, UTC, or a time) instead of the cursor: the first "
+        "scan's window, or a backfill of older history (default: the cursor minus one hour; "
+        "on a first scan the last 7 days)",
+    )
+    parser.add_argument(
         "--dry-run",
         action="store_true",
         help="scan GitHub and list what would be recorded; write nothing",
@@ -54,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         args.github, args.repo = args.repo, None
     if args.source is None:
         return _scan(args)
-    if args.dry_run:
-        raise UsageError("--dry-run applies to a GitHub scan; drop --from to scan GitHub")
+    if args.dry_run or args.since:
+        raise UsageError("--dry-run and --since apply to a GitHub scan; drop --from to scan GitHub")
     folder = options.intake_dir(args)
     label, data = read_source(args.source)
     scan = parse_pulls(label, decode_pages(label, data), options.identity(args))
@@ -83,14 +93,28 @@ def _scan(args: argparse.Namespace) -> int:
     if identity.slug is None:
         identity = RepoIdentity(slug, identity.aliases)
     slug = identity.normalize(slug)
-    result = scan_github(folder, slug, identity, dry_run=args.dry_run)
+    since = since_option(args.since) if args.since else None
+    result = scan_github(folder, slug, identity, dry_run=args.dry_run, since=since)
     verb = "would be recorded" if args.dry_run else "recorded"
     for row in result.new:
         print(f"{row['source_id']} merged {row['merged_at']}: {row['title'][:100]}")
     print(
         f"{slug}: {len(result.new)} merged PR(s) {verb}, {result.already} already recorded, "
-        f"{result.unmerged} closed without merging skipped"
+        f"{result.unmerged} closed without merging skipped ({result.pages} page(s) of closed "
+        f"pulls read, back to {result.since})"
     )
+    if result.first:
+        left = "no" if result.older == 0 else f"about {result.older}" if result.older else "some"
+        print(
+            f"first scan of {slug}: pull requests updated since {result.since} only; {left} "
+            "older closed pull request(s) left"
+            + (
+                f"; record them with `kb intake record-prs --repo {slug} --since YYYY-MM-DD` "
+                "(a backfill)"
+                if result.older != 0
+                else ""
+            )
+        )
     if args.dry_run:
         print(f"dry run: nothing written; cursor {slug}: {result.cursor or 'none'}")
     elif result.cursor:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
 from kbkit.infra.clock import now
-from kbkit.infra.errors import InputError
+from kbkit.infra.errors import InputError, UsageError
 from kbkit.infra.file_lock import locked
 from kbkit.infra.jsonl import gc_paused, ignore_transient_files
 from kbkit.intake.json_pages import Page, page_items
@@ -26,6 +26,7 @@ MAX_BODY = 65536  # GitHub's own limit on a PR body; anything longer did not com
 MAX_TITLE = 1024
 SUMMARY_CHARS = 4000
 DEFAULT_OVERLAP = timedelta(hours=1)
+DEFAULT_WINDOW = timedelta(days=7)  # a repository's first scan reads this far back
 
 
 class PullScan(NamedTuple):
@@ -163,8 +164,11 @@ def pr_row(
     }
 
 
-def parse_pulls(label: str, pages: list[Page], identity: RepoIdentity) -> PullScan:
-    """Check every PR object of the input, then return the rows of the merged ones."""
+def parse_pulls(
+    label: str, pages: list[Page], identity: RepoIdentity, *, since: str | None = None
+) -> PullScan:
+    """Check every PR object of the input, then return the rows of the merged ones; with
+    `since`, PRs last updated before it are checked but left out (a scan's stop)."""
     rows: list[Row] = []
     unmerged = 0
     newest: dict[str, str] = {}
@@ -183,6 +187,8 @@ def parse_pulls(label: str, pages: list[Page], identity: RepoIdentity) -> PullSc
                 updated = parse_time(
                     updated, "updated_at", f"{where} (PR #{item['number']})", label, latest
                 )
+                if since is not None and updated < since:
+                    continue  # before where this scan stops: read, not recorded
                 if updated > newest.get(repo, ""):
                     newest[repo] = updated
             if row is None:
@@ -230,3 +236,19 @@ def scan_since(cursor: str | None, overlap: timedelta = DEFAULT_OVERLAP) -> str 
         return None
     moment = datetime.strptime(cursor, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     return timestamp(moment - overlap)
+
+
+def window_start(window: timedelta = DEFAULT_WINDOW) -> str:
+    """Where a repository's first scan stops: `window` before now (kbkit's clock)."""
+    return timestamp(now() - window)
+
+
+def since_option(value: str) -> str:
+    """`--since` as a GitHub timestamp: a day (`2026-01-31`, its start in UTC) or an instant."""
+    text = value.strip()
+    if re.fullmatch(r"\d{4}-\d\d-\d\d", text):
+        text += "T00:00:00Z"
+    try:
+        return parse_time(text, "--since", "--since", "--since")
+    except InputError as exc:
+        raise UsageError(f"--since {value!r}: write a day (YYYY-MM-DD) or a time (YYYY-MM-DDTHH:MM:SSZ) after 2008") from exc

@@ -1,6 +1,14 @@
-"""Scan GitHub's closed pulls through `gh api --paginate` and record the merged ones.
+"""Scan GitHub's closed pulls, newest updated first, one page at a time, and record the
+merged ones; the cursor bounds every scan.
 
-The cursor moves only after the whole scan succeeded: the pull list was read completely and
+Where a scan stops: at the cursor minus the overlap (one hour), or, on the first scan of a
+repository, at the start of the window (`--since`, default the last 7 days); a first scan
+that stopped there says about how many older closed pull requests it left for an explicit
+backfill (`--since DATE`). Pages are read with `gh api -i` (their `Link` header says whether
+another follows), so a scan costs one call per 100 pull requests updated since the cursor,
+never one per 100 in the repository's history.
+
+The cursor moves only after the whole scan succeeded: every page up to the stop was read and
 every newly recorded PR got its diff excerpt. A failure at any point leaves the cursor where
 it was; rows recorded before it stay (uniqueness absorbs them when the next scan re-reads).
 """
@@ -13,15 +21,16 @@ from typing import Any, NamedTuple
 
 from kbkit.infra.errors import InputError
 from kbkit.intake.diff_excerpt import build_excerpt
-from kbkit.intake.json_pages import decode_pages, page_items
+from kbkit.intake.json_pages import Page, decode_pages, page_items
 from kbkit.intake.ledger import Row, load_events, record_events
-from kbkit.intake.merged_prs import advance_cursor, parse_pulls, read_cursor, scan_since
+from kbkit.intake.merged_prs import advance_cursor, parse_pulls, read_cursor, scan_since, window_start
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.vcs import github
 
 # Newly recorded rows are written in chunks of this many, so a rate limit met while
 # fetching diffs keeps what was already fetched.
 CHUNK = 20
+PER_PAGE = 100  # GitHub's maximum
 
 
 class ScanResult(NamedTuple):
@@ -29,12 +38,15 @@ class ScanResult(NamedTuple):
     already: int
     unmerged: int
     cursor: str | None  # the repo's cursor after the scan (unchanged in a dry run)
-    since: str | None  # where the overlap window of this scan started
+    since: str | None  # where this scan stopped (pull requests updated before it were not read)
+    pages: int = 0  # pages of pull requests read
+    first: bool = False  # the repository's first scan (no cursor, no --since)
+    older: int | None = None  # first scan: about how many older closed PRs it left
 
 
-def pulls_endpoint(slug: str) -> str:
+def pulls_endpoint(slug: str, page: int = 1) -> str:
     """Closed pulls, most recently updated first, 100 a page (GitHub's maximum)."""
-    return f"repos/{slug}/pulls?state=closed&sort=updated&direction=desc&per_page=100"
+    return f"repos/{slug}/pulls?state=closed&sort=updated&direction=desc&per_page={PER_PAGE}&page={page}"  # fmt: skip
 
 
 def files_endpoint(slug: str, number: int) -> str:
@@ -65,29 +77,70 @@ def scan_github(
     identity: RepoIdentity,
     *,
     dry_run: bool = False,
+    since: str | None = None,
+    page_of: Callable[[str, Path], github.ApiPage] = github.api_page,
     fetch: Callable[[str, Path], bytes] = github.api_paginate,
 ) -> ScanResult:
-    """Read every closed pull of `slug`, record the merged ones not recorded yet with their
-    excerpts, then advance the cursor (unless `dry_run`, which writes nothing)."""
+    """Read `slug`'s closed pulls back to the cursor (or `since`, or the first scan's
+    window), record the merged ones not recorded yet with their excerpts, then advance the
+    cursor (unless `dry_run`, which writes nothing)."""
     cursor = read_cursor(intake_dir).get(slug)
-    since = scan_since(cursor)
-    endpoint = pulls_endpoint(slug)
-    label = f"gh api {endpoint}"
+    first = cursor is None and since is None
+    stop = since or scan_since(cursor) or window_start()
     here = Path.cwd()  # gh needs no repository; the ledgers folder may not exist yet
-    raw = fetch(endpoint, here)
-    scan = parse_pulls(label, decode_pages(label, raw), identity)
+    pages, more = _read_pages(slug, stop, here, page_of)
+    older = (_older(slug, here, page_of, pages) if more else 0) if first else None
+    label = f"gh api {pulls_endpoint(slug)}"
+    scan = parse_pulls(label, pages, identity, since=stop)
     known = set(load_events(intake_dir))
     new = [row for row in scan.rows if ("merged_pr", row["source_id"]) not in known]
     already = len(scan.rows) - len(new)
     if dry_run:
-        return ScanResult(new, already, scan.unmerged, cursor, since)
+        return ScanResult(new, already, scan.unmerged, cursor, stop, len(pages), first, older)
     for start in range(0, len(new), CHUNK):
         chunk = new[start : start + CHUNK]
         for row in chunk:
             row["diff_excerpt"] = _excerpt(slug, row, here, fetch)
         record_events(intake_dir, chunk)
     moved = advance_cursor(intake_dir, scan.newest) if scan.newest else read_cursor(intake_dir)
-    return ScanResult(new, already, scan.unmerged, moved.get(slug), since)
+    return ScanResult(new, already, scan.unmerged, moved.get(slug), stop, len(pages), first, older)
+
+
+def _read_pages(
+    slug: str, stop: str, cwd: Path, page_of: Callable[[str, Path], github.ApiPage]
+) -> tuple[list[Page], bool]:
+    """Pages up to the first that reaches back past `stop`; and whether older ones exist."""
+    pages: list[Page] = []
+    number = 1
+    while True:
+        endpoint = pulls_endpoint(slug, number)
+        answer = page_of(endpoint, cwd)
+        decoded = decode_pages(f"gh api {endpoint}", answer.body) if answer.body.strip() else []
+        pages += decoded
+        items = [item for page in decoded if isinstance(page.value, list) for item in page.value]
+        oldest = items[-1].get("updated_at") if items and isinstance(items[-1], dict) else None
+        reached = isinstance(oldest, str) and oldest < stop
+        if not answer.has_next or not items:
+            return pages, False
+        if reached:
+            return pages, True
+        number += 1
+
+
+def _older(
+    slug: str, cwd: Path, page_of: Callable[[str, Path], github.ApiPage], pages: list[Page]
+) -> int | None:
+    """About how many closed pull requests the first scan's window left: all of them (the
+    last page's number at one per page) minus those the scan read."""
+    read = sum(len(p.value) for p in pages if isinstance(p.value, list))
+    endpoint = pulls_endpoint(slug).replace(f"per_page={PER_PAGE}", "per_page=1")
+    try:
+        total = page_of(endpoint, cwd).last
+    except github.GitHubError as exc:
+        if exc.exit_code != 1:
+            raise
+        return None  # only a count for the message: the scan itself succeeded
+    return max(0, total - read) if total is not None else None
 
 
 def _excerpt(slug: str, row: dict[str, Any], cwd: Path, fetch: Callable[[str, Path], bytes]) -> str:

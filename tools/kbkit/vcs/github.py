@@ -318,22 +318,33 @@ def api_send(method: str, endpoint: str, payload: dict[str, Any], cwd: Path) -> 
     return _json_output(answer, f"gh api -X {method} {endpoint[:120]}")
 
 
-_LAST_PAGE = re.compile(r"<([^>]*)>;\s*rel=\"last\"")
+_LINK = re.compile(r"<([^>]*)>;\s*rel=\"(\w+)\"")
 
 
-def api_last_page(endpoint: str, cwd: Path) -> int | None:
-    """The number of ENDPOINT's last page, from the `Link` header `gh api -i` shows (1 when
-    there is no Link: one page); None when the header cannot be read."""
+class ApiPage(NamedTuple):
+    """One page of a list endpoint and what its `Link` header says about the others."""
+
+    body: bytes
+    has_next: bool
+    last: int | None  # the last page's number (None: no Link header, or it names none)
+
+
+def api_page(endpoint: str, cwd: Path) -> ApiPage:
+    """One page of ENDPOINT with its headers (`gh api -i`): the caller pages on by itself and
+    can stop early, which `--paginate` cannot."""
     from urllib.parse import parse_qs, urlsplit
 
-    out = _api(["api", "-i", "-H", ACCEPT, endpoint], endpoint, cwd).decode("utf-8", "replace")
-    head = out.replace("\r\n", "\n").split("\n\n", 1)[0]
-    links = [line for line in head.split("\n") if line.lower().startswith("link:")]
-    if not links:
-        return 1
-    found = _LAST_PAGE.search(links[0])
-    pages = parse_qs(urlsplit(found.group(1)).query).get("page") if found else None
-    return int(pages[0]) if pages and pages[0].isdigit() else None
+    out = _api(["api", "-i", "-H", ACCEPT, endpoint], endpoint, cwd)
+    ends = [(at, len(sep)) for sep in (b"\r\n\r\n", b"\n\n") if (at := out.find(sep)) >= 0]
+    at, width = min(ends) if ends else (len(out), 0)
+    head, body = out[:at], out[at + width :]
+    links: dict[str, str] = {}
+    for line in head.decode("utf-8", "replace").split("\n"):
+        if line.lower().startswith("link:"):
+            links.update({rel: url for url, rel in _LINK.findall(line)})
+    pages = parse_qs(urlsplit(links["last"]).query).get("page") if "last" in links else None
+    last = int(pages[0]) if pages and pages[0].isdigit() else None
+    return ApiPage(body, "next" in links, last)
 
 
 class Pull(NamedTuple):
