@@ -115,9 +115,11 @@ def test_mailbox_issue_is_paged_and_a_refusal_is_reported_once(
     gh.route(comments_endpoint(SLUG, 3), pages=[page1, page2])
     assert main(["intake", "mailbox", "--issue", ISSUE]) == 1
     captured = capsys.readouterr()
-    assert "comment 5 by user5" in captured.err and "not OWNER, MEMBER" in captured.err
-    assert "comment 7 by user7" in captured.err and "not the watched repository" in captured.err
-    assert "2 bugfix run(s) recorded" in captured.out and "2 refused" in captured.out
+    assert "warning: ignored kbkit-dev/kbkit#3: page 1 (line 1), item 2 (comment 5 by user5)" in captured.err  # fmt: skip
+    assert "not OWNER, MEMBER" in captured.err  # a stranger's: ignored, with a warning
+    assert "refused kbkit-dev/kbkit#3" in captured.err and "comment 7 by user7" in captured.err
+    assert "not the watched repository" in captured.err  # a collaborator's: refused, exit 1
+    assert "2 bugfix run(s) recorded" in captured.out and "1 refused, 1 ignored" in captured.out
     events = load_events(tmp_path / "intake")
     assert sorted(key[1] for key in events) == sorted([record()["run_id"], "legacy-1"])
     assert (tmp_path / "intake" / REFUSED_FILE).is_file()
@@ -125,7 +127,7 @@ def test_mailbox_issue_is_paged_and_a_refusal_is_reported_once(
     assert main(["intake", "mailbox", "--issue", ISSUE]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and "2 already recorded, 0 refused" in captured.out
-    assert "2 refused before" in captured.out
+    assert "2 refused or ignored before" in captured.out
 
 
 def test_mailbox_issue_errors_are_clear(

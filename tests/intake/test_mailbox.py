@@ -80,10 +80,6 @@ def test_alias_normalizes_the_record_repo(tmp_path: Path) -> None:
 
 MARK = "<!-- kbkit:bugfix-record:v1 -->"
 REFUSALS = {
-    "non-collaborator": (
-        comment(5, render_comment(record()), "CONTRIBUTOR"),
-        "author association CONTRIBUTOR is not OWNER, MEMBER or COLLABORATOR",
-    ),
     "no-block": (
         comment(5, f"{MARK}\nI fixed it, trust me."),
         "expected exactly one fenced ```json block, found 0",
@@ -147,3 +143,36 @@ def test_producer_prints_the_mailbox_comment(
     assert main(["intake", "drop", "--run", "dry.json", "--mailbox-comment"]) == 0
     out = capsys.readouterr()
     assert out.out == "" and "dry run" in out.err
+
+
+def test_a_strangers_marked_comment_is_ignored_with_a_warning_once_and_exit_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stranger = comment(5, render_comment(record()), "CONTRIBUTOR")
+    assert run(tmp_path, [stranger]) == 0
+    captured = capsys.readouterr()
+    assert "kb: warning: ignored comments.json: page 1 (line 1), item 0 (comment 5 by user5)" in captured.err  # fmt: skip
+    assert "author association CONTRIBUTOR is not OWNER, MEMBER or COLLABORATOR" in captured.err
+    assert "0 refused, 1 ignored (not by a collaborator)" in captured.out
+    assert load_events(tmp_path / "intake") == {}
+    assert run(tmp_path, [stranger]) == 0  # the next day: remembered, not warned again
+    captured = capsys.readouterr()
+    assert captured.err == "" and "1 refused or ignored before" in captured.out
+
+
+@pytest.mark.parametrize("issue", [f"{SLUG}#", ""])
+def test_no_mailbox_configured_is_a_notice_and_exit_0(
+    issue: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "no-gh"  # nothing is asked of GitHub: no gh is needed
+    empty.mkdir()
+    assert main(["intake", "mailbox", "--issue", issue, "--slug", SLUG]) == 0
+    out = capsys.readouterr().out
+    assert "notice: no mailbox issue is configured" in out and "KBKIT_MAILBOX_ISSUE" in out
+
+
+def test_the_mailbox_comment_title_mentions_nobody() -> None:
+    from kbkit.infra import inert
+
+    text = render_comment(record(title="Ask @acme/security about #12 and GH-3"))
+    assert inert.markdown(text) == text and "@&#8203;acme/security" in text

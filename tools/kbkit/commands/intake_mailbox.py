@@ -15,6 +15,7 @@ from kbkit.intake.mailbox import (
     parse_comments,
     parse_issue_ref,
     remember_refused,
+    unconfigured,
 )
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.vcs import github
@@ -29,8 +30,10 @@ def main(argv: list[str] | None = None) -> int:
         "<!-- infermatrix-copilot:bugfix-record:v1 -->) and exactly one fenced JSON block, "
         "for the watched repository. --issue OWNER/NAME#N pages through the issue's comments "
         "with gh; --from reads the comments JSON (`gh api repos/O/R/issues/N/comments`). A "
-        "refused comment is reported and exits 1 once; it is remembered in "
-        "intake/mailbox-refused.json and not reported again.",
+        "collaborator's comment that cannot be used is refused and exits 1 once; a marked "
+        "comment by anyone else is ignored with a warning, exit 0; both are remembered in "
+        "intake/mailbox-refused.json and not reported again. --issue OWNER/NAME# (no "
+        "number: no mailbox configured) is a notice, exit 0.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
@@ -43,6 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     folder = options.intake_dir(args)
     identity = options.identity(args)
+    if args.issue is not None and unconfigured(args.issue):
+        print(
+            f"kb intake mailbox: notice: no mailbox issue is configured (--issue "
+            f"{args.issue!r} names no issue number; the daily workflow takes it from "
+            "KBKIT_MAILBOX_ISSUE); nothing read"
+        )
+        return 0
     if args.issue:
         slug, number = parse_issue_ref(args.issue)
         if identity.slug is None:
@@ -60,14 +70,20 @@ def main(argv: list[str] | None = None) -> int:
     options.warn(result.problems)
     new = remember_refused(folder, scan.refused) if scan.refused else []
     old = len(scan.refused) - len(new)
-    for refusal in new:
+    refused = [r for r in new if not r.stranger]
+    strangers = [r for r in new if r.stranger]
+    for refusal in refused:
         print(f"kb: refused {label}: {refusal.where}: {refusal.reason}", file=sys.stderr)
+    for refusal in strangers:
+        print(f"kb: warning: ignored {label}: {refusal.where}: {refusal.reason}", file=sys.stderr)
     print(
         f"{label}: {len(result.added)} bugfix run(s) recorded, {len(result.already)} already "
-        f"recorded, {len(new)} refused, {scan.ignored} ordinary comment(s)"
-        + (f", {old} refused before (intake/mailbox-refused.json)" if old else "")
+        f"recorded, {len(refused)} refused, "
+        + (f"{len(strangers)} ignored (not by a collaborator), " if strangers else "")
+        + f"{scan.ignored} ordinary comment(s)"
+        + (f", {old} refused or ignored before (intake/mailbox-refused.json)" if old else "")
     )
-    return 1 if new else 0
+    return 1 if refused else 0
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.infra import inert
 from kbkit.infra.charset import visible
 from kbkit.infra.errors import InputError, UsageError
 from kbkit.infra.file_lock import locked
@@ -177,7 +178,8 @@ def render_comment(record: dict[str, Any]) -> str:
     """The mailbox comment for a record: the marker, one line of prose, one fenced JSON block."""
     # A backtick inside a string could close the fence; \u0060 is the same JSON value.
     block = json.dumps(record, indent=2, ensure_ascii=False).replace("`", "\\u0060")
-    title = " ".join(str(record.get("title", "")).split()).replace("`", "'")[:200]
+    # a title quoting @team or #12 must not notify or cross-link from the mailbox issue
+    title = inert.markdown(" ".join(str(record.get("title", "")).split()).replace("`", "'")[:200])
     return (
         f"{MARKER}\nBugfix record for `{record['repo']}`, run `{record['run_id']}`: "
         f"{title}\n\n```json\n{block}\n```\n"

@@ -1,7 +1,10 @@
 """The mailbox: bugfix drop records posted as issue comments by other hosts.
 
 Only comments by an OWNER, MEMBER or COLLABORATOR that carry a bugfix-record marker and
-exactly one fenced JSON block, whose record names the watched repository, are recorded.
+exactly one fenced JSON block, whose record names the watched repository, are recorded. A
+marked comment by anyone else is ignored with a warning, once (anyone may comment on a
+public issue: that is no failure of the mailbox); a collaborator's record that cannot be
+used is refused, once.
 """
 
 from __future__ import annotations
@@ -32,10 +35,21 @@ class RefusedComment(NamedTuple):
     where: str
     reason: str
     comment_id: str | None = None  # GitHub's comment id, how a refusal is remembered
+    stranger: bool = False  # its author is no collaborator: ignored, never a failure
+
+
+class StrangerComment(ValueError):
+    """A marked comment by someone who is not OWNER, MEMBER or COLLABORATOR."""
 
 
 ISSUE_REF = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([1-9][0-9]{0,9})$")
 REFUSED_FILE = "mailbox-refused.json"
+
+
+def unconfigured(text: str) -> bool:
+    """An issue reference that names no issue: empty, or `OWNER/NAME#` (a workflow whose
+    mailbox variable is unset). The mailbox is optional: that is a notice, not an error."""
+    return not text.strip() or text.strip().endswith("#")
 
 
 def parse_issue_ref(text: str) -> tuple[str, int]:
@@ -82,7 +96,7 @@ class MailboxScan(NamedTuple):
 def comment_record(body: str, association: str, identity: RepoIdentity) -> dict[str, Any]:
     """The drop record carried by a marked comment; ValueError says why it is refused."""
     if association not in TRUSTED:
-        raise ValueError(
+        raise StrangerComment(
             f"author association {association} is not OWNER, MEMBER or "
             "COLLABORATOR; only collaborators may post records"
         )
@@ -134,5 +148,5 @@ def parse_comments(label: str, pages: list[Page], identity: RepoIdentity) -> Mai
         except ValueError as exc:
             comment_id = item.get("id")
             ident = str(comment_id) if type(comment_id) is int else None
-            refused.append(RefusedComment(where, str(exc), ident))
+            refused.append(RefusedComment(where, str(exc), ident, isinstance(exc, StrangerComment)))
     return MailboxScan(rows, refused, ignored)
