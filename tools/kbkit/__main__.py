@@ -65,6 +65,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "intake check": ("kbkit.commands.intake_check", "Validate every ledger line (JSON Schema)"),
     "intake compact": ("kbkit.commands.intake_compact", "Rewrite ledgers, duplicates folded"),
     "intake requeue": ("kbkit.commands.intake_requeue", "Return failed rows to pending"),
+    "intake sync": ("kbkit.commands.intake_sync", "Pull or push the ledgers' state branch"),
     "distill": (
         "kbkit.commands.distill",
         "Pending events -> model -> curator -> commit on the day branch -> shadow or PR",

@@ -25,6 +25,7 @@ EXAMPLES: dict[str, str] = {
     "intake check": "kb intake check intake/events.jsonl",
     "intake compact": "kb intake compact --check",
     "intake requeue": "kb intake requeue --all-failed --reason 'model outage fixed'",
+    "intake sync": "kb intake sync --push --message 'intake: record 2026-12-01'",
     "distill": "kb distill --model replay:replies.jsonl --dry-run",
     "lessons extract": "kb lessons extract --from tasks.jsonl",
     "lessons show": "kb lessons show task.json",
