@@ -139,9 +139,17 @@ class StandIn:
             pull.frozen_head = self.head_sha(pull)
             pull.state, pull.closed_at = "closed", self.now()
 
-    def merge(self, slug: str, number: int, method: str, work: Path) -> bool:
+    def merge(
+        self,
+        slug: str,
+        number: int,
+        method: str,
+        work: Path,
+        check: Callable[[Path], bool] | None = None,
+    ) -> bool:
         """Merge like GitHub's button (merge commit, squash, rebase); False when the head
-        conflicts with the base (GitHub refuses: "This branch has conflicts")."""
+        conflicts with the base (GitHub refuses: "This branch has conflicts") or when
+        `check` (a required status check, run on the merge result) fails."""
         with self.lock:
             pull = self._pull(slug, number)
             assert pull is not None and pull.state == "open"
@@ -150,7 +158,9 @@ class StandIn:
             assert head is not None
             if work.exists():
                 shutil.rmtree(work)
-            git(work.parent, "clone", "--quiet", "--branch", pull.base_ref, str(upstream), str(work))
+            git(
+                work.parent, "clone", "--quiet", "--branch", pull.base_ref, str(upstream), str(work)
+            )
             ident = ["-c", "user.name=Reviewer", "-c", "user.email=reviewer@example.com"]
             git(work, "fetch", "--quiet", str(fork), f"refs/heads/{pull.head_ref}")
             message = f"{pull.title} (#{number})"
@@ -179,7 +189,7 @@ class StandIn:
                 )  # fmt: skip
                 if done.returncode == 0:
                     git(work, "checkout", "--quiet", "-B", pull.base_ref)
-            if done.returncode != 0:
+            if done.returncode != 0 or (check is not None and not check(work)):
                 shutil.rmtree(work)
                 return False
             git(work, "push", "--quiet", "origin", f"HEAD:refs/heads/{pull.base_ref}")
@@ -257,7 +267,9 @@ class StandIn:
             "base": {"ref": pull.base_ref, "sha": base, "repo": {"full_name": pull.repo}},
         }
 
-    def _list(self, slug: str, query: dict[str, str], target: str) -> tuple[int, Any, dict[str, str]]:
+    def _list(
+        self, slug: str, query: dict[str, str], target: str
+    ) -> tuple[int, Any, dict[str, str]]:
         if slug in self.team:
             items = [t.item for t in self.team[slug]]
             state = query.get("state", "open")
@@ -274,7 +286,9 @@ class StandIn:
         chosen.sort(key=lambda p: p.number, reverse=query.get("direction", "desc") == "desc")
         return self._paged([self._pull_json(p) for p in chosen], query, target)
 
-    def _paged(self, items: list[Any], query: dict[str, str], target: str) -> tuple[int, Any, dict[str, str]]:
+    def _paged(
+        self, items: list[Any], query: dict[str, str], target: str
+    ) -> tuple[int, Any, dict[str, str]]:
         per_page = min(int(query.get("per_page", "30")), 100)
         page = int(query.get("page", "1"))
         last = max(1, -(-len(items) // per_page))
@@ -288,7 +302,9 @@ class StandIn:
             links.append(f'<{base}?{_query(other, last)}>; rel="last"')
         return 200, shown, ({"Link": ", ".join(links)} if links else {})
 
-    def _files(self, slug: str, number: int, query: dict[str, str], target: str) -> tuple[int, Any, dict[str, str]]:
+    def _files(
+        self, slug: str, number: int, query: dict[str, str], target: str
+    ) -> tuple[int, Any, dict[str, str]]:
         found = next((t for t in self.team.get(slug, []) if t.item["number"] == number), None)
         if found is None:
             return 404, _error("Not Found"), {}
@@ -329,7 +345,9 @@ class StandIn:
         self.pulls[slug].append(pull)
         return 201, self._pull_json(pull), {}
 
-    def _update(self, slug: str, number: int, payload: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+    def _update(
+        self, slug: str, number: int, payload: dict[str, Any]
+    ) -> tuple[int, Any, dict[str, str]]:
         pull = self._pull(slug, number)
         if pull is None:
             return 404, _error("Not Found"), {}
@@ -342,7 +360,9 @@ class StandIn:
             pull.state, pull.closed_at = "closed", self.now()
         return 200, self._pull_json(pull), {}
 
-    def _comment(self, slug: str, number: int, body: str, login: str, association: str) -> dict[str, Any]:
+    def _comment(
+        self, slug: str, number: int, body: str, login: str, association: str
+    ) -> dict[str, Any]:
         self.comment_ids += 1
         made = {
             "id": self.comment_ids,
@@ -361,7 +381,10 @@ def _query(values: dict[str, str], page: int) -> str:
 
 
 def _error(message: str, errors: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    found: dict[str, Any] = {"message": message, "documentation_url": "https://docs.github.com/rest"}
+    found: dict[str, Any] = {
+        "message": message,
+        "documentation_url": "https://docs.github.com/rest",
+    }
     if errors:
         found["errors"] = errors
     return found

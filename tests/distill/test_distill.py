@@ -201,11 +201,10 @@ def test_one_ledger_one_distill_and_a_hanging_gh_times_out_leaving_rows_pending(
     import os
     import subprocess
     import sys
+    import threading
     import time
 
     from kbkit.infra.file_lock import locked
-
-    import threading
 
     world.review()
     keys = world.record(1)

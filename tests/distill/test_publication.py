@@ -476,4 +476,3 @@ def test_rule_titles_and_sources_in_the_commit_message_mention_nobody() -> None:
     assert f"Kbkit-Source: merged_pr acme/app#{ZWSP}12\n" in message
     parsed = parse_trailers("0" * 40, message)
     assert parsed is not None and parsed.sources == tuple(sources)
-

@@ -55,7 +55,9 @@ def test_when_one_pr_merges_the_other_is_rebuilt_on_main_and_merges_cleanly(
     day3 = world.run(ScriptedGateway({"acme/app#3": "VAL-2e"}), scheduled=True, day="2026-12-02")
     assert any("knowledge PR #2 rebuilt on main" in note for note in day3.notes)
     _, second, third = world.prs()
-    assert merges_cleanly(world, second["headRefOid"]) and merges_cleanly(world, third["headRefOid"])
+    assert merges_cleanly(world, second["headRefOid"]) and merges_cleanly(
+        world, third["headRefOid"]
+    )
     assert second["record"].rule_ids() == ["VAL-2d"]
     assert "`main` moved" in second["comments"][-1]["body"]
     world.merge_pr(2, method=method)
@@ -130,7 +132,7 @@ def test_a_rule_already_on_main_word_for_word_stays_published(world: World) -> N
 def test_main_moving_during_the_run_is_caught_before_it_ends(world: World) -> None:
     """A reviewer merges while the run works: when it ends, every open PR still merges."""
     two_open_prs(world)
-    moved = []
+    moved: list[str] = []
 
     def during(method: str, path: str) -> None:
         if method == "POST" and path.endswith("/comments") and not moved:

@@ -230,4 +230,5 @@ def world_fixture(
         for name, value in env.items():
             monkeypatch.setenv(name, value)
         monkeypatch.setenv("KBKIT_GH_TIMEOUT", "20")
+        monkeypatch.setenv("KBKIT_GH_RETRY_PAUSE", "0.05")
         yield World(tmp_path, monkeypatch, hub)

@@ -37,6 +37,7 @@ class FakeGh:
         self.save()
         monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
         monkeypatch.setenv("FAKE_GH_STATE", str(self.state_file))
+        monkeypatch.setenv("KBKIT_GH_RETRY_PAUSE", "0.05")  # a 5xx is sent again: quickly here
 
     def save(self) -> None:
         self.state_file.write_text(json.dumps(self.state))

@@ -111,6 +111,7 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[type[Git
     monkeypatch.setenv("GH_ENTERPRISE_TOKEN", TOKEN)
     monkeypatch.setenv("GH_TOKEN", TOKEN)
     monkeypatch.setenv("GH_CONFIG_DIR", str(tmp_path / "gh-config"))
+    monkeypatch.setenv("KBKIT_GH_RETRY_PAUSE", "0.05")
     try:
         yield handler
     finally:

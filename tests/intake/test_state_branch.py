@@ -7,14 +7,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.gitrepo import commit_files, git, init_repo
 
 from kbkit.__main__ import main
 from kbkit.intake.ledger import append_status, load_status, record_events
 from kbkit.intake.mailbox import REFUSED_FILE, RefusedComment, remember_refused
 from kbkit.intake.merged_prs import advance_cursor, read_cursor
-from kbkit.intake import state_branch
 from kbkit.intake.state_branch import BRANCH
-from tests.gitrepo import commit_files, git, init_repo
+from kbkit.vcs import git as git_module
 
 SLUG = "acme/app"
 
@@ -70,7 +70,10 @@ def test_a_fresh_runner_starts_from_what_yesterday_pushed(
 
 
 def test_a_push_another_writer_beat_is_merged_and_retried(
-    tmp_path: Path, origin: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    origin: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first, second = runner(tmp_path, origin, "a"), runner(tmp_path, origin, "b")
     record_events(first / "intake", [event(1)])
@@ -78,8 +81,10 @@ def test_a_push_another_writer_beat_is_merged_and_retried(
     advance_cursor(first / "intake", {SLUG: "2026-11-30T09:00:00Z"})
     advance_cursor(second / "intake", {SLUG: "2026-11-30T10:00:00Z"})
     row = load_status(second / "intake")[("merged_pr", f"{SLUG}#2")]
-    append_status(second / "intake", "merged_pr", f"{SLUG}#2", "published", attempts=1, previous=row)
-    real = state_branch.git.push_lease
+    append_status(
+        second / "intake", "merged_pr", f"{SLUG}#2", "published", attempts=1, previous=row
+    )
+    real = git_module.push_lease
     raced: list[str] = []
 
     def first_pushes_in_between(*args: object) -> None:
@@ -88,7 +93,7 @@ def test_a_push_another_writer_beat_is_merged_and_retried(
             assert sync(first, "--push") == 0
         real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(state_branch.git, "push_lease", first_pushes_in_between)
+    monkeypatch.setattr(git_module, "push_lease", first_pushes_in_between)
     assert sync(second, "--push") == 0  # its lease on the old tip fails once: merged, retried
     out = capsys.readouterr().out
     assert raced and "after 2 tries" in out and "events.jsonl +1" in out

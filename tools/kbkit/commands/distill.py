@@ -12,8 +12,8 @@ from pathlib import Path
 from kbkit.distill import job
 from kbkit.distill.models import RecordingGateway, open_gateway
 from kbkit.distill.publication import settings_from_env
-from kbkit.infra import clock
 from kbkit.distill.summary import stopped, summary
+from kbkit.infra import clock
 from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.infra.paths import REPO_HELP, intake_root, repo_root, state_root
 from kbkit.intake.repo_identity import read_config

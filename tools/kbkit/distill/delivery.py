@@ -51,9 +51,7 @@ class Published(NamedTuple):
     pr: KnowledgePr | None = None  # the PR now carrying the batches (review)
 
 
-def unpublished(
-    clone: Path, target: Target, status: Mapping[Key, Row]
-) -> list[CommittedBatch]:
+def unpublished(clone: Path, target: Target, status: Mapping[Key, Row]) -> list[CommittedBatch]:
     """Batches on the target branch above its base whose rows are not published yet:
     pending (a run killed after its commit), or shadowed by that very batch (a shadow run
     earlier today, now in review mode)."""

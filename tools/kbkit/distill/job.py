@@ -81,7 +81,7 @@ def run(options: Options) -> Report:
 
 def _run(s: Session) -> Report:
     clone, publisher = _prepare(s)
-    review = open_review(s, publisher, _report(s, clone)) if publisher else None
+    review = open_review(s, publisher) if publisher else None
     target = _target(s, clone, review)
     if isinstance(target, Report):
         return target
@@ -206,7 +206,7 @@ def _after_main_moved(
     if main is None or main == review.main:
         return
     s.note(f"main moved during the run (now {main[:12]}); bringing the open PRs up to date again")
-    open_review(s, publisher, _report(s, clone))
+    open_review(s, publisher)
 
 
 class _Batch:
@@ -401,4 +401,3 @@ def _restart_empty_day_branch(clone: WorkClone, target: Target) -> None:
         return  # no day branch (a dry run), or it carries commits: keep it
     git.checkout(clone.path, base, detach=True)
     git.run_git(clone.path, "branch", "--quiet", "-D", target.branch)
-

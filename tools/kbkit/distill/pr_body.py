@@ -23,6 +23,7 @@ BODY_LIMIT = 65_536  # characters: GitHub refuses a longer PR body
 REPORT_ROOM = 8_000  # the report keeps this much of an over-long body (its tables are small)
 FENCE = "```"
 TITLE_CHARS = 200
+REPORT_HEADING = "## kbkit report"  # how the day's report (`kb report --format markdown`) starts
 
 
 class Extras(NamedTuple):

@@ -16,7 +16,6 @@ happened; a PR left with no rule is closed with that comment.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from kbkit.curator.errors import InvalidRequestError
 from kbkit.distill import work_clone
 from kbkit.distill.evidence import to_event
 from kbkit.distill.knowledge_prs import KnowledgePr
-from kbkit.distill.pr_body import Extras, rebuild_comment, render
+from kbkit.distill.pr_body import REPORT_HEADING, Extras, rebuild_comment, render
 from kbkit.distill.pr_record import TRANSCRIPT_CHARS, BatchRecord, PrRecord
 from kbkit.distill.publication import PublicationError, Publisher
 from kbkit.distill.session import Session
@@ -39,8 +38,6 @@ from kbkit.distill.taken import taken_ids
 from kbkit.infra.steps import reached
 from kbkit.intake.ledger import Key, Row, load_events
 from kbkit.vcs import git
-
-Report = Callable[[str], str]
 
 
 def is_current(clone: Path, main: str, head: str | None, record: PrRecord) -> bool:
@@ -53,7 +50,7 @@ def is_current(clone: Path, main: str, head: str | None, record: PrRecord) -> bo
     return on_head == [b.batch_id for b in record.batches if b.rows]
 
 
-def bring_up_to_date(s: Session, state: Any, publisher: Publisher, report: Report | None = None) -> Any:
+def bring_up_to_date(s: Session, state: Any, publisher: Publisher) -> Any:
     """Rebuild every open PR that is not current; the state with their new records and
     heads (`state` is a review.ReviewState)."""
     prs = list(state.prs)
@@ -69,7 +66,7 @@ def bring_up_to_date(s: Session, state: Any, publisher: Publisher, report: Repor
             continue
         others = [p for p in prs if p.number != pr.number]
         try:
-            record, tip = _rebuild(s, state._replace(prs=others, fork_heads=heads), pr, publisher, report)  # fmt: skip
+            record, tip = _rebuild(s, state._replace(prs=others, fork_heads=heads), pr, publisher)
         except PublicationError as exc:
             s.note(f"knowledge PR #{pr.number} could not be rebuilt ({exc}); the next run tries again")  # fmt: skip
             continue
@@ -82,7 +79,7 @@ def bring_up_to_date(s: Session, state: Any, publisher: Publisher, report: Repor
 
 
 def _rebuild(
-    s: Session, state: Any, pr: KnowledgePr, publisher: Publisher, report: Report | None
+    s: Session, state: Any, pr: KnowledgePr, publisher: Publisher
 ) -> tuple[PrRecord, str | None]:
     """Rebuild `pr`'s branch on main; its new record and pushed head (None: closed)."""
     clone, branch, record = publisher.clone, pr.pull.head_ref, pr.record
@@ -112,7 +109,7 @@ def _rebuild(
     kept = _without_orphaned_sources(kept, dropped)
     new = record._replace(batches=tuple(kept), dropped=(*record.dropped, *dropped))
     commits = {c.batch_id: c.sha for c in work_clone.batches_between(clone, state.main, branch)}
-    extras = Extras(report=report(record.day) if report else "", commits=commits)
+    extras = Extras(report=_report_of(pr.pull.body), commits=commits)
     body = render(new, extras)
     comment = rebuild_comment(state.main, new.rule_ids(), dropped, "\n".join(transcripts), already)  # fmt: skip
     if not new.rule_ids():
@@ -158,9 +155,22 @@ def _apply_again(
     kept = [todo[p.model_index] for p in validation.accepted]
     titles = [f"{p.rule_id} — {p.title} ({p.target})" for p in validation.accepted]
     work_clone.commit_batch(
-        curator.clone, curator.root, result.changes, batch.batch_id, batch.day, batch.sources, titles
+        curator.clone,
+        curator.root,
+        result.changes,
+        batch.batch_id,
+        batch.day,
+        batch.sources,
+        titles,
     )
     return kept, dropped, result.validators.output if result.validators else ""
+
+
+def _report_of(body: str) -> str:
+    """The day's report the body carried (kept as it was: it is that day's)."""
+    start = body.find(REPORT_HEADING)
+    end = body.rfind("<!-- kbkit:record:v1 ")
+    return body[start:end].rstrip() + "\n" if start >= 0 and end > start else ""
 
 
 def _on_main(clone: Path, root: str, row: dict[str, Any]) -> bool:

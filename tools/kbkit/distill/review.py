@@ -38,9 +38,8 @@ class ReviewState(NamedTuple):
         return self.fork_heads.get(pr.pull.head_ref)
 
 
-def open_review(s: Session, publisher: Publisher, report: refresh.Report | None = None) -> ReviewState:  # fmt: skip
-    """Read the knowledge PRs, reconcile the ledger, bring every open PR up to date
-    (`report`: the day's report for a rebuilt PR's body)."""
+def open_review(s: Session, publisher: Publisher) -> ReviewState:
+    """Read the knowledge PRs, reconcile the ledger, bring every open PR up to date."""
     o = s.o
     clone = publisher.clone
     base = publisher.settings.base_branch
@@ -53,7 +52,7 @@ def open_review(s: Session, publisher: Publisher, report: refresh.Report | None 
     for pr in prs:
         if pr.is_open and pr.problem:
             s.note(f"knowledge PR #{pr.number}: {pr.problem}; it is left as it is")
-    state = refresh.bring_up_to_date(s, state, publisher, report)
+    state = refresh.bring_up_to_date(s, state, publisher)
     reconcile(s, state)  # rows a rebuild dropped are pending now
     return state
 
@@ -101,4 +100,3 @@ def reconcile(s: Session, state: ReviewState) -> None:
         fixed += 1
     if fixed:
         s.note(f"reconciled {fixed} ledger row(s) with the knowledge PRs on GitHub")
-

@@ -251,4 +251,6 @@ def since_option(value: str) -> str:
     try:
         return parse_time(text, "--since", "--since", "--since")
     except InputError as exc:
-        raise UsageError(f"--since {value!r}: write a day (YYYY-MM-DD) or a time (YYYY-MM-DDTHH:MM:SSZ) after 2008") from exc
+        raise UsageError(
+            f"--since {value!r}: write a day (YYYY-MM-DD) or a time (YYYY-MM-DDTHH:MM:SSZ) after 2008"
+        ) from exc

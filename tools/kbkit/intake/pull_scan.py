@@ -23,7 +23,13 @@ from kbkit.infra.errors import InputError
 from kbkit.intake.diff_excerpt import build_excerpt
 from kbkit.intake.json_pages import Page, decode_pages, page_items
 from kbkit.intake.ledger import Row, load_events, record_events
-from kbkit.intake.merged_prs import advance_cursor, parse_pulls, read_cursor, scan_since, window_start
+from kbkit.intake.merged_prs import (
+    advance_cursor,
+    parse_pulls,
+    read_cursor,
+    scan_since,
+    window_start,
+)
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.vcs import github
 

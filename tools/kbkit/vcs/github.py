@@ -226,7 +226,7 @@ _HTTP_STATUS = re.compile(r"\(HTTP (\d{3})\)")
 def api_paginate(endpoint: str, cwd: Path) -> bytes:
     """What `gh api --paginate ENDPOINT` prints: every page, concatenated; any failure
     (after any number of pages) raises, so a caller never mistakes part for the whole."""
-    return _api(["api", "--paginate", "-H", ACCEPT, endpoint], endpoint, cwd)
+    return _api_again(["api", "--paginate", "-H", ACCEPT, endpoint], endpoint, cwd)
 
 
 def api_post(endpoint: str, fields: dict[str, str], cwd: Path) -> bytes:
@@ -290,9 +290,38 @@ def _reset_hint(cwd: Path) -> str:
 # organization works as a PR head, and the same calls reach GitHub Enterprise.
 
 
+# A request that changes nothing (GET) or sets a value (PATCH) is sent again after a server
+# error (twice) or a timeout (once): GitHub's 502s and stalls pass, and a daily run that met
+# one still finishes. A POST (a new PR, a comment) is never sent twice: it may have been done.
+RETRY_PAUSE = 1.0  # seconds before the first retry, doubled for the next; KBKIT_GH_RETRY_PAUSE
+
+
+def _api_again(args: list[str], endpoint: str, cwd: Path) -> bytes:
+    """`_api`, sent again after a server error or a timeout (see RETRY_PAUSE)."""
+    import time
+
+    from kbkit.infra.errors import EnvironmentFailure
+
+    timeouts = errors = 0
+    pause = timeout_from_env("KBKIT_GH_RETRY_PAUSE", RETRY_PAUSE)
+    while True:
+        try:
+            return _api(args, endpoint, cwd)
+        except GitHubUnavailable as exc:
+            errors += 1
+            if errors > 2 or "rate limit" in str(exc):
+                raise
+        except EnvironmentFailure:
+            timeouts += 1
+            if timeouts > 1:
+                raise
+        time.sleep(pause)
+        pause *= 2
+
+
 def api_get(endpoint: str, cwd: Path) -> bytes:
     """One page of ENDPOINT as gh prints it (`gh api -H ACCEPT ENDPOINT`); a failure raises."""
-    return _api(["api", "-H", ACCEPT, endpoint], endpoint, cwd)
+    return _api_again(["api", "-H", ACCEPT, endpoint], endpoint, cwd)
 
 
 def api_json(endpoint: str, cwd: Path) -> Any:
@@ -312,7 +341,8 @@ def api_send(method: str, endpoint: str, payload: dict[str, Any], cwd: Path) -> 
     body = Path(out.name)
     try:
         args = ["api", "-X", method, "-H", ACCEPT, endpoint, "--input", str(body)]
-        answer = _api(args, endpoint, cwd).decode("utf-8", "replace")
+        send = _api_again if method in ("GET", "PATCH") else _api
+        answer = send(args, endpoint, cwd).decode("utf-8", "replace")
     finally:
         body.unlink(missing_ok=True)
     return _json_output(answer, f"gh api -X {method} {endpoint[:120]}")
@@ -334,7 +364,7 @@ def api_page(endpoint: str, cwd: Path) -> ApiPage:
     can stop early, which `--paginate` cannot."""
     from urllib.parse import parse_qs, urlsplit
 
-    out = _api(["api", "-i", "-H", ACCEPT, endpoint], endpoint, cwd)
+    out = _api_again(["api", "-i", "-H", ACCEPT, endpoint], endpoint, cwd)
     ends = [(at, len(sep)) for sep in (b"\r\n\r\n", b"\n\n") if (at := out.find(sep)) >= 0]
     at, width = min(ends) if ends else (len(out), 0)
     head, body = out[:at], out[at + width :]
