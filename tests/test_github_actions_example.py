@@ -53,9 +53,17 @@ def test_workflow_is_scheduled_minimal_and_runs_the_whole_loop() -> None:
     assert flow["permissions"] == {"contents": "write", "pull-requests": "read", "issues": "read"}
     steps = flow["jobs"]["intake"]["steps"]
     runs = "\n".join(str(step.get("run", "")) for step in steps)
-    for command in ("kb intake record-prs --repo", "kb intake mailbox --issue",
-                    "kb distill --scheduled"):  # fmt: skip
+    for command in ("kb intake sync --pull", "kb intake record-prs --repo",
+                    "kb intake mailbox --issue", "kb intake sync --push",
+                    'kb distill --scheduled --summary "$GITHUB_STEP_SUMMARY"'):  # fmt: skip
         assert command in runs
+    # nothing that is not a failure skips distillation: every step after the first kb
+    # command runs whatever an earlier one did, and the artifacts are always uploaded
+    names = [step.get("name", step.get("uses")) for step in steps]
+    later = steps[names.index("Record merged PRs") + 1 :]
+    assert all(str(step.get("if")) in ("${{ !cancelled() }}", "always()") for step in later)
+    assert any(str(step.get("uses", "")).startswith("actions/upload-artifact") for step in later)
+    assert "git push" not in runs  # main is never pushed: the state branch is the bot's
     text = WORKFLOW.read_text()
     for secret in ("secrets.KNOWLEDGE_BOT_TOKEN", "secrets.OPENAI_API_KEY"):
         assert secret in text

@@ -181,6 +181,29 @@ def test_leftovers_of_a_crash_are_cleaned_before_the_next_run(world: World) -> N
     assert not partial.exists()
 
 
+def test_an_untracked_rule_page_of_a_killed_apply_never_reaches_a_commit(world: World) -> None:
+    """A run killed between the apply of a new rule page and its commit leaves the page
+    untracked and its owner's index row changed: both are gone before the next batch, so
+    the next commit cannot carry a page no index registers (`tree/page-unregistered`)."""
+    keys = world.record(1)
+    gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    world.run(gateway, dry_run=True)  # the clone exists now
+    owner = world.clone / "knowledge/repos/kbkit/components/lessons"
+    owner.mkdir(parents=True, exist_ok=True)
+    (owner / "rules.md").write_text("---\ntitle: \"Half\"\ntype: rule\n---\n\n## LES-1a — half\n")
+    index = world.clone / "knowledge/repos/kbkit/components/_index.md"
+    index.write_text(index.read_text() + "\n- [lessons](lessons/rules.md)\n")
+    report = world.run(gateway)
+    assert report.outcome == "shadowed" and world.states(keys) == ["shadowed"]
+    assert not (owner / "rules.md").exists() and "lessons/rules.md" not in index.read_text()
+    assert any("leftovers of an interrupted run: 2 path(s)" in note for note in report.notes)
+    committed = git.run_git(world.clone, "show", "--stat", "--format=", BRANCH)
+    assert "lessons" not in committed and "validators/rules.md" in committed
+    from kbkit.__main__ import main as kb
+
+    assert kb(["check", "--repo", str(world.clone)]) == 0  # the branch the PR would carry
+
+
 def test_knowledge_repo_from_intake_config(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from kbkit.intake.ledger import load_status
 from kbkit.vcs import git
-from tests.distill.world import VAL, ScriptedGateway, World, section, world_fixture
+from tests.distill.world import UPSTREAM, VAL, ScriptedGateway, World, section, world_fixture
 
 __all__ = ["world_fixture"]
 
@@ -155,3 +155,20 @@ def test_a_dry_run_only_says_which_prs_it_would_rebuild(world: World) -> None:
     report = world.run(ScriptedGateway({"acme/app#3": "VAL-2e"}), dry_run=True, day=NEXT_DAY)
     assert any("knowledge PR #2 would be rebuilt" in note for note in report.notes)
     assert world.prs()[1]["headRefOid"] == before and world.prs()[1]["comments"] == []
+
+
+def test_a_pr_whose_record_a_reviewer_deleted_is_left_alone_and_still_holds_its_ids(
+    world: World,
+) -> None:
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    world.hub.pulls[UPSTREAM][0].body = "I rewrote the description by hand."
+    world.record(2)
+    same_day = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
+    assert same_day.outcome == "deferred" and "has no record" in same_day.notes[-1]
+    again = ScriptedGateway({"acme/app#2": "VAL-2c"})
+    tomorrow = world.run(again, day=NEXT_DAY)  # the head still holds VAL-2c: taken
+    assert "IDs taken by open pull requests (never use, never anchor on): VAL-2c" in again.prompts[0]
+    assert tomorrow.rejected[0]["reason"] == "rule-id-taken"
+    assert load_status(world.intake)[("merged_pr", "acme/app#1")]["state"] == "published"

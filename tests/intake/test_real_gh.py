@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 from intake_factories import SLUG, make_pr
+from tests.distill.github_standin import certificate
 
 from kbkit.__main__ import main
 from kbkit.intake.ledger import load_events
@@ -92,13 +92,7 @@ class GitHub(BaseHTTPRequestHandler):
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[type[GitHub]]:
     import ssl
 
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
-         "-out", str(cert), "-days", "2", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    cert, key = certificate(tmp_path)
     handler = type("Handler", (GitHub,), {"seen": [], "fail_page": None, "comments": []})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -85,6 +85,21 @@ class AcceptedProposal(NamedTuple):
         data["new_page"] = self.new_page.to_dict() if self.new_page else None
         return data
 
+    def wire(self) -> dict[str, Any]:
+        """The proposal as the wire row a model sends: what a validation checks again."""
+        return {
+            "target": self.target,
+            "rule_id": self.rule_id,
+            "title": self.title,
+            "after": self.after,
+            "group": self.group,
+            "section": self.section,
+            "citations": list(self.citations),
+            "rationale": self.rationale,
+            "table_rows": [r.to_dict() for r in self.table_rows] or None,
+            "new_page": self.new_page.wire() if self.new_page else None,
+        }
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AcceptedProposal:
         values = dict(data)
@@ -549,21 +564,7 @@ def revalidate(
                 f"(expected {p.base_sha256[:12]}, found {page.sha256[:12]}); "
                 "build a new catalog and ask again"
             )
-    rows = [
-        {
-            "target": p.target,
-            "rule_id": p.rule_id,
-            "title": p.title,
-            "after": p.after,
-            "group": p.group,
-            "section": p.section,
-            "citations": list(p.citations),
-            "rationale": p.rationale,
-            "table_rows": [r.to_dict() for r in p.table_rows] or None,
-            "new_page": p.new_page.wire() if p.new_page else None,
-        }
-        for p in claimed
-    ]
+    rows = [p.wire() for p in claimed]
     # No batch travels with a validation: each row may cite what the accepted rows cite.
     sources = tuple(sorted({str(c) for p in claimed for c in p.citations}))
     ctx = _Context(repo, policy, catalog, sources, {}, {})

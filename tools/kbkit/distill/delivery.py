@@ -23,7 +23,7 @@ from kbkit.distill import work_clone
 from kbkit.distill.artifacts import Artifacts, batch_folder
 from kbkit.distill.knowledge_prs import KnowledgePr
 from kbkit.distill.pr_body import Extras, batch_comment, render
-from kbkit.distill.pr_record import TRANSCRIPT_CHARS, BatchRecord, PrRecord, wire_row
+from kbkit.distill.pr_record import TRANSCRIPT_CHARS, BatchRecord, PrRecord
 from kbkit.distill.publication import PublicationError, Publisher
 from kbkit.distill.rows import after_failure, mark
 from kbkit.distill.session import Session
@@ -84,7 +84,7 @@ def batch_record(state_dir: Path, commit: CommittedBatch) -> BatchRecord | None:
         {"model_index": r.model_index, "rule_id": r.rule_id, "reason": r.reason, "message": r.message}
         for r in validation.rejected
     )  # fmt: skip
-    rows = tuple(wire_row(p) for p in validation.accepted)
+    rows = tuple(p.wire() for p in validation.accepted)
     return BatchRecord(
         commit.batch_id, commit.day, commit.sources, rows, rejected, transcript[:TRANSCRIPT_CHARS]
     )

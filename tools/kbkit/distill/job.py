@@ -139,6 +139,13 @@ def _target(s: Session, clone: WorkClone, review: ReviewState | None) -> Target 
     if latest is not None and latest.is_open and latest.record is not None:
         head = review.head(latest)
         return Target(latest.pull.head_ref, head or main, latest, head)
+    if latest is not None and latest.is_open:  # its record is unreadable: leave it alone
+        s.note(
+            f"today's PR #{latest.number} is open but {latest.problem or 'has no record'}: "
+            "kbkit adds nothing to it; restore its body (the hidden kbkit:record comment) "
+            "or close it, and the events are distilled into the next PR"
+        )
+        return Report(o.day, latest.pull.head_ref, "deferred", notes=tuple(s.notes))
     if latest is not None and o.scheduled:
         waiting = len([e for e in _pending_keys(s) if e not in review.listed()])
         why = (

@@ -18,7 +18,6 @@ import re
 import zlib
 from typing import Any, NamedTuple
 
-from kbkit.curator.proposals import AcceptedProposal
 from kbkit.intake.ledger import Key
 
 RECORD = re.compile(r"<!-- kbkit:record:v1 ([A-Za-z0-9+/=]+) -->")
@@ -150,20 +149,3 @@ def decode(body: str) -> PrRecord | None:
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError) as exc:
         raise RecordError(f"the record does not decode ({type(exc).__name__})") from exc
     return PrRecord.from_dict(data)
-
-
-def wire_row(proposal: AcceptedProposal) -> dict[str, Any]:
-    """An accepted proposal as the wire row a model would send: what a later validation on a
-    newer main checks and applies again."""
-    return {
-        "target": proposal.target,
-        "rule_id": proposal.rule_id,
-        "title": proposal.title,
-        "after": proposal.after,
-        "group": proposal.group,
-        "section": proposal.section,
-        "citations": list(proposal.citations),
-        "rationale": proposal.rationale,
-        "table_rows": [r.to_dict() for r in proposal.table_rows] or None,
-        "new_page": proposal.new_page.wire() if proposal.new_page else None,
-    }
