@@ -36,6 +36,8 @@ REVIEWS = Path(__file__).with_name("fixtures") / "reviews"
 
 def recorded(name: str) -> Any:
     return json.loads((REVIEWS / name).read_text(encoding="utf-8"))
+
+
 PATCH = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
 
 
@@ -99,7 +101,10 @@ class GitHub(BaseHTTPRequestHandler):
         checked as GitHub checks them (`$number: Int!`)."""
         self.graphql_seen.append(request)
         variables = request.get("variables", {})
-        if "reviewThreads" not in request.get("query", "") or type(variables.get("number")) is not int:
+        if (
+            "reviewThreads" not in request.get("query", "")
+            or type(variables.get("number")) is not int
+        ):
             return self.reply(200, {"errors": [{"message": "Variable $number of type Int! was "
                                                 "provided invalid value"}]})  # fmt: skip
         return self.reply(200, recorded("pr57-review-threads.json"))

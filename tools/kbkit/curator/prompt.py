@@ -84,10 +84,9 @@ def render_event(event: KnowledgeEvidenceEvent, number: int) -> str:
     return f"<untrusted_data {attrs}>\n" + "\n".join(parts) + "\n</untrusted_data>"
 
 
-_STATES = {
+_STATES = {  # a plain comment's review says nothing more: "commented" is left out
     "changes_requested": "the review requested changes",
     "approved": "the review approved",
-    "commented": "a review comment",
     "dismissed": "the review was dismissed",
 }
 _KINDS = {"review": "review summary", "inline": "inline comment", "conversation": "comment"}
@@ -98,12 +97,12 @@ def _note_head(note: ReviewNote) -> str:
     who = f"{note.author} ({', '.join(filter(None, (note.association, note.role)))})"
     words = [f"{_KINDS[note.kind]} by {who}"]
     if note.path:
-        lines = f"{note.start_line}-{note.line}" if note.start_line else f"{note.line or ''}"
-        words.append(f"on {note.path}" + (f" line {lines}" if lines else ""))
+        lines = f"lines {note.start_line}-{note.line}" if note.start_line else f"line {note.line}"
+        words.append(f"on {note.path}" + (f" {lines}" if note.line else ""))
     if note.in_reply_to:
         words.append(f"in reply to {note.in_reply_to}")
-    if note.state and note.kind != "conversation":
-        words.append(_STATES.get(note.state, note.state))
+    if note.state in _STATES:
+        words.append(_STATES[note.state])
     if note.outdated:
         words.append("outdated (the lines changed since)")
     if note.resolved is not None:

@@ -64,9 +64,9 @@ def review_notes(row: dict[str, Any], used: int) -> tuple[tuple[ReviewNote, ...]
     """The row's review notes (as intake ranked them) that fit the event's budget beside
     `used` bytes of excerpt, and how many were left out; a malformed note is left out too."""
     raw = row.get("discussion")
-    found = raw.get("notes") if isinstance(raw, dict) else None
-    if not isinstance(found, list):
+    if not isinstance(raw, dict) or not isinstance(raw.get("notes"), list):
         return (), 0
+    found = raw["notes"]
     notes: list[ReviewNote] = []
     for index, item in enumerate(found[:MAX_NOTES]):
         try:

@@ -6,7 +6,7 @@ suggestion that landed (as given, or typed in by hand) shows up as added lines o
 in the final diff; one changed again before the merge does not, and is not claimed. Lines
 are compared without their surrounding whitespace (a re-indent still counts). A suggestion
 that only deletes lines, or whose lines are too short to tell apart (`}`), is never
-claimed. Pure functions: text in, verdict out.
+claimed; nor is quoted code that is a bare name (`merged_at`). Pure functions: text in, verdict out.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ _SUGGESTION = re.compile(
 )
 _FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MIN_CODE = 8  # characters of code (whitespace aside) needed before a match means anything
 
 
@@ -69,7 +70,13 @@ def quoted_code(body: str) -> list[str]:
     ]
     prose = _FENCED.sub("", text)
     found += [span.group(2).strip() for span in _CODE_SPAN.finditer(prose)]
-    return [code for code in found if len("".join(code.split())) >= MIN_CODE]
+    return [code for code in found if _is_code(code)]
+
+
+def _is_code(text: str) -> bool:
+    """Enough code to mean something when found in the diff: MIN_CODE characters and more
+    than a bare name (`merged_at` is in any diff that touches it)."""
+    return len("".join(text.split())) >= MIN_CODE and not _NAME.fullmatch(text)
 
 
 def requested_change_landed(body: str, path: str | None, added: dict[str, set[str]]) -> bool:
