@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -141,3 +144,35 @@ def test_two_hosts_re_reading_fold_to_one_event_in_any_order(tmp_path: Path, gh:
              for order in itertools.permutations([*rows, other])}  # fmt: skip
     assert len(folds) == 1  # two revision-1 rows: the earlier recorded one
     assert len(json.loads(folds.pop())["discussion"]["notes"]) == 3
+
+
+KILL_BETWEEN = """
+import os, signal, sys
+from kbkit.infra import jsonl
+from kbkit.__main__ import main
+append = jsonl._append_locked
+def killing(path, lines):
+    if path.name == "events.jsonl":  # the status row is written: die before the event
+        os.kill(os.getpid(), signal.SIGKILL)
+    return append(path, lines)
+jsonl._append_locked = killing
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_kill_between_the_two_appends_leaves_the_pr_pending_and_a_rerun_adds_the_revision(
+    tmp_path: Path, gh: FakeGh
+) -> None:
+    record_without_discussion(tmp_path)
+    intake = tmp_path / "intake"
+    status = load_status(intake)[KEY]
+    append_status(intake, *KEY, "shadowed", attempts=1, previous=status, reason="no rules")
+    argv = ["intake", "record-prs", "--repo", SLUG, "--reread", "57"]
+    done = subprocess.run([sys.executable, "-c", KILL_BETWEEN, *argv], cwd=tmp_path, check=False)
+    assert done.returncode == -signal.SIGKILL
+    assert "revision" not in load_events(intake)[KEY]  # the event is the old one, whole
+    assert load_status(intake)[KEY]["state"] == "pending"  # and distill will take it
+    assert reread("57") == 0
+    assert load_events(intake)[KEY]["revision"] == 1
+    assert load_status(intake)[KEY]["state"] == "pending"
+    assert main(["intake", "check"]) == 0

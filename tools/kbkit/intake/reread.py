@@ -5,7 +5,8 @@ it, and a PR older than any scan can be recorded at all.
 A PR not recorded yet is recorded as a scan would record it. A recorded one whose event
 would change gets a new revision of its event row (`revision` one higher: the fold picks the
 highest) and goes back to `pending` with attempts 0, both appended as one unit under the
-recording lock; an unchanged re-read writes nothing. Calls per PR: the PR itself, its files
+recording lock (the transition first: a kill between the two leaves the PR pending, and a
+rerun adds the revision); an unchanged re-read writes nothing. Calls per PR: the PR itself, its files
 (`--paginate`), and the review discussion (`review_fetch`).
 """
 
@@ -84,14 +85,17 @@ def revise(intake_dir: Path, row: Row, *, dry_run: bool = False) -> str:
         if dry_run:
             return f"would be {outcome}"
         at = timestamp()
-        if current is None:
-            status = pending_status(key, at)
-        else:
-            row["revision"] = revision(current) + 1
-            previous = load_status(intake_dir).get(key)
-            status = {**pending_status(key, at), "seq": sequence(previous) + 1, "reason": REASON}
-        # both rows or neither: a crash or a full disk leaves the ledgers as they were
-        append_together([(intake_dir / EVENTS_FILE, [row]), (intake_dir / STATUS_FILE, [status])])
+        events, states = intake_dir / EVENTS_FILE, intake_dir / STATUS_FILE
+        if current is None:  # as record_events: an event without its status reads as pending
+            append_together([(events, [row]), (states, [pending_status(key, at)])])
+            return outcome
+        row["revision"] = revision(current) + 1
+        previous = load_status(intake_dir).get(key)
+        status = {**pending_status(key, at), "seq": sequence(previous) + 1, "reason": REASON}
+        # Both or neither on a full disk. The status goes first: a kill between the two
+        # leaves the old event pending (it may be distilled once more; rerunning the re-read
+        # adds the revision), never a new revision whose pending transition is lost.
+        append_together([(states, [status]), (events, [row])])
     return outcome
 
 
