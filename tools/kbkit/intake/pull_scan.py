@@ -1,8 +1,9 @@
 """Scan GitHub's closed pulls through `gh api --paginate` and record the merged ones.
 
 The cursor moves only after the whole scan succeeded: the pull list was read completely and
-every newly recorded PR got its diff excerpt and review discussion (`review_fetch`). A failure at any point leaves the cursor where
-it was; rows recorded before it stay (uniqueness absorbs them when the next scan re-reads).
+every newly recorded PR got its diff excerpt and review discussion (`review_fetch`). A
+failure at any point leaves the cursor where it was; rows recorded before it stay
+(uniqueness absorbs them when the next scan re-reads).
 """
 
 from __future__ import annotations
