@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kbkit.infra.errors import InputError
+from kbkit.infra.json_input import loads
 from kbkit.intake.discussion import RawDiscussion, fit
 from kbkit.intake.json_pages import Page, decode_pages
 from kbkit.intake.review_shapes import (
@@ -79,11 +80,13 @@ class RecordedReader:
     def __init__(self, path: Path):
         self.label = str(path)
         try:
-            self.answers: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            self.answers: dict[str, Any] = loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise InputError(
                 f"not a file of recorded GitHub answers ({exc})", path=str(path)
             ) from exc
+        if not isinstance(self.answers, dict):
+            raise InputError("expected {endpoint: answer, ...}", path=str(path))
 
     def get(self, endpoint: str) -> bytes:
         return json.dumps(self.answers.get(endpoint, [])).encode()
