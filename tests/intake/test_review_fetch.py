@@ -205,3 +205,24 @@ def test_a_malformed_comment_page_records_nothing(
     err = capsys.readouterr().err
     assert f"gh api repos/{SLUG}/pulls/57/comments" in err and "item 2" in err
     assert KEY not in load_events(tmp_path / "intake")
+
+
+def test_recorded_answers_answer_like_github_and_a_bad_file_is_refused(tmp_path: Path) -> None:
+    from kbkit.infra.errors import InputError
+    from kbkit.intake.review_fetch import RecordedReader, graphql_key
+
+    good = tmp_path / "answers.json"
+    good.write_text(json.dumps({"repos/o/r/pulls/1/reviews?per_page=100&page=1": [{"id": 1}],
+                                graphql_key({"owner": "o", "name": "r", "number": 1}): {"data": {}}}))  # fmt: skip
+    reader = RecordedReader(good)
+    assert json.loads(reader.get("repos/o/r/pulls/1/reviews?per_page=100&page=1")) == [{"id": 1}]
+    assert (
+        json.loads(reader.get("repos/o/r/pulls/1/reviews?per_page=100&page=2")) == []
+    )  # past the end
+    assert json.loads(reader.graphql("q", {"number": 1, "owner": "o", "name": "r"})) == {"data": {}}
+    with pytest.raises(InputError, match="no recorded answer"):
+        reader.graphql("q", {"number": 2, "owner": "o", "name": "r"})
+    for text in ("[1, 2]", "[" * 100_000, "{"):
+        (tmp_path / "bad.json").write_text(text)
+        with pytest.raises(InputError):
+            RecordedReader(tmp_path / "bad.json")
