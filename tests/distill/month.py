@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -265,6 +266,7 @@ class Workflow:
             else:
                 step_env = {k: self.value(v, run_id) for k, v in (step.get("env") or {}).items()}
                 script = self.value(step["run"], run_id)
+                started = time.monotonic()
                 done = subprocess.run(
                     ["bash", "-e", "-c", script],
                     cwd=runner,
@@ -274,7 +276,8 @@ class Workflow:
                     timeout=900,
                 )
                 code = done.returncode
-                log.append(f"--- {name} (exit {code})\n{done.stdout}{done.stderr}")
+                took = time.monotonic() - started
+                log.append(f"--- {name} (exit {code}, {took:.1f} s)\n{done.stdout}{done.stderr}")
             outcomes.append((name, code))
             failed = failed or code != 0
         return outcomes

@@ -190,7 +190,7 @@ def test_an_untracked_rule_page_of_a_killed_apply_never_reaches_a_commit(world: 
     world.run(gateway, dry_run=True)  # the clone exists now
     owner = world.clone / "knowledge/repos/kbkit/components/lessons"
     owner.mkdir(parents=True, exist_ok=True)
-    (owner / "rules.md").write_text("---\ntitle: \"Half\"\ntype: rule\n---\n\n## LES-1a — half\n")
+    (owner / "rules.md").write_text('---\ntitle: "Half"\ntype: rule\n---\n\n## LES-1a — half\n')
     index = world.clone / "knowledge/repos/kbkit/components/_index.md"
     index.write_text(index.read_text() + "\n- [lessons](lessons/rules.md)\n")
     report = world.run(gateway)

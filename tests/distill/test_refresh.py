@@ -169,6 +169,8 @@ def test_a_pr_whose_record_a_reviewer_deleted_is_left_alone_and_still_holds_its_
     assert same_day.outcome == "deferred" and "has no record" in same_day.notes[-1]
     again = ScriptedGateway({"acme/app#2": "VAL-2c"})
     tomorrow = world.run(again, day=NEXT_DAY)  # the head still holds VAL-2c: taken
-    assert "IDs taken by open pull requests (never use, never anchor on): VAL-2c" in again.prompts[0]
+    assert (
+        "IDs taken by open pull requests (never use, never anchor on): VAL-2c" in again.prompts[0]
+    )
     assert tomorrow.rejected[0]["reason"] == "rule-id-taken"
     assert load_status(world.intake)[("merged_pr", "acme/app#1")]["state"] == "published"

@@ -8,6 +8,13 @@ on stderr, exit 1 — after the pages already fetched were printed, as gh does w
 page fails. Only the flags kbkit uses are accepted. State file ($FAKE_GH_STATE):
 {"routes": {"ENDPOINT": {"pages": [[...], ...], "fail_after": N, "status": 502,
  "message": "..."}}, "rate_limit_reset": 1796000000, "posted": [], "calls": []}
+
+A route may instead hold a whole list (`{"items": [...]}`): then `ENDPOINT?per_page=P&page=N`
+answers that page of it, as GitHub does (an empty array past the end), and a route with
+`status` answers every page with that error. `gh api graphql` answers the review-threads
+query from {"threads": {"OWNER/NAME#N": [{"root": ID, "isResolved": B, "isOutdated": B}]}},
+100 a page with `endCursor`/`after`, in GitHub's response shape; a PR it does not hold is
+GraphQL's NOT_FOUND error (exit 1, `gh: Could not resolve ...`).
 """
 
 import json
@@ -15,7 +22,7 @@ import os
 import sys
 
 SINGLE = {"--paginate", "-i", "--include"}
-VALUED = {"-H", "-X", "-f", "--method"}
+VALUED = {"-H", "-X", "-f", "-F", "--method"}
 
 
 def main() -> int:
@@ -33,9 +40,9 @@ def main() -> int:
             flags.add(args[i])
             i += 1
         elif args[i] in VALUED:
-            if args[i] == "-f":
+            if args[i] in ("-f", "-F"):
                 name, _, value = args[i + 1].partition("=")
-                fields[name] = value
+                fields[name] = int(value) if args[i] == "-F" and value.isdigit() else value
             elif args[i] in ("-X", "--method"):
                 flags.add(f"method={args[i + 1]}")
             i += 2
@@ -46,7 +53,13 @@ def main() -> int:
             positional.append(args[i])
             i += 1
     endpoint = positional[0]
-    state.setdefault("calls", []).append(endpoint)
+    if endpoint == "graphql":
+        variables = sorted((k, v) for k, v in fields.items() if k != "query")
+        state.setdefault("calls", []).append(
+            "graphql?" + "&".join(f"{k}={v}" for k, v in variables)
+        )
+    else:
+        state.setdefault("calls", []).append(endpoint)
     try:
         return answer(state, endpoint, flags, fields)
     finally:
@@ -59,13 +72,30 @@ def answer(state: dict, endpoint: str, flags: set, fields: dict) -> int:
         reset = state.get("rate_limit_reset", 1796000000)
         print(json.dumps({"resources": {"core": {"limit": 5000, "remaining": 0, "reset": reset}}}))
         return 0
+    if endpoint == "graphql":
+        return graphql(state, fields)
     if "method=POST" in flags:
         state.setdefault("posted", []).append({"endpoint": endpoint, **fields})
         print(json.dumps({"id": len(state["posted"]), "body": fields.get("body", "")}))
         return 0
-    base, _, number = endpoint.rpartition("&page=")
-    page_number = int(number) if base and number.isdigit() else None
-    route = state["routes"].get(base if page_number else endpoint)
+    route = state["routes"].get(endpoint)
+    path, _, query = endpoint.partition("?")
+    params = dict(part.partition("=")[::2] for part in query.split("&") if part)
+    if route is None and "page" in params:
+        listed = state["routes"].get(path)
+        if listed is not None and "items" in listed:
+            if "status" in listed:
+                route = listed
+            else:
+                size, number = int(params.get("per_page", 30)), int(params["page"])
+                page = listed["items"][(number - 1) * size : number * size]
+                sys.stdout.write(json.dumps(page) + "\n")
+                return 0
+    # a route of "pages" (the scan's): `&page=N` at the end names one of them
+    base, _, tail = endpoint.rpartition("&page=")
+    page_number = int(tail) if route is None and base and tail.isdigit() else None
+    if page_number:
+        route = state["routes"].get(base)
     if route is None and base.endswith("per_page=1") and page_number:  # one item a page
         every = state["routes"].get(base[: -len("1")] + "100")
         if every is not None:
@@ -118,6 +148,35 @@ def answer(state: dict, endpoint: str, flags: set, fields: dict) -> int:
         print(f"gh: {message} (HTTP {route.get('status', 502)})", file=sys.stderr)
         return 1
     sys.stdout.write("\n")
+    return 0
+
+
+def graphql(state: dict, fields: dict) -> int:
+    """GitHub's answer to the review-threads query (the only GraphQL kbkit sends)."""
+    if "reviewThreads" not in fields.get("query", ""):
+        print(json.dumps({"errors": [{"message": "unknown query"}]}))
+        print("gh: unknown query", file=sys.stderr)
+        return 1
+    key = f"{fields['owner']}/{fields['name']}#{fields['number']}"
+    threads = state.get("threads", {}).get(key)
+    if threads is None:
+        message = f"Could not resolve to a PullRequest with the number of {fields['number']}."
+        print(json.dumps({"data": {"repository": {"pullRequest": None}},
+                          "errors": [{"type": "NOT_FOUND", "path": ["repository", "pullRequest"],
+                                      "message": message}]}))  # fmt: skip
+        print(f"gh: {message}", file=sys.stderr)
+        return 1
+    start = int(str(fields.get("after") or "cursor:0").split(":")[1])
+    page = threads[start : start + 100]
+    nodes = [
+        {"isResolved": t["isResolved"], "isOutdated": t.get("isOutdated", False),
+         "comments": {"nodes": [{"databaseId": t["root"]}] if t.get("root") else []}}
+        for t in page
+    ]  # fmt: skip
+    info = {"hasNextPage": start + 100 < len(threads), "endCursor": f"cursor:{start + len(page)}"}
+    answer = {"data": {"repository": {"pullRequest": {"reviewThreads": {"pageInfo": info,
+                                                                         "nodes": nodes}}}}}  # fmt: skip
+    print(json.dumps(answer))
     return 0
 
 

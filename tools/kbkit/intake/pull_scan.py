@@ -9,8 +9,9 @@ another follows), so a scan costs one call per 100 pull requests updated since t
 never one per 100 in the repository's history.
 
 The cursor moves only after the whole scan succeeded: every page up to the stop was read and
-every newly recorded PR got its diff excerpt. A failure at any point leaves the cursor where
-it was; rows recorded before it stay (uniqueness absorbs them when the next scan re-reads).
+every newly recorded PR got its diff excerpt and review discussion (`review_fetch`). A
+failure at any point leaves the cursor where it was; rows recorded before it stay
+(uniqueness absorbs them when the next scan re-reads).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.infra.errors import InputError
-from kbkit.intake.diff_excerpt import build_excerpt
 from kbkit.intake.json_pages import Page, decode_pages, page_items
 from kbkit.intake.ledger import Row, load_events, record_events
 from kbkit.intake.merged_prs import (
@@ -31,6 +31,7 @@ from kbkit.intake.merged_prs import (
     window_start,
 )
 from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.intake.review_fetch import GhReader, Reader, attach_discussion
 from kbkit.vcs import github
 
 # Newly recorded rows are written in chunks of this many, so a rate limit met while
@@ -86,6 +87,7 @@ def scan_github(
     since: str | None = None,
     page_of: Callable[[str, Path], github.ApiPage] = github.api_page,
     fetch: Callable[[str, Path], bytes] = github.api_paginate,
+    reader: Reader | None = None,
 ) -> ScanResult:
     """Read `slug`'s closed pulls back to the cursor (or `since`, or the first scan's
     window), record the merged ones not recorded yet with their excerpts, then advance the
@@ -103,10 +105,12 @@ def scan_github(
     already = len(scan.rows) - len(new)
     if dry_run:
         return ScanResult(new, already, scan.unmerged, cursor, stop, len(pages), first, older)
+    reader = reader or GhReader(here)
     for start in range(0, len(new), CHUNK):
         chunk = new[start : start + CHUNK]
         for row in chunk:
-            row["diff_excerpt"] = _excerpt(slug, row, here, fetch)
+            # the review step: the discussion and the diff excerpt share the event's budget
+            attach_discussion(row, _diff(slug, row, here, fetch), reader)
         record_events(intake_dir, chunk)
     moved = advance_cursor(intake_dir, scan.newest) if scan.newest else read_cursor(intake_dir)
     return ScanResult(new, already, scan.unmerged, moved.get(slug), stop, len(pages), first, older)
@@ -149,6 +153,7 @@ def _older(
     return max(0, total - read) if total is not None else None
 
 
-def _excerpt(slug: str, row: dict[str, Any], cwd: Path, fetch: Callable[[str, Path], bytes]) -> str:
+def _diff(slug: str, row: dict[str, Any], cwd: Path, fetch: Callable[[str, Path], bytes]) -> str:
+    """The PR's final diff, from its files."""
     endpoint = files_endpoint(slug, row["number"])
-    return build_excerpt(files_diff(f"gh api {endpoint}", fetch(endpoint, cwd)))
+    return files_diff(f"gh api {endpoint}", fetch(endpoint, cwd))
