@@ -17,9 +17,13 @@ kbkit makes, in GitHub's shapes, and keeps state the way GitHub does:
 - faults: `fault(method, path)` may fail a request with a 5xx error object (nothing done) or
   answer it only after a delay (done, then the answer arrives late: the client has given up).
 
-Not modelled: GraphQL (kbkit uses REST only), permissions and tokens beyond one shared
-token, rate limits, reviews, checks, `mergeable` computed lazily, refs/pull/N/head,
-repository renames and forks created through the API.
+- a team PR's reviews and inline review comments (REST, paged) and its review threads
+  (`POST /api/graphql`: the one query kbkit sends, `reviewThreads`, 100 a page), when the
+  test gives them.
+
+Not modelled: GraphQL beyond that one query, permissions and tokens beyond one shared
+token, rate limits, reviews on knowledge PRs, checks, `mergeable` computed lazily,
+refs/pull/N/head, repository renames and forks created through the API.
 """
 
 from __future__ import annotations
@@ -87,10 +91,14 @@ class PullState:
 
 @dataclass
 class TeamPull:
-    """A pull request of the watched team repository: data, not git."""
+    """A pull request of the watched team repository: data, not git (its reviews, inline
+    review comments and review threads too; its conversation is its issue's comments)."""
 
     item: dict[str, Any]
     files: list[dict[str, Any]] = field(default_factory=list)
+    reviews: list[dict[str, Any]] = field(default_factory=list)
+    review_comments: list[dict[str, Any]] = field(default_factory=list)
+    threads: list[dict[str, Any]] = field(default_factory=list)  # root id, isResolved, ...
 
 
 class StandIn:
@@ -202,6 +210,9 @@ class StandIn:
     # --- the REST API ---------------------------------------------------------------------
     def handle(self, method: str, target: str, body: bytes) -> tuple[int, Any, dict[str, str]]:
         parts = urlsplit(target)
+        if parts.path == "/api/graphql" and method == "POST":  # GitHub Enterprise's GraphQL
+            with self.lock:
+                return self._graphql(json.loads(body) if body else {})
         if not parts.path.startswith(API):
             return 404, _error("Not Found"), {}
         path = parts.path[len(API) :].strip("/")
@@ -224,6 +235,12 @@ class StandIn:
                 number = int(rest[1])
                 if rest[2:] == ["files"] and method == "GET":
                     return self._files(slug, number, query, target)
+                if rest[2:] in (["reviews"], ["comments"]) and method == "GET":
+                    team = self._team_pull(slug, number)
+                    if team is None:
+                        return 404, _error("Not Found"), {}
+                    items = team.reviews if rest[2] == "reviews" else team.review_comments
+                    return self._paged(items, query, target)
                 if rest[2:] == [] and method == "GET":
                     pull = self._pull(slug, number)
                     return (200, self._pull_json(pull), {}) if pull else (404, _error("Not Found"), {})  # fmt: skip
@@ -302,10 +319,35 @@ class StandIn:
             links.append(f'<{base}?{_query(other, last)}>; rel="last"')
         return 200, shown, ({"Link": ", ".join(links)} if links else {})
 
+    def _team_pull(self, slug: str, number: int) -> TeamPull | None:
+        return next((t for t in self.team.get(slug, []) if t.item["number"] == number), None)
+
+    def _graphql(self, request: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        """The one query kbkit sends: a pull request's review threads, 100 a page."""
+        query, variables = str(request.get("query", "")), request.get("variables") or {}
+        if "reviewThreads" not in query:
+            return 200, {"errors": [{"message": "the stand-in answers the review-threads query only"}]}, {}  # fmt: skip
+        slug = f"{variables.get('owner')}/{variables.get('name')}"
+        team = self._team_pull(slug, int(variables.get("number") or 0))
+        if team is None:
+            error = {"type": "NOT_FOUND", "path": ["repository", "pullRequest"],
+                     "message": f"Could not resolve to a PullRequest with the number of {variables.get('number')}."}  # fmt: skip
+            return 200, {"data": {"repository": {"pullRequest": None}}, "errors": [error]}, {}
+        start = int(str(variables.get("after") or "cursor:0").split(":")[1])
+        page = team.threads[start : start + 100]
+        nodes = [
+            {"isResolved": t["isResolved"], "isOutdated": t.get("isOutdated", False),
+             "comments": {"nodes": [{"databaseId": t["root"]}]}}
+            for t in page
+        ]  # fmt: skip
+        info = {"hasNextPage": start + 100 < len(team.threads), "endCursor": f"cursor:{start + len(page)}"}  # fmt: skip
+        threads = {"pageInfo": info, "nodes": nodes}
+        return 200, {"data": {"repository": {"pullRequest": {"reviewThreads": threads}}}}, {}
+
     def _files(
         self, slug: str, number: int, query: dict[str, str], target: str
     ) -> tuple[int, Any, dict[str, str]]:
-        found = next((t for t in self.team.get(slug, []) if t.item["number"] == number), None)
+        found = self._team_pull(slug, number)
         if found is None:
             return 404, _error("Not Found"), {}
         return self._paged(found.files, query, target)

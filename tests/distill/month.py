@@ -384,7 +384,22 @@ class Month:
             "base": {"ref": "main", "repo": {"full_name": TEAM}},
         }
         patch = f"@@ -1 +1 @@\n-limit = {n}\n+limit = {n + 1}\n"
-        self.hub.add_team_pull(TEAM, item, [{"filename": f"src/m{n % 7}.py", "status": "modified", "patch": patch}])  # fmt: skip
+        path = f"src/m{n % 7}.py"
+        self.hub.add_team_pull(TEAM, item, [{"filename": path, "status": "modified", "patch": patch}])  # fmt: skip
+        if merged and n % 3 == 0:  # a reviewed PR: a requested change, a suggestion it took
+            pull = self.hub.team[TEAM][-1]
+            who = {"login": "reviewer1", "type": "User"}
+            pull.reviews = [{"id": 5000 + n, "user": who, "author_association": "MEMBER",
+                             "state": "CHANGES_REQUESTED", "submitted_at": moment,
+                             "body": "Bound the limit, and ask @acme/infra about #44."}]  # fmt: skip
+            pull.review_comments = [{
+                "id": 9000 + n, "pull_request_review_id": 5000 + n, "user": who,
+                "author_association": "MEMBER", "path": path, "line": 1, "original_line": 1,
+                "diff_hunk": patch.rstrip("\n"), "created_at": moment,
+                "body": f"```suggestion\nlimit = {n + 1}\n```",
+                "html_url": f"https://github.com/{TEAM}/pull/{n}#discussion_r{9000 + n}",
+            }]  # fmt: skip
+            pull.threads = [{"root": 9000 + n, "isResolved": True}]
 
     def _fault(self, method: str, path: str) -> Fault | None:
         if not self.in_steps:

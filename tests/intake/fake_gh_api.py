@@ -136,6 +136,8 @@ def answer(state: dict, endpoint: str, flags: set, fields: dict) -> int:
             print()
     elif "--paginate" not in flags:
         pages = pages[:1]
+        if ("-i" in flags or "--include" in flags) and "status" not in route:
+            print("HTTP/2.0 200 OK\nContent-Type: application/json; charset=utf-8\n")  # one page
     fail_after = route.get("fail_after", 0 if "status" in route else None)
     shown = pages if fail_after is None else pages[:fail_after]
     for page in shown:

@@ -57,7 +57,8 @@ def test_the_eight_commands_of_the_issue_are_registered() -> None:
         "check",
         "compact",
         "requeue",
-    )  # fmt: skip  (requeue: issue #13)
+        "sync",
+    )  # fmt: skip  (requeue: issue #13; sync: issue #25)
     assert sorted(f"intake {name}" for name in names) == INTAKE_COMMANDS
 
 

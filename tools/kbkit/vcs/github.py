@@ -245,7 +245,7 @@ def api_graphql(query: str, variables: dict[str, str | int], cwd: Path) -> bytes
     for name, value in variables.items():
         flag = "-F" if type(value) is int else "-f"
         args += [flag, f"{name}={value}"]
-    return _api(args, "graphql", cwd)
+    return _api_again(args, "graphql", cwd)  # a query reads only: safe to send again
 
 
 def api_post(endpoint: str, fields: dict[str, str], cwd: Path) -> bytes:
