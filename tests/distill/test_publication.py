@@ -109,7 +109,14 @@ def test_create_pr_then_reuse_it_the_same_day(world: World) -> None:
     assert pr["record"].rule_ids() == ["VAL-2c", "VAL-2d"]
 
 
-@pytest.mark.parametrize("method", ["merge", "squash", "rebase"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        pytest.param("merge", marks=pytest.mark.stress),
+        "squash",
+        pytest.param("rebase", marks=pytest.mark.stress),
+    ],
+)  # merge commits and rebases: test_refresh.py (make test); all three here under `make stress`
 def test_after_a_merge_a_rerun_by_hand_opens_a_follow_up_with_only_the_new_rule(
     world: World, method: str
 ) -> None:

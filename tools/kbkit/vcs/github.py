@@ -5,7 +5,11 @@ Every flag used here exists in gh 2.23 (the version Debian ships):
 `gh pr create --repo R --head OWNER:BRANCH --base BASE --title T --body-file F`,
 `gh pr view N --repo R --json body,comments`, `gh pr comment N --repo R --body-file F`,
 `gh pr edit N --repo R --body-file F`, `gh api [--paginate] [-X POST -f k=v] ENDPOINT`,
-`gh api graphql -f query=Q [-f k=v] [-F k=N]`.
+`gh api graphql -f query=Q [-f k=v] [-F k=N]`, `gh api -i ENDPOINT`,
+`gh api -X METHOD ENDPOINT --input FILE` (tests/vcs/test_github.py records every call kbkit
+makes and checks it against real gh's `--help`). Distill speaks REST only (`Pull`,
+`list_pulls`, `create_pull`, `update_pull`, `comment_issue`); the `gh pr` wrappers above
+them are no longer called by kbkit itself.
 """
 
 from __future__ import annotations
