@@ -51,7 +51,7 @@ from kbkit.infra.errors import KbkitError, LockTimeoutError, UsageError
 from kbkit.infra.file_lock import lock_path_for, locked
 from kbkit.infra.jsonl import ignore_transient_files
 from kbkit.infra.steps import reached
-from kbkit.intake.ledger import Key, load_status
+from kbkit.intake.ledger import Key, load_status, pending_events
 from kbkit.vcs import git
 
 __all__ = ["Options", "Report", "run"]
@@ -97,12 +97,17 @@ def _run(s: Session) -> Report:
     if not selection.events:
         why = "nothing pending" if not committed else "nothing more pending"
         s.say(why)
-        return Report(s.o.day, target.branch, "nothing-pending", notes=tuple(s.notes))
+        return _final(s, Report(s.o.day, target.branch, "nothing-pending", notes=tuple(s.notes)))
     batch = _Batch(s, clone, target, selection)
     report = batch.curate_commit_publish(publisher, review)
     if publisher and review and not s.o.dry_run:
-        _after_main_moved(s, clone, publisher, review, batch.pr)
-    return report._replace(notes=tuple(s.notes))
+        _after_main_moved(s, clone, publisher, review)
+    return _final(s, report)
+
+
+def _final(s: Session, report: Report) -> Report:
+    """The report with everything the run noted and every PR it brought up to date."""
+    return report._replace(notes=tuple(s.notes), updated=tuple(sorted(set(s.updated))))
 
 
 def _prepare(s: Session) -> tuple[WorkClone, Publisher | None]:
@@ -145,7 +150,7 @@ def _target(s: Session, clone: WorkClone, review: ReviewState | None) -> Target 
             "kbkit adds nothing to it; restore its body (the hidden kbkit:record comment) "
             "or close it, and the events are distilled into the next PR"
         )
-        return Report(o.day, latest.pull.head_ref, "deferred", notes=tuple(s.notes))
+        return _final(s, Report(o.day, latest.pull.head_ref, "deferred"))
     if latest is not None and o.scheduled:
         waiting = len([e for e in _pending_keys(s) if e not in review.listed()])
         why = (
@@ -154,7 +159,7 @@ def _target(s: Session, clone: WorkClone, review: ReviewState | None) -> Target 
             "`kb distill` by hand to open a follow-up today)"
         )
         s.note(why)
-        return Report(o.day, latest.pull.head_ref, "deferred", notes=tuple(s.notes))
+        return _final(s, Report(o.day, latest.pull.head_ref, "deferred"))
     ordinal = latest.ordinal + 1 if latest is not None else 1
     branch = branch_for(o.day, ordinal)
     follow_up = latest.number if latest is not None else None
@@ -162,8 +167,6 @@ def _target(s: Session, clone: WorkClone, review: ReviewState | None) -> Target 
 
 
 def _pending_keys(s: Session) -> list[Key]:
-    from kbkit.intake.ledger import pending_events
-
     return [(p.event["source_kind"], p.event["source_id"]) for p in pending_events(s.o.intake_dir)]
 
 
@@ -204,7 +207,7 @@ def _published_to(clone: WorkClone, target: Target, done: Published) -> Target:
 
 
 def _after_main_moved(
-    s: Session, clone: WorkClone, publisher: Publisher, review: ReviewState, pr: Any
+    s: Session, clone: WorkClone, publisher: Publisher, review: ReviewState
 ) -> None:
     """Main moved while this run worked (a merge, a hand edit): bring the open PRs up to
     date once more, so every open PR merges cleanly when the run ends."""
@@ -227,7 +230,6 @@ class _Batch:
         self.art = Artifacts(batch_folder(s.o.state_dir, s.o.day, self.batch_id), s.o.dry_run)
         self.accepted: tuple[dict[str, Any], ...] = ()
         self.rejected: tuple[dict[str, Any], ...] = ()
-        self.pr: Any = None
 
     def report(self, outcome: str, **fields: Any) -> Report:
         """The run's report for this batch; `fields` fill the rest."""
@@ -286,9 +288,7 @@ class _Batch:
         commit = self._commit(curator, validation, result)
         done = publish(self.s, publisher, self.target, [commit], load_status(self.o.intake_dir), self._extras)  # fmt: skip
         pages = tuple(c.document_id for c in result.changes)
-        outcome = _outcome(done, publisher)
-        self.pr = done.pr
-        return self.report(outcome, pages=pages, commit=commit.sha, url=done.url)
+        return self.report(_outcome(done, publisher), pages=pages, commit=commit.sha, url=done.url)
 
     def _extras(self) -> Extras:
         report = report_section(self.clone.path, self.o.intake_dir, self.o.state_dir, self.o.day)

@@ -115,6 +115,7 @@ def _rebuild(
     if not new.rule_ids():
         publisher.comment(pr.number, comment + "\nNothing is left to propose, so kbkit closes this PR.\n")  # fmt: skip
         publisher.close(pr.number, body)
+        s.updated.append(pr.number)
         s.note(f"knowledge PR #{pr.number} closed: none of its rules is left to propose")
         return new, None
     publisher.edit_body(pr.number, body)  # the record first: a lost push is rebuilt next run
@@ -123,6 +124,7 @@ def _rebuild(
     assert tip is not None
     publisher.push(branch, tip, state.fork_heads.get(branch))
     publisher.comment(pr.number, comment)
+    s.updated.append(pr.number)
     s.note(
         f"knowledge PR #{pr.number} rebuilt on main {state.main[:12]}: {len(new.rule_ids())} "
         f"rule(s) kept, {len(dropped)} no longer apply"

@@ -42,6 +42,7 @@ class Report(NamedTuple):
     url: str | None = None
     notes: tuple[str, ...] = ()
     waiting: int = 0  # pending events the batch had no room for
+    updated: tuple[int, ...] = ()  # knowledge PRs brought up to date with main (or closed)
 
 
 class Session:
@@ -50,6 +51,7 @@ class Session:
     def __init__(self, options: Options):
         self.o = options
         self.notes: list[str] = []
+        self.updated: list[int] = []  # knowledge PRs rebuilt or closed by this run
 
     def say(self, message: str) -> None:
         """One progress line on stderr (unless quiet)."""

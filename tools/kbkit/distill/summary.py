@@ -12,34 +12,42 @@ from kbkit.distill.session import Report
 from kbkit.infra import inert
 
 WHY = {
-    "nothing-pending": "no PR opened or updated: nothing was pending (every recorded event "
-    "is published, shadowed or failed, or listed by a knowledge PR)",
-    "no-rules": "no PR opened or updated: the model proposed no rule that passed validation "
-    "for this batch; its events are marked shadowed with the reason `no rules`",
-    "shadowed": "no PR opened or updated: shadow mode",
-    "dry-run": "no PR opened or updated: a dry run writes nothing",
+    "nothing-pending": "nothing was pending (every recorded event is published, shadowed or "
+    "failed, or listed by a knowledge PR)",
+    "no-rules": "the model proposed no rule that passed validation for this batch; its "
+    "events are marked shadowed with the reason `no rules`",
+    "shadowed": "shadow mode",
+    "dry-run": "a dry run writes nothing",
 }
 
 
 def summary(report: Report, mode_line: str) -> str:
     """Markdown for the run's summary."""
+    lines = [f"### kb distill {report.day}", ""]
     if report.outcome == "published" and report.url:
-        head = (
-            f"**PR**: {report.url} now carries batch `{report.batch_id}` ({len(report.events)} "
+        lines.append(
+            f"- **PR**: {report.url} now carries batch `{report.batch_id}` ({len(report.events)} "
             f"event(s), {len(report.accepted)} rule(s) accepted, {len(report.rejected)} rejected)"
         )
-    elif report.outcome in ("failed", "deferred"):
-        why = report.notes[-1] if report.notes else "see the log"
-        what = "a failed attempt: " if report.outcome == "failed" else ""
-        head = f"**No PR opened or updated**: {what}{why}"
-    elif report.outcome == "shadowed":
-        head = f"**{WHY['shadowed']}** ({mode_line}); its artifacts are under `state/artifacts/knowledge-intake/` (the daily workflow uploads them)"
     else:
-        head = f"**{WHY.get(report.outcome, report.outcome)}**"
-    lines = [f"### kb distill {report.day}", "", f"- {head}"]
+        if report.outcome in ("failed", "deferred"):
+            why = report.notes[-1] if report.notes else "see the log"
+            why = ("a failed attempt: " if report.outcome == "failed" else "") + why
+        else:
+            why = WHY.get(report.outcome, report.outcome)
+        if report.outcome == "shadowed":
+            why += (
+                f" ({mode_line}); its artifacts are under `state/artifacts/knowledge-intake/` "
+                "(the daily workflow uploads them)"
+            )
+        what = "No new batch" if report.updated else "No PR opened or updated"
+        lines.append(f"- **{what}**: {why}")
+    if report.updated:
+        shown = ", ".join(f"#{n}" for n in report.updated)
+        lines.append(f"- **Brought up to date with main**: {shown} (rebuilt, or closed when nothing was left)")  # fmt: skip
     if report.waiting:
         lines.append(f"- **Waiting**: {report.waiting} pending event(s) did not fit this batch")
-    lines += [f"- {note}" for note in report.notes if note not in head]
+    lines += [f"- {note}" for note in report.notes if note not in lines[2]]
     return inert.markdown("\n".join(lines) + "\n\n")
 
 
