@@ -303,7 +303,9 @@ class Day:
 
 
 class Month:
-    def __init__(self, root: Path, seed: int, certs: Path):
+    def __init__(
+        self, root: Path, seed: int, certs: Path, team_prs: tuple[int, int], history: int
+    ):
         self.root = root
         self.rng = random.Random(seed)
         self.seed = seed
@@ -319,6 +321,7 @@ class Month:
         self.merged_rules: dict[int, list[str]] = {}  # merged PR -> the rule IDs it carried
         self.checked_heads: set[str] = set()
         self.rows: list[Day] = []
+        self.team_prs, self.history = team_prs, history
         self.in_steps = False
         self.faults = 0
         self.moved_mid_run = False
@@ -361,7 +364,7 @@ class Month:
         hook.chmod(0o755)
         self.hub.team[TEAM] = []
         history = START - timedelta(days=40)  # before the first run: older history
-        for n in range(150):
+        for n in range(self.history):
             moment = f"{(history + timedelta(hours=6 * n)).isoformat()}T09:00:00Z"
             self._team_pull(moment, merged=n % 3 != 0)
 
@@ -509,7 +512,7 @@ class Month:
         today = START + timedelta(days=index)
         row = Day(today.isoformat())
         self.clock = f"{(today - timedelta(days=1)).isoformat()}T18:00:00Z"
-        for _ in range(self.rng.randint(5, 40)):  # yesterday's closed pull requests
+        for _ in range(self.rng.randint(*self.team_prs)):  # yesterday's closed pull requests
             hour = self.rng.randint(6, 23)
             moment = f"{(today - timedelta(days=1)).isoformat()}T{hour:02d}:{self.rng.randint(0, 59):02d}:00Z"
             merged = self.rng.random() < 0.85
@@ -746,9 +749,17 @@ def _ledger_states(intake: Path) -> dict[tuple[str, str], dict[str, Any]]:
     return {key: status.get(key, {"state": "pending"}) for key in load_events(intake)}
 
 
-def run_month(root: Path, seed: int, days: int, certs: Path) -> Month:
-    """Simulate `days` days on `seed`; raises AssertionError at the first broken invariant."""
-    month = Month(root, seed, certs)
+def run_month(
+    root: Path,
+    seed: int,
+    days: int,
+    certs: Path,
+    team_prs: tuple[int, int] = (5, 40),
+    history: int = 150,
+) -> Month:
+    """Simulate `days` days on `seed` (`team_prs`: how many team PRs close a day, `history`:
+    closed PRs before the first day); raises AssertionError at the first broken invariant."""
+    month = Month(root, seed, certs, team_prs, history)
     month.hub.fault = month._fault
     month.hub.during = month._during
     with serve(month.hub, root, certs) as gh_env, model_server(month.model) as base:
