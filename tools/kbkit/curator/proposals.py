@@ -3,7 +3,7 @@
 Reason codes (README, "Curator"): reply-invalid, over-max-rules, schema, unknown-target,
 target-changed, bullet-style-page, rule-id-format, rule-id-prefix, rule-id-taken,
 rule-id-duplicate, anchor, group, heading, section-shape, bullets, provenance, citation,
-unsafe-text, escape, table-row, new-page.
+unsafe-text, escape, symlink, link-scheme, link-host, table-row, new-page.
 """
 
 from __future__ import annotations
@@ -15,7 +15,13 @@ from typing import Any, NamedTuple
 
 from kbkit.curator.arrangement import START, Arrangement, Entry, Spot
 from kbkit.curator.catalog import Catalog, CatalogPage, sha256, slot_page
-from kbkit.curator.confine import page_inside, page_path, read_page
+from kbkit.curator.confine import (
+    linked_part,
+    page_inside,
+    page_path,
+    read_page,
+    symlink_message,
+)
 from kbkit.curator.errors import KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
@@ -58,6 +64,9 @@ REASONS = (
     "citation",
     "unsafe-text",
     "escape",
+    "symlink",
+    "link-scheme",
+    "link-host",
     "table-row",
     "new-page",
 )
@@ -205,7 +214,7 @@ def _schema_problem(row: Any, schemas: list[dict[str, Any]]) -> str | None:
 def _layout(ctx: _Context, page: CatalogPage) -> Layout | None:
     if page.document_id not in ctx.layouts:
         try:
-            data = read_page(ctx.repo, ctx.catalog.knowledge_root, page.document_id).data
+            data = read_page(ctx.repo, ctx.catalog.knowledge_root, page.document_id)
         except (OSError, KnowledgeCurationError):
             data = b""
         if sha256(data) != page.sha256:
@@ -292,6 +301,10 @@ def _check_row(
         return reject("unknown-target", f"{target!r} is not a rule page of the catalog")
     if not page_inside(ctx.repo, ctx.catalog.knowledge_root, target):
         return reject("escape", "the page (or a folder on its path) is a symlink leaving the clone")
+    for written in (target, slot.owner) if slot is not None else (target,):
+        part = linked_part(ctx.repo, ctx.catalog.knowledge_root, written)
+        if part is not None:
+            return reject("symlink", symlink_message(written, part))
     if slot is not None:
         opened = _open_new_page(ctx, row, slot, earlier)
         if opened is not None and not isinstance(opened, NewPage):
@@ -418,7 +431,7 @@ def _open_new_page(
     if path.exists() or path.is_symlink():
         return "target-changed", "the page exists now (created since the catalog was read)"
     try:
-        index_data = read_page(ctx.repo, root, slot.owner).data
+        index_data = read_page(ctx.repo, root, slot.owner)
     except (OSError, KnowledgeCurationError):
         index_data = b""
     if sha256(index_data) != slot.index_sha256:
@@ -576,7 +589,7 @@ def revalidate(
         outcome = by_index[index]
         where = f"accepted row {proposal.model_index} ({proposal.rule_id} on {proposal.target})"
         if isinstance(outcome, RejectedProposal):
-            kinds = {"target-changed": "stale", "escape": "escape"}
+            kinds = {"target-changed": "stale", "escape": "escape", "symlink": "symlink"}
             kind = kinds.get(outcome.reason, "tampered")
             raise KnowledgeCurationError(
                 f"{kind}: {where} does not validate: {outcome.reason}: {outcome.message}"
