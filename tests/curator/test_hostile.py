@@ -132,8 +132,7 @@ def test_the_policy_adds_schemes_and_limits_hosts(tmp_path: Path) -> None:
     clone = make_clone(tmp_path / "clone")
     policy = clone / "knowledge/policy.yaml"
     policy.write_text(
-        policy.read_text()
-        + "\ncurator:\n  links:\n    schemes: [ftp]\n    hosts: [example.org]\n"
+        policy.read_text() + "\ncurator:\n  links:\n    schemes: [ftp]\n    hosts: [example.org]\n"
     )
     curator = KnowledgeCurator(clone)
     assert _reasons(curator, _with_text("[f](ftp://example.org/a)")) == []
