@@ -127,7 +127,7 @@ def clear_journal(clone: Path) -> None:
 def _validator() -> Any:
     from jsonschema import Draft202012Validator  # only a journal that exists pays for it
 
-    schema = json.loads(Path(__file__).with_name("journal.schema.json").read_text("utf-8"))
+    schema = loads(Path(__file__).with_name("journal.schema.json").read_text("utf-8"))
     return Draft202012Validator(schema)
 
 
