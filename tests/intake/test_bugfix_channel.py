@@ -135,5 +135,5 @@ def test_mailbox_issue_errors_are_clear(
     assert main(["intake", "mailbox", "--issue", "not-an-issue"]) == 2
     assert "OWNER/NAME#N" in capsys.readouterr().err
     gh.route(comments_endpoint(SLUG, 3), status=401, message="Bad credentials")
-    assert main(["intake", "mailbox", "--issue", ISSUE]) == 2
+    assert main(["intake", "mailbox", "--issue", ISSUE]) == 4
     assert "refused the credentials" in capsys.readouterr().err
