@@ -577,6 +577,11 @@ def _group_problem(
         return f"the group {group!r} exists: name it in 'after' instead"
     if spot.opens_group:
         return None
+    if not layout.groups and not (new or set()):
+        return (
+            "the page's rules are all top-level sections: its first group opens after its "
+            "last rule ('after' null or the last rule's ID)"
+        )
     if after == START:
         return "rules stand before the first group: a group at the start would take them in"
     return "a new group opens after a group, after the last rule of one, or at the end"
