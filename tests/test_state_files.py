@@ -10,6 +10,7 @@ import marshal
 import shutil
 import struct
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def _blocks(path: Path) -> list[object]:
     return found
 
 
-def _write_blocks(path: Path, values: list[object]) -> None:
+def _write_blocks(path: Path, values: list[Any]) -> None:
     blobs = [marshal.dumps(v) for v in values]
     path.write_bytes(b"".join(_LENGTH.pack(len(b)) + b for b in blobs))
 

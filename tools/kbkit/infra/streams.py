@@ -67,7 +67,7 @@ def safe_streams() -> Iterator[None]:
     and standard error's messages shown safely. Restores both streams afterwards."""
     out, err = sys.stdout, sys.stderr
     old_out, old_err = _errors_set(out, ERRORS), _errors_set(err, ERRORS)
-    sys.stderr = ShownMessages(err)  # type: ignore[assignment]
+    sys.stderr = ShownMessages(err)
     try:
         yield
     finally:
