@@ -32,6 +32,7 @@ LINE = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00
 LONG_LINE = st.one_of(LINE, st.builds(lambda c, n: c * n, st.sampled_from("aé日"), st.integers(1990, 20_500)))  # fmt: skip
 NUMBER = st.integers(min_value=-3, max_value=10**12)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+GIT = settings(FAST, max_examples=30)  # each example is a real repository
 
 
 def _valid(rows: list[dict[str, Any]]) -> None:
@@ -53,7 +54,7 @@ def _subject(title: str, number: int, merge: bool) -> str:
     return f"Merge pull request #{number} from dev/x" if merge else f"{title} (#{number})"
 
 
-@FAST
+@GIT
 @given(st.lists(st.tuples(LONG_LINE, NUMBER, st.booleans(), LINE), min_size=1, max_size=4))
 def test_record_git_rows_pass_the_checker(commits: list[tuple[str, int, bool, str]]) -> None:
     with tempfile.TemporaryDirectory() as folder:
