@@ -147,7 +147,7 @@ def run(argv: Sequence[str]) -> int:
     if not argv or argv[0] in ("-h", "--help") or argv == ["help"]:
         print(_usage())
         return EXIT_OK if argv else EXIT_USAGE
-    if argv[0] == "--version":
+    if argv[0] in ("-V", "--version"):
         print(f"kbkit {__version__}")
         return EXIT_OK
     wants_help = argv[0] == "help"

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING, Any
 from kbkit.infra import clock
 from kbkit.infra.errors import UsageError
 from kbkit.infra.paths import REPO_HELP
-from kbkit.rulebook.findings import FORMATS, Finding, count, render, use_color
+from kbkit.rulebook.findings import (
+    CHECK_FORMATS,
+    WARNING,
+    Finding,
+    count,
+    render,
+    sarif,
+    sort_findings,
+    use_color,
+)
 
 if TYPE_CHECKING:
     from kbkit.policy.model import Policy
@@ -23,6 +32,13 @@ USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checke
 
 def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="pages or folders to report on: their own findings and links into them from "
+        "other pages (default: the whole tree)",
+    )
     parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument(
         "--staged",
@@ -38,9 +54,20 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=CHECK_FORMATS,
         default="text",
-        help="output format (default: text)",
+        help="output format (default: text; sarif: SARIF 2.1.0 for code scanning)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="the lowest severity that fails the run, exit 1 (default: error)",
+    )
+    parser.add_argument(
+        "--exit-zero",
+        action="store_true",
+        help="exit 0 even when there are findings (usage and environment errors still fail)",
     )
     parser.add_argument(
         "--today",
@@ -84,11 +111,34 @@ def run(
     argv: Sequence[str] | None, validators: tuple[str, ...], prog: str, description: str
 ) -> int:
     """Parse options, run the named validators, print the report; exit 1 on errors."""
+    args = build_parser(prog, description).parse_args(argv)
+    if args.paths and args.write_baseline:
+        raise UsageError("--write-baseline records the whole tree: run it without PATH")
+    repo, policy, findings, pages = check_repo(args, validators)
+    if args.paths:
+        from kbkit.checks.bearing import bearing, missing, named_paths, pages_named
+
+        named = named_paths(repo, args.paths)
+        for rel in missing(repo, named):
+            sys.stderr.write(f"kbkit: nothing at {rel}: only links to it are reported\n")
+        findings = bearing(findings, named)
+        pages = pages_named(repo, named)
+        args.named = named
+    from kbkit.checks.registry import PREFIX_BY_VALIDATOR
+
+    prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in validators)
+    return report(repo, policy, args, findings, pages, prefixes)
+
+
+def check_repo(
+    args: argparse.Namespace, validators: tuple[str, ...]
+) -> tuple[Path, Policy, list[Finding], int]:
+    """Run the validators on the repository the options name: (repo, policy, findings with
+    their columns, pages checked)."""
     from kbkit.infra.paths import repo_root
     from kbkit.tree.cache import CACHE_DIR
     from kbkit.tree.walk import walk_aside
 
-    args = build_parser(prog, description).parse_args(argv)
     repo = repo_root(args.repo)
     # The walk runs in a child while this process loads the policy, the validators and the
     # parser. Without --policy it starts at once under the usual root, and is redone if the
@@ -116,14 +166,13 @@ def run(
         from kbkit.tree.staged import staged_walker
 
         walked = staged_walker(walked, repo, policy.knowledge_root)
-    from kbkit.checks.registry import PREFIX_BY_VALIDATOR
+    from kbkit.checks.columns import with_columns
     from kbkit.checks.runner import run_validators
 
     findings, pages = run_validators(
         repo, policy, validators, today, use_cache=not args.no_cache, walked=walked
     )
-    prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in validators)
-    return report(repo, policy, args, findings, pages, prefixes)
+    return repo, policy, sort_findings(with_columns(findings, repo)), pages
 
 
 def report(
@@ -146,21 +195,29 @@ def report(
         sys.stderr.write(f"kbkit: recorded {written} finding(s) in {path}\n")
         return 0
     if not args.baseline and not path.is_file():
-        sys.stdout.write(_render(args, findings, pages))
-        return 1 if count(findings)[0] else 0
+        sys.stdout.write(_render(args, repo, findings, pages))
+        return exit_code(args, findings)
     entries = [e for e in baseline.read(path) if _ours(e.rule, prefixes)]
+    named = getattr(args, "named", None)
+    if named is not None:
+        from kbkit.checks.bearing import bearing
+
+        entries = [e for e in entries if bearing([Finding(e.path, 0, e.rule, "", "")], named)]
     compared = baseline.compare(findings, entries, repo)
-    out = _render(args, compared.new, pages)
+    out = _render(args, repo, compared.new, pages)
     summary = {
         "file": str(path),
         "known": len(compared.known),
         "fixed": [e._asdict() for e in compared.fixed],
     }
-    if args.format == "json":
+    if args.format in ("json", "sarif"):
         import json
 
         document = json.loads(out)
-        document["baseline"] = summary
+        if args.format == "json":
+            document["baseline"] = summary
+        else:  # a SARIF run's property bag
+            document["runs"][0]["properties"] = {"baseline": summary}
         out = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     else:
         out += (
@@ -168,10 +225,24 @@ def report(
             f"{len(compared.fixed)} fixed (removable: kb check --write-baseline)\n"
         )
     sys.stdout.write(out)
-    return 1 if count(compared.new)[0] else 0
+    return exit_code(args, compared.new)
 
 
-def _render(args: argparse.Namespace, findings: list[Finding], pages: int) -> str:
+def exit_code(args: argparse.Namespace, findings: list[Finding]) -> int:
+    """1 when a finding is at least as severe as `--fail-on`, 0 otherwise or with --exit-zero."""
+    if args.exit_zero:
+        return 0
+    errors, warnings = count(findings)
+    return 1 if errors or (args.fail_on == WARNING and warnings) else 0
+
+
+def _render(args: argparse.Namespace, repo: Path, findings: list[Finding], pages: int) -> str:
+    if args.format == "sarif":
+        from kbkit import __version__
+        from kbkit.checks.baseline import fingerprints
+        from kbkit.rulebook.docs import sarif_rules
+
+        return sarif(findings, sarif_rules(), __version__, fingerprints(findings, repo))
     color = args.format == "text" and use_color(sys.stdout)
     return render(findings, args.format, "kbkit check", {"pages": pages}, color)
 

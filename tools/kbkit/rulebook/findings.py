@@ -1,4 +1,4 @@
-"""Findings are data; reporters render them as text, JSON or GitHub annotations."""
+"""Findings are data; reporters render them as text, JSON, GitHub annotations or SARIF."""
 
 from __future__ import annotations
 
@@ -14,18 +14,21 @@ WARNING = "warning"
 
 
 class Finding(NamedTuple):
-    """One problem at one place: repo-relative POSIX path, 1-based line (0 = whole file)."""
+    """One problem at one place: repo-relative POSIX path, 1-based line (0 = whole file) and
+    1-based column in Unicode code points (0 = not known, or the whole line)."""
 
     path: str
     line: int
     rule_id: str
     severity: str
     message: str
+    column: int = 0
 
     def to_dict(self) -> dict[str, object]:
         return {
             "path": self.path,
             "line": self.line,
+            "column": self.column,
             "rule": self.rule_id,
             "severity": self.severity,
             "message": self.message,
@@ -33,8 +36,8 @@ class Finding(NamedTuple):
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """Deterministic order: by path, line, rule, message."""
-    return sorted(set(findings), key=lambda f: (f.path, f.line, f.rule_id, f.message))
+    """Deterministic order: by path, line, column, rule, message."""
+    return sorted(set(findings), key=lambda f: (f.path, f.line, f.column, f.rule_id, f.message))
 
 
 def count(findings: Iterable[Finding]) -> tuple[int, int]:
@@ -91,7 +94,9 @@ def _paint(text: str, style: str, color: bool) -> str:
 
 def _location(finding: Finding) -> str:
     path = shown(finding.path)
-    return f"{path}:{finding.line}" if finding.line else path
+    if not finding.line:
+        return path
+    return f"{path}:{finding.line}:{finding.column}" if finding.column else f"{path}:{finding.line}"
 
 
 def _totals_text(totals: dict[str, int]) -> str:
@@ -150,9 +155,101 @@ def escape_property(value: str) -> str:
 def _annotation(f: Finding) -> str:
     level = "error" if f.severity == ERROR else "warning"
     line = f",line={f.line}" if f.line else ""
+    if f.line and f.column:
+        line += f",col={f.column}"
     message = escape_annotation(f"{f.rule_id} {f.message}")
     title = escape_property(f.rule_id)
     return f"::{level} file={escape_property(f.path)}{line},title={title}::{message}"
 
 
 FORMATS = ("text", "json", "github")
+CHECK_FORMATS = (*FORMATS, "sarif")  # what `kb check` prints (SARIF needs the rulebook)
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+class SarifRule(NamedTuple):
+    """What a SARIF log says of one rule (`tool.driver.rules[]`)."""
+
+    id: str
+    severity: str  # the default: `defaultConfiguration.level`
+    summary: str
+    help: str  # why, and how to fix a finding (`kb rule ID`)
+
+
+def sarif(
+    findings: list[Finding],
+    rules: dict[str, SarifRule],
+    version: str,
+    fingerprints: list[str] | None = None,
+) -> str:
+    """A SARIF 2.1.0 log of one run (GitHub code scanning reads it): every rule that has a
+    finding in `tool.driver.rules`, each finding a result with its repo-relative location
+    (line and column when known) and, when given, its line-independent fingerprint
+    (`kbkit.checks.baseline`) so an alert survives edits above it."""
+    import json
+    from urllib.parse import quote as uri_quote
+
+    used = sorted({f.rule_id for f in findings})
+    index = {rule_id: i for i, rule_id in enumerate(used)}
+    described = [
+        _sarif_rule(rules.get(rule_id) or SarifRule(rule_id, WARNING, rule_id, ""))
+        for rule_id in used
+    ]
+    results = []
+    for i, f in enumerate(findings):
+        region: dict[str, int] = {}
+        if f.line:
+            region["startLine"] = f.line
+            if f.column:
+                region["startColumn"] = f.column
+        physical: dict[str, object] = {
+            "artifactLocation": {"uri": uri_quote(f.path), "uriBaseId": "SRCROOT"}
+        }
+        if region:
+            physical["region"] = region
+        result: dict[str, object] = {
+            "ruleId": f.rule_id,
+            "ruleIndex": index[f.rule_id],
+            "level": _sarif_level(f.severity),
+            "message": {"text": shown(f.message)},
+            "locations": [{"physicalLocation": physical}],
+        }
+        if fingerprints is not None:
+            result["partialFingerprints"] = {"kbkitFingerprint/v1": fingerprints[i]}
+        results.append(result)
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "kbkit",
+                        "version": version,
+                        "informationUri": "https://github.com/kbkit-dev/kbkit",
+                        "rules": described,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    text = json.dumps(log, ensure_ascii=False, indent=2)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+def _sarif_level(severity: str) -> str:
+    return "error" if severity == ERROR else "warning"
+
+
+def _sarif_rule(rule: SarifRule) -> dict[str, object]:
+    described: dict[str, object] = {
+        "id": rule.id,
+        "shortDescription": {"text": rule.summary},
+        "defaultConfiguration": {"level": _sarif_level(rule.severity)},
+    }
+    if rule.help:
+        described["help"] = {"text": rule.help}
+    return described
