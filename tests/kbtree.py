@@ -33,7 +33,9 @@ def make_tree(repo: Path, pages: dict[str, str] | None = None) -> Path:
     return repo
 
 
-def kb(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def kb(
+    cwd: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """`python -m kbkit ARGS` in `cwd`, as a user runs `kb` (a real process)."""
     return subprocess.run(
         [sys.executable, "-m", "kbkit", *args],

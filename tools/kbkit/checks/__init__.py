@@ -19,7 +19,14 @@ from typing import NamedTuple
 
 from kbkit.pages.page_summary import WHOLE_FILE
 from kbkit.policy.model import Policy
-from kbkit.rulebook.catalog import SUPPRESSION_INVALID, SUPPRESSION_UNUSED, UNREADABLE, Rule
+from kbkit.rulebook.catalog import (
+    SUPPRESSION_INVALID,
+    SUPPRESSION_UNUSED,
+    UNREADABLE,
+    Rule,
+    all_rules,
+    unknown_rule,
+)
 from kbkit.rulebook.findings import ERROR, WARNING, Finding, sort_findings
 from kbkit.tree.model import Tree
 
@@ -101,8 +108,19 @@ def apply_suppressions(
             kept.append(finding)
         else:
             used.add(hit)
+    known = all_rules()
     for entry in entries:
-        if entry not in used and entry.rule_id.startswith(prefixes):
+        if entry.rule_id not in known:  # a typo: it could never suppress anything
+            kept.append(
+                Finding(
+                    entry.path,
+                    entry.line,
+                    SUPPRESSION_INVALID.id,
+                    ERROR,
+                    f"{unknown_rule(entry.rule_id)} in this suppression comment",
+                )
+            )
+        elif entry not in used and entry.rule_id.startswith(prefixes):
             where = (
                 "in this file"
                 if entry.target_line == WHOLE_FILE

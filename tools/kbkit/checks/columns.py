@@ -21,7 +21,9 @@ from kbkit.rulebook.findings import Finding
 ReadLines = Callable[[str], list[str] | None]  # repo-relative path -> its lines, or None
 
 
-def with_columns(findings: list[Finding], repo: Path, read: ReadLines | None = None) -> list[Finding]:
+def with_columns(
+    findings: list[Finding], repo: Path, read: ReadLines | None = None
+) -> list[Finding]:
     """The findings, each link finding that has a line and no column given its column.
     `read` gives a page's lines (default: from disk; the editor passes its open buffers)."""
     read = read or _disk_reader(repo)

@@ -165,7 +165,9 @@ def _annotation(f: Finding) -> str:
 FORMATS = ("text", "json", "github")
 CHECK_FORMATS = (*FORMATS, "sarif")  # what `kb check` prints (SARIF needs the rulebook)
 
-SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 
 
 class SarifRule(NamedTuple):
