@@ -172,7 +172,25 @@ def check_repo(
     findings, pages = run_validators(
         repo, policy, validators, today, use_cache=not args.no_cache, walked=walked
     )
-    return repo, policy, sort_findings(with_columns(findings, repo)), pages
+    findings = with_columns(findings, repo)
+    if args.staged:
+        findings = untracked_hints(findings, repo)
+    return repo, policy, sort_findings(findings), pages
+
+
+def untracked_hints(findings: list[Finding], repo: Path) -> list[Finding]:
+    """A link the commit breaks because its target is on disk but not in the index says so:
+    the fix is `git add`, not a new path."""
+    from kbkit.checks.tree_links import link_parts
+
+    out = []
+    for finding in findings:
+        parts = link_parts(finding) if finding.rule_id == "tree/link-broken" else None
+        if parts is not None and parts.target and (repo / parts.target).exists():
+            hint = f"{parts.target} is on disk but not tracked: `git add` it (or fix the link)"
+            finding = finding._replace(message=f"broken link '{parts.written}': {hint}")
+        out.append(finding)
+    return out
 
 
 def report(

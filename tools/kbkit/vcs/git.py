@@ -71,6 +71,36 @@ def tracked_files(top: Path) -> list[str]:
     return [name for name in run_git(top, "ls-files", "-z", "--full-name").split("\0") if name]
 
 
+def staged_blobs(top: Path, under: str, paths: set[str]) -> dict[str, bytes]:
+    """The staged content (stage 0 of the index) of each of `paths` (relative to the work
+    tree top `top`, all below the folder `under`): what the commit will hold for files that
+    are not on disk (outside a sparse checkout, or deleted but not staged)."""
+    listing = run_git(top, "ls-files", "-s", "-z", "--full-name", "--", under)
+    shas: dict[str, str] = {}
+    for record in listing.split("\0"):
+        meta, _, path = record.partition("\t")
+        fields = meta.split()
+        if path in paths and len(fields) == 3 and fields[2] == "0":
+            shas[path] = fields[1]
+    if not shas:
+        return {}
+    done = _run(top, ("cat-file", "--batch"), "".join(f"{sha}\n" for sha in shas.values()))
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
+        raise GitError(f"git cat-file failed in {top}: {detail}")
+    out, pos, by_sha = done.stdout, 0, {}
+    while pos < len(out):
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        if len(header) != 3:  # `<sha> missing`: an object this clone does not have
+            pos = end + 1
+            continue
+        size = int(header[2])
+        by_sha[header[0].decode()] = out[end + 1 : end + 1 + size]
+        pos = end + 2 + size
+    return {path: by_sha[sha] for path, sha in shas.items() if sha in by_sha}
+
+
 def remote_url(repo: Path, remote: str = "origin") -> str | None:
     """The URL of a remote, or None when it is not configured."""
     url = run_git(repo, "remote", "get-url", remote, check=False).strip()
