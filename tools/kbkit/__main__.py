@@ -19,6 +19,10 @@ from kbkit.infra.errors import KbkitError, environment_failure, is_environment
 # command name (words separated by spaces) -> (module, one-line summary)
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("kbkit.commands.check", "Run both validators on the tree in one pass"),
+    "fix": (
+        "kbkit.commands.fix",
+        "Apply the mechanical fixes, re-checked; every byte put back if one does not hold",
+    ),
     "check-knowledge-tree": (
         "kbkit.commands.check_knowledge_tree",
         "Check structure, indexes, links, sizes, sensitive and dangerous text",

@@ -111,7 +111,16 @@ def run(
     argv: Sequence[str] | None, validators: tuple[str, ...], prog: str, description: str
 ) -> int:
     """Parse options, run the named validators, print the report; exit 1 on errors."""
-    args = build_parser(prog, description).parse_args(argv)
+    parser = build_parser(prog, description)
+    if validators == VALIDATORS:
+        from kbkit.commands.fix import add_fix_options
+
+        add_fix_options(parser)
+    args = parser.parse_args(argv)
+    if getattr(args, "fix", False) or getattr(args, "diff", False):
+        from kbkit.commands.fix import run_fix
+
+        return run_fix(args)
     if args.paths and args.write_baseline:
         raise UsageError("--write-baseline records the whole tree: run it without PATH")
     repo, policy, findings, pages = check_repo(args, validators)

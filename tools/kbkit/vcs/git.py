@@ -101,6 +101,41 @@ def staged_blobs(top: Path, under: str, paths: set[str]) -> dict[str, bytes]:
     return {path: by_sha[sha] for path, sha in shas.items() if sha in by_sha}
 
 
+def changed_files(repo: Path) -> set[str] | None:
+    """Paths (relative to `repo`) that differ from HEAD in the index or the work tree, or are
+    untracked; None when `repo` is not in a git work tree."""
+    if not is_repository(repo):
+        return None
+    listing = run_git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
+    top = Path(run_git(repo, "rev-parse", "--show-toplevel").strip())
+    lead = repo.absolute().resolve().relative_to(top.resolve()).as_posix()
+    prefix = "" if lead == "." else f"{lead}/"
+    changed: set[str] = set()
+    records = iter(listing.split("\0"))
+    for record in records:
+        if len(record) < 4:
+            continue
+        if record[0] in "RC":
+            next(records, None)  # a rename's second path is its source
+        path = record[3:]
+        if path.startswith(prefix):
+            changed.add(path[len(prefix) :])
+    return changed
+
+
+def commit_dates(repo: Path, path: str) -> tuple[str, str] | None:
+    """(first, last) commit dates (YYYY-MM-DD, committer time) of a file, or None when no
+    commit holds it (or `repo` is not a repository)."""
+    dates = run_git(repo, "log", "--follow", "--format=%cs", "--", path, check=False).split()
+    return (dates[-1], dates[0]) if dates else None
+
+
+def committed_text(repo: Path, path: str) -> str | None:
+    """The text of a file (relative to `repo`) as HEAD has it, or None when HEAD has none."""
+    done = _run(repo, ("show", f"HEAD:./{path}"), None)
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
 def remote_url(repo: Path, remote: str = "origin") -> str | None:
     """The URL of a remote, or None when it is not configured."""
     url = run_git(repo, "remote", "get-url", remote, check=False).strip()
