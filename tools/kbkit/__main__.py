@@ -23,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "kbkit.commands.fix",
         "Apply the mechanical fixes, re-checked; every byte put back if one does not hold",
     ),
+    "lsp": (
+        "kbkit.commands.lsp",
+        "Language server for editors (stdio): diagnostics, fixes, rule docs",
+    ),
     "check-knowledge-tree": (
         "kbkit.commands.check_knowledge_tree",
         "Check structure, indexes, links, sizes, sensitive and dangerous text",

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 EXAMPLES: dict[str, str] = {
     "check": "kb check --staged --format github",
     "fix": "kb fix knowledge/general --diff",
+    "lsp": "kb lsp --stdio",
     "check-knowledge-tree": "kb check-knowledge-tree --repo ../team-repo",
     "check-wiki-lint": "kb check-wiki-lint --today 2026-12-01",
     "curate prompt": "kb curate prompt --batch batch.json --text",
