@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -76,7 +77,7 @@ def _change(client: LanguageClient, uri: str, version: int, text: str) -> None:
     )
 
 
-def _codes(diagnostics: list[types.Diagnostic]) -> list[tuple[str, int, int]]:
+def _codes(diagnostics: Sequence[types.Diagnostic]) -> list[tuple[str, int, int]]:
     return [(str(d.code), d.range.start.line, d.range.start.character) for d in diagnostics]
 
 

@@ -12,6 +12,7 @@ hovering a finding shows what `kb rule ID` says of its rule.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -106,7 +107,7 @@ class KbServer(LanguageServer):
                 continue
             path = self.live.tree.repo_path(rel)
             lines = document.source.split("\n")
-            mine = with_columns(by_path.get(path, []), self.repo, lambda _: lines)
+            mine = with_columns(by_path.get(path, []), self.repo, _lines_reader(lines))
             diagnostics = [diagnostic(f, lines) for f in mine]
             if uri != priority and self.published.get(uri) == diagnostics:
                 continue
@@ -124,6 +125,10 @@ class KbServer(LanguageServer):
             return []
         path = self.live.tree.repo_path(rel)
         return [f for f in self.live.findings if f.path == path and max(f.line - 1, 0) == line]
+
+
+def _lines_reader(lines: list[str]) -> Callable[[str], list[str] | None]:
+    return lambda _: lines
 
 
 def utf16_column(line: str, column: int) -> int:
@@ -179,10 +184,8 @@ def build_server() -> KbServer:
         rel = ls.rel_of(uri)
         if ls.live is not None and rel is not None and ls.live.knows(rel):
             path = to_fs_path(uri)
-            try:
-                ls.live.update(rel, Path(path or "").read_text("utf-8"))  # back to the disk's
-            except (OSError, UnicodeDecodeError):
-                pass
+            with contextlib.suppress(OSError, UnicodeDecodeError):  # back to the disk's text
+                ls.live.update(rel, Path(path or "").read_text("utf-8"))
         ls.published.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
         ls.publish_all()
