@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -89,7 +90,14 @@ class KbServer(LanguageServer):
     def refresh(self) -> None:
         self.refresh_timer = None
         if self.live is not None:
+            began = time.perf_counter()
             self.live.refresh()
+            took = (time.perf_counter() - began) * 1000
+            self.window_log_message(
+                types.LogMessageParams(
+                    types.MessageType.Log, f"kbkit: every cross-page check in {took:.1f} ms"
+                )
+            )
             self.publish_all()
 
     # --- diagnostics --------------------------------------------------------------------
