@@ -23,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "kbkit.commands.fix",
         "Apply the mechanical fixes, re-checked; every byte put back if one does not hold",
     ),
+    "completion": (
+        "kbkit.commands.completion",
+        "Print the shell completion script for bash, zsh or fish",
+    ),
     "lsp": (
         "kbkit.commands.lsp",
         "Language server for editors (stdio): diagnostics, fixes, rule docs",
@@ -229,6 +233,10 @@ FAST_EXIT = frozenset({"check", "check-knowledge-tree", "check-wiki-lint"})
 
 def console() -> NoReturn:
     """The `kb` console script: `main`, then exit (without teardown after a check)."""
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (`kb completion SHELL`)
+        from kbkit.shell_completion import complete
+
+        complete(COMMANDS)
     code = main()
     if sys.argv[1:2] and sys.argv[1] in FAST_EXIT:
         try:
