@@ -20,7 +20,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("shell", choices=SHELLS)
     args = parser.parse_args(argv)
-    import argcomplete
+    from argcomplete.shell_integration import shellcode
 
-    print(argcomplete.shellcode(["kb", "kbkit"], shell=args.shell), end="")
+    print(shellcode(["kb", "kbkit"], shell=args.shell), end="")
     return 0
