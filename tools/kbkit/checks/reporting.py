@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kbkit.rulebook.findings import WARNING, Finding, count, render, sarif, use_color
+from kbkit.rulebook.findings import (
+    WARNING,
+    Finding,
+    count,
+    markdown,
+    render,
+    sarif,
+    use_color,
+)
 
 if TYPE_CHECKING:
     from kbkit.policy.model import Policy
@@ -82,6 +90,8 @@ def _render(args: argparse.Namespace, repo: Path, findings: list[Finding], pages
         from kbkit.rulebook.docs import sarif_rules
 
         return sarif(findings, sarif_rules(), __version__, fingerprints(findings, repo))
+    if args.format == "markdown":
+        return markdown(findings, "kbkit check", {"pages": pages})
     color = args.format == "text" and use_color(sys.stdout)
     return render(findings, args.format, "kbkit check", {"pages": pages}, color)
 

@@ -163,7 +163,38 @@ def _annotation(f: Finding) -> str:
 
 
 FORMATS = ("text", "json", "github")
-CHECK_FORMATS = (*FORMATS, "sarif")  # what `kb check` prints (SARIF needs the rulebook)
+CHECK_FORMATS = (*FORMATS, "sarif", "markdown")  # what `kb check` prints
+MARKDOWN_ROWS = 200  # a job summary holds at most 1 MiB: the rest is counted, not listed
+
+
+def markdown(findings: list[Finding], tool: str, totals: dict[str, int] | None = None) -> str:
+    """A markdown report for a CI job summary (`$GITHUB_STEP_SUMMARY`): the verdict and
+    counts, then one table row per finding (at most MARKDOWN_ROWS). Every cell is inert:
+    no raw HTML, no table break, no live @mention or #reference."""
+    from kbkit.infra import inert
+
+    errors, warnings = count(findings)
+    verdict = "failed" if errors else "passed"
+    lines = [
+        f"### {tool} {verdict}: {errors} error(s), {warnings} warning(s){_totals_text(totals or {})}",
+        "",
+    ]
+    if findings:
+        lines += ["| | location | rule | message |", "|---|---|---|---|"]
+        for f in findings[:MARKDOWN_ROWS]:
+            mark = "❌" if f.severity == ERROR else "⚠️"
+            where, message = _md_cell(_location(f)), inert.markdown(_md_cell(shown(f.message)))
+            lines.append(f"| {mark} | {where} | `{_md_cell(f.rule_id)}` | {message} |")
+        if len(findings) > MARKDOWN_ROWS:
+            lines += ["", f"... and {len(findings) - MARKDOWN_ROWS} more (run `kb check` locally)."]
+    return "\n".join(lines) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    """Text for a markdown table cell: HTML and the cell separator escaped."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escaped.replace("|", "\\|").replace("`", "&#96;")
+
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
