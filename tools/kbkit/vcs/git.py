@@ -136,6 +136,34 @@ def committed_text(repo: Path, path: str) -> str | None:
     return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
 
 
+RESOLVE_TIMEOUT = 20.0  # seconds a hook repository may take to answer `kb init`
+
+
+def rev_resolves(source: str, rev: str) -> bool:
+    """Does `rev` (a tag, branch or commit) name a commit at `source` (a local repository
+    or a URL)? A URL is asked with `git ls-remote` within RESOLVE_TIMEOUT; a repository that
+    cannot be reached, like a missing git, answers no."""
+    env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true")
+    folder = Path(source).expanduser()
+    if folder.is_dir():
+        command = ["git", "-C", str(folder), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"]
+    else:
+        command = ["git", "ls-remote", "--exit-code", "--", source, rev, f"refs/tags/{rev}"]
+    try:
+        done = run_bounded(
+            command,
+            name="git ls-remote",
+            timeout=RESOLVE_TIMEOUT,
+            timeout_variable=TIMEOUT_VARIABLE,
+            env=env,
+        )
+    except (OSError, KbkitError):
+        return False
+    if done.returncode != 0:
+        return False
+    return bool(done.stdout.strip()) or folder.is_dir()
+
+
 def remote_url(repo: Path, remote: str = "origin") -> str | None:
     """The URL of a remote, or None when it is not configured."""
     url = run_git(repo, "remote", "get-url", remote, check=False).strip()
