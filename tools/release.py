@@ -17,7 +17,12 @@ import zipfile
 from pathlib import Path
 
 CHECKOUT_ONLY = ("kbkit/demo.py", "kbkit/shims.py", "kbkit/lessons/demo.py")
-METADATA_NEEDS = ("Project-URL: Homepage, ", "Project-URL: Source, ", "Classifier: ", "License-Expression: MIT")
+METADATA_NEEDS = (
+    "Project-URL: Homepage, ",
+    "Project-URL: Source, ",
+    "Classifier: ",
+    "License-Expression: MIT",
+)
 
 
 class ReleaseError(Exception):
@@ -29,7 +34,7 @@ def version_of(repo: Path) -> str:
     text = (repo / "tools/kbkit/__init__.py").read_text("utf-8")
     match = re.search(r'^__version__ = "([^"]+)"$', text, re.M)
     if match is None:
-        raise ReleaseError("tools/kbkit/__init__.py has no `__version__ = \"X.Y.Z\"` line")
+        raise ReleaseError('tools/kbkit/__init__.py has no `__version__ = "X.Y.Z"` line')
     if not re.fullmatch(r"\d+\.\d+\.\d+", match[1]):
         raise ReleaseError(f"version {match[1]!r} is not X.Y.Z: fix kbkit.__version__")
     return match[1]

@@ -146,7 +146,15 @@ def rev_resolves(source: str, rev: str) -> bool:
     env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true")
     folder = Path(source).expanduser()
     if folder.is_dir():
-        command = ["git", "-C", str(folder), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"]
+        command = [
+            "git",
+            "-C",
+            str(folder),
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            f"{rev}^{{commit}}",
+        ]
     else:
         command = ["git", "ls-remote", "--exit-code", "--", source, rev, f"refs/tags/{rev}"]
     try:
