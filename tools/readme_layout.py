@@ -21,7 +21,10 @@ WIDTH = 100
 COLUMN = 17  # where descriptions start
 
 HEAD = [
-    ("Makefile  pyproject.toml  setup.py  LICENSE  README.md  action.yml  .pre-commit-config.yaml  .pre-commit-hooks.yaml", ""),
+    (
+        "Makefile  pyproject.toml  setup.py  LICENSE  README.md  action.yml  .pre-commit-config.yaml  .pre-commit-hooks.yaml",
+        "",
+    ),
     ("knowledge/", "kbkit's own knowledge tree; policy.yaml (taxonomy); the demo's sample"),
     ("intake/", "append-only JSONL ledgers; demo fixtures under intake/samples/"),
     (

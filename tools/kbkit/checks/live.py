@@ -59,6 +59,7 @@ class LiveTree:
             self.run: Run = validator_run(self.tree, NAMES, self.today)
         self.findings = finish(self.run, self.policy)
         self.stale = False
+        self.generation = 0  # counts updates: a refresh computed before one is out of date
 
     def knows(self, rel: str) -> bool:
         """Is `rel` (root-relative) a page of the loaded tree?"""
@@ -67,6 +68,7 @@ class LiveTree:
     def update(self, rel: str, text: str) -> Update:
         """The tree's findings with page `rel` (root-relative, a page of the tree) reading
         `text`."""
+        self.generation += 1
         tree = self.tree
         page = parse_page(tree.repo_path(rel), text.encode("utf-8", "surrogateescape"))
         found, facts = analyze_page(rel, page, self.policy) if page.error is None else ([], {})
@@ -105,15 +107,24 @@ class LiveTree:
         self.findings = finish(self.run, self.policy)
         return Update(self.findings, not self.stale)
 
-    def refresh(self) -> list[Finding]:
-        """Every cross-page check again on the tree as it is in memory."""
+    def cross_findings(self) -> list[Finding]:
+        """Every cross-page check on the tree as it is in memory (what `refresh` adopts; the
+        editor computes it in a forked child, so typing never waits for it)."""
         checkers = {name: validator_modules()[name].tree_findings for name in NAMES}
         with gc_paused():
-            run = checker_run(self.tree, checkers, Context(self.today), self.run.local)
-        self.run = run
-        self.findings = finish(run, self.policy)
+            return checker_run(self.tree, checkers, Context(self.today), self.run.local).cross
+
+    def adopt(self, cross: list[Finding]) -> list[Finding]:
+        """Take `cross` (from `cross_findings` on the tree as it is now) as the stored
+        cross-page findings; the findings are exact again."""
+        self.run = self.run._replace(cross=cross)
+        self.findings = finish(self.run, self.policy)
         self.stale = False
         return self.findings
+
+    def refresh(self) -> list[Finding]:
+        """Every cross-page check again on the tree as it is in memory."""
+        return self.adopt(self.cross_findings())
 
 
 def _always_rerun() -> list[tuple[str, ...]]:

@@ -88,10 +88,28 @@ class KbServer(LanguageServer):
         self.refresh_timer = loop.call_later(REFRESH_AFTER_S, self.refresh)
 
     def refresh(self) -> None:
+        """Every cross-page check, in a forked child (`kbkit.infra.parallel.Aside`), so an
+        edit arriving meanwhile is answered at once; a result computed before the latest
+        edit is dropped and the refresh starts again."""
         self.refresh_timer = None
-        if self.live is not None:
-            began = time.perf_counter()
-            self.live.refresh()
+        live = self.live
+        if live is None:
+            return
+        from kbkit.infra.parallel import Aside
+
+        generation, began = live.generation, time.perf_counter()
+        aside: Aside[list[tuple[object, ...]]] = Aside(
+            lambda: [tuple(f) for f in live.cross_findings()]
+        )
+
+        def done() -> None:
+            if aside.receive is not None:
+                asyncio.get_running_loop().remove_reader(aside.receive)
+            cross = [Finding(*f) for f in aside.result()]  # type: ignore[arg-type]
+            if live.generation != generation:
+                self.schedule_refresh()  # the tree changed meanwhile: this result is old
+                return
+            live.adopt(cross)
             took = (time.perf_counter() - began) * 1000
             self.window_log_message(
                 types.LogMessageParams(
@@ -99,6 +117,11 @@ class KbServer(LanguageServer):
                 )
             )
             self.publish_all()
+
+        if aside.receive is None:  # no child to spare: here and now
+            done()
+        else:
+            asyncio.get_running_loop().add_reader(aside.receive, done)
 
     # --- diagnostics --------------------------------------------------------------------
     def publish_all(self, priority: str | None = None, version: int | None = None) -> None:
