@@ -56,12 +56,14 @@ class Suppression(NamedTuple):
     folder: str = ""  # a kb-disable-file on a folder's index page covers the folder too
 
 
-def suppressions(tree: Tree) -> tuple[list[Suppression], list[Finding]]:
-    """Every kb-disable-next-line comment of the tree, and findings for malformed ones."""
+def suppressions(tree: Tree, only: str | None = None) -> tuple[list[Suppression], list[Finding]]:
+    """Every kb-disable-next-line comment of the tree (or of the page `only`), and findings
+    for malformed ones."""
     found: list[Suppression] = []
     problems: list[Finding] = []
     index_page = str(tree.policy.data["index_page"])
-    for rel, summary in tree.summaries.items():
+    pages = tree.summaries.items() if only is None else [(only, tree.summaries[only])]
+    for rel, summary in pages:
         for line, target, rule_id, reason in summary.suppressions:
             path = tree.repo_path(rel)
             if not rule_id or not reason:

@@ -7,8 +7,10 @@ and the findings are finished again from the stored cross-page results:
 
 - when what other pages' checks read of the page is unchanged (its input digest: links,
   suppressions, facts; `kbkit.tree.model.input_digest`), the stored cross-page findings
-  stand, and only the checks that read outside the digests run again (duplicate bodies,
-  the git index, the entry page: `ALWAYS_RERUN`): typing in a paragraph costs one parse;
+  stand; duplicate bodies are looked up in a fingerprint index, and run again only when
+  the page's old or new body is another page's too; the other checks that read outside
+  the digests (the git index, the entry page) wait for `refresh()`: typing in a
+  paragraph costs one parse;
 - otherwise the page's own link findings are recomputed at once (`quick`), and the caller
   runs `refresh()` (every cross-page check, about a tenth of a second at 10k pages) when
   the editor has been idle a moment: until then the other cross-page findings are the last
@@ -19,10 +21,9 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kbkit.checks import Context, Run, checker_run, finish, suppressions
-from kbkit.checks.incremental import volatile_findings
 from kbkit.checks.link_model import Resolver
 from kbkit.checks.registry import PREFIX_BY_VALIDATOR, analyze_page, validator_modules
 from kbkit.checks.runner import load_for_checks, validator_run
@@ -35,6 +36,7 @@ from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import Tree, input_digest
 
 NAMES = ("tree", "lint")
+DUPLICATE = "tree/duplicate-page"
 _LINK_RULES = ("tree/link-broken", "tree/link-anchor")
 
 
@@ -60,6 +62,10 @@ class LiveTree:
         self.findings = finish(self.run, self.policy)
         self.stale = False
         self.generation = 0  # counts updates: a refresh computed before one is out of date
+        self.by_print: dict[bytes, set[str]] = {}  # body fingerprint -> pages (duplicates)
+        for rel, facts in self.tree.facts.items():
+            if "fingerprint" in facts:
+                self.by_print.setdefault(facts["fingerprint"], set()).add(rel)
 
     def knows(self, rel: str) -> bool:
         """Is `rel` (root-relative) a page of the loaded tree?"""
@@ -75,6 +81,7 @@ class LiveTree:
         summary = summarize(rel, page)
         digest = input_digest(tuple(summary), facts)
         same_inputs = digest == tree.inputs.get(rel)
+        duplicates_change = self._reprint(rel, tree.facts.get(rel, {}), facts)
         tree.summaries[rel], tree.facts[rel], tree.inputs[rel] = summary, facts, digest
         if found:
             tree.analysis[rel] = found
@@ -86,26 +93,43 @@ class LiveTree:
             local[rel] = mine
         else:
             local.pop(rel, None)
-        entries, invalid = suppressions(tree)
+        path = tree.repo_path(rel)
+        entries, invalid = suppressions(tree, only=rel)
+        entries += [entry for entry in self.run.suppressions if entry.path != path]
+        invalid += [finding for finding in self.run.invalid if finding.path != path]
         cross = self.run.cross
         if not same_inputs:
             self.stale = True
-            path = tree.repo_path(rel)
             resolver = Resolver(tree)
             cross = [f for f in cross if not (f.path == path and f.rule_id in _LINK_RULES)]
             cross += broken_link_findings(tree, rel, summary, None, resolver)
             cross += wikilink_findings(tree, rel, resolver)
-        volatile = tuple(rule for rerun in _always_rerun() for rule in rerun)
-        cross = [f for f in cross if not f.rule_id.startswith(volatile)]
-        prints = [
-            (name, fact["fingerprint"])
-            for name, fact in tree.facts.items()
-            if "fingerprint" in fact
-        ]
-        cross += volatile_findings(tree, NAMES, prints)
+        if duplicates_change:  # (the git index and the entry page wait for the refresh)
+            cross = [f for f in cross if f.rule_id != DUPLICATE]
+            prints = sorted((page, fp) for fp, pages in self.by_print.items() for page in pages)
+            cross += duplicate_findings(tree, prints)
         self.run = Run(self.run.prefixes, local, cross, entries, invalid)
         self.findings = finish(self.run, self.policy)
         return Update(self.findings, not self.stale)
+
+    def _reprint(self, rel: str, old: dict[str, Any], new: dict[str, Any]) -> bool:
+        """Move the page in the fingerprint index; whether duplicates may have changed (the
+        page shared its old body with another page, or shares its new one)."""
+        before, after = old.get("fingerprint"), new.get("fingerprint")
+        if before == after:
+            return False
+        shared = False
+        if before is not None:
+            pages = self.by_print.get(before, set())
+            pages.discard(rel)
+            shared = bool(pages)
+            if not pages:
+                self.by_print.pop(before, None)
+        if after is not None:
+            pages = self.by_print.setdefault(after, set())
+            pages.add(rel)
+            shared = shared or len(pages) > 1
+        return shared
 
     def cross_findings(self) -> list[Finding]:
         """Every cross-page check on the tree as it is in memory (what `refresh` adopts; the
@@ -127,7 +151,9 @@ class LiveTree:
         return self.adopt(self.cross_findings())
 
 
-def _always_rerun() -> list[tuple[str, ...]]:
+def duplicate_findings(tree: Tree, prints: list[tuple[str, bytes]]) -> list[Finding]:
+    """`tree/duplicate-page` from the fingerprints (the check `ALWAYS_RERUN` declares)."""
     from kbkit.checks.registry import always_rerun
 
-    return [rerun.rules for rerun in always_rerun(NAMES)]
+    (rerun,) = [r for r in always_rerun(("tree",)) if DUPLICATE in r.rules]
+    return rerun.check(tree, prints)
