@@ -18,11 +18,14 @@ def page_text(title: str, body: str, *, kind: str = "guide", updated: str = DAY)
     )
 
 
-def make_tree(repo: Path, pages: dict[str, str] | None = None) -> Path:
+def make_tree(repo: Path, pages: dict[str, str] | None = None, policy: str = "") -> Path:
     """`kb init` in `repo`, then each `general/NAME.md` page (name -> body) written and
-    linked from `general/_index.md`."""
+    linked from `general/_index.md`; `policy` is appended to the policy file."""
     repo.mkdir(parents=True, exist_ok=True)
     kb(repo, "init", "--local-hook", "--repo", str(repo))
+    if policy:
+        with (repo / "knowledge/policy.yaml").open("a") as handle:
+            handle.write(policy)
     index = repo / "knowledge/general/_index.md"
     rows = []
     for name, body in (pages or {}).items():

@@ -12,7 +12,7 @@ import yaml
 
 from kbkit import __version__
 from kbkit.policy.scaffold import HOOK_REPO
-from tests.gitrepo import git
+from tests.gitrepo import commit_files, git, init_repo
 
 
 def kb(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -250,12 +250,8 @@ def test_init_root_must_name_one_top_level_folder(tmp_path: Path, root: str) -> 
 
 
 def test_init_pins_only_a_rev_that_resolves(tmp_path: Path) -> None:
-    hooks = tmp_path / "kbkit-hooks"
-    hooks.mkdir()
-    git(hooks, "init", "-q", "-b", "main")
-    (hooks / ".pre-commit-hooks.yaml").write_text("[]\n")
-    git(hooks, "add", "-A")
-    git(hooks, "commit", "-q", "-m", "hooks")
+    hooks = init_repo(tmp_path / "kbkit-hooks")
+    commit_files(hooks, {".pre-commit-hooks.yaml": "[]\n"}, "hooks")
     git(hooks, "tag", "v9.9.9")
     pinned = new_repo(tmp_path / "pinned")
     done = kb(pinned, "init", "--hook-repo", str(hooks), "--hook-rev", "v9.9.9")

@@ -7,10 +7,11 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+from tests.kbtree import make_tree, page_text
+
 from kbkit.checks.live import LiveTree
 from kbkit.checks.runner import run_validators
 from kbkit.policy.model import load_policy
-from tests.kbtree import make_tree, page_text
 
 TODAY = date(2026, 11, 30)
 BODY = "A paragraph long enough to count as a page body for the duplicate check. " * 4

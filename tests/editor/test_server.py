@@ -22,10 +22,7 @@ PAGES = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    made = make_tree(tmp_path / "team", PAGES)
-    with (made / "knowledge/policy.yaml").open("a") as policy:
-        policy.write("links:\n  anchors: true\n")
-    return made
+    return make_tree(tmp_path / "team", PAGES, policy="links:\n  anchors: true\n")
 
 
 @pytest_lsp.fixture(
