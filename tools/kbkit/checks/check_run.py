@@ -1,7 +1,8 @@
 """One check run as the check commands make it: the repository, its policy, the findings.
 
-The walk starts in a forked child before anything else (`kbkit.tree.walk.walk_aside`) while
-this process loads the policy, the validators and the parser; `--staged` narrows it to the
+The command starts the walk in a forked child before it imports this package
+(`kbkit.commands.check.start`), and this process loads the policy, the validators and the
+parser meanwhile; `--staged` narrows it to the
 commit's tree. The findings come back sorted, link findings with their columns
 (`kbkit.checks.columns`), and in staged mode a link to a page that is on disk but not added
 says so.
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kbkit.infra import clock
 from kbkit.infra.errors import UsageError
@@ -21,8 +23,7 @@ from kbkit.rulebook.findings import Finding, sort_findings
 
 if TYPE_CHECKING:
     from kbkit.policy.model import Policy
-
-USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checked below)
+    from kbkit.tree.walk import Walk
 
 
 def parse_today(value: str | None) -> date:
@@ -36,25 +37,24 @@ def parse_today(value: str | None) -> date:
     return today
 
 
+class Started(NamedTuple):
+    """A check begun by the command before it imports this package: the repository and the
+    walk already running in a child under the usual root (`kbkit.commands.check.start`)."""
+
+    repo: Path
+    guess: str | None  # the root the walk was started under (None: none started)
+    walked: Callable[[], Walk] | None
+    stat_pages: bool
+
+
 def check_repo(
-    args: argparse.Namespace, validators: tuple[str, ...]
+    args: argparse.Namespace, validators: tuple[str, ...], started: Started
 ) -> tuple[Path, Policy, list[Finding], int]:
     """Run the validators on the repository the options name: (repo, policy, findings with
     their columns, pages checked)."""
-    from kbkit.infra.paths import repo_root
-    from kbkit.tree.cache import CACHE_DIR
     from kbkit.tree.walk import walk_aside
 
-    repo = repo_root(args.repo)
-    # The walk runs in a child while this process loads the policy, the validators and the
-    # parser. Without --policy it starts at once under the usual root, and is redone if the
-    # repository's policy names another one. Without a cache folder there is no stat key to
-    # compare: the pages' keys come from their reads (`kbkit.tree.walk.walk_root`).
-    stat_pages = not args.no_cache and (repo / CACHE_DIR).is_dir()
-    guess = None if args.policy else USUAL_ROOT
-    walked = (
-        walk_aside(repo / guess, guess, stat_pages) if guess and (repo / guess).is_dir() else None
-    )
+    repo, guess, walked, stat_pages = started
     today = parse_today(args.today)  # (its import is most of what the walk runs beside)
     from kbkit.policy.model import load_policy
 

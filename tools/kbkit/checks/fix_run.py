@@ -6,18 +6,22 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kbkit.checks.check_run import check_repo
 from kbkit.checks.reporting import report
+from kbkit.rulebook.findings import Finding
 
 if TYPE_CHECKING:
     from kbkit.checks.fixes import Context
     from kbkit.policy.model import Policy
 
 
-def run_fix(args: argparse.Namespace, validators: tuple[str, ...]) -> int:
+Checked = Callable[[], tuple[Path, "Policy", list[Finding], int]]
+
+
+def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Checked) -> int:
     """The fix flow of `kb fix` and `kb check --fix` / `--diff`."""
     from kbkit.checks.bearing import bearing, named_paths
     from kbkit.checks.fix_apply import apply_fixes, new_texts
@@ -28,7 +32,7 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...]) -> int:
         from kbkit.infra.errors import UsageError
 
         raise UsageError("--write-baseline and the fixes are separate runs: fix first")
-    repo, policy, findings, pages = check_repo(args, validators)
+    repo, policy, findings, pages = checked()
     named = named_paths(repo, args.paths) if args.paths else [""]
     mine = [f for f in bearing(findings, named) if _inside(f.path, named)]
     context = _context(repo, policy)
@@ -45,7 +49,7 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...]) -> int:
         changes = new_texts(repo, edits)
         sys.stdout.write(_diff(changes))
         return 1 if changes else 0
-    fixed = apply_fixes(repo, edits, findings, lambda: check_repo(args, validators)[2])
+    fixed = apply_fixes(repo, edits, findings, lambda: checked()[2])
     if fixed.files:
         count = sum(1 for edit in fixed.edits if edit.fixes[0])
         bumps = len(fixed.edits) - count

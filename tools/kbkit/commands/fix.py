@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kbkit.commands.check import VALIDATORS, add_fix_options, build_parser
+from kbkit.commands.check import VALIDATORS, add_fix_options, build_parser, checked
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -20,4 +20,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_fix_options(parser, standalone=True)
     from kbkit.checks.fix_run import run_fix
 
-    return run_fix(parser.parse_args(argv), VALIDATORS)
+    args = parser.parse_args(argv)
+    return run_fix(args, VALIDATORS, lambda: checked(args, VALIDATORS))
