@@ -86,9 +86,12 @@ class Runner:
     def expand(self, text: str) -> str:
         return _EXPRESSION.sub(lambda m: self.value(m[1]), text)
 
-    def run(self) -> int:
-        """Every step in order, as a runner would: a failing step stops the job."""
+    def run(self, only: str | None = None) -> int:
+        """Every step in order (or the one named `only`), as a runner would: a failing step
+        stops the job."""
         for step in self.steps:
+            if only is not None and step.get("name") != only:
+                continue
             if "if" in step and not self.expand(step["if"]):
                 continue
             if "uses" in step:
@@ -117,10 +120,21 @@ class Runner:
 
 @pytest.fixture(scope="module")
 def python_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv (what setup-python gives the job)."""
+    """A fresh venv (what setup-python gives the job) where the action's install step has
+    installed kbkit from the action's own path; the tests' runs then name it in `install`
+    (already there: pip installs nothing again)."""
     home = tmp_path_factory.mktemp("runner-python")
     venv.create(home, with_pip=True)
+    temp = tmp_path_factory.mktemp("runner-temp")
+    runner = Runner(temp, temp, home / "bin", {})
+    assert runner.run(only="Install kbkit") == 0, "\n".join(runner.log)[-3000:]
+    assert (home / "bin" / "kb").is_file()
+    shown = subprocess.run([home / "bin" / "kb", "-V"], capture_output=True, text=True)
+    assert shown.stdout.startswith("kbkit ")
     return home / "bin"
+
+
+INSTALLED = {"install": "kbkit-knowledge"}
 
 
 def _sarif_schema() -> dict[str, Any]:
@@ -134,11 +148,11 @@ def test_the_steps_annotate_summarize_upload_and_fail(tmp_path: Path, python_bin
     )
     temp = tmp_path / "runner-temp"
     temp.mkdir()
-    runner = Runner(workspace, temp, python_bin, {"sarif": "true", "args": "--today 2026-11-30"})
+    given = {"sarif": "true", "args": "--today 2026-11-30", **INSTALLED}
+    runner = Runner(workspace, temp, python_bin, given)
     code = runner.run()
     log = "\n".join(runner.log)
     assert code == 1, log[-3000:]  # the verdict step fails the job, after the upload
-    assert (python_bin / "kb").is_file()  # installed from the action's own path
     assert "::error file=knowledge/general/guide.md,line=12,col=12,title=tree/link-broken::" in log
     assert runner.outputs["check"]["errors"] == "2"
     assert runner.outputs["check"]["warnings"] == "0"
@@ -159,14 +173,13 @@ def test_a_clean_tree_passes_and_uploads_nothing(tmp_path: Path, python_bin: Pat
     workspace = make_tree(tmp_path / "ws", {"guide": "All good."})
     temp = tmp_path / "runner-temp"
     temp.mkdir()
-    runner = Runner(
-        workspace, temp, python_bin, {"paths": "knowledge/general", "fail-on": "warning"}
-    )
+    given = {"paths": "knowledge/general", "fail-on": "warning", **INSTALLED}
+    runner = Runner(workspace, temp, python_bin, given)
     assert runner.run() == 0, "\n".join(runner.log)[-3000:]
     assert [uses for uses, _ in runner.used] == ["actions/setup-python@v5"]
     assert runner.outputs["check"] == {"errors": "0", "warnings": "0", "sarif-file": ""}
     assert runner.summary.read_text().startswith("### kbkit check passed: 0 error(s)")
     # a usage error fails the check step itself, with kb's message
-    bad = Runner(workspace, temp, python_bin, {"fail-on": "notice"})
+    bad = Runner(workspace, temp, python_bin, {"fail-on": "notice", **INSTALLED})
     assert bad.run() == 2
     assert "invalid choice: 'notice'" in "\n".join(bad.log)

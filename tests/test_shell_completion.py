@@ -50,7 +50,7 @@ def test_bash_completes_commands_options_choices_rule_ids_and_paths(tmp_path: Pa
     ) == [
         ["check", "check-knowledge-tree", "check-wiki-lint"],
         ["--fail-on"],
-        ["github", "json", "sarif", "text"],
+        ["github", "json", "markdown", "sarif", "text"],
         ["tree/link-absolute", "tree/link-anchor", "tree/link-broken"],
         ["replay", "report", "retire"],
         ["knowledge/general/"],

@@ -75,6 +75,10 @@ class KbServer(LanguageServer):
             if not saved:
                 return  # a new page: checked once it is saved and part of the tree
             live.load()
+            for other, document in self.workspace.text_documents.items():
+                known = self.rel_of(other)  # unsaved buffers stay what the tree reads
+                if other != uri and known is not None and live.knows(known):
+                    live.update(known, document.source)
         text = self.workspace.get_text_document(uri).source
         update = live.update(rel, text)
         self.publish_all(priority=uri, version=version)
