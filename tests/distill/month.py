@@ -303,9 +303,7 @@ class Day:
 
 
 class Month:
-    def __init__(
-        self, root: Path, seed: int, certs: Path, team_prs: tuple[int, int], history: int
-    ):
+    def __init__(self, root: Path, seed: int, certs: Path, team_prs: tuple[int, int], history: int):
         self.root = root
         self.rng = random.Random(seed)
         self.seed = seed

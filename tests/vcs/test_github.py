@@ -1,126 +1,110 @@
-"""Every `gh` invocation kbkit makes (and the daily workflow's) uses only subcommands and
-flags the real gh lists in its `--help`: recorded from real runs against the stand-in."""
+"""GitHub's error objects and gh's own error output are shown as GitHub's (or gh's) words;
+authentication and rate limits exit 4. Files given with `--from`, and a `gh` on PATH that
+answers as gh 2.23 does (its words and exit codes taken from the real gh)."""
 
 from __future__ import annotations
 
 import json
-import re
-import shutil
-import subprocess
+import os
+import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from kbkit.__main__ import main
-from kbkit.intake.bugfixes import render_comment
-from kbkit.intake.ledger import load_events
-from tests.conftest import PROJECT
-from tests.distill.world import ScriptedGateway, World, world_fixture
+from kbkit.vcs import github
 
-__all__ = ["world_fixture"]
+SLUG = "acme/app"
+DOCS = "https://docs.github.com/rest"
 
-FLAG = re.compile(r"^\s+(?:-(\w), )?--([\w-]+)(?: (\S+))?\s{2,}")
-TEAM = "kbkit-dev/kbkit"  # the recorded review discussion of PR 57 is this repository's
-
-
-def gh_help(*command: str) -> dict[str, bool]:
-    """Flags `gh COMMAND --help` lists (short and long) -> whether each takes a value."""
-    out = subprocess.run(["gh", *command, "--help"], capture_output=True, text=True).stdout
-    assert "FLAGS" in out, f"`gh {' '.join(command)}` is not a gh command"
-    flags: dict[str, bool] = {"--help": False}
-    for line in out.splitlines():
-        found = FLAG.match(line)
-        if found:
-            short, long, value = found.groups()
-            flags[f"--{long}"] = value is not None
-            if short:
-                flags[f"-{short}"] = value is not None
-    return flags
+ANSWERS = {
+    "bad credentials": ({"message": "Bad credentials", "documentation_url": DOCS, "status": "401"}, 4),
+    "no status field": ({"message": "Bad credentials", "documentation_url": DOCS}, 4),
+    "requires authentication": ({"message": "Requires authentication", "documentation_url": DOCS}, 4),
+    "rate limit": ({"message": "API rate limit exceeded for user ID 1.", "documentation_url": DOCS, "status": "403"}, 4),
+    "secondary rate limit": ({"message": "You have exceeded a secondary rate limit.", "documentation_url": DOCS}, 4),
+    "not found": ({"message": "Not Found", "documentation_url": DOCS, "status": "404"}, 1),
+}  # fmt: skip
 
 
-def check_invocation(argv: list[str]) -> list[str]:
-    """The problems of one recorded `gh ARGV` (empty: every word is gh's own)."""
-    command = argv[:2] if argv[:1] == ["auth"] else argv[:1]
-    flags = gh_help(*command)
-    problems = []
-    words = argv[len(command) :]
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word.startswith("-") and word != "-":
-            name = word.split("=", 1)[0]
-            if name not in flags:
-                problems.append(f"gh {' '.join(command)}: {name} is not a flag gh 2.23 lists")
-            elif flags[name] and "=" not in word:
-                i += 1  # its value
-        i += 1
-    return problems
+@pytest.mark.parametrize(("answer", "code"), ANSWERS.values(), ids=ANSWERS.keys())
+@pytest.mark.parametrize("command", ["record-prs", "mailbox"])
+def test_a_file_holding_githubs_error_says_what_github_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], answer: dict[str, str], code: int,
+    command: str,
+) -> None:  # fmt: skip
+    saved = tmp_path / "answer.json"
+    saved.write_text(json.dumps(answer, indent=2))
+    assert (
+        main(["intake", command, "--repo", str(tmp_path), "--slug", SLUG, "--from", str(saved)])
+        == code
+    )
+    err = capsys.readouterr().err
+    assert err.startswith(f"kb: error: {saved}:1: the file holds GitHub's error answer")
+    assert f"GitHub said: {answer['message']}" in err and "base.repo" not in err
+    assert not (tmp_path / "intake").exists()  # nothing recorded, no cursor
 
 
-def test_every_gh_call_kbkit_makes_is_one_gh_knows(world: World, tmp_path: Path) -> None:
-    real = shutil.which("gh")
-    assert real is not None
-    log = tmp_path / "gh-calls"  # one file per call: its words, NUL-separated
-    log.mkdir()
-    shim = tmp_path / "recording-bin"
-    shim.mkdir()
-    (shim / "gh").write_text(f'#!/bin/sh\nprintf "%s\\0" "$@" > "$(mktemp -p {log})"\nexec {real} "$@"\n')  # fmt: skip
-    (shim / "gh").chmod(0o755)
-    world.monkeypatch.setenv("PATH", f"{shim}:{Path(real).parent}:/usr/bin:/bin")
-    # distill in review mode: list, create, then a second batch: body edit and comment
-    world.review()
-    world.record(1)
-    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
-    world.record(2)
-    world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
-    # the intake: the paged scan with a first-scan count, the files, the review discussion
-    # (its REST pages and the GraphQL threads query), the mailbox, a post
-    hub = world.hub
-    hub.team[TEAM] = []
-    reviews = PROJECT / "tests/intake/fixtures/reviews"
-    comments = json.loads((reviews / "pr57-review-comments.json").read_text())
-    for n in (56, 57):
-        item: dict[str, object] = {"number": n, "title": f"t{n}", "html_url": f"https://github.com/{TEAM}/pull/{n}",
-                "state": "closed", "user": {"login": "mei-lin", "type": "User"}, "body": "b",
-                "created_at": "2026-11-29T10:00:00Z", "updated_at": "2026-11-29T10:00:00Z",
-                "merged_at": "2026-11-29T10:00:00Z", "labels": [], "draft": False,
-                "base": {"ref": "main", "repo": {"full_name": TEAM}}}  # fmt: skip
-        hub.add_team_pull(TEAM, item, json.loads((reviews / "pr57-files.json").read_text()))
-    pr57 = hub.team[TEAM][-1]
-    pr57.reviews = json.loads((reviews / "pr57-reviews.json").read_text())
-    pr57.review_comments = comments
-    pr57.threads = [{"root": c["id"], "isResolved": True} for c in comments if "in_reply_to_id" not in c]  # fmt: skip
-    record = json.loads((PROJECT / "tests/intake/fixtures/consumer_drop_record.json").read_text())
-    hub.add_comment(TEAM, 1, render_comment(record | {"repo": TEAM}), "dev", "MEMBER")
-    (tmp_path / "intake").mkdir(exist_ok=True)
-    assert main(["intake", "record-prs", "--repo", TEAM]) == 0
-    assert main(["intake", "mailbox", "--issue", f"{TEAM}#1", "--slug", TEAM]) == 0
-    run = tmp_path / "run.json"
-    run.write_bytes((PROJECT / "tests/intake/fixtures/producer_run.json").read_bytes())
-    world.monkeypatch.setenv("KBKIT_ALLOW_POST", "1")
-    assert main(["intake", "drop", "--run", str(run), "--mailbox", f"{TEAM}#1", "--strict"]) == 0
-    calls = [path.read_text().split("\0")[:-1] for path in sorted(log.iterdir())]
-    # ...and the workflow's own gh lines
-    steps = yaml.safe_load((PROJECT / "examples/github-actions/kbkit-daily.yml").read_text())
-    for step in steps["jobs"]["intake"]["steps"]:
-        for line in str(step.get("run", "")).splitlines():
-            if line.strip().startswith("gh "):
-                calls.append(line.strip().split()[1:])
-    problems = [p for call in calls for p in check_invocation(call)]
-    assert problems == []
-    used = {word for call in calls for word in call if word.startswith("-")}
-    assert {"-H", "-X", "-i", "--input", "--paginate", "-f", "-F"} <= used, used  # every path ran
-    assert any(call[:2] == ["api", "graphql"] for call in calls)
-    events = load_events(tmp_path / "intake")
-    assert events[("merged_pr", f"{TEAM}#57")]["discussion"]["notes"]  # read through real gh
-    assert {tuple(c[:2]) for c in calls if c[:1] == ["auth"]} == {("auth", "setup-git")}
+def _gh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stdout: str, stderr: str, code: int
+) -> None:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    gh = folder / "gh"
+    gh.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.stdout.write({stdout!r})\n"
+        f"sys.stderr.write({stderr!r})\nsys.exit({code})\n"
+    )
+    gh.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
 
 
-def test_the_check_bites() -> None:
-    assert check_invocation(["api", "--paginate", "-X", "GET", "repos/a/b"]) == []
-    assert check_invocation(["api", "--all-pages", "repos/a/b"]) == [
-        "gh api: --all-pages is not a flag gh 2.23 lists"
-    ]
-    with pytest.raises(AssertionError, match="not a gh command"):
-        gh_help("pull")
+NO_LOGIN = (
+    "To get started with GitHub CLI, please run:  gh auth login\n"
+    "Alternatively, populate the GH_TOKEN environment variable with a GitHub API "
+    "authentication token.\n"
+)  # what gh 2.23 prints, with exit code 4, when it has no token at all
+
+
+def test_gh_without_credentials_is_exit_4_in_ghs_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _gh(tmp_path, monkeypatch, "", NO_LOGIN, 4)
+    assert main(["intake", "record-prs", "--repo", SLUG]) == 4
+    err = capsys.readouterr().err
+    assert "GitHub said: To get started with GitHub CLI, please run: gh auth login" in err
+    with pytest.raises(github.GitHubCredentials, match="gh auth login"):
+        github.list_prs(SLUG, "branch", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("stderr", "kind", "words"),
+    [
+        ("gh: Bad credentials (HTTP 401)\n", github.GitHubCredentials, "Bad credentials (HTTP 401)"),
+        ("gh: API rate limit exceeded for user ID 1. (HTTP 403)\n", github.GitHubUnavailable,
+         "API rate limit exceeded for user ID 1. (HTTP 403)"),
+        ("gh: Not Found (HTTP 404)\n", github.GitHubError, "Not Found (HTTP 404)"),
+        ("HTTP 502: Bad Gateway (https://api.github.com/graphql)\n", github.GitHubUnavailable,
+         "Bad Gateway (https://api.github.com/graphql) (HTTP 502)"),
+    ],
+)  # fmt: skip
+def test_gh_error_output_is_classified_by_githubs_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stderr: str, kind: type, words: str
+) -> None:
+    _gh(tmp_path, monkeypatch, "", stderr, 1)
+    with pytest.raises(kind) as caught:
+        github.list_prs(SLUG, "branch", tmp_path)
+    assert type(caught.value) is kind and f"GitHub said: {words}" in str(caught.value)
+    assert getattr(caught.value, "exit_code", None) == (1 if kind is github.GitHubError else 4)
+
+
+def test_an_error_object_on_stdout_wins_over_ghs_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = json.dumps({"message": "Resource not accessible by integration", "status": "403",
+                       "documentation_url": DOCS})  # fmt: skip
+    _gh(tmp_path, monkeypatch, body, "gh: Resource not accessible (HTTP 403)\n", 1)
+    with pytest.raises(
+        github.GitHubError, match="GitHub said: Resource not accessible by integration"
+    ):
+        github.api_paginate(f"repos/{SLUG}/pulls", tmp_path)
