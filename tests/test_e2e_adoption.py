@@ -196,7 +196,7 @@ def distill_a_merged_pr(repo: Path, kb: Path, env: dict[str, str]) -> None:
     assert "accepted: TEAM-1b on general/rules" in done.stdout
     clone = repo / "state" / "clone"
     log = git(clone, "log", "--format=%B", "-1", "knowledge/intake-2026-11-30")
-    assert "Kbkit-Source: merged_pr team/repo#7" in log
+    assert "Kbkit-Source: merged_pr team/repo#\u200b7" in log  # inert: no cross-reference
     rules = git(clone, "show", "knowledge/intake-2026-11-30:knowledge/general/rules.md")
     assert "### TEAM-1a" in rules and "### TEAM-1b — Retry uploads that time out" in rules
     status = subprocess.run(

@@ -235,7 +235,7 @@ def test_one_ledger_one_distill_and_a_hanging_gh_times_out_leaving_rows_pending(
     started = threading.Event()
     world.hub.during = lambda method, path: started.set()  # the first request arrived
     world.fail("pr list", late=120)  # ...and is never answered in time
-    env = dict(os.environ, KBKIT_GH_TIMEOUT="8")
+    env = dict(os.environ, KBKIT_GH_TIMEOUT="5")  # sent twice (a timeout is retried once)
 
     def kb_distill(state: Path) -> subprocess.Popen[str]:
         return subprocess.Popen(
@@ -261,7 +261,7 @@ def test_one_ledger_one_distill_and_a_hanging_gh_times_out_leaving_rows_pending(
     assert first.returncode == 4, err
     assert time.monotonic() - waited < 30
     assert "`gh api repos/kbkit-dev/knowledge/pulls?state=open" in err
-    assert "did not finish within 8s" in err and "Traceback" not in err
+    assert "did not finish within 5s" in err and "Traceback" not in err
     assert world.states(keys) == ["pending"]
     for guarded in (world.intake, world.state, world.root / "other-state"):
         with locked(guarded / "distill", timeout=0.1):

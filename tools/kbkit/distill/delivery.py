@@ -13,7 +13,6 @@ already listed them is put back), so nothing that failed ships in a later PR.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -28,6 +27,7 @@ from kbkit.distill.publication import PublicationError, Publisher
 from kbkit.distill.rows import after_failure, mark
 from kbkit.distill.session import Session
 from kbkit.distill.work_clone import CommittedBatch
+from kbkit.infra.json_input import loads
 from kbkit.infra.steps import reached
 from kbkit.intake.ledger import Key, Row
 from kbkit.vcs import git
@@ -75,7 +75,7 @@ def batch_record(state_dir: Path, commit: CommittedBatch) -> BatchRecord | None:
     folder = batch_folder(state_dir, commit.day, commit.batch_id)
     try:
         validation = KnowledgeProposalValidation.from_dict(
-            json.loads((folder / "validation.json").read_text(encoding="utf-8"))
+            loads((folder / "validation.json").read_text(encoding="utf-8"))
         )
         transcript = (folder / "validators.txt").read_text(encoding="utf-8")
     except (OSError, ValueError, KeyError, TypeError):

@@ -18,6 +18,7 @@ import re
 import zlib
 from typing import Any, NamedTuple
 
+from kbkit.infra.json_input import loads
 from kbkit.intake.ledger import Key
 
 RECORD = re.compile(r"<!-- kbkit:record:v1 ([A-Za-z0-9+/=]+) -->")
@@ -145,7 +146,7 @@ def decode(body: str) -> PrRecord | None:
         return None
     try:
         raw = zlib.decompress(base64.b64decode(found[-1], validate=True))
-        data = json.loads(raw.decode("utf-8"))
+        data = loads(raw.decode("utf-8"))  # deep JSON from a body is a bad record, no crash
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError) as exc:
         raise RecordError(f"the record does not decode ({type(exc).__name__})") from exc
     return PrRecord.from_dict(data)

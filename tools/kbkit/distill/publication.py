@@ -14,7 +14,7 @@ configuration (exit 2): those pass through untouched and no attempt is counted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -86,13 +86,16 @@ class Publisher:
         self.fork_url: str = settings.fork_url
         self.fork_owner = settings.fork_slug.split("/")[0]
 
-    def fork_heads(self, pattern: str) -> dict[str, str]:
-        """The fork's branches matching `pattern`, fetched into FORK_REFS: name -> commit."""
+    def fork_heads(self, pattern: str, wanted: Callable[[str], bool]) -> dict[str, str]:
+        """The fork's branches matching `pattern`: name -> commit; those `wanted` (the open
+        PRs' and today's) are fetched into FORK_REFS, the rest only listed."""
         with _outward():
             heads = git.remote_heads(self.clone, self.fork_url, pattern)
-            specs = [f"+refs/heads/{name}:{FORK_REFS}{name}" for name in sorted(heads)]
-            git.fetch_refs(self.clone, self.fork_url, specs)
-        return heads
+            fetch = sorted(name for name in heads if wanted(name))
+            git.fetch_refs(
+                self.clone, self.fork_url, [f"+refs/heads/{n}:{FORK_REFS}{n}" for n in fetch]
+            )
+        return {name: heads[name] for name in fetch}
 
     def push(self, branch: str, rev: str, expect: str | None) -> None:
         """`rev` to the fork's `branch`, replacing only `expect` (None: a new branch)."""

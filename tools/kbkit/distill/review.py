@@ -44,7 +44,9 @@ def open_review(s: Session, publisher: Publisher) -> ReviewState:
     clone = publisher.clone
     base = publisher.settings.base_branch
     prs = knowledge_prs.read(publisher.upstream, publisher.fork_owner, base, o.day, clone)
-    heads = publisher.fork_heads(f"{BRANCH_PREFIX}*")
+    needed = {pr.pull.head_ref for pr in prs if pr.is_open}
+    today = f"{BRANCH_PREFIX}{o.day}"
+    heads = publisher.fork_heads(f"{BRANCH_PREFIX}*", lambda b: b in needed or b.startswith(today))
     main = git.rev_parse(clone, f"origin/{base}")
     assert main is not None
     state = ReviewState(prs, heads, main)

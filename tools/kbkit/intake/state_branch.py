@@ -15,7 +15,6 @@ The branch holds exactly `intake/<file>` for the files below, as the repository 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import NamedTuple
 
@@ -106,7 +105,7 @@ def _union_rows(path: Path, data: bytes, name: str) -> int:
     theirs = []
     for line in data.split(b"\n"):
         try:
-            row = json.loads(line) if line.strip() else None
+            row = loads(line) if line.strip() else None
         except ValueError:
             continue  # a torn or broken line on the branch: the local fold would skip it too
         if isinstance(row, dict):
