@@ -27,6 +27,7 @@ from kbkit.policy.schema import check_expansion, check_schema, read_policy_text
 PROFILES = ("default", "infermatrix", "infermatrix-sdk")
 POLICY_FILE = "policy.yaml"
 TOP_LEVEL_FILE = "kbkit.yaml"
+WHOLE_ROOT = (".", "")  # a root that names the knowledge root itself
 
 
 class Policy(NamedTuple):
@@ -41,6 +42,18 @@ class Policy(NamedTuple):
     def path(self) -> Path | None:
         """The policy file, or None for a built-in profile."""
         return Path(self.file) if self.file else None
+
+    @property
+    def whole_root(self) -> bool:
+        """`roots: ["."]`: the knowledge root itself is the root (pages at its top included)."""
+        return any(str(root).strip("/") in WHOLE_ROOT for root in self.data["roots"])
+
+    def under_roots(self, rel: str) -> bool:
+        """Whether a root-relative folder or page path lies in a root (a root folder itself
+        included; with `roots: ["."]` every path, the knowledge root's own pages too)."""
+        if self.whole_root:
+            return True
+        return bool(rel) and rel.split("/", 1)[0] in self.data["roots"]
 
     @property
     def knowledge_root(self) -> str:

@@ -88,7 +88,7 @@ LINT_RULES: dict[str, Rule] = {
     rule.id: rule
     for rule in (
         Rule("lint/taxonomy-missing", ERROR, "the tag taxonomy cannot be found"),
-        Rule("lint/frontmatter-missing", ERROR, "a synthesized page has no frontmatter"),
+        Rule("lint/frontmatter-missing", ERROR, "a checked page has no frontmatter"),
         Rule("lint/frontmatter-invalid", ERROR, "the frontmatter is not a valid YAML mapping"),
         Rule("lint/frontmatter-duplicate-key", ERROR, "a frontmatter key is written twice"),
         Rule("lint/field-missing", ERROR, "a required frontmatter field is missing"),

@@ -72,7 +72,7 @@ DOCS: dict[str, RuleDoc] = {
         "make the block between the `---` lines a valid YAML mapping",
     ),
     "lint/frontmatter-missing": RuleDoc(
-        "every synthesized page carries title, dates, type, tags and sources",
+        "the policy's required fields (title, dates, type, tags, ...) live in a page's frontmatter",
         "start the page with a `---` frontmatter block (copy one from a sibling page)",
     ),
     "lint/frontmatter-schema": RuleDoc(
