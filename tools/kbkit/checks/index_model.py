@@ -10,10 +10,11 @@
   `items`, `href` and `topicHref` relative to the file; `toc.md`: its links); such a file
   covers the pages of its folder and below, and a page no table of contents covers is not
   checked. Unlisted pages are `tree/page-unregistered` (except pages matching
-  `index.unlisted`, mkdocs' `not_in_nav`, or the posts of Material's blog plugin), a page
+  `index.unlisted` or mkdocs' `not_in_nav`, and pages a generator lists in navigation it
+  builds itself: `index.placed`, the posts of Material's blog plugin), a page
   listed twice in one file `tree/page-registered-twice`, an entry of a YAML table of
-  contents that names nothing `tree/link-broken`. Entries count as links to their pages
-  (`lint/orphan`), and a table of contents that is a page is no orphan.
+  contents that names nothing `tree/link-broken`. Entries (and placed pages) count as links
+  to their pages (`lint/orphan`), and a table of contents that is a page is no orphan.
 - `parent`: each page names its parent page in a frontmatter key (`index.parent_key`), a
   link target resolved like any other (site-root, extensions, redirects); a page without
   one, or whose parent names no page, is `tree/page-unregistered`.
@@ -86,6 +87,7 @@ class Toc(NamedTuple):
     entries: tuple[Entry, ...]
     every_page: bool  # mkdocs.yml without `nav`: every page is listed
     unlisted: tuple[str, ...]  # gitignore globs (root-relative) of pages that need no entry
+    placed: tuple[str, ...] = ()  # globs of pages a plugin lists itself (blog posts)
 
 
 _LAST: list[Any] = [None, []]  # the tree the tables below were read for, and them
@@ -125,11 +127,13 @@ def _toc_file(tree: Tree, toc: str) -> Toc:
     data = _read_yaml(tree.repo / toc)
     written: list[str] = []
     unlisted: list[str] = []
+    placed: list[str] = []
     every = False
     if isinstance(data, dict) and ("nav" in data or "site_name" in data):
         every = "nav" not in data or data["nav"] is None  # mkdocs lists every page then
         _mkdocs_nav(data.get("nav"), written)
-        unlisted = _mkdocs_unlisted(data)
+        unlisted = _not_in_nav(data)
+        placed = _blog_posts(data)
     else:
         _book_files(data, written)
     entries = []
@@ -138,20 +142,31 @@ def _toc_file(tree: Tree, toc: str) -> Toc:
         if rel not in tree.files and rel + ".md" in tree.files:
             rel += ".md"  # Jupyter Book leaves the extension out
         entries.append(Entry("" if rel == "." else rel, getattr(entry, "line", 0), entry, False))
-    return Toc(toc, None, "", tuple(entries), every, tuple(unlisted))
+    return Toc(toc, None, "", tuple(entries), every, tuple(unlisted), tuple(placed))
 
 
-def _mkdocs_unlisted(data: dict[str, Any]) -> list[str]:
-    """mkdocs' `not_in_nav` globs, and the posts Material's blog plugin places itself."""
-    out = [line.strip() for line in str(data.get("not_in_nav") or "").splitlines()]
+def _not_in_nav(data: dict[str, Any]) -> list[str]:
+    """mkdocs' `not_in_nav` globs (gitignore syntax)."""
+    lines = [line.strip() for line in str(data.get("not_in_nav") or "").splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _blog_posts(data: dict[str, Any]) -> list[str]:
+    """The posts Material's blog plugin lists on the blog's index and archive pages."""
+    out = []
     for plugin in data.get("plugins") or ():
-        name, options = (plugin, {}) if isinstance(plugin, str) else next(iter(plugin.items()))
+        if isinstance(plugin, str):
+            name, options = plugin, {}
+        elif isinstance(plugin, dict) and plugin:
+            name, options = next(iter(plugin.items()))
+        else:
+            continue
         if str(name).split("/")[-1] == "blog":
             options = options if isinstance(options, dict) else {}
             blog = str(options.get("blog_dir") or "blog").strip("/")
             posts = str(options.get("post_dir") or "{blog}/posts").replace("{blog}", blog)
-            out.append(f"/{posts.strip('/')}/**")
-    return [line for line in out if line and not line.startswith("#")]
+            out.append(f"/{posts.strip('/')}/**/*.md")
+    return out
 
 
 def _mkdocs_nav(node: Any, out: list[str]) -> None:
@@ -230,8 +245,12 @@ def toc_targets(tree: Tree) -> set[str]:
     from kbkit.checks.link_model import Resolver
 
     resolver = Resolver(tree)
+    tables = tocs(tree)
     out: set[str] = set()
-    for toc in tocs(tree):
+    placed = _placed(tables, tree.policy)
+    if placed:
+        out.update(_matching(tree, placed))
+    for toc in tables:
         if toc.rel is not None:
             out.add(toc.rel)
         for entry in toc.entries:
@@ -312,8 +331,24 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
     return findings
 
 
+def _matching(tree: Tree, globs: tuple[str, ...]) -> list[str]:
+    import pathspec
+
+    spec = pathspec.GitIgnoreSpec.from_lines(globs)
+    return [rel for rel in tree.summaries if spec.match_file(rel)]
+
+
+def _placed(tables: list[Toc], policy: Policy) -> tuple[str, ...]:
+    """Globs of the pages navigation the site generates lists (`index.placed`, blog posts)."""
+    globs = [*map(str, (policy.data.get("index") or {}).get("placed") or ())]
+    for toc in tables:
+        globs.extend(toc.placed)
+    return tuple(globs)
+
+
 def _unlisted_spec(tables: list[Toc], policy: Policy) -> Any:
     globs = [*map(str, (policy.data.get("index") or {}).get("unlisted") or ())]
+    globs.extend(_placed(tables, policy))
     for toc in tables:
         globs.extend(toc.unlisted)
     if not globs:

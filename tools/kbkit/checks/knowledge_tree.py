@@ -44,6 +44,7 @@ from kbkit.checks.tree_repo import (
     entry_findings,
     exact_reader,
     local_tracked_findings,
+    version_reader,
 )
 from kbkit.checks.tree_secrets import allowed_networks, secret_findings
 from kbkit.checks.tree_size import (
@@ -153,7 +154,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
 
 
 def _duplicates(tree: Tree, fingerprints: Fingerprints) -> list[Finding]:
-    return duplicate_findings(fingerprints, tree.repo_path, exact_reader(tree))
+    return duplicate_findings(
+        fingerprints, tree.repo_path, exact_reader(tree), version_reader(tree)
+    )
 
 
 def _local_tracked(tree: Tree, _: Fingerprints) -> list[Finding]:

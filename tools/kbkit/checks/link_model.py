@@ -6,11 +6,14 @@
   docs-conceptual`, DocFX's `src`/`dest`); a list of folders is tried in order (one per
   version of the docs). Letter case is ignored in the prefix, the query (`?view=...`) and
   fragment are cut. A site-root link no prefix matches belongs to another part of the site
-  and is not checked (unless `site_root` is set too).
+  and is not checked (unless `site_root` is set too). `url_shared` lists prefixes other
+  docsets publish under as well (Learn's `/powershell/module/`): a link whose first name
+  after the prefix is none of the mapped folders' is theirs, not checked.
 - `backslash`: `..\\build\\x.md` names `../build/x.md`, as DocFX reads it.
 - `extensions`: `{".html": [".html.md", ".md"]}` — a target ending in the key that names
   nothing is tried with each replacement (Middleman pages are linked as the HTML they build);
-  the key `""` stands for a last path component without an extension (`/manual/pingdom`).
+  the key `""` stands for a name written without the page's extension (`/manual/pingdom`,
+  `about_Types.ps1xml` for `about_Types.ps1xml.md`).
 - `generated`: gitignore globs (knowledge-root paths) of pages the site builds from data,
   not from files (`repos/**`): links to them are never broken.
 - `case_insensitive`: letter case is ignored when nothing matches exactly.
@@ -66,6 +69,7 @@ class LinkModel(NamedTuple):
     generated: tuple[str, ...] = ()  # gitignore globs of pages built from data
     url_map: tuple[tuple[str, tuple[str, ...]], ...] = ()  # site prefix -> folders, longest first
     backslash: bool = False  # `..\\x\\y.md` is `../x/y.md`
+    shared: tuple[str, ...] = ()  # url_map prefixes other docsets publish under too
 
     @property
     def active(self) -> bool:
@@ -91,7 +95,7 @@ def link_model(policy: Policy) -> LinkModel:
     )
     url_map = sorted(
         (
-            ("/" + str(prefix).strip("/") + "/").replace("//", "/"),
+            _prefix(str(prefix)),
             tuple(_clean(str(f)) for f in ([folders] if isinstance(folders, str) else folders)),
         )
         for prefix, folders in (links.get("url_map") or {}).items()
@@ -104,7 +108,12 @@ def link_model(policy: Policy) -> LinkModel:
         tuple(map(str, links.get("generated") or ())),
         tuple(sorted(url_map, key=lambda item: -len(item[0]))),
         bool(links.get("backslash")),
+        tuple(_prefix(str(p)).lower() for p in links.get("url_shared") or ()),
     )
+
+
+def _prefix(path: str) -> str:
+    return ("/" + path.strip("/") + "/").replace("//", "/")
 
 
 def site_candidates(model: LinkModel, path: str) -> tuple[str, ...] | None:
@@ -250,12 +259,35 @@ class Resolver:
         found = self.target(resolved)
         if found is not None:
             return found
-        candidates = site_candidates(self.model, _path_of(written)) or ()
+        path = _path_of(written)
+        candidates = site_candidates(self.model, path) or ()
         for candidate in candidates[1:]:
             found = self.target(candidate)
             if found is not None:
                 return found
+        if self._elsewhere(path):
+            return resolved  # a page of another docset under a shared prefix: not checked
         return None
+
+    def site_targets(self, resolved: str, written: str) -> list[str]:
+        """Every existing path a site link may name: its page in each `url_map` folder (a
+        link without a version reaches the page in every version), else `resolved`."""
+        candidates = site_candidates(self.model, _path_of(written)) or (resolved,)
+        found = [hit for c in candidates if (hit := self.target(c)) is not None]
+        return found or [resolved]
+
+    def _elsewhere(self, path: str) -> bool:
+        """Whether a site path under a `url_shared` prefix names, right after the prefix,
+        nothing any mapped folder holds (another docset publishes it)."""
+        lowered = path.lower()
+        prefix = next((p for p in self.model.shared if lowered.startswith(p)), None)
+        if prefix is None:
+            return False
+        first = path[len(prefix) :].split("/", 1)[0]
+        folders = next((f for p, f in self.model.url_map if p.lower() == prefix), ())
+        return not first or all(
+            self._direct(_clean(posixpath.join(folder, first))) is None for folder in folders
+        )
 
     def _site_step(self, path: str) -> str | None:
         """Where a redirect to a site path leads next: the first candidate that exists or
@@ -374,11 +406,12 @@ class Resolver:
     def _variants(self, rel: str) -> list[str]:
         """`rel`, then each name `links.extensions` gives it."""
         candidates = [rel]
-        bare = "." not in rel.rsplit("/", 1)[-1]
         for suffix, replacements in self.model.extensions:
-            if (rel.endswith(suffix) and suffix) or (not suffix and bare):
+            if suffix and rel.endswith(suffix):
                 stem = rel[: len(rel) - len(suffix)]
                 candidates.extend(stem + replacement for replacement in replacements)
+            elif not suffix:  # a name written without the page's extension (`x`, `x.ps1xml`)
+                candidates.extend(rel + r for r in replacements if not rel.endswith(r))
         return candidates
 
     def _direct(self, rel: str) -> str | None:

@@ -176,8 +176,7 @@ def _orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding
             continue
         linked.update(target for target, _, _ in summary.links if target != rel)
         for target, _, written in tree.facts[rel].get("site_links", ()):
-            found = resolver.site_target(target, written) if resolver.model.url_map else target
-            linked.add(found or target)
+            linked.update(resolver.site_targets(target, written))
         names = [name for name, _, _, _ in tree.facts[rel].get("wikilinks", ())]
         if wiki:  # `[[Page]]` links too, and in a vault `[x](Page.md)` by name
             names.extend(

@@ -9,8 +9,8 @@ A slug style names the generator whose ids a site publishes:
   spaces and `-` one `-` ("Caret, Mark & Tilde" is `caret-mark-tilde`); a repeat gets `_1`.
 - `mdbook`: mdBook's `normalize_id`: letters, digits, `_` and `-` kept (ASCII letters
   lower-cased), each whitespace character a `-`; a repeat gets `-1`.
-- `docfx`: markdig's GitHub-style identifiers, as DocFX and Learn build them (the same as
-  `github` for the text kbkit sees).
+- `docfx`: markdig's GitHub-style identifiers, as DocFX and Learn build them: `github`'s,
+  except that a heading with nothing left (`### $?`) is `section`.
 
 Ids that do not come from heading text are read too (`page_ids`): `attr_list` blocks
 (`## Title { #id }`, `{: #id }`, `{ id="x" }`) replace the heading's own slug, HTML
@@ -49,7 +49,10 @@ def slug(text: str, style: str = GITHUB) -> str:
             elif char.isspace():
                 out.append("-")
         return "".join(out)
-    return _DROP.sub("", text.strip().lower()).replace(" ", "-")
+    made = _DROP.sub("", text.strip().lower()).replace(" ", "-")
+    if style == DOCFX and not made:
+        return "section"  # markdig's AutoIdentifier for a heading without text
+    return made
 
 
 def _unique(candidate: str, seen: set[str], style: str) -> str:
@@ -154,9 +157,11 @@ def tab_ids(text: str, headings: list[tuple[int, str]], style: str) -> list[str]
     for match in _TAB.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
         title = _ICON.sub("", match.group(1)).replace("`", "").replace("*", "")
-        own = slug(title, style)
-        out.append(own)
+        # the heading style's slug, and pymdownx.slugs' (github-slugger's: not trimmed)
+        owns = dict.fromkeys((slug(title, style), _DROP.sub("", title.lower()).replace(" ", "-")))
         above = [anchor for at, anchor in headings if at < line]
-        if above:
-            out.append(f"{above[-1]}-{own}")
+        for own in owns:
+            out.append(own)
+            if above:
+                out.append(f"{above[-1]}-{own}")
     return out

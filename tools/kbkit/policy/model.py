@@ -24,7 +24,7 @@ from kbkit.infra.errors import UsageError
 from kbkit.pages.frontmatter import FrontmatterLoader
 from kbkit.policy.schema import check_expansion, check_schema, read_policy_text
 
-PROFILES = ("default", "infermatrix", "infermatrix-sdk")
+PROFILES = ("default", "infermatrix", "infermatrix-sdk", "public-docs", "mkdocs", "mdbook", "docfx")
 POLICY_FILE = "policy.yaml"
 TOP_LEVEL_FILE = "kbkit.yaml"
 WHOLE_ROOT = (".", "")  # a root that names the knowledge root itself
@@ -113,6 +113,9 @@ def builtin_policy(name: str) -> Policy:
     if name == "default":
         return Policy(base, "built-in profile 'default'")
     override = _load_yaml(_profile_text(name), f"built-in profile {name!r}", trusted=True)
+    parent = str(override.pop("extends", "default"))  # a profile may build on another one
+    if parent != "default":
+        base = builtin_policy(parent).data
     return Policy(_merge(base, override), f"built-in profile {name!r}")
 
 

@@ -70,6 +70,12 @@ TREE_RULES: dict[str, Rule] = {
         Rule("tree/secret-windows-home", ERROR, "a Windows or macOS home folder path"),
         Rule("tree/secret-remote-home", ERROR, "a /home/<user> or /data/<user> path"),
         Rule("tree/secret-private-key", ERROR, "a private key block"),
+        Rule(
+            "tree/secret-token",
+            ERROR,
+            "a credential token (GitHub, AWS, Stripe, Slack, ...: the families lessons are "
+            "redacted for)",
+        ),
         Rule("tree/danger-text", ERROR, "a dangerous operation named in text"),
         Rule("tree/danger-code", ERROR, "a dangerous command inside code"),
         Rule("tree/incident-name", ERROR, "an incident page name is not YYYY-MM-DD-name.md"),

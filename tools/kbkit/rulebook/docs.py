@@ -233,6 +233,11 @@ DOCS: dict[str, RuleDoc] = {
         _SECRET,
         "delete the key from the page and rotate it: it is in the git history now",
     ),
+    "tree/secret-token": RuleDoc(
+        "a token in a page is a live credential for anyone who reads or clones the tree",
+        "remove the token, then revoke or rotate it (it stays in the git history); write a "
+        "stand-in such as `ghp_EXAMPLE` or `<your-token>` in documentation",
+    ),
     "tree/secret-remote-home": RuleDoc(
         _SECRET,
         "write `/home/<user>` or a path relative to the project",
