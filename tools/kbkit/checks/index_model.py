@@ -38,6 +38,7 @@ from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import is_absolute
+from kbkit.policy.generators import TocLoader
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import ERROR, Finding, quote
 from kbkit.tree.model import Tree
@@ -368,26 +369,6 @@ def _broken_entry(tree: Tree, toc: Toc, entry: Entry) -> Finding:
         f"table of contents entry {quote(entry.written)}: nothing at {shown}; fix the path "
         "or remove the entry",
     )
-
-
-class TocLoader(yaml.SafeLoader):
-    """Safe, and reads tags such as mkdocs' `!!python/name:` or `!ENV` as plain null."""
-
-
-class _Text(str):
-    """A YAML string that knows its line (findings on an entry name the entry's line)."""
-
-    line = 0
-
-
-def _text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> _Text:
-    value = _Text(loader.construct_scalar(node))
-    value.line = node.start_mark.line + 1
-    return value
-
-
-TocLoader.add_multi_constructor("", lambda loader, suffix, node: None)
-TocLoader.add_constructor("tag:yaml.org,2002:str", _text)
 
 
 def _read_yaml(path: Path) -> Any:

@@ -15,7 +15,8 @@
   the key `""` stands for a name written without the page's extension (`/manual/pingdom`,
   `about_Types.ps1xml` for `about_Types.ps1xml.md`).
 - `generated`: gitignore globs (knowledge-root paths) of pages the site builds from data,
-  not from files (`repos/**`): links to them are never broken.
+  not from files (`repos/**`), or publishes beside this tree (`../std/**`: the books a
+  Rust book links as siblings): links to them are never broken.
 - `case_insensitive`: letter case is ignored when nothing matches exactly.
 - `redirects`: repo-relative files the site's redirects come from (`kbkit.checks.
   redirect_files`: a mapping, Learn's redirection lists or the publishing configuration
@@ -235,7 +236,7 @@ class Resolver:
             found = self._direct(rel)
             if found is not None:
                 return found
-            if self._is_generated(rel):
+            if self.is_generated(rel):
                 return rel
             moved = self._moved(rel)
             if moved is None:
@@ -394,7 +395,9 @@ class Resolver:
                     self._names.setdefault(base[:-3], []).append(path)
         return self._names
 
-    def _is_generated(self, rel: str) -> bool:
+    def is_generated(self, rel: str) -> bool:
+        """Whether `rel` matches `links.generated` (also a path outside the knowledge root:
+        `../std/**` for the books a site publishes beside this one)."""
         if not self.model.generated:
             return False
         if self._generated is None:

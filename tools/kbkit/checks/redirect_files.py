@@ -173,7 +173,7 @@ def _parse(path: Path, text: str) -> Any:
         if path.suffix == ".toml":
             return tomllib.loads(text)
         check_expansion(text, str(path), "redirects file")
-        from kbkit.checks.index_model import TocLoader
+        from kbkit.policy.generators import TocLoader
 
         return yaml.load(text, Loader=TocLoader)  # noqa: S506 - a safe loader
     except (ValueError, yaml.YAMLError) as exc:  # tomllib.TOMLDecodeError is a ValueError

@@ -66,7 +66,12 @@ def broken_link_findings(
         if target is None:
             findings.append(_broken(tree, rel, line, written, resolved))
         elif anchors and "#" in written:
-            findings.extend(_anchor_findings(tree, rel, target, line, written))
+            missing = _anchor_findings(tree, rel, target, line, written)
+            if missing and resolver.model.url_map:  # the page of any version may hold it
+                others = resolver.site_targets(resolved, written)
+                if any(not _anchor_findings(tree, rel, o, line, written) for o in others):
+                    missing = []
+            findings.extend(missing)
     for resolved, line, written in summary.links:
         if anchors and "#" in written:
             target = resolver.target(resolved) if not outside_root(resolved) else None
@@ -76,7 +81,7 @@ def broken_link_findings(
             continue
         if outside_root(resolved):
             if resolved not in memo:
-                memo[resolved] = tree.exists(resolved)
+                memo[resolved] = tree.exists(resolved) or resolver.is_generated(resolved)
             if memo[resolved]:
                 continue
         elif resolved == "" or resolver.target(resolved) is not None:

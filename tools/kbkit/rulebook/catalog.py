@@ -39,7 +39,12 @@ TREE_RULES: dict[str, Rule] = {
     for rule in (
         Rule("tree/root-missing", ERROR, "a configured root folder is missing"),
         Rule("tree/index-missing", ERROR, "a folder with pages has no _index.md"),
-        Rule("tree/page-unregistered", ERROR, "a page is not linked from its folder's _index.md"),
+        Rule(
+            "tree/page-unregistered",
+            ERROR,
+            "a page is not registered: not linked from its folder's _index.md, or not listed "
+            "in the site's navigation",
+        ),
         Rule(
             "tree/page-registered-twice",
             ERROR,
