@@ -54,7 +54,11 @@ def test_documentation_stand_ins_are_not_tokens(stand_in: str) -> None:
 
 
 def test_a_private_key_block_is_its_own_rule() -> None:
-    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "MIIEowIBAAKCAQEA7b" * 4 + "\n-----END RSA PRIVATE KEY-----\n"
+    key = (
+        "-----BEGIN RSA PRIVATE KEY-----\n"
+        + "MIIEowIBAAKCAQEA7b" * 4
+        + "\n-----END RSA PRIVATE KEY-----\n"
+    )
     rules = {f.rule_id for f in secret_findings("p.md", key, DEFAULT)}
     assert rules == {"tree/secret-private-key"}
 
