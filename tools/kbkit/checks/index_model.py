@@ -121,7 +121,9 @@ def _toc_file(tree: Tree, toc: str) -> Toc:
         summary = tree.summaries.get(rel)
         if summary is None:
             raise UsageError(f"index.toc {toc!r}: no such page under {tree.root}/")
-        entries = tuple(Entry(target, line, written, False) for target, line, written in summary.links)
+        entries = tuple(
+            Entry(target, line, written, False) for target, line, written in summary.links
+        )
         site = tree.facts.get(rel, {}).get("site_links", ())
         entries += tuple(Entry(target, line, written, True) for target, line, written in site)
         return Toc(tree.repo_path(rel), rel, "", entries, False, ())
@@ -137,13 +139,13 @@ def _toc_file(tree: Tree, toc: str) -> Toc:
         placed = _blog_posts(data)
     else:
         _book_files(data, written)
-    entries = []
+    listed: list[Entry] = []
     for entry in written:
         rel = posixpath.normpath(entry.lstrip("/"))
         if rel not in tree.files and rel + ".md" in tree.files:
             rel += ".md"  # Jupyter Book leaves the extension out
-        entries.append(Entry("" if rel == "." else rel, getattr(entry, "line", 0), entry, False))
-    return Toc(toc, None, "", tuple(entries), every, tuple(unlisted), tuple(placed))
+        listed.append(Entry("" if rel == "." else rel, getattr(entry, "line", 0), entry, False))
+    return Toc(toc, None, "", tuple(listed), every, tuple(unlisted), tuple(placed))
 
 
 def _not_in_nav(data: dict[str, Any]) -> list[str]:
@@ -156,6 +158,7 @@ def _blog_posts(data: dict[str, Any]) -> list[str]:
     """The posts Material's blog plugin lists on the blog's index and archive pages."""
     out = []
     for plugin in data.get("plugins") or ():
+        options: Any
         if isinstance(plugin, str):
             name, options = plugin, {}
         elif isinstance(plugin, dict) and plugin:
@@ -216,9 +219,7 @@ def _docfx_toc(tree: Tree, rel: str) -> Toc:
         if not path:
             continue
         site = path.startswith("/")
-        if site:
-            target = path
-        elif is_absolute(path):
+        if site or is_absolute(path):
             target = path
         else:
             joined = posixpath.normpath(posixpath.join(folder, path))
@@ -317,7 +318,9 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
             continue
         if unlisted is not None and unlisted.match_file(rel):
             continue
-        where = next((path for folder, path in covers if not folder or rel.startswith(folder + "/")), None)
+        where = next(
+            (path for folder, path in covers if not folder or rel.startswith(folder + "/")), None
+        )
         if where is None:
             continue  # no table of contents covers this folder
         findings.append(

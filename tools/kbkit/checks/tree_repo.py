@@ -114,9 +114,7 @@ def duplicate_findings(
             owner = earlier[0]
         else:
             mine = version(rel)
-            owner = next(
-                (o for o in earlier if mine is None or version(o) in (None, mine)), rel
-            )
+            owner = next((o for o in earlier if mine is None or version(o) in (None, mine)), rel)
         if owner != rel:
             findings.append(
                 Finding(

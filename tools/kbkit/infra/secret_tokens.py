@@ -236,7 +236,7 @@ def token_hits(text: str) -> list[TokenHit]:
     if not _may_hold_token(text):
         return []
     lower: str | None = None
-    hits = []
+    hits: list[TokenHit] = []
     for name, full, lead in _SCANS:
         if name in _TEXT_HINTS and not any(h in text for h in _TEXT_HINTS[name]):
             continue

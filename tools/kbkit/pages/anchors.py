@@ -59,10 +59,7 @@ def _unique(candidate: str, seen: set[str], style: str) -> str:
     if style == PYTHON_MARKDOWN:  # markdown.extensions.toc.unique
         while candidate in seen or not candidate:
             match = _PM_COUNT.match(candidate)
-            if match:
-                candidate = f"{match.group(1)}_{int(match.group(2)) + 1}"
-            else:
-                candidate = f"{candidate}_1"
+            candidate = f"{match.group(1)}_{int(match.group(2)) + 1}" if match else f"{candidate}_1"
         return candidate
     base, number = candidate, 0
     while candidate in seen:
@@ -83,7 +80,9 @@ def page_anchors(texts: Iterable[str], style: str = GITHUB) -> tuple[str, ...]:
 
 
 # An attribute list: `{ #id .class key="value" }`, `{: #id }` (kramdown/Python-Markdown).
-_ATTRS = re.compile(r"\{:?[ \t]*((?:[#.][^\s{}#.]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}]+)|[ \t])+)\}")
+_ATTRS = re.compile(
+    r"\{:?[ \t]*((?:[#.][^\s{}#.]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}]+)|[ \t])+)\}"
+)
 _ATTR_ID = re.compile(r"(?:^|[ \t])(?:#([^\s{}.]+)|id=(?:\"([^\"]*)\"|'([^']*)'|([^\s{}]+)))")
 _TRAILING_ATTRS = re.compile(_ATTRS.pattern + r"[ \t]*$")
 

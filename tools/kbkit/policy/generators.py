@@ -120,7 +120,7 @@ def _mdbook(repo: Path) -> Site:
         data = tomllib.loads(_read(repo / "book.toml"))
     except ValueError:
         data = {}
-    book = data.get("book") if isinstance(data.get("book"), dict) else {}
+    book: dict[str, Any] = data["book"] if isinstance(data.get("book"), dict) else {}
     root = str(book.get("src") or "src").strip("/") or "."
     return Site("mdBook", "book.toml", "mdbook", root, {})
 
@@ -146,7 +146,12 @@ def _docfx(repo: Path, path: Path) -> Site:
         src = str(entry.get("src") or "").strip("/") or "."
         dest = str(entry.get("dest") or "").strip("/")
         files = [str(f) for f in entry.get("files") or () if isinstance(f, str)]
-        if any(f.endswith(".md") for f in files) and dest and (folder / src).is_dir() and src != ".":
+        if (
+            any(f.endswith(".md") for f in files)
+            and dest
+            and (folder / src).is_dir()
+            and src != "."
+        ):
             by_dest.setdefault(dest, [])
             if src not in by_dest[dest]:
                 by_dest[dest].append(src)
@@ -183,7 +188,7 @@ def _lenient_json(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         pass
-    text = re.sub(r'(?m)^\s*//.*$', "", text)
+    text = re.sub(r"(?m)^\s*//.*$", "", text)
     text = re.sub(r",(\s*[}\]])", r"\1", text)
     try:
         return json.loads(text)
