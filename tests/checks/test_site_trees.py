@@ -210,3 +210,15 @@ def test_tab_ids_alone_and_after_the_heading() -> None:
     text = '# Logo\n\n=== ":octicons-image-16: Image"\n\n=== "... or even me"\n'
     ids = tab_ids(text, [(1, "logo")], "python-markdown")
     assert {"logo-image", "image", "logo--or-even-me", "or-even-me"} <= set(ids)
+
+
+def test_the_ascii_fast_path_makes_github_slugs_exactly() -> None:
+    import random
+    import re
+    import string
+
+    drop = re.compile(r"[^\w\- ]")
+    rng = random.Random(28)
+    for _ in range(20_000):
+        text = "".join(rng.choice(string.printable + "éß—") for _ in range(rng.randint(0, 30)))
+        assert slug(text) == drop.sub("", text.strip().lower()).replace(" ", "-"), text

@@ -31,6 +31,14 @@ STYLES = (GITHUB, PYTHON_MARKDOWN, MDBOOK, DOCFX)
 # GitHub (github-slugger) lower-cases the heading's text, drops everything but letters,
 # digits, `_`, `-` and spaces, and turns each space into `-`.
 _DROP = re.compile(r"[^\w\- ]")
+# The same for ASCII text in one C pass: punctuation deleted, spaces turned into `-`.
+_ASCII_KEEP = set("abcdefghijklmnopqrstuvwxyz0123456789_- ")
+_GITHUB_ASCII = str.maketrans(
+    {
+        chr(c): (None if chr(c) not in _ASCII_KEEP else "-" if c == 32 else chr(c))
+        for c in range(128)
+    }
+)
 _PM_DROP = re.compile(r"[^\w\s-]")
 _PM_RUNS = re.compile(r"[-\s]+")
 _PM_COUNT = re.compile(r"^(.*)_([0-9]+)$")
@@ -49,7 +57,11 @@ def slug(text: str, style: str = GITHUB) -> str:
             elif char.isspace():
                 out.append("-")
         return "".join(out)
-    made = _DROP.sub("", text.strip().lower()).replace(" ", "-")
+    lowered = text.strip().lower()
+    if lowered.isascii():
+        made = lowered.translate(_GITHUB_ASCII)
+    else:
+        made = _DROP.sub("", lowered).replace(" ", "-")
     if style == DOCFX and not made:
         return "section"  # markdig's AutoIdentifier for a heading without text
     return made
