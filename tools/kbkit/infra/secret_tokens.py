@@ -199,16 +199,21 @@ class TokenHit(NamedTuple):
 _TEXT_HINTS: dict[str, tuple[str, ...]] = {
     "private-key": ("PRIVATE KEY",),
     "putty-key": ("PuTTY-User-Key-File-",),
-    "gitlab": ("gl", "GR1348941"),
     "stripe": ("k_live_", "k_test_"),
     "npm": ("npm_", "_authToken="),
     "slack": ("xox", "hooks.slack.com"),
-    "twilio": ("AC", "SK"),
-    "mailchimp": ("-us",),
 }
 _LOWER_HINTS: dict[str, tuple[str, ...]] = {  # looked for in the lower-cased text
     "aws-secret-key": ("aws",),
     "azure": ("accountkey=", "sharedaccesskey="),
+}
+# Families searched from literal-led pieces instead (a hit at `start` is confirmed by the
+# whole pattern searched from `start - back`): an alternation or a class first would scan
+# every position.
+_LEADS: dict[str, tuple[tuple[str, int], ...]] = {
+    "gitlab": (("gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-", 0), ("GR1348941", 0)),
+    "twilio": (("AC[a-z0-9]{32}", 0), ("SK[a-z0-9]{32}", 0)),
+    "mailchimp": (("-us[0-9]", 32),),
 }
 _SHAPE_HINTS: dict[str, re.Pattern[str]] = {
     "telegram": re.compile(r":[0-9A-Za-z_-]{35}"),
@@ -216,13 +221,17 @@ _SHAPE_HINTS: dict[str, re.Pattern[str]] = {
 }
 
 
-def _scans() -> tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...]:
+Scan = tuple[str, re.Pattern[str], re.Pattern[str] | None, tuple[tuple[re.Pattern[str], int], ...]]
+
+
+def _scans() -> tuple[Scan, ...]:
     out = []
     for (name, full), family in zip(_COMPILED, FAMILIES, strict=True):
         lead = None
         if family.pattern.startswith(_B):
             lead = re.compile(family.pattern[len(_B) :], re.DOTALL)
-        out.append((name, full, lead))
+        pieces = tuple((re.compile(text), back) for text, back in _LEADS.get(name, ()))
+        out.append((name, full, lead, pieces))
     return tuple(out)
 
 
@@ -235,9 +244,9 @@ def token_hits(text: str) -> list[TokenHit]:
     matches as each family's `finditer` (tests/infra/test_secret_token_hits.py)."""
     if not _may_hold_token(text):
         return []
-    lower: str | None = None
     hits: list[TokenHit] = []
-    for name, full, lead in _SCANS:
+    lower: str | None = None
+    for name, full, lead, pieces in _SCANS:
         if name in _TEXT_HINTS and not any(h in text for h in _TEXT_HINTS[name]):
             continue
         if name in _LOWER_HINTS:
@@ -245,6 +254,9 @@ def token_hits(text: str) -> list[TokenHit]:
             if not any(h in lower for h in _LOWER_HINTS[name]):
                 continue
         if name in _SHAPE_HINTS and _SHAPE_HINTS[name].search(text) is None:
+            continue
+        if pieces:
+            hits.extend(_from_pieces(name, full, pieces, text))
             continue
         if lead is None:
             hits.extend(TokenHit(name, m.start(), m.end()) for m in full.finditer(text))
@@ -258,6 +270,27 @@ def token_hits(text: str) -> list[TokenHit]:
             else:
                 position = found.start() + 1  # glued to a word: a later start may still match
     return sorted(hits, key=lambda hit: (hit.start, hit.family))
+
+
+def _from_pieces(
+    name: str, full: re.Pattern[str], pieces: tuple[tuple[re.Pattern[str], int], ...], text: str
+) -> list[TokenHit]:
+    """The family's matches, searched for only near the hits of its literal-led pieces."""
+    starts = sorted(
+        {max(0, found.start() - back) for piece, back in pieces for found in piece.finditer(text)}
+    )
+    hits: list[TokenHit] = []
+    done = 0  # the end of the last match: matches never overlap
+    for start in starts:
+        if start < done:
+            continue
+        found = full.search(text, max(start, done), start + 2 * 64 + 1)
+        if found is not None and found.start() >= done and found.end() <= len(text):
+            whole = full.match(text, found.start())  # as the unbounded search would see it
+            if whole is not None:
+                hits.append(TokenHit(name, whole.start(), whole.end()))
+                done = whole.end()
+    return hits
 
 
 # Documentation writes tokens that are not secrets: AWS's published example keys, runs of one
