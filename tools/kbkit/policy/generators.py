@@ -20,7 +20,6 @@ root, read from the generator's own configuration:
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import tomllib
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
+
+from kbkit.infra import json_input
 
 MAX_CONFIG_BYTES = 1024 * 1024
 SITE_LINK = re.compile(r"\]\(\s*<?(/[A-Za-z0-9][^)\s>#?]*)")
@@ -185,13 +186,13 @@ def _docfx(repo: Path, path: Path) -> Site:
 def _lenient_json(text: str) -> Any:
     """JSON as DocFX reads it (Json.NET): trailing commas and `//` line comments allowed."""
     try:
-        return json.loads(text)
+        return json_input.loads(text)
     except ValueError:
         pass
     text = re.sub(r"(?m)^\s*//.*$", "", text)
     text = re.sub(r",(\s*[}\]])", r"\1", text)
     try:
-        return json.loads(text)
+        return json_input.loads(text)
     except ValueError:
         return {}
 
