@@ -9,12 +9,48 @@ import string
 from kbkit.infra.secret_tokens import _COMPILED, _may_hold_token, token_hits
 
 PIECES = [
-    "ghp_", "gho_", "github_pat_", "glpat-", "GR1348941", "sk_live_", "rk_test_", "npm_",
-    "_authToken=", "xoxb-", "xoxp-12-34-", "https://hooks.slack.com/services/T1/B2/", "AKIA",
-    "ASIA", "aws_secret_access_key = '", "AWS key: ", "AccountKey=", "sharedaccesskey=",
-    "eyJ", ".", "sk-", "sk-proj-", "AIza", "SG.", "pypi-AgE", "sq0csp-", "AC", "SK", "-us1",
-    "-us12", "12345678:", "M", "AKC", "-----BEGIN RSA PRIVATE KEY-----\n", "PuTTY-User-Key-File-2",
-    " ", "\n", "x", "_", "=", "/", "+",
+    "ghp_",
+    "gho_",
+    "github_pat_",
+    "glpat-",
+    "GR1348941",
+    "sk_live_",
+    "rk_test_",
+    "npm_",
+    "_authToken=",
+    "xoxb-",
+    "xoxp-12-34-",
+    "https://hooks.slack.com/services/T1/B2/",
+    "AKIA",
+    "ASIA",
+    "aws_secret_access_key = '",
+    "AWS key: ",
+    "AccountKey=",
+    "sharedaccesskey=",
+    "eyJ",
+    ".",
+    "sk-",
+    "sk-proj-",
+    "AIza",
+    "SG.",
+    "pypi-AgE",
+    "sq0csp-",
+    "AC",
+    "SK",
+    "-us1",
+    "-us12",
+    "12345678:",
+    "M",
+    "AKC",
+    "-----BEGIN RSA PRIVATE KEY-----\n",
+    "PuTTY-User-Key-File-2",
+    " ",
+    "\n",
+    "x",
+    "_",
+    "=",
+    "/",
+    "+",
 ]
 
 
@@ -25,8 +61,12 @@ def _fuzz(rng: random.Random) -> str:
             out.append(rng.choice(PIECES))
         else:
             alphabet = rng.choice(
-                [string.ascii_letters + string.digits, string.ascii_lowercase + string.digits,
-                 string.ascii_uppercase + string.digits, string.digits]
+                [
+                    string.ascii_letters + string.digits,
+                    string.ascii_lowercase + string.digits,
+                    string.ascii_uppercase + string.digits,
+                    string.digits,
+                ]
             )
             out.append("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 50))))
     return "".join(out)
