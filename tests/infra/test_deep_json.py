@@ -40,7 +40,7 @@ TRUSTED = {
     "lessons/task_records.py": "the package's own schema file (records use json_input)",
     "demo.py": "the package's own demo samples",
     "policy/schema.py": "the package's own schema file",
-    "commands/check.py": "its own reporter's JSON output",
+    "checks/reporting.py": "its own reporter's JSON output",
     "vcs/github.py": "gh output (kbkit.vcs.github; issue #10 class 6)",
     "infra/json_input.py": "the helper itself",
 }
@@ -197,7 +197,7 @@ def test_a_deep_crash_journal_is_reported_not_guessed(
     state_dir(clone).mkdir(parents=True, exist_ok=True)
     (state_dir(clone) / JOURNAL).write_text(DEEP_OBJECT)
     assert main(["curate", "recover", "--repo", str(clone)]) == 1
-    assert "the crash journal is unreadable" in capsys.readouterr().err
+    assert "the crash journal cannot be used" in capsys.readouterr().err
 
 
 def _task(task_id: str) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from kbkit.pages.page_summary import Summary, from_plain, summarize
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.cache import PageCache, cache_file, code_fingerprint, digest
-from kbkit.tree.page_file import PageRefused, read_page_file
+from kbkit.tree.page_file import OVERLAY_KEY, PageRefused, read_page_file
 from kbkit.tree.walk import PACKED_KEY, StatKey, Walk, walk_root
 
 
@@ -124,6 +124,8 @@ def interned(value: Any) -> Any:
     return value
 
 
+# What decoding a cached entry of the wrong shape raises: the page is parsed instead.
+BAD_ENTRY = (TypeError, ValueError, IndexError, KeyError, AttributeError)
 _NO_FACTS: dict[str, Any] = {}  # shared by every page without facts (read-only by contract)
 SHARED_MAX = 1 << 16  # distinct fact values kept for sharing (bounds the memo on odd trees)
 
@@ -194,6 +196,8 @@ def read_entry(
     findings, facts = NO_ANALYSIS
     if options.analyze is not None and page.error is None:
         findings, facts = options.analyze(rel, page, policy)
+    if key == OVERLAY_KEY:  # not the file on disk: never cached (b"")
+        return rel, _encode(rel, page, findings, facts, policy, options), b"", key
     content_digest = digest(data) if key[1] >= digest_from_ns else None
     return rel, _encode(rel, page, findings, facts, policy, options), content_digest, key
 
@@ -333,11 +337,14 @@ def load_tree(
         walk_keys = PACKED_KEY.iter_unpack(packed_keys) if packed_keys else repeat(None)
         for index, (rel, key) in enumerate(zip(md_files, walk_keys, strict=False)):
             hit = cache.get(rel, os.path.join(top_dir, rel), key)  # None: get stats the file
-            if hit is None:
-                todo.append(rel)
-                todo_index.append(index)
-            else:
-                keep(rel, hit)
+            if hit is not None:
+                try:
+                    keep(rel, hit)
+                    continue
+                except BAD_ENTRY:  # an entry of another shape (a damaged cache): parse again
+                    cache.dirty = True
+            todo.append(rel)
+            todo_index.append(index)
     size = PACKED_KEY.size
     # only the cache keeps digests, and only of racy files: no other read hashes its bytes
     digest_from = cache.racy_from_ns if cache is not None else NEVER
