@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbkit.lessons.redaction import clean_scope
+from kbkit.lessons.redaction import clean_scope, scope_key
 
 # The status vocabulary, shared with extraction so cards and lessons agree on "confirmed".
 CONFIRMED = frozenset({"confirmed", "resolved", "fixed"})
@@ -36,6 +36,8 @@ def outcome_card(task: dict[str, Any]) -> dict[str, Any]:
         "status": normalize_status(task.get("status")),
         "company": clean_scope(task.get("company")),
         "category": clean_scope(task.get("category")),
+        "company_key": scope_key(task.get("company")),
+        "category_key": scope_key(task.get("category")),
         "reported": len(reported),
         "confirmed": confirmed,
         "false_positives": false_positives,

@@ -2,11 +2,14 @@
 
 - `lessons.jsonl`: one row per dedupe key (kind, scope, cue, action), `status: candidate`.
 - `evidence.jsonl`: one row per (lesson, source_kind, source_id); support = live rows.
-- `tombstones.jsonl`: `forget` records (the evidence keys they end, for good) and verdict
-  records: when a task is extracted again with a different verdict, its evidence that the
-  new extraction no longer yields is `supersede`d, and superseded evidence it yields again
-  is `revive`d. History stays in the log; support is recomputed from it.
-- `outcomes.jsonl`: one outcome card per closed task (a changed card is appended again).
+- `tombstones.jsonl`: `forget` records (the evidence keys they end, for good: live and
+  superseded alike, so nothing forgotten is ever revived) and verdict records: when a task
+  is extracted again with a different verdict, its evidence that the new extraction no
+  longer yields is `supersede`d, and superseded evidence it yields again is `revive`d; and
+  a purge's plan and completion rows (`kbkit.lessons.purge`). History stays in the log;
+  support is recomputed from it.
+- `outcomes.jsonl`: one outcome card per closed task (a changed card, or the same task read
+  from different bytes, is appended again; `digest` names the record it was read from).
 - `usage.jsonl`: one row per consideration (task, lesson ids, mode, time).
 
 Writers hold the store lock across read-check-append, so concurrent extractions never write
@@ -23,6 +26,7 @@ from typing import Any, NamedTuple
 
 from kbkit.infra import json_input
 from kbkit.infra.file_lock import locked
+from kbkit.infra.steps import reached
 from kbkit.infra.jsonl import append_rows, append_together, atomic_write_bytes, gc_paused
 from kbkit.infra.paths import intake_root, repo_root
 from kbkit.lessons import fold, index
@@ -41,10 +45,12 @@ class AddResult(NamedTuple):
 
 
 class ForgetResult(NamedTuple):
-    removed: int  # evidence rows that stop counting
+    removed: int  # live evidence rows that stop counting
     orphaned: list[str]  # lessons left without live evidence
-    affected: list[str] = []  # every lesson whose evidence was hit
+    affected: list[str] = []  # every lesson whose live evidence was hit
     purged: int = 0  # rows removed from the logs by --purge
+    ended: int = 0  # evidence keys ended for good (live or superseded)
+    purge: Any = None  # kbkit.lessons.purge.PurgeReport of a --purge
 
 
 class LessonStore:
@@ -101,6 +107,9 @@ class LessonStore:
         with self.lock():
             state = self.state()
             # tasks extracted before (their card is on file): the only ones re-triage can hit
+            if state.purges:  # a purge a killed run left open comes first
+                self._finish_purges(state)
+                state = self.state()
             again = {e.task for e in latest if e.terminal and e.task in state.outcomes}
             seen_lessons: set[str] = set()
             seen_evidence: set[tuple[str, str, str]] = set()
@@ -114,6 +123,8 @@ class LessonStore:
                                 "kind": c.kind,
                                 "company": c.company,
                                 "category": c.category,
+                                "company_key": c.company_key,
+                                "category_key": c.category_key,
                                 "cue": c.cue,
                                 "action": c.action,
                                 "subject": c.subject,
@@ -134,9 +145,15 @@ class LessonStore:
                             }
                         )
                 card = extraction.outcome
-                if card is not None and state.outcomes.get(card["task"], {}).get("card") != card:
-                    state.outcomes[card["task"]] = {"task": card["task"], "card": card}
-                    outcomes.append({"task": card["task"], "card": card, "at": now})
+                known = state.outcomes.get(extraction.task, {})
+                if card is not None and (
+                    known.get("card") != card or known.get("digest") != extraction.digest
+                ):
+                    row = {"task": card["task"], "card": card, "at": now}
+                    if extraction.digest is not None or known.get("digest") is not None:
+                        row["digest"] = extraction.digest  # None: read from no known bytes
+                    state.outcomes[card["task"]] = row
+                    outcomes.append(row)
             verdicts = _verdicts(state, [e for e in latest if e.task in again], now)
             # Lessons before evidence: a crash in between leaves a lesson with no support
             # (never selectable), and the next extraction appends the missing evidence.
@@ -166,80 +183,64 @@ class LessonStore:
     ) -> ForgetResult:
         """Tombstone one source (`finding`, `retest` or a whole `task`); recompute support.
 
-        With `purge`, the source's evidence rows, the lesson rows it leaves without live
-        evidence (their text) and, for a task, its outcome cards are also removed from the
-        logs, rewritten atomically under the lock (for privacy requests); the tombstone stays.
+        Every evidence key of the source that is not forgotten yet ends for good, the
+        superseded ones too (a later re-extraction can revive none of them). With `purge`,
+        the source's rows and the text of the lessons it leaves without live evidence are
+        also removed from every copy kbkit made (`kbkit.lessons.purge`); a purge killed
+        half-way is finished by the next write to the store.
         """
+        from kbkit.lessons import purge as purging
+
         with self.lock():
             state = self.state()
-            hit = [
-                key
-                for key, (task, _at, _line) in state.evidence.items()
-                if state.is_live(key, task)
-                and (
-                    (key[1], key[2]) == (source_kind, source_id)
-                    or (source_kind == "task" and task == source_id)
-                )
-            ]
-            if not hit:
-                if purge:
-                    return self._purge(state, source_kind, source_id, [])
-                return ForgetResult(0, [])
-            row = {
-                "source_kind": source_kind,
-                "source_id": source_id,
-                "keys": [
-                    list(key) for key in hit
-                ],  # exactly these: a corrected re-extraction counts
-                "at": utc_now(),
-                "reason": reason,
-            }
-            append_rows(self.log("tombstones"), [row])
-            state = self.state()
+            finished = None
+            if state.purges:  # a purge a killed run left open comes first
+                finished = self._finish_purges(state, (source_kind, source_id))
+                state = self.state()
+            of_source = _source_filter(source_kind, source_id)
+            keys = [key for key, (task, _at, _l) in state.evidence.items() if of_source(key, task)]
+            hit = [k for k in keys if state.dead.get(k) != "forgotten" and _legacy_alive(state, k)]
+            live = [k for k in hit if state.is_live(k, state.evidence[k][0])]
+            if hit:
+                row: dict[str, Any] = {
+                    "source_kind": source_kind,
+                    "source_id": source_id,
+                    "keys": [list(key) for key in sorted(hit)],  # exactly these, for good
+                    "at": utc_now(),
+                    "reason": reason,
+                }
+                if source_kind != "task":
+                    row["task"] = state.evidence[hit[0]][0]
+                append_rows(self.log("tombstones"), [row])
+                state = self.state()
+            affected = {key[0] for key in live}
+            alive = {lid for lid in affected if state.support.get(lid, (0,))[0]}
+            purged = finished
             if purge:
-                return self._purge(state, source_kind, source_id, hit)
-        affected = {key[0] for key in hit}
-        alive = {
-            key[0]
-            for key, (task, _at, _line) in state.evidence.items()
-            if key[0] in affected and state.is_live(key, task)
-        }
-        return ForgetResult(len(hit), sorted(affected - alive), sorted(affected))
-
-    def _purge(
-        self,
-        state: fold.FoldState,
-        source_kind: str,
-        source_id: str,
-        hit: list[tuple[str, str, str]],
-    ) -> ForgetResult:
-        """Remove a forgotten source's rows from the logs (the caller holds the lock)."""
-
-        def of_source(key: tuple[str, str, str], task: str) -> bool:
-            if source_kind == "task":
-                return task == source_id
-            return (key[1], key[2]) == (source_kind, source_id)
-
-        keys = {
-            key
-            for key, (task, _at, _line) in state.evidence.items()
-            if of_source(key, task) and not state.is_live(key, task)
-        }
-        affected = {key[0] for key in keys}
-        alive = {
-            key[0]
-            for key, (task, _at, _line) in state.evidence.items()
-            if key[0] in affected and state.is_live(key, task)
-        }
-        orphaned = affected - alive
-        tasks = {source_id} if source_kind == "task" else set()
-        purged = _rewrite(
-            self.log("evidence"),
-            lambda r: (r.get("lesson"), r.get("source_kind"), r.get("source_id")) in keys,
+                plan = purging.plan(state, source_kind, source_id, keys, utc_now())
+                if plan is not None:
+                    append_rows(self.log("tombstones"), [plan])
+                    reached("purge-planned")
+                    purged = purging.finish(self, self.state(), plan)
+        return ForgetResult(
+            len(live), sorted(affected - alive), sorted(affected), purged.rows if purged else 0,
+            ended=len(hit), purge=purged,
         )
-        purged += _rewrite(self.log("lessons"), lambda r: r.get("id") in orphaned)
-        purged += _rewrite(self.log("outcomes"), lambda r: r.get("task") in tasks)
-        return ForgetResult(len(hit), sorted(orphaned), sorted(affected), purged)
+
+    def _finish_purges(self, state: fold.FoldState, source: tuple[str, str] | None = None) -> Any:
+        """Complete the purges a killed run left open (the caller holds the lock); the
+        report of the one of `source`, if any."""
+        if not state.purges:
+            return None
+        from kbkit.lessons import purge as purging
+
+        mine = None
+        for plan in list(state.purges.values()):
+            report = purging.finish(self, state, plan)
+            state = self.state()
+            if (plan["source_kind"], plan["source_id"]) == source:
+                mine = report
+        return mine
 
     def record_usage(self, row: dict[str, Any]) -> None:
         append_rows(self.log("usage"), [row])
@@ -285,7 +286,18 @@ def _verdict(action: str, task: str, keys: list[tuple[str, str, str]], now: str)
     }
 
 
-def _rewrite(path: Path, drop: Callable[[dict[str, Any]], bool]) -> int:
+def _source_filter(source_kind: str, source_id: str) -> Callable[[tuple[str, str, str], str], bool]:
+    if source_kind == "task":
+        return lambda key, task: task == source_id
+    return lambda key, task: key[1] == source_kind and key[2] == source_id
+
+
+def _legacy_alive(state: fold.FoldState, key: tuple[str, str, str]) -> bool:
+    """False when a forget row of an earlier version (no keys) already ended the key."""
+    return not state.legacy or state.is_live(key, state.evidence[key][0]) or key in state.dead
+
+
+def rewrite_log(path: Path, drop: Callable[[dict[str, Any]], bool]) -> int:
     """Rewrite a log atomically without the rows `drop` selects; other lines stay as they are."""
     if not path.exists():
         return 0
