@@ -84,9 +84,9 @@ def comparison(state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
     """Adapter: `kbkit.lessons.report.build_report`, reduced to forest-plot rows (the treated
     and the control arm of the randomised headline and of each observational comparison) of
     one metric with its 95% interval."""
-    from kbkit.lessons.report import build_report
+    from kbkit.lessons.report import build_report, outcome_cards
 
-    cards = [row["card"] for row in state.outcomes.values() if isinstance(row.get("card"), dict)]
+    cards = outcome_cards(state)  # forgotten tasks left out, as `kb lessons report` does
     try:
         report = build_report(cards, usage)
     except (KeyError, TypeError, ValueError) as exc:
