@@ -10,6 +10,7 @@ A source id is `TASK/ID` with `%` and `/` in the task id written `%25` and `%2F`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -78,6 +79,7 @@ def record_digest(raw: bytes) -> str:
     return hashlib.sha256(EXTRACTION_FORMAT + raw).hexdigest()[:32]
 
 
+@functools.lru_cache(maxsize=65536)
 def lesson_id(kind: str, company: str | None, category: str | None, cue: str, action: str) -> str:
     """The dedupe key over kind, scope keys, cue and action, as a short stable id.
 

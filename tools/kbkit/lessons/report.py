@@ -257,11 +257,10 @@ def _arm(cards: list[Card]) -> dict[str, Any]:
 def outcome_cards(state: Any) -> list[Card]:
     """The outcome cards the report counts: every closed task's latest, forgotten ones out
     (a forgotten task, or a task one of whose findings or retests was forgotten)."""
-    return [
-        row["card"]
-        for task, row in state.outcomes.items()
-        if isinstance(row.get("card"), dict) and task not in state.forgotten
-    ]
+    from kbkit.lessons.fold import outcome_card
+
+    cards = [outcome_card(state, task) for task in state.outcomes if task not in state.forgotten]
+    return [card for card in cards if card is not None]
 
 
 def build_report(cards: list[Card], usage_rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -27,7 +27,13 @@ from typing import Any, NamedTuple
 from kbkit.infra import json_input
 from kbkit.infra.file_lock import locked
 from kbkit.infra.steps import reached
-from kbkit.infra.jsonl import append_rows, append_together, atomic_write_bytes, gc_paused
+from kbkit.infra.jsonl import (
+    append_rows,
+    append_together,
+    atomic_write_bytes,
+    encode_row,
+    gc_paused,
+)
 from kbkit.infra.paths import intake_root, repo_root
 from kbkit.lessons import fold, index
 from kbkit.lessons.extraction import Extraction, RefusedLesson, utc_now
@@ -59,6 +65,7 @@ class LessonStore:
     def __init__(self, root: Path):
         self.root = root
         self.cache_dir = root / ".index"
+        self._folded: fold.FoldState | None = None  # the last fold, while no log changes
 
     @classmethod
     def for_repo(cls, repo: str | os.PathLike[str] | None = None) -> LessonStore:
@@ -76,7 +83,23 @@ class LessonStore:
     # -- reading -----------------------------------------------------------------------
 
     def state(self) -> fold.FoldState:
-        """The folded logs, from the cache when it is current (refreshed and saved if not)."""
+        """The folded logs, from the cache when it is current (refreshed and saved if not).
+
+        Read-only for callers: the same object comes back while no log changes.
+        """
+        folded = self._folded
+        if folded is not None and index.is_current(folded, self.root):
+            return folded
+        with gc_paused():
+            state = index.refresh(folded, self.root) if folded is not None else self._read_state()
+        if state is not folded and state.marks:
+            index.write_cache(self.cache_dir / "state.marshal", state.dump())
+        elif folded is not None and state.marks:
+            index.write_cache(self.cache_dir / "state.marshal", state.dump())
+        self._folded = state
+        return state
+
+    def _read_state(self) -> fold.FoldState:
         with gc_paused():
             cached = index.read_cache(self.cache_dir / "state.marshal")
             state = (fold.FoldState.load(cached) if cached else None) or fold.FoldState()
@@ -95,88 +118,124 @@ class LessonStore:
     # -- writing -----------------------------------------------------------------------
 
     def add(self, extractions: Iterable[Extraction]) -> AddResult:
-        """Append what is new: lessons, evidence and outcome cards; nothing twice."""
+        """Append what is new: lessons, evidence and outcome cards; nothing twice.
+
+        A task listed twice in one batch: its last record is the verdict, as across batches.
+        The whole batch is one unit: all of its rows or none.
+        """
         batch = list(extractions)
-        # a task listed twice in one batch: its last record is the verdict, as across batches
         last = {e.task: n for n, e in enumerate(batch)}
-        latest = [e for n, e in enumerate(batch) if last[e.task] == n]
+        result = self.add_verdicts(
+            [e for n, e in enumerate(batch) if last[e.task] == n], chunk=len(batch) or 1
+        )
+        return result._replace(
+            tasks=len(batch),
+            skipped_tasks=[e.task for e in batch if not e.terminal],
+            refusals=[r for e in batch for r in e.refusals],
+        )
+
+    def add_verdicts(self, extractions: Iterable[Extraction], *, chunk: int = 5000) -> AddResult:
+        """Append what is new for tasks that each come at most once (their verdicts), in
+        units of `chunk` tasks: every row of a unit or none. A run killed between units
+        leaves whole tasks recorded; the same call again adds the rest."""
+        totals = [0, 0, 0, 0]  # tasks, lessons, evidence, outcome rows
+        skipped: list[str] = []
+        refusals: list[RefusedLesson] = []
+        with self.lock():
+            state = self.state()
+            if state.purges:  # a purge a killed run left open comes first
+                self._finish_purges(state)
+                state = self.state()
+            group: list[Extraction] = []
+            for extraction in extractions:
+                totals[0] += 1
+                if not extraction.terminal:
+                    skipped.append(extraction.task)
+                refusals += extraction.refusals
+                group.append(extraction)
+                if len(group) >= chunk:
+                    self._append_verdicts(state, group, totals)
+                    group = []
+            if group:
+                self._append_verdicts(state, group, totals)
+            if state.marks:
+                index.write_cache(self.cache_dir / "state.marshal", state.dump())
+            self._folded = state
+        return AddResult(totals[0], skipped, totals[1], totals[2], totals[3], refusals)
+
+    def _append_verdicts(
+        self, state: fold.FoldState, latest: list[Extraction], totals: list[int]
+    ) -> None:
+        """One unit: the rows `latest` adds to the logs, appended and folded into `state`."""
         lessons: list[dict[str, Any]] = []
         evidence: list[dict[str, Any]] = []
         outcomes: list[dict[str, Any]] = []
         now = utc_now()
-        with self.lock():
-            state = self.state()
-            # tasks extracted before (their card is on file): the only ones re-triage can hit
-            if state.purges:  # a purge a killed run left open comes first
-                self._finish_purges(state)
-                state = self.state()
-            again = {e.task for e in latest if e.terminal and e.task in state.outcomes}
-            seen_lessons: set[str] = set()
-            seen_evidence: set[tuple[str, str, str]] = set()
-            for extraction in latest:
-                for c in extraction.candidates:
-                    if c.lesson_id not in state.lessons and c.lesson_id not in seen_lessons:
-                        seen_lessons.add(c.lesson_id)
-                        lessons.append(
-                            {
-                                "id": c.lesson_id,
-                                "kind": c.kind,
-                                "company": c.company,
-                                "category": c.category,
-                                "company_key": c.company_key,
-                                "category_key": c.category_key,
-                                "cue": c.cue,
-                                "action": c.action,
-                                "subject": c.subject,
-                                "status": "candidate",
-                                "created_at": now,
-                            }
-                        )
-                    key = (c.lesson_id, c.source_kind, c.source_id)
-                    if key not in state.evidence and key not in seen_evidence:
-                        seen_evidence.add(key)
-                        evidence.append(
-                            {
-                                "lesson": c.lesson_id,
-                                "source_kind": c.source_kind,
-                                "source_id": c.source_id,
-                                "task": c.task,
-                                "at": c.at,
-                            }
-                        )
-                card = extraction.outcome
-                known = state.outcomes.get(extraction.task, {})
-                if card is not None and (
-                    known.get("card") != card or known.get("digest") != extraction.digest
-                ):
-                    row = {"task": card["task"], "card": card, "at": now}
-                    if extraction.digest is not None or known.get("digest") is not None:
-                        row["digest"] = extraction.digest  # None: read from no known bytes
-                    state.outcomes[card["task"]] = row
-                    outcomes.append(row)
-            verdicts = _verdicts(state, [e for e in latest if e.task in again], now)
-            # Lessons before evidence: a crash in between leaves a lesson with no support
-            # (never selectable), and the next extraction appends the missing evidence.
-            # One unit: a full disk leaves all four logs exactly as they were. The
-            # tombstones come after the new evidence: a crash in between leaves old and new
-            # verdict both counting until the task is extracted again, never neither.
-            append_together(
-                [
-                    (self.log("lessons"), lessons),
-                    (self.log("evidence"), evidence),
-                    (self.log("tombstones"), verdicts),
-                    (self.log("outcomes"), outcomes),
-                ]
-            )
-            # No refold here: the next reader folds just these appended bytes, lazily.
-        return AddResult(
-            tasks=len(batch),
-            skipped_tasks=[e.task for e in batch if not e.terminal],
-            new_lessons=len(lessons),
-            new_evidence=len(evidence),
-            new_outcomes=len(outcomes),
-            refusals=[r for e in batch for r in e.refusals],
+        # tasks extracted before (their card is on file): the only ones re-triage can hit
+        again = [e for e in latest if e.terminal and e.task in state.outcomes]
+        seen_lessons: set[str] = set()
+        seen_evidence: set[tuple[str, str, str]] = set()
+        for extraction in latest:
+            for c in extraction.candidates:
+                if c.lesson_id not in state.lessons and c.lesson_id not in seen_lessons:
+                    seen_lessons.add(c.lesson_id)
+                    lessons.append(
+                        {
+                            "id": c.lesson_id,
+                            "kind": c.kind,
+                            "company": c.company,
+                            "category": c.category,
+                            "company_key": c.company_key,
+                            "category_key": c.category_key,
+                            "cue": c.cue,
+                            "action": c.action,
+                            "subject": c.subject,
+                            "status": "candidate",
+                            "created_at": now,
+                        }
+                    )
+                key = (c.lesson_id, c.source_kind, c.source_id)
+                if key not in state.evidence and key not in seen_evidence:
+                    seen_evidence.add(key)
+                    evidence.append(
+                        {
+                            "lesson": c.lesson_id,
+                            "source_kind": c.source_kind,
+                            "source_id": c.source_id,
+                            "task": c.task,
+                            "at": c.at,
+                        }
+                    )
+            card = extraction.outcome
+            known_card, known_digest = state.outcomes.get(extraction.task, ("", None))
+            if card is not None and (
+                known_digest != extraction.digest or known_card != fold.card_text(card)
+            ):
+                row = {"task": card["task"], "card": card, "at": now}
+                if extraction.digest is not None or known_digest is not None:
+                    row["digest"] = extraction.digest  # None: read from no known bytes
+                outcomes.append(row)
+        verdicts = _verdicts(state, again, now)
+        # Lessons before evidence: a crash in between leaves a lesson with no support
+        # (never selectable), and the next extraction appends the missing evidence.
+        # One unit: a full disk leaves all four logs exactly as they were. The
+        # tombstones come after the new evidence: a crash in between leaves old and new
+        # verdict both counting until the task is extracted again, never neither.
+        groups = [
+            ("lessons", [encode_row(row) for row in lessons]),
+            ("evidence", [encode_row(row) for row in evidence]),
+            ("tombstones", [encode_row(row) for row in verdicts]),
+            ("outcomes", [encode_row(row) for row in outcomes]),
+        ]
+        append_together([(self.log(name), lines) for name, lines in groups])
+        index.absorb(
+            state,
+            self.root,
+            [(name, rows, lines) for (name, lines), rows in zip(groups, (lessons, evidence, verdicts, outcomes), strict=True)],
         )
+        totals[1] += len(lessons)
+        totals[2] += len(evidence)
+        totals[3] += len(outcomes)
 
     def forget(
         self, source_kind: str, source_id: str, *, reason: str = "", purge: bool = False
