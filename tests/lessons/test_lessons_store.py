@@ -115,10 +115,7 @@ def test_a_changed_outcome_card_is_recorded_again(store: LessonStore, make_task)
     store.add([extract(make_task(tokens=10))])
     assert store.add([extract(make_task(tokens=10))]).new_outcomes == 0
     assert store.add([extract(make_task(tokens=99))]).new_outcomes == 1
-    from kbkit.lessons.fold import outcome_card
-
-    card = outcome_card(store.state(), "T1")
-    assert card is not None and card["tokens"] == 99
+    assert store.outcome_cards()["T1"]["tokens"] == 99
 
 
 def test_torn_line_is_skipped_reported_and_never_swallows_new_rows(

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)
-    cards = outcome_cards(store.state())
+    cards = outcome_cards(store, store.state())
     report = build_report(cards, store.usage_rows())
     if args.format == "json":
         print(json.dumps({"version": 1, **report}, ensure_ascii=False, indent=2))

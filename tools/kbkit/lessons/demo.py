@@ -55,7 +55,7 @@ def run(project: Path, work: Path) -> int:
             f"outcome {card['task']}: {card['confirmed']} confirmed of {card['reported']} "
             f"reported, {card['tokens']} tokens, FP rate {card['false_positive_rate']}"
         )
-    cards = outcome_cards(store.state())
+    cards = outcome_cards(store, store.state())
     report = build_report(cards, store.usage_rows())
     print(
         "report arms: "

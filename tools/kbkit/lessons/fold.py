@@ -13,6 +13,7 @@ Evidence keys in tombstones, lesson ids in transitions and usage rows follow the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import marshal
 import sys
@@ -52,7 +53,8 @@ class FoldState:
         # forget rows written before rows named their keys: they kill by source, forever
         self.legacy: dict[tuple[str, str], str] = {}
         self.lifecycle: dict[str, list[str]] = {}  # lesson -> [state, reason, at], last wins
-        # task -> (its latest outcome card as canonical JSON, the digest of its record)
+        # task -> (a digest of its latest outcome card, the digest of the record it was read
+        # from): enough to tell a changed card; the cards themselves stay in outcomes.jsonl
         self.outcomes: dict[str, tuple[str, str | None]] = {}
         self.problems: list[tuple[str, int, str]] = []  # (log, line, message)
         self.torn: dict[str, int] = {}  # log -> line of an unterminated fragment
@@ -364,23 +366,17 @@ def _fold_outcome(state: FoldState, row: dict[str, Any], line: int) -> str:
     if not _strings(row, "task"):
         return "outcome row without task"
     card, digest = row.get("card"), row.get("digest")
-    state.outcomes[row["task"]] = (
-        card_text(card) if isinstance(card, dict) else "",
+    state.outcomes[sys.intern(row["task"])] = (
+        card_digest(card) if isinstance(card, dict) else "",
         digest if isinstance(digest, str) else None,
     )
     return ""
 
 
-def card_text(card: dict[str, Any]) -> str:
-    """An outcome card as the fold keeps it: canonical JSON (compact beside a dict)."""
-    return json.dumps(card, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def outcome_card(state: FoldState, task: str) -> dict[str, Any] | None:
-    """The latest outcome card of a task, or None (no card, or an unusable one)."""
-    text = state.outcomes.get(task, ("", None))[0]
-    card = json.loads(text) if text else None
-    return card if isinstance(card, dict) else None
+def card_digest(card: dict[str, Any]) -> str:
+    """What the fold keeps of an outcome card: a digest of its canonical JSON."""
+    text = json.dumps(card, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
 
 LIFECYCLE_STATES = ("candidate", "adopted", "retired")

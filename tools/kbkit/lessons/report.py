@@ -254,13 +254,11 @@ def _arm(cards: list[Card]) -> dict[str, Any]:
     return arm
 
 
-def outcome_cards(state: Any) -> list[Card]:
+def outcome_cards(store: Any, state: Any) -> list[Card]:
     """The outcome cards the report counts: every closed task's latest, forgotten ones out
     (a forgotten task, or a task one of whose findings or retests was forgotten)."""
-    from kbkit.lessons.fold import outcome_card
-
-    cards = [outcome_card(state, task) for task in state.outcomes if task not in state.forgotten]
-    return [card for card in cards if card is not None]
+    cards = store.outcome_cards()
+    return [card for task, card in cards.items() if task in state.outcomes and task not in state.forgotten]
 
 
 def build_report(cards: list[Card], usage_rows: list[dict[str, Any]]) -> dict[str, Any]:

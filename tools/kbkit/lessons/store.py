@@ -110,6 +110,16 @@ class LessonStore:
                 index.write_cache(self.cache_dir / "state.marshal", state.dump())
             return state
 
+    def outcome_cards(self) -> dict[str, dict[str, Any]]:
+        """Each task's latest outcome card, from outcomes.jsonl (the fold keeps digests)."""
+        from kbkit.infra.jsonl import iter_rows
+
+        cards = {}
+        for row in iter_rows(self.log("outcomes")):
+            if isinstance(row.get("task"), str) and isinstance(row.get("card"), dict):
+                cards[row["task"]] = row["card"]
+        return cards
+
     def usage_rows(self) -> list[dict[str, Any]]:
         from kbkit.infra.jsonl import iter_rows
 
@@ -209,7 +219,7 @@ class LessonStore:
             card = extraction.outcome
             known_card, known_digest = state.outcomes.get(extraction.task, ("", None))
             if card is not None and (
-                known_digest != extraction.digest or known_card != fold.card_text(card)
+                known_digest != extraction.digest or known_card != fold.card_digest(card)
             ):
                 row = {"task": card["task"], "card": card, "at": now}
                 if extraction.digest is not None or known_digest is not None:
