@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.infra.jsonl import read_jsonl, temp_path
 from kbkit.lessons import fold, index
@@ -302,3 +304,18 @@ def test_forgotten_evidence_never_counts_again_but_new_evidence_of_the_task_does
     assert (support.rows, sorted(support.tasks)) == (2, ["T1", "T9"])
     assert len(state.evidence) == 3
     assert state.dead.get((lesson, "finding", "T9/F1")) == "forgotten"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(max_size=12),
+        st.one_of(st.none(), st.text(), st.integers(), st.lists(st.text(), max_size=2)),
+        max_size=12,
+    )
+)
+def test_text_rows_are_encoded_as_encode_row_encodes_them(row) -> None:
+    from kbkit.infra.jsonl import encode_row
+    from kbkit.lessons.store import text_row
+
+    assert text_row(row) == encode_row(row)

@@ -125,10 +125,15 @@ def utc_now() -> str:
     return timestamp()
 
 
+_NORMAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
 def normalize_time(value: object, default: str) -> str:
     """An ISO timestamp as `YYYY-MM-DDTHH:MM:SSZ` (UTC), or `default` when absent/unparsable."""
     if not isinstance(value, str) or not value:
         return default
+    if _NORMAL_TIME.fullmatch(value) and _real_moment(value):
+        return value  # already in the form (most records): no parse, no format
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -136,6 +141,15 @@ def normalize_time(value: object, default: str) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_moment(value: str) -> bool:
+    try:
+        datetime.fromisoformat(value[:-1])
+    except ValueError:
+        return False
+    return True
 
 
 class _Fired(NamedTuple):
@@ -219,7 +233,10 @@ def extract(task: dict[str, Any], *, now: str | None = None, validate: bool = Tr
     task_id = str(task["id"])
     if normalize_status(task.get("status")) not in TERMINAL_STATUSES:
         return Extraction(task_id, False, [], [], None)
-    at = normalize_time(task.get("closed_at"), now or utc_now())
+    closed_at = task.get("closed_at")
+    at = normalize_time(closed_at, now or (utc_now() if not closed_at else ""))
+    if not at:
+        at = now or utc_now()
     company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
     company_key, category_key = scope_key(task.get("company")), scope_key(task.get("category"))
     candidates: list[Candidate] = []

@@ -5,6 +5,7 @@ The report that compares tasks with and without lessons is `kbkit.lessons.report
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from kbkit.lessons.redaction import clean_scope, scope_key
@@ -19,7 +20,14 @@ FINDING_STATUSES = CONFIRMED | SILENT | NEGATIVE
 
 def normalize_status(value: object) -> str:
     """`In-Progress` and `in progress` both mean `in_progress`."""
-    return str(value or "").strip().lower().replace("-", "_").replace(" ", "_")
+    if type(value) is str:
+        return _normalize(value)
+    return _normalize(str(value or ""))
+
+
+@functools.lru_cache(maxsize=1024)
+def _normalize(value: str) -> str:
+    return value.strip().lower().replace("-", "_").replace(" ", "_")
 
 
 def outcome_card(task: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from json.encoder import encode_basestring as _quote  # ensure_ascii=False's string encoder
+
 from kbkit.infra import json_input
 from kbkit.infra.file_lock import locked
 from kbkit.infra.steps import reached
@@ -232,8 +234,8 @@ class LessonStore:
         # tombstones come after the new evidence: a crash in between leaves old and new
         # verdict both counting until the task is extracted again, never neither.
         groups = [
-            ("lessons", [encode_row(row) for row in lessons]),
-            ("evidence", [encode_row(row) for row in evidence]),
+            ("lessons", [text_row(row) for row in lessons]),
+            ("evidence", [text_row(row) for row in evidence]),
             ("tombstones", [encode_row(row) for row in verdicts]),
             ("outcomes", [encode_row(row) for row in outcomes]),
         ]
@@ -353,6 +355,21 @@ def _verdict(action: str, task: str, keys: list[tuple[str, str, str]], now: str)
         "reason": "a newer extraction of the task changed its verdict",
         "at": now,
     }
+
+
+def text_row(row: dict[str, Any]) -> bytes:
+    """`encode_row` for a row of strings and nulls only (lessons and evidence rows), byte for
+    byte, without the general encoder's cost: a quarter of a large extraction's time."""
+    parts = []
+    for key in sorted(row):
+        value = row[key]
+        if value is None:
+            parts.append(f"{_quote(key)}:null")
+        elif type(value) is str:
+            parts.append(f"{_quote(key)}:{_quote(value)}")
+        else:
+            return encode_row(row)
+    return ("{" + ",".join(parts) + "}\n").encode()
 
 
 def _source_filter(source_kind: str, source_id: str) -> Callable[[tuple[str, str, str], str], bool]:
