@@ -319,3 +319,20 @@ def test_text_rows_are_encoded_as_encode_row_encodes_them(row) -> None:
     from kbkit.lessons.store import text_row
 
     assert text_row(row) == encode_row(row)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    card=st.dictionaries(st.text(max_size=8), st.one_of(st.none(), st.text(), st.integers(), st.floats(allow_nan=False)), max_size=6),
+    task=st.text(min_size=1),
+    digest=st.one_of(st.none(), st.text(max_size=32), st.just("absent")),
+)
+def test_outcome_lines_are_encoded_as_encode_row_encodes_them(card, task, digest) -> None:
+    from kbkit.infra.jsonl import encode_row
+    from kbkit.lessons.fold import card_json
+    from kbkit.lessons.store import _outcome_line
+
+    row = {"task": task, "card": card, "at": "2026-11-01T00:00:00Z"}
+    if digest != "absent":
+        row["digest"] = digest
+    assert _outcome_line(row, card_json(card)) == encode_row(row)

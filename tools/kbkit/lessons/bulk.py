@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from kbkit.infra.jsonl import gc_paused
 from kbkit.lessons.extraction import Extraction, extract, record_digest
 from kbkit.lessons.store import AddResult, LessonStore
 from kbkit.lessons.task_records import parse_record, read_input
@@ -28,6 +29,13 @@ class _Line(NamedTuple):
 
 def extract_inputs(store: LessonStore, files: list[str], jsonl: list[str]) -> tuple[AddResult, int]:
     """(what was added, how many records were recognised as unchanged)."""
+    with gc_paused():  # hundreds of thousands of rows and keys: no cyclic garbage among them
+        return _extract_inputs(store, files, jsonl)
+
+
+def _extract_inputs(
+    store: LessonStore, files: list[str], jsonl: list[str]
+) -> tuple[AddResult, int]:
     inputs: list[tuple[str, bytes, bool]] = [(f, read_input(f), False) for f in files]
     inputs += [(f, read_input(f), True) for f in jsonl]
     current = {digest: task for task, (_card, digest) in store.state().outcomes.items() if digest}

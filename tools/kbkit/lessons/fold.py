@@ -375,7 +375,15 @@ def _fold_outcome(state: FoldState, row: dict[str, Any], line: int) -> str:
 
 def card_digest(card: dict[str, Any]) -> str:
     """What the fold keeps of an outcome card: a digest of its canonical JSON."""
-    text = json.dumps(card, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return text_digest(card_json(card))
+
+
+def card_json(card: dict[str, Any]) -> str:
+    """An outcome card's canonical JSON, as `encode_row` writes it inside its row."""
+    return json.dumps(card, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
 

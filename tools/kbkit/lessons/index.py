@@ -9,6 +9,7 @@ or union-merged file) triggers a full rebuild. Delete `.index/` at any time.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -56,11 +57,16 @@ def refresh(state: FoldState, root: Path) -> FoldState:
 
 
 def absorb(
-    state: FoldState, root: Path, appended: list[tuple[str, list[dict[str, Any]], list[bytes]]]
+    state: FoldState,
+    root: Path,
+    appended: list[tuple[str, list[dict[str, Any]], list[bytes]]],
+    *,
+    outcomes: dict[str, tuple[str, str | None]] | None = None,
 ) -> None:
     """Fold rows this process just appended (under the store lock, to a state that was
-    current) without reading them back: (log, rows, their encoded lines) per log. When a log
-    is not as expected (a torn last line, another writer), fold it from the file instead."""
+    current) without reading them back: (log, rows, their encoded lines) per log, and the
+    outcome rows already folded (`outcomes`). When a log is not as expected (a torn last
+    line, another writer), fold it from the file instead."""
     for name, rows, lines in appended:
         if not rows:
             continue
@@ -72,11 +78,14 @@ def absorb(
         if sig is None or not clean or sig[1] != consumed + sum(len(line) for line in lines):
             _fold_log(state, root, name)
             continue
-        folder = FOLDERS[name]
-        for offset, row in enumerate(rows):
-            problem = folder(state, row, newlines + offset + 1)
-            if problem:
-                state.problems.append((name, newlines + offset + 1, problem))
+        if name == "outcomes" and outcomes is not None:
+            state.outcomes.update((sys.intern(task), entry) for task, entry in outcomes.items())
+        else:
+            folder = FOLDERS[name]
+            for offset, row in enumerate(rows):
+                problem = folder(state, row, newlines + offset + 1)
+                if problem:
+                    state.problems.append((name, newlines + offset + 1, problem))
         consumed = sig[1]
         tail = b"".join(lines)[-TAIL:]
         if len(tail) < TAIL and consumed > len(tail):

@@ -237,13 +237,20 @@ class LessonStore:
             ("lessons", [text_row(row) for row in lessons]),
             ("evidence", [text_row(row) for row in evidence]),
             ("tombstones", [encode_row(row) for row in verdicts]),
-            ("outcomes", [encode_row(row) for row in outcomes]),
         ]
+        cards = [fold.card_json(row["card"]) for row in outcomes]
+        groups.append(("outcomes", [_outcome_line(r, c) for r, c in zip(outcomes, cards, strict=True)]))
         append_together([(self.log(name), lines) for name, lines in groups])
+        folded = {  # what folding the outcome rows gives, without encoding the cards again
+            row["task"]: (fold.text_digest(card), row.get("digest"))
+            for row, card in zip(outcomes, cards, strict=True)
+        }
+        rows_of = (lessons, evidence, verdicts, outcomes)
         index.absorb(
             state,
             self.root,
-            [(name, rows, lines) for (name, lines), rows in zip(groups, (lessons, evidence, verdicts, outcomes), strict=True)],
+            [(name, rows, lines) for (name, lines), rows in zip(groups, rows_of, strict=True)],
+            outcomes=folded,
         )
         totals[1] += len(lessons)
         totals[2] += len(evidence)
@@ -370,6 +377,13 @@ def text_row(row: dict[str, Any]) -> bytes:
         else:
             return encode_row(row)
     return ("{" + ",".join(parts) + "}\n").encode()
+
+
+def _outcome_line(row: dict[str, Any], card: str) -> bytes:
+    """`encode_row(row)` of an outcome row whose card is already encoded as `card`."""
+    digest = row.get("digest")
+    middle = f'"digest":{_quote(digest) if digest is not None else "null"},' if "digest" in row else ""
+    return f'{{"at":{_quote(row["at"])},"card":{card},{middle}"task":{_quote(row["task"])}}}\n'.encode()
 
 
 def _source_filter(source_kind: str, source_id: str) -> Callable[[tuple[str, str, str], str], bool]:
