@@ -204,7 +204,11 @@ def test_detect_secrets_keyword_detector_agrees_on_the_json_and_url_shapes() -> 
     from detect_secrets.plugins.basic_auth import BasicAuthDetector
     from detect_secrets.plugins.keyword import KeywordDetector
 
-    texts = ['{"password": "Tr0ub4dor&3"}', 'db_password = "swordfish42"', "https://u:pa55w0rd@x.io/"]
+    texts = [
+        '{"password": "Tr0ub4dor&3"}',
+        'db_password = "swordfish42"',
+        "https://u:pa55w0rd@x.io/",
+    ]
     for text in texts:
         found = [*KeywordDetector().analyze_string(text), *BasicAuthDetector().analyze_string(text)]
         assert found, text  # the oracle flags each of them

@@ -55,7 +55,9 @@ def test_a_re_triaged_finding_shows_only_its_corrected_lesson_at_a_time_cut(
 ) -> None:
     first = closed(make_task, "T1", 1, [("F1", "confirmed", "xss", "search box")])
     extract_all(tmp_path, [first])
-    extract_all(tmp_path, [closed(make_task, "T1", 1, [("F1", "false_positive", "xss", "search box")])])
+    extract_all(
+        tmp_path, [closed(make_task, "T1", 1, [("F1", "false_positive", "xss", "search box")])]
+    )
     task = {"id": "N1", "company": "acme", "category": "web", "started_at": STARTED}
     corrected = ["Do not re-report without new mechanics: search box (prior false_positive)"]
     assert shown(tmp_path, task) == corrected
@@ -76,10 +78,19 @@ def test_harmful_demotion_holds_at_a_time_cut(tmp_path: Path, make_task, monkeyp
     store = LessonStore.for_repo(tmp_path)
     # three tasks shown the csrf warning repeat it anyway: it is harmful, ranked last
     for n in range(3):
-        bundle_prompts({"id": f"J{n}", "company": "acme", "category": "web"}, "p", "w", store=store, mode="inject")
+        bundle_prompts(
+            {"id": f"J{n}", "company": "acme", "category": "web"},
+            "p",
+            "w",
+            store=store,
+            mode="inject",
+        )
     extract_all(
         tmp_path,
-        [closed(make_task, f"J{n}", 2, [("F1", "false_positive", "csrf", "token check")]) for n in range(3)],
+        [
+            closed(make_task, f"J{n}", 2, [("F1", "false_positive", "csrf", "token check")])
+            for n in range(3)
+        ],
     )
     task = {"id": "N1", "company": "acme", "category": "web"}
     live = [a.split(": ", 1)[1] for a in shown(tmp_path, task)]
@@ -103,10 +114,27 @@ def test_an_injected_bundle_with_started_at_carries_no_forgotten_lesson(
     assert main(["lessons", "forget", "--source", "task:T1", "--repo", str(tmp_path)]) == 0
     monkeypatch.setenv("KB_LESSONS", "inject")
     task = tmp_path / "n.json"
-    task.write_text(json.dumps({"id": "N1", "status": "running", "company": "acme", "category": "web", "started_at": STARTED}))
+    task.write_text(
+        json.dumps(
+            {
+                "id": "N1",
+                "status": "running",
+                "company": "acme",
+                "category": "web",
+                "started_at": STARTED,
+            }
+        )
+    )
     (tmp_path / "p.txt").write_text("P\n")
     args = ["lessons", "bundle", "--task", str(task), "--planner", str(tmp_path / "p.txt")]
-    args += ["--worker", str(tmp_path / "p.txt"), "--out", str(tmp_path / "b"), "--repo", str(tmp_path)]
+    args += [
+        "--worker",
+        str(tmp_path / "p.txt"),
+        "--out",
+        str(tmp_path / "b"),
+        "--repo",
+        str(tmp_path),
+    ]
     assert main(args) == 0
     planner = (tmp_path / "b" / "planner.txt").read_text()
     assert "Confirmed xss: search" in planner and "private detail" not in planner
@@ -139,23 +167,36 @@ def test_forgotten_evidence_never_revives(tmp_path: Path, make_task) -> None:
 def test_companies_whose_names_redact_alike_stay_apart(
     tmp_path: Path, make_task, one: str, other: str, capsys, monkeypatch
 ) -> None:
-    extract_all(tmp_path, [closed(make_task, "T1", 1, [("F1", "confirmed", "idor", "invoices")], company=one)])
+    extract_all(
+        tmp_path,
+        [closed(make_task, "T1", 1, [("F1", "confirmed", "idor", "invoices")], company=one)],
+    )
     stored = (tmp_path / "intake/lessons/lessons.jsonl").read_bytes()
     assert one.encode() not in stored  # neither the display nor the key holds the name
     assert shown(tmp_path, {"id": "N1", "company": other, "category": "web"}) == []
-    assert shown(tmp_path, {"id": "N2", "company": one, "category": "web"}) == ["Confirmed idor: invoices"]
+    assert shown(tmp_path, {"id": "N2", "company": one, "category": "web"}) == [
+        "Confirmed idor: invoices"
+    ]
     # shown anyway (scope open): the audit sees the crossing by the same rule
     monkeypatch.setenv("KB_LESSONS", "inject")
     from kbkit.lessons.usage import bundle_prompts
 
-    bundle_prompts({"id": "N3", "company": other, "category": "web"}, "p", "w", store=LessonStore.for_repo(tmp_path), scope="open")
+    bundle_prompts(
+        {"id": "N3", "company": other, "category": "web"},
+        "p",
+        "w",
+        store=LessonStore.for_repo(tmp_path),
+        scope="open",
+    )
     capsys.readouterr()
     assert main(["lessons", "audit", "--repo", str(tmp_path)]) == 1
     assert "1 lesson(s) shown across a company boundary" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("spellings", [("acme", "ACME", "Acme"), ("\u212aorp", "Korp", " korp ")])
-def test_one_company_in_any_spelling_is_one_lesson(tmp_path: Path, make_task, spellings, capsys) -> None:
+def test_one_company_in_any_spelling_is_one_lesson(
+    tmp_path: Path, make_task, spellings, capsys
+) -> None:
     extract_all(
         tmp_path,
         [
@@ -165,7 +206,10 @@ def test_one_company_in_any_spelling_is_one_lesson(tmp_path: Path, make_task, sp
     )
     lessons = rows(tmp_path / "intake/lessons/lessons.jsonl")
     assert len(lessons) == 1
-    picked = select_lessons({"id": "N1", "company": spellings[1].upper(), "category": "web"}, LessonStore.for_repo(tmp_path))
+    picked = select_lessons(
+        {"id": "N1", "company": spellings[1].upper(), "category": "web"},
+        LessonStore.for_repo(tmp_path),
+    )
     assert [(x.action, x.support) for x in picked] == [("Confirmed sqli: login", 3)]
     capsys.readouterr()
     assert main(["lessons", "lint", "--repo", str(tmp_path)]) == 0
@@ -189,7 +233,9 @@ def test_a_slash_in_a_task_id_never_merges_two_sources(tmp_path: Path, make_task
     capsys.readouterr()
     assert main(["lessons", "report", "--repo", str(tmp_path), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["arms"]["history"] == 1  # task A's card stays
-    picked = select_lessons({"id": "N1", "company": "acme", "category": "web"}, LessonStore.for_repo(tmp_path))
+    picked = select_lessons(
+        {"id": "N1", "company": "acme", "category": "web"}, LessonStore.for_repo(tmp_path)
+    )
     assert [x.support for x in picked] == [1]
 
 

@@ -368,7 +368,9 @@ def test_purge_removes_the_text_and_keeps_the_tombstone(tmp_path: Path, make_tas
     assert b"private customer detail" in (folder / "lessons.jsonl").read_bytes()
     args = ["lessons", "forget", "--source", "task:T1", "--purge", "--repo", str(tmp_path)]
     assert main(args) == 0
-    assert "3 row(s) removed from the lessons logs" in capsys.readouterr().out  # evidence, lesson, card
+    assert (
+        "3 row(s) removed from the lessons logs" in capsys.readouterr().out
+    )  # evidence, lesson, card
     logs = b"".join(p.read_bytes() for p in folder.glob("*.jsonl"))
     assert (
         b"private customer detail" not in logs

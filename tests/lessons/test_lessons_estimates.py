@@ -28,7 +28,9 @@ def test_wilson_matches_statsmodels(counts: tuple[int, int]) -> None:
     st.integers(1, 300).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
     st.integers(1, 300).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
 )
-def test_difference_of_wilson_intervals_is_newcombes(a: tuple[int, int], b: tuple[int, int]) -> None:
+def test_difference_of_wilson_intervals_is_newcombes(
+    a: tuple[int, int], b: tuple[int, int]
+) -> None:
     (x1, n1), (x0, n0) = a, b
     low, high = proportion.confint_proportions_2indep(
         x1, n1, x0, n0, method="newcomb", compare="diff", alpha=0.05
@@ -42,7 +44,9 @@ def test_difference_of_wilson_intervals_is_newcombes(a: tuple[int, int], b: tupl
 def test_one_stratum_of_the_stratified_interval_is_newcombes() -> None:
     wa, wb = estimates.wilson(7, 20), estimates.wilson(3, 20)
     assert wa is not None and wb is not None
-    one = estimates.combine([(estimates.mantel_haenszel_weight(20, 20), estimates.difference(wa, wb))])
+    one = estimates.combine(
+        [(estimates.mantel_haenszel_weight(20, 20), estimates.difference(wa, wb))]
+    )
     low, high = proportion.confint_proportions_2indep(7, 20, 3, 20, method="newcomb")
     assert one is not None and (one.low, one.high) == pytest.approx((low, high), abs=1e-9)
 
@@ -51,7 +55,12 @@ def test_mantel_haenszel_weights_the_strata_by_their_harmonic_size() -> None:
     # two strata, differences 0.1 and 0.3: weights 20*80/100 = 16 and 50*50/100 = 25
     a = estimates.difference(estimates.Interval(0.2, 0.1, 0.3), estimates.Interval(0.1, 0.05, 0.2))
     b = estimates.difference(estimates.Interval(0.5, 0.4, 0.6), estimates.Interval(0.2, 0.1, 0.3))
-    found = estimates.combine([(estimates.mantel_haenszel_weight(20, 80), a), (estimates.mantel_haenszel_weight(50, 50), b)])
+    found = estimates.combine(
+        [
+            (estimates.mantel_haenszel_weight(20, 80), a),
+            (estimates.mantel_haenszel_weight(50, 50), b),
+        ]
+    )
     assert found is not None and found.value == pytest.approx((16 * 0.1 + 25 * 0.3) / 41)
     assert found.low < found.value < found.high
 

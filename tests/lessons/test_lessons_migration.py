@@ -29,7 +29,9 @@ def test_one_company_in_three_spellings_folds_into_one_lesson(old: Path) -> None
     assert len(acme) == 1
     assert state.support[acme[0]][0] == 3  # T-1, T-2 (ACME / Web) and T-3 (Acme)
     assert len(state.alias) == 2  # the ACME and Acme ids now stand for acme's
-    picked = select_lessons({"id": "N9", "company": "Acme", "category": "WEB"}, LessonStore.for_repo(old))
+    picked = select_lessons(
+        {"id": "N9", "company": "Acme", "category": "WEB"}, LessonStore.for_repo(old)
+    )
     # one slot for the finding (confirmed, and reproduced on T-1's retest), support 3
     assert [(x.action, x.support) for x in picked if x.cue == "sqli"] == [
         ("Confirmed and reproduced on retest sqli: login form, id param", 3)
@@ -42,7 +44,10 @@ def test_re_extracting_an_old_task_adds_nothing(old: Path, capsys) -> None:
             "findings": [{"id": "F1", "status": "confirmed", "class": "sqli", "summary": "login form, id param"}],
             "metrics": {"tokens": 90000, "tool_calls": 20}}  # fmt: skip
     (old / "t.json").write_text(json.dumps(task))
-    assert main(["lessons", "extract", str(old / "t.json"), "--repo", str(old), "--format", "json"]) == 0
+    assert (
+        main(["lessons", "extract", str(old / "t.json"), "--repo", str(old), "--format", "json"])
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert (result["new_lessons"], result["new_evidence"]) == (0, 0)
 
@@ -52,8 +57,15 @@ def test_old_source_ids_of_a_task_with_a_slash_are_escaped(old: Path, make_task)
     sources = {key[2] for key, (task, _at, _l) in state.evidence.items() if task == "A/B"}
     assert sources == {"A%2FB/C"}
     # task A finding B/C never got its row (the collision); extracting it now adds it
-    task = make_task("A", company="globex", category="api", findings=[("B/C", "confirmed", "csrf", "profile form")])
-    result = LessonStore.for_repo(old).add([__import__("kbkit.lessons.extraction", fromlist=["x"]).extract(task)])
+    task = make_task(
+        "A",
+        company="globex",
+        category="api",
+        findings=[("B/C", "confirmed", "csrf", "profile form")],
+    )
+    result = LessonStore.for_repo(old).add(
+        [__import__("kbkit.lessons.extraction", fromlist=["x"]).extract(task)]
+    )
     assert result.new_evidence == 1
 
 
@@ -64,8 +76,12 @@ def test_tombstones_transitions_and_the_report_follow_the_migration(old: Path, c
     retired = [lid for lid, row in state.lifecycle.items() if row[0] == "retired"]
     assert len(retired) == 1 and state.lessons[retired[0]][1] == "globex"
     # T-6's confirmed xss was superseded by its false positive
-    shown = [x.action for x in select_lessons({"id": "N8", "company": None, "category": None}, store)]
-    assert shown == ["Do not re-report without new mechanics: markdown preview (prior false_positive)"]
+    shown = [
+        x.action for x in select_lessons({"id": "N8", "company": None, "category": None}, store)
+    ]
+    assert shown == [
+        "Do not re-report without new mechanics: markdown preview (prior false_positive)"
+    ]
     assert main(["lessons", "report", "--repo", str(old), "--format", "json"]) == 0
     groups = {(g["group"], g["value"]) for g in json.loads(capsys.readouterr().out)["groups"]}
     assert ("company", "acme") in groups and ("company", "ACME") not in groups

@@ -159,8 +159,13 @@ def test_uneven_assignment_over_an_easy_and_a_hard_category_is_not_reversed(caps
     # easy one: pooled, it looked 22 points better ("difference -32.0%" in the run)
     cards, usage = _uneven({"easy": (90, 10, 0.2, 0.1), "hard": (10, 90, 0.6, 0.5)})
     fp = build_report(cards, usage)["headline"]["metrics"]["false_positive_rate"]
-    arms = {arm: [c for c, u in zip(cards, usage, strict=True) if u["mode"] == arm] for arm in ("inject", "shadow")}
-    pooled = [ratio(arms[arm], BY_NAME["false_positive_rate"]).value for arm in ("inject", "shadow")]
+    arms = {
+        arm: [c for c, u in zip(cards, usage, strict=True) if u["mode"] == arm]
+        for arm in ("inject", "shadow")
+    }
+    pooled = [
+        ratio(arms[arm], BY_NAME["false_positive_rate"]).value for arm in ("inject", "shadow")
+    ]
     assert pooled == pytest.approx([0.24, 0.46])  # pooled, inject looks 22 points better
     assert fp["difference"]["value"] == pytest.approx(0.10)
     assert 0 < fp["difference"]["low"] < 0.10 < fp["difference"]["high"] < 0.2
@@ -177,7 +182,10 @@ def test_the_report_command_shows_the_stratified_difference_and_each_category(
     folder = tmp_path / "intake" / "lessons"
     folder.mkdir(parents=True)
     (folder / "outcomes.jsonl").write_text(
-        "".join(json.dumps({"task": c["task"], "card": c, "at": "2026-11-01T00:00:00Z"}) + "\n" for c in cards)
+        "".join(
+            json.dumps({"task": c["task"], "card": c, "at": "2026-11-01T00:00:00Z"}) + "\n"
+            for c in cards
+        )
     )
     (folder / "usage.jsonl").write_text("".join(json.dumps(u) + "\n" for u in usage))
     assert lessons_report.main(["--repo", str(tmp_path)]) == 0

@@ -323,7 +323,11 @@ def test_text_rows_are_encoded_as_encode_row_encodes_them(row) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(
-    card=st.dictionaries(st.text(max_size=8), st.one_of(st.none(), st.text(), st.integers(), st.floats(allow_nan=False)), max_size=6),
+    card=st.dictionaries(
+        st.text(max_size=8),
+        st.one_of(st.none(), st.text(), st.integers(), st.floats(allow_nan=False)),
+        max_size=6,
+    ),
     task=st.text(min_size=1),
     digest=st.one_of(st.none(), st.text(max_size=32), st.just("absent")),
 )

@@ -47,7 +47,11 @@ task = st.fixed_dictionaries(
 operation = st.one_of(
     st.tuples(st.just("extract"), task),
     st.tuples(st.just("extract"), task),
-    st.tuples(st.just("retriage"), st.integers(0, 50), st.lists(st.sampled_from(STATUSES), min_size=3, max_size=3)),
+    st.tuples(
+        st.just("retriage"),
+        st.integers(0, 50),
+        st.lists(st.sampled_from(STATUSES), min_size=3, max_size=3),
+    ),
     st.tuples(st.just("forget"), st.integers(0, 50), st.booleans()),
     st.tuples(st.just("retire"), st.integers(0, 50)),
     st.tuples(st.just("shown"), task, st.integers(1, 4)),
@@ -56,9 +60,12 @@ operation = st.one_of(
 
 def record(n: int, spec: dict[str, Any]) -> dict[str, Any]:
     findings = [
-        {"id": f"F{j}", "status": s, "class": c, "summary": m} for j, (s, c, m) in enumerate(spec["findings"])
+        {"id": f"F{j}", "status": s, "class": c, "summary": m}
+        for j, (s, c, m) in enumerate(spec["findings"])
     ]
-    retests = [{"id": "R0", "finding_id": "F0", "verdict": spec["retest"]}] if spec["retest"] else []
+    retests = (
+        [{"id": "R0", "finding_id": "F0", "verdict": spec["retest"]}] if spec["retest"] else []
+    )
     return {
         "id": f"T{n}/x" if n % 5 == 0 else f"T{n}",  # a slash now and then: escaped source ids
         "status": "done",
@@ -79,11 +86,16 @@ def build(store: LessonStore, operations: list[Any]) -> None:
             store.add([extract(done[-1])])
         elif op[0] == "retriage" and done:
             old = done[op[1] % len(done)]
-            new = dict(old, findings=[dict(f, status=s) for f, s in zip(old["findings"], op[2], strict=False)])
+            new = dict(
+                old,
+                findings=[dict(f, status=s) for f, s in zip(old["findings"], op[2], strict=False)],
+            )
             store.add([extract(new)])
         elif op[0] == "forget" and done:
             old = done[op[1] % len(done)]
-            source = ("task", old["id"]) if op[2] else ("finding", f"{old['id'].replace('/', '%2F')}/F0")
+            source = (
+                ("task", old["id"]) if op[2] else ("finding", f"{old['id'].replace('/', '%2F')}/F0")
+            )
             store.forget(*source)
         elif op[0] == "retire":
             lessons = sorted(store.state().lessons)
@@ -92,7 +104,11 @@ def build(store: LessonStore, operations: list[Any]) -> None:
         elif op[0] == "shown":  # tasks shown lessons now close later with these findings
             spec = op[1]
             for copy in range(op[2]):  # alike tasks: enough judgements to demote a lesson
-                shown = {"id": f"S{n}-{copy}", "company": spec["company"], "category": spec["category"]}
+                shown = {
+                    "id": f"S{n}-{copy}",
+                    "company": spec["company"],
+                    "category": spec["category"],
+                }
                 bundle_prompts(shown, "p", "w", store=store, mode="inject", scope="open")
                 done.append(dict(record(n, spec), id=shown["id"]))
                 store.add([extract(done[-1])])
@@ -112,7 +128,14 @@ def cut_copy(store: LessonStore, moment: str, into: Path) -> LessonStore:
 PROBES = [
     {"id": f"P{n}", "company": company, "category": category}
     for n, (company, category) in enumerate(
-        [("acme", "web"), ("Acme", "api"), ("globex", "web"), (None, "web"), (None, None), ("acme", None)]
+        [
+            ("acme", "web"),
+            ("Acme", "api"),
+            ("globex", "web"),
+            (None, "web"),
+            (None, None),
+            ("acme", None),
+        ]
     )
 ] + [{"id": "T3", "company": "acme", "category": "web"}]  # a task with evidence of its own
 
@@ -121,14 +144,24 @@ def rankings(view: Any, cut: Cut | None) -> list[Any]:
     out = []
     for probe in PROBES:
         for scope in SCOPES:
-            found = ranked(view, probe["id"], scope_key(probe["company"]), scope_key(probe["category"]), scope, cut)
+            found = ranked(
+                view,
+                probe["id"],
+                scope_key(probe["company"]),
+                scope_key(probe["category"]),
+                scope,
+                cut,
+            )
             out.append([(r.tier, view.ids[r.position], r.support, r.recency) for r in found])
     return out
 
 
 def selections(view: Any, moment: str | None) -> list[Any]:
     return [
-        [(x.id, x.support, x.last_seen, x.line, x.also) for x in select_lessons(p, view=view, scope=s, as_of=moment)]
+        [
+            (x.id, x.support, x.last_seen, x.line, x.also)
+            for x in select_lessons(p, view=view, scope=s, as_of=moment)
+        ]
         for p in PROBES
         for s in SCOPES
     ]

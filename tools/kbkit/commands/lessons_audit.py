@@ -29,7 +29,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(document, ensure_ascii=False, indent=2))
     else:
         for c in found:
-            alike = " (another company whose name shows alike)" if c.task_company == c.lesson_company else ""
+            alike = (
+                " (another company whose name shows alike)"
+                if c.task_company == c.lesson_company
+                else ""
+            )
             print(
                 visible(
                     f"{c.at} task {c.task} (company {c.task_company or '-'}, {c.mode}): "

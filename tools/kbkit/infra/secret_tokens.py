@@ -64,8 +64,16 @@ FAMILIES: tuple[Family, ...] = (
     # secret alone has no shape of its own; 40 characters of mixed-case base64)
     Family(
         "aws-key-pair",
-        _B + _AWS_ID + r"(?![0-9A-Z])(.{0,40}?)" + _AWS_SECRET
-        + r"|" + _AWS_SECRET + r"(.{0,40}?)" + _B + _AWS_ID + r"(?![0-9A-Z])",
+        _B
+        + _AWS_ID
+        + r"(?![0-9A-Z])(.{0,40}?)"
+        + _AWS_SECRET
+        + r"|"
+        + _AWS_SECRET
+        + r"(.{0,40}?)"
+        + _B
+        + _AWS_ID
+        + r"(?![0-9A-Z])",
     ),
     Family("aws-access-key", _B + _AWS_ID),
     Family(

@@ -117,8 +117,10 @@ def normal_quantile(p: float) -> float:
     else:
         q = p - 0.5
         r = q * q
-        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (
-            ((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1
+        x = (
+            (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5])
+            * q
+            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
         )
     error = 0.5 * math.erfc(-x / math.sqrt(2)) - p
     return x - error * math.sqrt(2 * math.pi) * math.exp(x * x / 2)

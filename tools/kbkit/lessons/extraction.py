@@ -14,11 +14,11 @@ import functools
 import hashlib
 import json
 import re
-from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from kbkit.infra.errors import InputError
 from kbkit.intake.ledger import timestamp
+from kbkit.lessons.moments import normalize_time as normalize_time
 from kbkit.lessons.outcomes import CONFIRMED, NEGATIVE, SILENT, normalize_status, outcome_card
 from kbkit.lessons.redaction import clean_scope, clean_text, key_text, scope_key
 
@@ -123,33 +123,6 @@ def migrate_source(raw: str, task: str) -> str:
 def utc_now() -> str:
     """The ledger's timestamp format (one writer of it: kbkit.intake.ledger.timestamp)."""
     return timestamp()
-
-
-_NORMAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
-
-
-def normalize_time(value: object, default: str) -> str:
-    """An ISO timestamp as `YYYY-MM-DDTHH:MM:SSZ` (UTC), or `default` when absent/unparsable."""
-    if not isinstance(value, str) or not value:
-        return default
-    if _NORMAL_TIME.fullmatch(value) and _real_moment(value):
-        return value  # already in the form (most records): no parse, no format
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return default
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@functools.lru_cache(maxsize=4096)
-def _real_moment(value: str) -> bool:
-    try:
-        datetime.fromisoformat(value[:-1])
-    except ValueError:
-        return False
-    return True
 
 
 class _Fired(NamedTuple):

@@ -57,9 +57,7 @@ def lint_store(
     for lid, row in lessons.items():
         scope = (row.company_key, row.category_key)  # identities, as selection compares them
         exact[(row.kind, *scope, _norm(row.cue), _norm(row.action))].append(lid)
-        groups[(row.kind, *scope, _norm(row.cue))].append(
-            (_norm(row.action), lid)
-        )
+        groups[(row.kind, *scope, _norm(row.cue))].append((_norm(row.action), lid))
     for ids in exact.values():
         for other in sorted(ids, key=lambda i: lessons[i].line)[1:]:
             add(

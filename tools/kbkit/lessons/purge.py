@@ -82,8 +82,9 @@ def finish(store: LessonStore, state: FoldState, purge: dict[str, Any]) -> Purge
 
     rows = rewrite_log(
         store.log("evidence"),
-        lambda r: state.migrate_key((r.get("lesson"), r.get("source_kind"), r.get("source_id")))
-        in keys,
+        lambda r: (
+            state.migrate_key((r.get("lesson"), r.get("source_kind"), r.get("source_id"))) in keys
+        ),
     )
     reached("purge-evidence")
     rows += rewrite_log(store.log("lessons"), lambda r: now(str(r.get("id"))) in lessons)
@@ -97,7 +98,9 @@ def finish(store: LessonStore, state: FoldState, purge: dict[str, Any]) -> Purge
     for name in ("state.marshal", "view.bin"):
         (store.cache_dir / name).unlink(missing_ok=True)
     reached("purge-caches")
-    append_rows(store.log("tombstones"), [{"action": "purged", "id": purge["id"], "at": purge["at"]}])
+    append_rows(
+        store.log("tombstones"), [{"action": "purged", "id": purge["id"], "at": purge["at"]}]
+    )
     return PurgeReport(rows, events, bundles, published, purge)
 
 
@@ -132,7 +135,9 @@ def _purge_bundles(store: LessonStore, lessons: set[str], now: Any) -> list[str]
     folders = {}
     for row in iter_rows(store.log("usage")):
         folder = row.get("bundle")
-        if isinstance(folder, str) and any(now(str(lid)) in lessons for lid in row.get("lessons") or []):
+        if isinstance(folder, str) and any(
+            now(str(lid)) in lessons for lid in row.get("lessons") or []
+        ):
             folders[folder] = str(row.get("task"))
     done = []
     for folder, task in sorted(folders.items()):

@@ -141,7 +141,7 @@ def _scope_key(text: str) -> str | None:
 
 def scope_key(value: object) -> str | None:
     """The identity of a company or category name: what selection, isolation and lesson
-    ids compare, and never shown. NFKC, case-folded, whitespace collapsed (`\u212Aorp` is
+    ids compare, and never shown. NFKC, case-folded, whitespace collapsed (`\u212aorp` is
     `korp`); a name redaction would change is keyed by a digest of that form instead."""
     if value is None:
         return None

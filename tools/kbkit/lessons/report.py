@@ -258,7 +258,11 @@ def outcome_cards(store: Any, state: Any) -> list[Card]:
     """The outcome cards the report counts: every closed task's latest, forgotten ones out
     (a forgotten task, or a task one of whose findings or retests was forgotten)."""
     cards = store.outcome_cards()
-    return [card for task, card in cards.items() if task in state.outcomes and task not in state.forgotten]
+    return [
+        card
+        for task, card in cards.items()
+        if task in state.outcomes and task not in state.forgotten
+    ]
 
 
 def build_report(cards: list[Card], usage_rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from kbkit.infra.errors import InputError, UsageError
-from kbkit.lessons.extraction import normalize_time
+from kbkit.lessons.moments import normalize_time
 from kbkit.lessons.redaction import scope_key
 from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line
 from kbkit.lessons.store import LessonStore
@@ -180,6 +180,7 @@ def ranked(
 
 def selection_cutoff(task: dict[str, Any], as_of: str | None) -> str | None:
     """`as_of`, else the task's `started_at`, as a UTC timestamp; None when neither is set."""
+
     for value, source in ((as_of, "--as-of"), (task.get("started_at"), "started_at")):
         if value is None:
             continue

@@ -11,7 +11,6 @@ view ranks a lesson last in its scope only once enough outcomes judged it (view.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 

@@ -21,14 +21,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, NamedTuple
-
 from json.encoder import encode_basestring as _quote  # ensure_ascii=False's string encoder
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.infra import json_input
+from kbkit.infra.clock import timestamp as utc_now
 from kbkit.infra.file_lock import locked
-from kbkit.infra.steps import reached
 from kbkit.infra.jsonl import (
     append_rows,
     append_together,
@@ -37,8 +36,11 @@ from kbkit.infra.jsonl import (
     gc_paused,
 )
 from kbkit.infra.paths import intake_root, repo_root
+from kbkit.infra.steps import reached
 from kbkit.lessons import fold, index
-from kbkit.lessons.extraction import Extraction, RefusedLesson, utc_now
+
+if TYPE_CHECKING:  # extraction is not needed to read the store (`kb lessons show`)
+    from kbkit.lessons.extraction import Extraction, RefusedLesson
 
 STORE_DIR = "lessons"
 
@@ -94,9 +96,7 @@ class LessonStore:
             return folded
         with gc_paused():
             state = index.refresh(folded, self.root) if folded is not None else self._read_state()
-        if state is not folded and state.marks:
-            index.write_cache(self.cache_dir / "state.marshal", state.dump())
-        elif folded is not None and state.marks:
+        if state is not folded and state.marks or folded is not None and state.marks:
             index.write_cache(self.cache_dir / "state.marshal", state.dump())
         self._folded = state
         return state
@@ -239,7 +239,9 @@ class LessonStore:
             ("tombstones", [encode_row(row) for row in verdicts]),
         ]
         cards = [fold.card_json(row["card"]) for row in outcomes]
-        groups.append(("outcomes", [_outcome_line(r, c) for r, c in zip(outcomes, cards, strict=True)]))
+        groups.append(
+            ("outcomes", [_outcome_line(r, c) for r, c in zip(outcomes, cards, strict=True)])
+        )
         append_together([(self.log(name), lines) for name, lines in groups])
         folded = {  # what folding the outcome rows gives, without encoding the cards again
             row["task"]: (fold.text_digest(card), row.get("digest"))
@@ -301,8 +303,12 @@ class LessonStore:
                     reached("purge-planned")
                     purged = purging.finish(self, self.state(), plan)
         return ForgetResult(
-            len(live), sorted(affected - alive), sorted(affected), purged.rows if purged else 0,
-            ended=len(hit), purge=purged,
+            len(live),
+            sorted(affected - alive),
+            sorted(affected),
+            purged.rows if purged else 0,
+            ended=len(hit),
+            purge=purged,
         )
 
     def _finish_purges(self, state: fold.FoldState, source: tuple[str, str] | None = None) -> Any:
@@ -382,7 +388,9 @@ def text_row(row: dict[str, Any]) -> bytes:
 def _outcome_line(row: dict[str, Any], card: str) -> bytes:
     """`encode_row(row)` of an outcome row whose card is already encoded as `card`."""
     digest = row.get("digest")
-    middle = f'"digest":{_quote(digest) if digest is not None else "null"},' if "digest" in row else ""
+    middle = (
+        f'"digest":{_quote(digest) if digest is not None else "null"},' if "digest" in row else ""
+    )
     return f'{{"at":{_quote(row["at"])},"card":{card},{middle}"task":{_quote(row["task"])}}}\n'.encode()
 
 
