@@ -276,10 +276,15 @@ def build_view(
     }
     if demoted:
         order.sort(key=lambda i: live[i] in demoted)
-    times = sorted({at for lid in live for at in supports[lid][3]})
-    names = sorted({task for lid in live for task in supports[lid][2]})
+    every_at: set[str] = set()
+    every_task: set[str] = set()
+    for lid in live:  # C-level set updates: a million rows cost a fraction of a second
+        every_at.update(supports[lid][3])
+        every_task.update(supports[lid][2])
+    times, names = sorted(every_at), sorted(every_task)
     time_index = {at: n for n, at in enumerate(times)}
     name_index = {task: n for n, task in enumerate(names)}
+    to_time, to_name = time_index.__getitem__, name_index.__getitem__
     first, ev_time, ev_task = array("Q", [0]), array("Q"), array("Q")
     buckets: dict[Scope, Ints] = {}
     position_signals: dict[int, tuple[list[str], list[str]]] = {}
@@ -287,9 +292,13 @@ def build_view(
     for position, i in enumerate(order):  # positions are ranks: every bucket comes sorted
         lid, row = live[i], rows[i]
         _n, _latest, tasks, ats = supports[lid]
-        for at, task in sorted(zip(ats, tasks, strict=True)):
-            ev_time.append(time_index[at])
-            ev_task.append(name_index[task])
+        if len(ats) == 1:
+            ev_time.append(to_time(ats[0]))
+            ev_task.append(to_name(tasks[0]))
+        else:
+            pairs = sorted(zip(map(to_time, ats), map(to_name, tasks)))
+            ev_time.extend(pair[0] for pair in pairs)
+            ev_task.extend(pair[1] for pair in pairs)
         first.append(len(ev_time))
         scope = (row.company_key, row.category_key)
         bucket = buckets.get(scope)
