@@ -146,7 +146,7 @@ def rankings(view: Any, cut: Cut | None) -> list[Any]:
         for scope in SCOPES:
             found = ranked(
                 view,
-                probe["id"],
+                str(probe["id"]),
                 scope_key(probe["company"]),
                 scope_key(probe["category"]),
                 scope,

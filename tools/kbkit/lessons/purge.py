@@ -83,7 +83,10 @@ def finish(store: LessonStore, state: FoldState, purge: dict[str, Any]) -> Purge
     rows = rewrite_log(
         store.log("evidence"),
         lambda r: (
-            state.migrate_key((r.get("lesson"), r.get("source_kind"), r.get("source_id"))) in keys
+            state.migrate_key(
+                (str(r.get("lesson")), str(r.get("source_kind")), str(r.get("source_id")))
+            )
+            in keys
         ),
     )
     reached("purge-evidence")
@@ -154,7 +157,8 @@ def _purge_bundle(folder: Path, task: str, lessons: set[str], now: Any) -> bool:
         return False  # gone, or no longer a bundle of ours
     if not isinstance(meta, dict) or meta.get("task") != task:
         return False  # the folder now holds another task's bundle
-    entries = meta.get("lessons") if isinstance(meta.get("lessons"), list) else []
+    found = meta.get("lessons")
+    entries: list[Any] = found if isinstance(found, list) else []
     keep = [
         e
         for e in entries

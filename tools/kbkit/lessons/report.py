@@ -157,13 +157,16 @@ def compare(
     names = names or {}
     a_all, b_all = ratio(treated, metric), ratio(control, metric)
     treated_by, control_by = _strata(treated), _strata(control)
-    rows, arms_a, arms_b, diffs = [], [], [], []
+    rows: list[dict[str, Any]] = []
+    arms_a: list[tuple[float, Interval]] = []
+    arms_b: list[tuple[float, Interval]] = []
+    diffs: list[tuple[float, Interval]] = []
     for key in sorted(set(treated_by) | set(control_by)):
         a, b = ratio(treated_by.get(key, []), metric), ratio(control_by.get(key, []), metric)
         ia, ib = a.interval(), b.interval()
         weight = estimates.mantel_haenszel_weight(a.units, b.units) if ia and ib else 0.0
         diff = estimates.difference(ia, ib) if ia and ib else None
-        if diff is not None and weight > 0:
+        if ia is not None and ib is not None and diff is not None and weight > 0:
             arms_a.append((weight, ia))
             arms_b.append((weight, ib))
             diffs.append((weight, diff))

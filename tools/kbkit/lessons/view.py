@@ -205,16 +205,16 @@ class SelectionView(NamedTuple):
 
 
 class Cut(NamedTuple):
-    """A view stopped at `moment`: `index` of the times before it."""
+    """A view stopped at `moment`: `before` of its times are earlier than the moment."""
 
     view: SelectionView
     moment: str
-    index: int
+    before: int
 
     def support(self, position: int) -> int:
         view = self.view
         start, end = view.first[position], view.first[position + 1]
-        return bisect_left(view.ev_time, self.index, start, end) - start
+        return bisect_left(view.ev_time, self.before, start, end) - start
 
     def recency(self, position: int, support: int) -> str:
         view = self.view
@@ -296,7 +296,7 @@ def build_view(
             ev_time.append(to_time(ats[0]))
             ev_task.append(to_name(tasks[0]))
         else:
-            pairs = sorted(zip(map(to_time, ats), map(to_name, tasks)))
+            pairs = sorted(zip(map(to_time, ats), map(to_name, tasks), strict=True))
             ev_time.extend(pair[0] for pair in pairs)
             ev_task.extend(pair[1] for pair in pairs)
         first.append(len(ev_time))
