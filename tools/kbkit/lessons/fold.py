@@ -170,16 +170,21 @@ def count_support(state: FoldState) -> dict[str, list[Any]]:
     for key, (task, at, _line) in state.evidence.items():
         if check and not state.is_live(key, task):
             continue
-        aggregate = support.get(key[0])
-        if aggregate is None:
-            support[key[0]] = [1, at, [task], [at]]
-        else:
-            aggregate[0] += 1
-            if at > aggregate[1]:
-                aggregate[1] = at
-            aggregate[2].append(task)
-            aggregate[3].append(at)
+        count(support, key[0], task, at)
     return support
+
+
+def count(support: dict[str, list[Any]], lesson: str, task: str, at: str) -> None:
+    """One live evidence row more in a lesson's support aggregate."""
+    aggregate = support.get(lesson)
+    if aggregate is None:
+        support[lesson] = [1, at, [task], [at]]
+    else:
+        aggregate[0] += 1
+        if at > aggregate[1]:
+            aggregate[1] = at
+        aggregate[2].append(task)
+        aggregate[3].append(at)
 
 
 def _strings(row: dict[str, Any], *names: str) -> bool:
@@ -280,15 +285,7 @@ def _fold_evidence(state: FoldState, row: dict[str, Any], line: int) -> str:
         task, at = intern(task), intern(str(get("at") or ""))
         evidence[key] = (task, at, line)
         if (not state.dead and not state.legacy) or state.is_live(key, task):
-            aggregate = state.support.get(key[0])
-            if aggregate is None:
-                state.support[key[0]] = [1, at, [task], [at]]
-            else:
-                aggregate[0] += 1
-                if at > aggregate[1]:
-                    aggregate[1] = at
-                aggregate[2].append(task)
-                aggregate[3].append(at)
+            count(state.support, key[0], task, at)
     return ""
 
 

@@ -21,16 +21,27 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from kbkit.infra.jsonl import atomic_write_text, iter_rows
+from kbkit.infra import json_input
+from kbkit.infra.jsonl import atomic_write_bytes, atomic_write_text, iter_rows
 from kbkit.infra.steps import reached
 from kbkit.lessons.rendering import render_block
 
 if TYPE_CHECKING:
     from kbkit.lessons.fold import FoldState
-    from kbkit.lessons.store import LessonStore
+
+
+class LessonStore(Protocol):
+    """What a purge needs of `kbkit.lessons.store.LessonStore` (which calls it)."""
+
+    root: Path
+    cache_dir: Path
+
+    def log(self, name: str) -> Path: ...
+
 
 PURGED_TITLE = "Lesson (purged)"
 PURGED_SUMMARY = "Purged by kb lessons forget --purge: this lesson's text is gone."
@@ -73,7 +84,6 @@ def plan(
 def finish(store: LessonStore, state: FoldState, purge: dict[str, Any]) -> PurgeReport:
     """Carry out a purge plan, every step again if need be; close it with a `purged` row."""
     from kbkit.infra.jsonl import append_rows
-    from kbkit.lessons.store import rewrite_log
 
     keys = {tuple(key) for key in purge["keys"]}
     lessons = set(purge["lessons"])
@@ -152,7 +162,7 @@ def _purge_bundles(store: LessonStore, lessons: set[str], now: Any) -> list[str]
 def _purge_bundle(folder: Path, task: str, lessons: set[str], now: Any) -> bool:
     meta_path = folder / "lessons.json"
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = json_input.loads(meta_path.read_bytes())
     except (OSError, ValueError):
         return False  # gone, or no longer a bundle of ours
     if not isinstance(meta, dict) or meta.get("task") != task:
@@ -181,3 +191,23 @@ def _purge_bundle(folder: Path, task: str, lessons: set[str], now: Any) -> bool:
     meta.update(lessons=keep, block=new_block)
     atomic_write_text(meta_path, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     return True
+
+
+def rewrite_log(path: Path, drop: Callable[[dict[str, Any]], bool]) -> int:
+    """Rewrite a log atomically without the rows `drop` selects; other lines stay as they are."""
+    if not path.exists():
+        return 0
+    kept: list[bytes] = []
+    dropped = 0
+    for line in path.read_bytes().splitlines(keepends=True):
+        try:
+            row = json_input.loads(line)
+        except ValueError:
+            row = None
+        if isinstance(row, dict) and drop(row):
+            dropped += 1
+        else:
+            kept.append(line)
+    if dropped:
+        atomic_write_bytes(path, b"".join(kept))
+    return dropped

@@ -25,13 +25,11 @@ from json.encoder import encode_basestring as _quote  # ensure_ascii=False's str
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kbkit.infra import json_input
 from kbkit.infra.clock import timestamp as utc_now
 from kbkit.infra.file_lock import locked
 from kbkit.infra.jsonl import (
     append_rows,
     append_together,
-    atomic_write_bytes,
     encode_row,
     gc_paused,
 )
@@ -403,23 +401,3 @@ def _source_filter(source_kind: str, source_id: str) -> Callable[[tuple[str, str
 def _legacy_alive(state: fold.FoldState, key: tuple[str, str, str]) -> bool:
     """False when a forget row of an earlier version (no keys) already ended the key."""
     return not state.legacy or state.is_live(key, state.evidence[key][0]) or key in state.dead
-
-
-def rewrite_log(path: Path, drop: Callable[[dict[str, Any]], bool]) -> int:
-    """Rewrite a log atomically without the rows `drop` selects; other lines stay as they are."""
-    if not path.exists():
-        return 0
-    kept: list[bytes] = []
-    dropped = 0
-    for line in path.read_bytes().splitlines(keepends=True):
-        try:
-            row = json_input.loads(line)
-        except ValueError:
-            row = None
-        if isinstance(row, dict) and drop(row):
-            dropped += 1
-        else:
-            kept.append(line)
-    if dropped:
-        atomic_write_bytes(path, b"".join(kept))
-    return dropped
