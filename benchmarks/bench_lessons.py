@@ -137,18 +137,33 @@ class Run(NamedTuple):
     peak_mb: float
 
 
+# A small launcher forks the measured child: a child forked from this (large) process
+# would count this process's pages in its own peak resident set until it execs.
+_LAUNCHER = """
+import json, os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, "-m", "kbkit", *sys.argv[1:]])
+_pid, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+print(json.dumps([os.waitstatus_to_exitcode(status), wall, usage.ru_utime + usage.ru_stime,
+                  usage.ru_maxrss / 1024]))
+"""
+
+
 def measured(*args: str, env: dict[str, str] | None = None) -> Run:
     """A whole `kb` process: wall time, its own CPU time and peak resident set (wait4)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "kbkit", *args], env=env or _env(), stdout=subprocess.DEVNULL
+    done = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, *args],
+        env=env or _env(),
+        stdout=subprocess.PIPE,
+        check=True,
     )
-    _pid, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        raise SystemExit(f"kb {' '.join(args)} failed ({child.returncode})")
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    code, wall, cpu, peak = json.loads(done.stdout.decode().splitlines()[-1])
+    if code:
+        raise SystemExit(f"kb {' '.join(args)} failed ({code})")
+    return Run(wall, cpu, peak)
 
 
 def _env() -> dict[str, str]:
