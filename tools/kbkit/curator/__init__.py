@@ -23,7 +23,7 @@ from kbkit.curator.errors import (
 )
 from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
 from kbkit.curator.gate import ValidatorResult, ValidatorRun
-from kbkit.curator.journal import RecoveryResult
+from kbkit.curator.journal import RecoveryConflict, RecoveryResult
 from kbkit.curator.plan import Insertion
 from kbkit.curator.prompt import KnowledgePrompt
 from kbkit.curator.proposals import (
@@ -32,6 +32,7 @@ from kbkit.curator.proposals import (
     KnowledgeProposalValidation,
     RejectedProposal,
 )
+from kbkit.curator.review_notes import ReviewNote
 
 API_VERSION = 1
 
@@ -53,8 +54,10 @@ __all__ = [
     "KnowledgeProposalValidation",
     "KnowledgeValidatorError",
     "PageChange",
+    "RecoveryConflict",
     "RecoveryResult",
     "RejectedProposal",
+    "ReviewNote",
     "ValidatorResult",
     "ValidatorRun",
 ]

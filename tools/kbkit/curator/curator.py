@@ -22,7 +22,7 @@ from kbkit.curator.catalog import Catalog, load_catalog
 from kbkit.curator.errors import InvalidRequestError, KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.gate import commands, gate_mode, policy_arguments
-from kbkit.curator.journal import RecoveryResult, lock_target, recover
+from kbkit.curator.journal import RESOLUTIONS, RecoveryResult, lock_target, recover
 from kbkit.curator.prompt import KnowledgePrompt, build_prompt
 from kbkit.curator.proposals import KnowledgeProposalValidation, revalidate, validate_reply
 from kbkit.curator.schema import wire_schema
@@ -65,16 +65,21 @@ class KnowledgeCurator:
             raise InvalidRequestError("the gate needs at least one command", field="gate")
         self._gate = None if gate is None else [tuple(map(str, c)) for c in gate if c]
         self._catalog: Catalog | None = None
-        self._source_ids: tuple[str, ...] = ()  # of the batch the last prompt was built for
+        self._source_ids: tuple[str, ...] = ()  # citable ids of the last prompt's batch
 
     @property
     def root(self) -> str:
         return self.policy.knowledge_root
 
-    def recover(self) -> RecoveryResult:
-        """Restore the pages of an interrupted apply (no-op without a journal)."""
+    def recover(self, resolve: str | None = None) -> RecoveryResult:
+        """Undo an interrupted apply (no-op without a journal): every page that holds what
+        the apply wrote goes back to its base bytes. A page that changed since is left as it
+        is and raises RecoveryConflict, until a person decides with `resolve`:
+        "keep-current" (keep such pages as they are) or "restore-base" (put them back)."""
+        if resolve is not None and resolve not in RESOLUTIONS:
+            raise InvalidRequestError(f"one of {', '.join(RESOLUTIONS)}", field="resolve")
         with locked(lock_target(self.clone), self.lock_timeout):
-            return recover(self.clone)
+            return recover(self.clone, resolve)
 
     def catalog(self) -> Catalog:
         """The rule pages that may receive rules, read now."""
@@ -92,16 +97,17 @@ class KnowledgeCurator:
     def build_prompt(self, batch: KnowledgeEvidenceBatch) -> KnowledgePrompt:
         _require(batch, KnowledgeEvidenceBatch, "batch")
         prompt = build_prompt(self.catalog(), batch, self.policy)
-        self._source_ids = batch.source_ids
+        self._source_ids = batch.citable_ids
         return prompt
 
     def proposal_schema(
         self, max_rules: int, batch: KnowledgeEvidenceBatch | None = None
     ) -> dict[str, Any]:
-        """The portable wire schema with this clone's targets (and the batch's source IDs)."""
+        """The portable wire schema with this clone's targets (and what the batch's rules may
+        cite: its source IDs and review note ids)."""
         catalog = self._catalog or self.catalog()
         targets = catalog.targets()  # the same enum validation checks against
-        sources = list(batch.source_ids if batch else self._source_ids)
+        sources = list(batch.citable_ids if batch else self._source_ids)
         return wire_schema(targets, sources, max_rules)
 
     def validate_proposals(

@@ -200,8 +200,8 @@ class SelectionView(NamedTuple):
                 last=last,
                 **columns,  # type: ignore[arg-type]
             )
-        except (EOFError, ValueError, TypeError, KeyError):
-            return None
+        except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            return None  # a view of another shape (a damaged file) is rebuilt
 
 
 class Cut(NamedTuple):
