@@ -99,7 +99,7 @@ class FoldState:
         if not isinstance(payload, tuple) or len(payload) != 16 or payload[0] != FORMAT:
             return None
         # A cache of another shape (a damaged file) reads as no cache: the logs are folded.
-        kinds = (dict, dict, dict, dict, dict, list, dict, dict, dict, dict, dict, dict, dict, dict, dict)
+        kinds = (dict,) * 5 + (list,) + (dict,) * 9
         if any(type(value) is not kind for value, kind in zip(payload[1:], kinds, strict=True)):
             return None
         if not all(
