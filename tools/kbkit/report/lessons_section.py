@@ -56,7 +56,7 @@ def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
             for (low, high), n in zip(SUPPORT_BUCKETS, buckets, strict=True)
         ],
         "usage_by_mode": dict(sorted(modes.items())),
-        "comparison": comparison(state, usage),
+        "comparison": comparison(store, state, usage),
         "signals": lesson_signals(state, usage),
     }
 
@@ -80,13 +80,13 @@ def usage_rows(store: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def comparison(state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
+def comparison(store: Any, state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
     """Adapter: `kbkit.lessons.report.build_report`, reduced to forest-plot rows (the treated
     and the control arm of the randomised headline and of each observational comparison) of
     one metric with its 95% interval."""
-    from kbkit.lessons.report import build_report
+    from kbkit.lessons.report import build_report, outcome_cards
 
-    cards = [row["card"] for row in state.outcomes.values() if isinstance(row.get("card"), dict)]
+    cards = outcome_cards(store, state)  # forgotten tasks left out, as `kb lessons report` does
     try:
         report = build_report(cards, usage)
     except (KeyError, TypeError, ValueError) as exc:

@@ -20,7 +20,7 @@ VALIDATORS = ("tree", "lint")
 
 def collect(repo: Path, policy: Policy, today: date, use_cache: bool) -> dict[str, Any]:
     """Load the tree once as the validators do, run them, and aggregate."""
-    from kbkit.checks.runner import check_tree, load_for_checks
+    from kbkit.checks.runner import check_tree, checked_pages, load_for_checks
 
     tree = load_for_checks(repo, policy, use_cache=use_cache)
     findings = check_tree(tree, VALIDATORS, today)
@@ -28,7 +28,7 @@ def collect(repo: Path, policy: Policy, today: date, use_cache: bool) -> dict[st
     pages = list(tree.summaries)
     return {
         "source": f"{root}/ (kb check: both validators, policy {_policy_source(repo, policy)})",
-        "pages": len(pages),
+        "pages": checked_pages(tree, VALIDATORS),  # the count `kb check` prints
         "findings": _findings(findings),
         "age": _ages(tree.facts, policy.limit("stale_days"), today, root),
         "largest": _largest(pages, tree.packed_keys, tree.facts, policy, root),
