@@ -41,6 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="distill's state folder with artifacts/ (default: DIR/state or $KBKIT_STATE_ROOT)",
     )
     parser.add_argument(
+        "--lessons",
+        metavar="DIR",
+        default=None,
+        help="the lessons store (default: the ledger folder's lessons/); lessons kept in "
+        "another repository: that repository's intake/lessons",
+    )
+    parser.add_argument(
         "--since",
         metavar="YYYY-MM-DD",
         default=None,
@@ -85,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         repo=repo,
         intake=Path(args.intake) if args.intake else intake_root(repo),
         state=Path(args.state) if args.state else state_root(repo),
+        lessons=Path(args.lessons) if args.lessons else None,
     )
     fmt = args.format or ("html" if args.out else "markdown")
     report = build(sources, window, use_cache=not args.no_cache)
