@@ -55,18 +55,21 @@ def project_root() -> Path:
     return root
 
 
-def make_knowledge_repo(project: Path, dest: Path) -> None:
-    """A real git repository holding the sample tree and the validator shims, with a short
-    dated history (HISTORY)."""
+def make_knowledge_repo(project: Path, dest: Path, *, history: bool = False) -> None:
+    """A real git repository holding the sample tree and the validator shims in one commit;
+    with `history`, in the demo's short dated history (HISTORY)."""
     shutil.copytree(project / "knowledge", dest / "knowledge")
     (dest / "tools").mkdir()
     for shim in SHIMS:
         shutil.copyfile(project / "tools" / shim, dest / "tools" / shim)
     (dest / ".gitignore").write_text(".kbkit-cache/\n.kbkit-journal/\n")
+    git.run_git(dest, "init", "--quiet", "--initial-branch=main")
+    if not history:
+        git.commit_paths(dest, ["."], "Sample knowledge tree (kbkit's own)\n")
+        return
     late = dest / LATE_PAGE
     text = late.read_bytes()
     late.unlink()
-    git.run_git(dest, "init", "--quiet", "--initial-branch=main")
     (before, first), (after, second) = HISTORY
     with commit_dates(_day_minus(before)):
         git.commit_paths(dest, ["."], first)
@@ -227,7 +230,7 @@ def _pass(project: Path, work: Path, label: str) -> str:
     """Record the sample events and distill them once; print what happened."""
     upstream = work / "knowledge-repo"
     if not upstream.exists():
-        make_knowledge_repo(project, upstream)
+        make_knowledge_repo(project, upstream, history=True)
     added = record(project, work, work / "intake")
     options = _options(work, ReplayGateway(project / "intake" / "samples" / "replay.jsonl"))
     report = job.run(options)

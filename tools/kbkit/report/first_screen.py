@@ -54,12 +54,13 @@ def _tree(tree: dict[str, Any]) -> str:
         moves = "<ul>" + "".join(
             f"<li>{esc(c.name)}: {c.first} → {c.last}</li>" for c in moved
         ) + "</ul>"
-    top = [r for r in f["by_rule"]][:3]
     worst = ""
-    if top:
-        worst = "<p>Most found: " + ", ".join(
-            f'{code(r["rule"])} ({fig(r["count"], "check", "rule", r["rule"])})' for r in top
-        ) + "</p>"
+    if f["by_rule"]:
+        worst = "<p>Most found:</p><ul>" + "".join(
+            f'<li>{fig(r["count"], "check", "rule", r["rule"])} × {esc(r["title"])} '
+            f'<span class="id">{esc(r["rule"])}</span></li>'
+            for r in f["by_rule"][:3]
+        ) + "</ul>"
     body = figures + f'<p class="trend {trend.level}">{esc(trend.text)}</p>' + moves + worst
     return _card("Is the tree healthy, and getting better?", answers.tree_verdict(tree), body,
                  "Tree health", "tree")  # fmt: skip
@@ -119,7 +120,7 @@ def _decisions(cur: dict[str, Any]) -> str:
     for d in cur["decisions"][:SHOWN]:
         mark = "✓" if d["decision"] == "accepted" else "✗"
         why = (
-            f' — <span class="reason">{esc(d["reason"])}: {esc(d["message"])}</span>'
+            f' — <span class="reason">{esc(words.reason(d))}</span>'
             if d["decision"] == "rejected"
             else ""
         )
@@ -143,7 +144,7 @@ def _prs(cur: dict[str, Any], intake: dict[str, Any]) -> str:
     if prs:
         verdict = answers.Verdict("good", f"{plural(len(prs), 'knowledge PR')} opened in the window")
         body = "<ul>" + "".join(
-            f"<li>{link(pr['url'], pr_label(pr['url']))}"
+            f"<li>{link(pr['url'], words.pull_request(pr['url']))}"
             f" <span class=\"id\">{esc(pr['state'])}, {plural(pr['events'], 'event')}</span></li>"
             for pr in prs[:SHOWN]
         ) + "</ul>"
@@ -163,14 +164,6 @@ def _prs(cur: dict[str, Any], intake: dict[str, Any]) -> str:
         body = "<p>Distill opened no PR in the window.</p>"
     return _card("Which knowledge PRs are open or merged?", answers.Verdict("none", text), body,
                  "Curator", "curator")  # fmt: skip
-
-
-def pr_label(url: str) -> str:
-    """`owner/name #12` for a pull request's address (`https://host/owner/name/pull/12`)."""
-    parts = url.split("/")
-    if len(parts) >= 7 and parts[-2] == "pull":
-        return f"{parts[-4]}/{parts[-3]} #{parts[-1]}"
-    return url
 
 
 def _lessons(les: dict[str, Any]) -> str:

@@ -126,24 +126,13 @@ def _tree(tree: dict[str, Any]) -> str:
     parts.append(_baseline(tree.get("baseline")))
     parts.append(_trend(tree["trend"]))
     parts.append('<div class="grid"><div>')
-    if f["by_rule"]:
-        parts.append(
-            "<h3>Findings by rule</h3>"
-            + bars(
-                ("rule", "findings"),
-                [
-                    (
-                        f"{code(r['rule'])} <span class=\"id\">{esc(r['severity'])}: "
-                        f"{esc(r['title'])}</span>",
-                        r["count"],
-                        fig(r["count"], "check", "rule", r["rule"]),
-                    )
-                    for r in f["by_rule"]
-                ],
-            )
-        )
-    else:
-        parts.append(folded("Findings by rule", "none: <code>kb check</code> finds nothing."))
+    if not tree["pages"]:  # only tree-wide findings (a missing root): they are all there is
+        parts.append(_findings_by_rule(f))
+        parts.append("</div></div>")
+        parts.append(folded("No pages yet", f"nothing under {code(tree['root'] + '/')} in the "
+                            f"roots {esc(', '.join(tree['roots']))}."))  # fmt: skip
+        return _part("tree", "Tree health", tree["source"], as_markup(parts))
+    parts.append(_findings_by_rule(f))
     parts.append("</div><div>")
     if f["by_folder"]:
         shown = f["by_folder"]
@@ -189,6 +178,22 @@ def _tree(tree: dict[str, Any]) -> str:
             + "</details>"
         )
     return _part("tree", "Tree health", tree["source"], as_markup(parts))
+
+
+def _findings_by_rule(f: dict[str, Any]) -> str:
+    if not f["by_rule"]:
+        return folded("Findings by rule", "none: <code>kb check</code> finds nothing.")
+    return "<h3>Findings by rule</h3>" + bars(
+        ("rule", "findings"),
+        [
+            (
+                f"{code(r['rule'])} <span class=\"id\">{esc(r['severity'])}: {esc(r['title'])}</span>",
+                r["count"],
+                fig(r["count"], "check", "rule", r["rule"]),
+            )
+            for r in f["by_rule"]
+        ],
+    )
 
 
 def _baseline(baseline: dict[str, Any] | None) -> str:
@@ -424,7 +429,7 @@ def _curator(cur: dict[str, Any]) -> str:
                         d["title"] or "(no title)",
                         Cell(code(d["page"])) if d["page"] else "—",
                         d["decision"],
-                        f"{d['reason']}: {d['message']}" if d["decision"] == "rejected" else "—",
+                        words.reason(d),
                     )
                     for d in cur["decisions"]
                 ),
@@ -444,7 +449,7 @@ def _curator(cur: dict[str, Any]) -> str:
             "<h3>Knowledge PRs</h3>"
             + table(
                 ("pull request", "state", "events", "last updated"),
-                ((Cell(link(p["url"], first_screen.pr_label(p["url"]))), p["state"], p["events"], p["at"]) for p in prs),
+                ((Cell(link(p["url"], words.pull_request(p["url"]))), p["state"], p["events"], p["at"]) for p in prs),
             )
         )
     else:
@@ -463,7 +468,7 @@ def _curator(cur: dict[str, Any]) -> str:
                         b["pages_touched"],
                         b["gate"],
                         words.state(b["state"]) if b["state"] else "—",
-                        Cell(link(b["pr"], first_screen.pr_label(b["pr"])) if b["pr"] else code(b["artifact"])),
+                        Cell(link(b["pr"], words.pull_request(b["pr"])) if b["pr"] else code(b["artifact"])),
                     )
                     for b in rows
                 ),

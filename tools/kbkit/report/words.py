@@ -61,3 +61,20 @@ def rule(rule_id: str) -> str:
 
     found = all_rules().get(rule_id)
     return found.summary if found is not None else rule_id
+
+
+def pull_request(url: str) -> str:
+    """`owner/name #12` for a pull request's address (`https://host/owner/name/pull/12`)."""
+    parts = url.split("/")
+    if len(parts) >= 7 and parts[-2] == "pull" and parts[-1].isdigit():
+        return f"{parts[-4]}/{parts[-3]} #{parts[-1]}"
+    return url
+
+
+def reason(decision: dict[str, object]) -> str:
+    """Why a proposal was rejected: its reason code and the curator's message (`—` when it
+    was accepted)."""
+    if decision.get("decision") != "rejected":
+        return "—"
+    code, message = decision.get("reason"), decision.get("message")
+    return f"{code}: {message}" if message else str(code)
