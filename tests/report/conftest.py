@@ -46,7 +46,9 @@ def newcomer(repo: Path) -> Path:
     (root / "policy.yaml").write_text("roots: [ops]\nindex_page: README.md\n")
     (root / "README.md").write_text("---\nupdated: 2026-11-01\n---\n# Home\n\n[d](ops/deploy.md)\n")
     (root / "notes.md").write_text("# Notes\n")
-    (root / "ops" / "deploy.md").write_text("---\nupdated: 2024-01-03\n---\n# Deploy\n[x](gone.md)\n")
+    (root / "ops" / "deploy.md").write_text(
+        "---\nupdated: 2024-01-03\n---\n# Deploy\n[x](gone.md)\n"
+    )
     (root / "ops" / "deep" / "rollback.md").write_text("# Rollback\n")
     return repo
 
@@ -83,5 +85,3 @@ def report_cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
             os.environ.pop("KBKIT_NOW", None)
         else:
             os.environ["KBKIT_NOW"] = saved
-
-

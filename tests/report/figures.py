@@ -110,5 +110,7 @@ def documents_for(repo: Path, intake_repo: Path, lessons_repo: Path) -> dict[str
     return {
         "check": command_json("check", "--repo", str(repo), "--format", "json"),
         "intake": command_json("intake", "status", "--repo", str(intake_repo), "--format", "json"),
-        "lessons": command_json("lessons", "report", "--repo", str(lessons_repo), "--format", "json"),
+        "lessons": command_json(
+            "lessons", "report", "--repo", str(lessons_repo), "--format", "json"
+        ),
     }

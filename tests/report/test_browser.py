@@ -63,7 +63,9 @@ OVERFLOW_JS = """
 
 def _shots() -> Any:
     """tools/report_screenshot.py: the browser and camera `make report-screenshot` uses."""
-    spec = importlib.util.spec_from_file_location("report_screenshot", PROJECT / "tools" / "report_screenshot.py")
+    spec = importlib.util.spec_from_file_location(
+        "report_screenshot", PROJECT / "tools" / "report_screenshot.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -97,7 +99,9 @@ def _look(chromium: Any, case: Case, width: int, shot: Path) -> dict[str, Any]:
         return {
             "messages": messages,
             "requests": requests,
-            "scroll": page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]"),
+            "scroll": page.evaluate(
+                "[document.documentElement.scrollWidth, document.body.scrollWidth]"
+            ),
             "viewport": page.evaluate("document.documentElement.clientWidth"),
             "overflow": page.evaluate(OVERFLOW_JS),
             "answers": [
@@ -105,11 +109,15 @@ def _look(chromium: Any, case: Case, width: int, shot: Path) -> dict[str, Any]:
                 for n in range(answers.count())
             ],
             "sections": page.locator("section.part > h2").all_inner_texts(),
-            "charts": [page.locator("figure.chart svg").nth(n).bounding_box()
-                       for n in range(page.locator("figure.chart svg").count())],  # fmt: skip
+            "charts": [
+                page.locator("figure.chart svg").nth(n).bounding_box()
+                for n in range(page.locator("figure.chart svg").count())
+            ],  # fmt: skip
             "folded": page.locator("p.folded").count(),
             "contrast": page.evaluate(CONTRAST_JS) if width == 1400 else [],
-            "csp": page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content"),
+            "csp": page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute(
+                "content"
+            ),
         }
 
 
@@ -130,7 +138,9 @@ def test_the_page_reads_at_both_widths_without_scrolling_sideways(
     case = report_cases[name]
     shot = tmp_path / f"{name}-{width}.png"
     seen = _look(chromium, case, width, shot)
-    assert not [m for m in seen["messages"] if m.startswith(("error", "pageerror"))], seen["messages"]
+    assert not [m for m in seen["messages"] if m.startswith(("error", "pageerror"))], seen[
+        "messages"
+    ]
     assert seen["requests"] == [case.html.as_uri()]  # nothing fetched but the page itself
     assert seen["csp"] is not None and seen["csp"].startswith("default-src 'none'")
     assert seen["viewport"] == width

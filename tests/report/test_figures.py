@@ -50,7 +50,9 @@ def test_every_marked_figure_is_what_the_owning_command_prints(
     if sum(lessons["arms"].values()):
         for arm in lessons["arms"]:
             assert ("lessons", "arms", arm) in paths, arm
-    compared = [(("headline",), lessons["headline"])] if lessons["headline"] else []
+    compared: list[tuple[tuple[Any, ...], Any]] = []
+    if lessons["headline"]:
+        compared.append((("headline",), lessons["headline"]))
     compared += [(("observational", i), c) for i, c in enumerate(lessons["observational"])]
     for where, comparison in compared:
         for metric, m in comparison["metrics"].items():
@@ -62,7 +64,9 @@ def test_every_marked_figure_is_what_the_owning_command_prints(
                 assert ("lessons", *where, "metrics", metric, "difference", "value") in paths
 
 
-def test_the_demo_report_shows_the_demos_lessons_and_decisions(report_cases: dict[str, Case]) -> None:
+def test_the_demo_report_shows_the_demos_lessons_and_decisions(
+    report_cases: dict[str, Case],
+) -> None:
     page = report_cases["demo"].page
     marked = {(f.owner, *f.path): f.text for f in figures(page)}
     assert marked[("lessons", "arms", "*")] == "6"  # the demo's closed tasks, from its lessons repo
@@ -76,7 +80,9 @@ def test_the_check_of_a_figure_can_fail() -> None:
     """The comparison itself: a wrong figure is caught, a rounded one is not."""
     from tests.report.figures import Figure
 
-    docs = {"check": {"summary": {"pages": 9}, "findings": [{"rule": "lint/stale", "path": "k/a.md"}]}}
+    docs = {
+        "check": {"summary": {"pages": 9}, "findings": [{"rule": "lint/stale", "path": "k/a.md"}]}
+    }
     assert not agrees(Figure("check", ("summary", "pages"), "17").text, 9)
     assert agrees("9", expected(docs, Figure("check", ("summary", "pages"), "9")))
     assert expected(docs, Figure("check", ("rule", "lint/stale"), "1")) == 1

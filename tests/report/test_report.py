@@ -112,7 +112,12 @@ def test_every_proposal_is_listed_with_rule_title_page_and_reason(world: Path, c
     decisions = report_json(world, capsys=capsys)["curator"]["decisions"]
     assert [(d["decision"], d["rule_id"], d["title"], d["page"]) for d in decisions] == [
         ("accepted", "VAL-2c", "Normalize link targets", "knowledge/general/guides/fresh.md"),
-        ("rejected", "VAL-1b", "Rule IDs keep their group digit", "knowledge/general/guides/old.md"),
+        (
+            "rejected",
+            "VAL-1b",
+            "Rule IDs keep their group digit",
+            "knowledge/general/guides/old.md",
+        ),
         ("rejected", "VAL-1c", HOSTILE, None),
     ]  # a rejected row's title comes from the model's reply (reply.txt), by its position
     assert decisions[1]["reason"] == "rule-id-taken"
@@ -162,7 +167,9 @@ def test_lessons_kept_in_another_repository_are_read_with_lessons(
     store = other / "intake" / "lessons"
     data = report_json(world, "--lessons", str(store), capsys=capsys)
     scopes = [s["scope"] for s in data["lessons"]["by_scope"]]
-    assert scopes == ["globex / web"] and "lessons-repo/intake/lessons/" in data["lessons"]["source"]
+    assert (
+        scopes == ["globex / web"] and "lessons-repo/intake/lessons/" in data["lessons"]["source"]
+    )
     assert str(tmp_path) not in data["lessons"]["source"]  # named from the folder holding both
 
 
@@ -207,7 +214,10 @@ def test_markdown_has_headline_figures_and_inert_hostile_text(world: Path) -> No
         "| 2026-11-30T100000Z-abcdef12 | 1 | 2 | 1 | passed | https://github.com/kbkit-dev/kbkit/pull/99 |"
         in text
     )
-    assert "| VAL-1b | Rule IDs keep their group digit | knowledge/general/guides/old.md | rejected |" in text
+    assert (
+        "| VAL-1b | Rule IDs keep their group digit | knowledge/general/guides/old.md | rejected |"
+        in text
+    )
     assert "[Validators: fix edge case 3](https://github.com/kbkit-dev/kbkit/pull/3)" in text
     assert "<script>" not in text and "\x1b" not in text
     # a copied mention or reference notifies nobody where the summary is posted
@@ -230,7 +240,9 @@ def test_html_is_self_contained_and_escapes_hostile_names(world: Path, tmp_path:
     assert not re.search(r"""src\s*=|<link|@import|url\(""", page, re.I)
     # links only to places in the page and to the https addresses the ledgers recorded
     links = re.findall(r'href="([^"]*)"', page)
-    assert links and all(h.startswith(("#", "https://github.com/kbkit-dev/kbkit/pull/")) for h in links)
+    assert links and all(
+        h.startswith(("#", "https://github.com/kbkit-dev/kbkit/pull/")) for h in links
+    )
     assert "https://github.com/kbkit-dev/kbkit/pull/99" in links and "javascript" not in page
     assert page.count("<svg") == len(re.findall(r'<figure class="chart">', page)) >= 1
     assert str(tmp_path) not in page  # no absolute path

@@ -64,7 +64,9 @@ def check_at(repo: Path, commit: str, day: str, scratch: Path) -> dict[str, Any]
     clone = scratch / f"clone-{commit[:8]}-{day}"
     git(scratch, "clone", "-q", str(repo), str(clone))
     git(clone, "checkout", "-q", commit)
-    summary = command_json("check", "--repo", str(clone), "--format", "json", "--today", day)["summary"]
+    summary = command_json("check", "--repo", str(clone), "--format", "json", "--today", day)[
+        "summary"
+    ]
     return {"pages": summary["pages"], "errors": summary["errors"], "warnings": summary["warnings"]}
 
 
@@ -127,7 +129,13 @@ def test_a_point_that_cannot_be_checked_says_why_and_the_rest_stands(
 ) -> None:
     (history / "knowledge" / "general" / "guides" / "draft.md").unlink()
     day = (date(2026, 11, 30) - timedelta(days=4)).isoformat()
-    dated_commit(history, day, {"knowledge/policy.yaml": "roots: [general\n"}, "break the policy", monkeypatch)
+    dated_commit(
+        history,
+        day,
+        {"knowledge/policy.yaml": "roots: [general\n"},
+        "break the policy",
+        monkeypatch,
+    )
     dated_commit(history, "2026-11-27", {"knowledge/policy.yaml": "taxonomy:\n  tags: [guide, index]\n"},
                  "mend it", monkeypatch)  # fmt: skip
     data = report_json(history, "--since", "2026-11-20", "--until", "2026-11-29", capsys=capsys)

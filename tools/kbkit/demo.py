@@ -21,8 +21,8 @@ import shutil
 import sys
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from kbkit.distill import job

@@ -101,7 +101,7 @@ def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
     power = 10 ** math.floor(math.log10(raw))
     step = next(f * power for f in (1, 2, 5, 10) if f * power >= raw)
     first = math.floor(low / step) * step
-    ticks = []
+    ticks: list[float] = []
     n = 0
     while first + n * step <= high + step * 1e-9 or not ticks or ticks[-1] < high:
         ticks.append(round(first + n * step, 10))

@@ -43,24 +43,30 @@ def _tree(tree: dict[str, Any]) -> str:
     f = tree["findings"]
     figures = (
         f'<p class="figures">{fig(f["errors"], "check", "summary", "errors")} errors · '
-        f'{fig(f["warnings"], "check", "summary", "warnings")} warnings · '
-        f'{fig(tree["pages"], "check", "summary", "pages")} pages</p>'
+        f"{fig(f['warnings'], 'check', 'summary', 'warnings')} warnings · "
+        f"{fig(tree['pages'], 'check', 'summary', 'pages')} pages</p>"
     )
     trend = answers.trend_verdict(tree["trend"])
     changes = answers.trend_changes(tree["trend"])
     moves = ""
     if changes is not None:
         since, moved = changes
-        moves = "<ul>" + "".join(
-            f"<li>{esc(c.name)}: {c.first} → {c.last}</li>" for c in moved
-        ) + "</ul>"
+        moves = (
+            "<ul>"
+            + "".join(f"<li>{esc(c.name)}: {c.first} → {c.last}</li>" for c in moved)
+            + "</ul>"
+        )
     worst = ""
     if f["by_rule"]:
-        worst = "<p>Most found:</p><ul>" + "".join(
-            f'<li>{fig(r["count"], "check", "rule", r["rule"])} × {esc(r["title"])} '
-            f'<span class="id">{esc(r["rule"])}</span></li>'
-            for r in f["by_rule"][:3]
-        ) + "</ul>"
+        worst = (
+            "<p>Most found:</p><ul>"
+            + "".join(
+                f"<li>{fig(r['count'], 'check', 'rule', r['rule'])} × {esc(r['title'])} "
+                f'<span class="id">{esc(r["rule"])}</span></li>'
+                for r in f["by_rule"][:3]
+            )
+            + "</ul>"
+        )
     body = figures + f'<p class="trend {trend.level}">{esc(trend.text)}</p>' + moves + worst
     return _card("Is the tree healthy, and getting better?", answers.tree_verdict(tree), body,
                  "Tree health", "tree")  # fmt: skip
@@ -142,12 +148,18 @@ def _decisions(cur: dict[str, Any]) -> str:
 def _prs(cur: dict[str, Any], intake: dict[str, Any]) -> str:
     prs = cur["knowledge_prs"]
     if prs:
-        verdict = answers.Verdict("good", f"{plural(len(prs), 'knowledge PR')} opened in the window")
-        body = "<ul>" + "".join(
-            f"<li>{link(pr['url'], words.pull_request(pr['url']))}"
-            f" <span class=\"id\">{esc(pr['state'])}, {plural(pr['events'], 'event')}</span></li>"
-            for pr in prs[:SHOWN]
-        ) + "</ul>"
+        verdict = answers.Verdict(
+            "good", f"{plural(len(prs), 'knowledge PR')} opened in the window"
+        )
+        body = (
+            "<ul>"
+            + "".join(
+                f"<li>{link(pr['url'], words.pull_request(pr['url']))}"
+                f' <span class="id">{esc(pr["state"])}, {plural(pr["events"], "event")}</span></li>'
+                for pr in prs[:SHOWN]
+            )
+            + "</ul>"
+        )
         body += "<p>The ledger records that a PR was opened, not whether it was merged since.</p>"
         return _card("Which knowledge PRs are open or merged?", verdict, body, "Curator", "curator")
     t = cur["totals"]
@@ -171,7 +183,7 @@ def _lessons(les: dict[str, Any]) -> str:
     report = les["report"]
     body = (
         f'<p class="figures">{fig(les["lessons"])} lessons · '
-        f'{fig(report["tasks"], "lessons", "arms", "*") if "arms" in report else fig(report["tasks"])}'
+        f"{fig(report['tasks'], 'lessons', 'arms', '*') if 'arms' in report else fig(report['tasks'])}"
         " closed tasks with outcome cards</p>"
     )
     effects = answers.lessons_effects(report) if "error" not in report else []
@@ -198,9 +210,13 @@ def _lessons(les: dict[str, Any]) -> str:
         body += "<ul>" + "".join(items) + "</ul>"
     elif "arms" in report and report["tasks"]:
         arms = [(a, n) for a, n in report["arms"].items() if n]
-        body += "<ul>" + "".join(
-            f"<li>{fig(n, 'lessons', 'arms', a)} {esc(words.arm(a))}</li>" for a, n in arms
-        ) + "</ul>"
+        body += (
+            "<ul>"
+            + "".join(
+                f"<li>{fig(n, 'lessons', 'arms', a)} {esc(words.arm(a))}</li>" for a, n in arms
+            )
+            + "</ul>"
+        )
         body += (
             "<p>Comparisons of these arms are observational, not causal: run bundles with "
             "<code>KB_LESSONS=inject kb lessons bundle --assign hash</code> for a randomised "

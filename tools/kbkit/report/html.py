@@ -118,13 +118,15 @@ def bars(
             f'<tr><td data-label="{esc(headers[0])}">{label}</td>'
             f'<td class="bar" data-label="{esc(headers[1])}"><span class="track">'
             f'<span class="fill" style="width:{max(width, 0.5) if value else 0:.2f}%"></span>'
-            f"{lines}</span><span class=\"v\">{shown}</span></td></tr>"
+            f'{lines}</span><span class="v">{shown}</span></td></tr>'
         )
     legend = ""
     if marks:
-        legend = '<p class="marks">' + " · ".join(
-            f'<i class="key {m.style}"></i>{esc(m.label)}' for m in marks
-        ) + "</p>"
+        legend = (
+            '<p class="marks">'
+            + " · ".join(f'<i class="key {m.style}"></i>{esc(m.label)}' for m in marks)
+            + "</p>"
+        )
     head = f"<thead><tr><th>{esc(headers[0])}</th><th>{esc(headers[1])}</th></tr></thead>"
     cap = f"<caption>{caption}</caption>" if caption else ""
     return f'{legend}<table class="bars">{cap}{head}<tbody>{"".join(body)}</tbody></table>'

@@ -143,8 +143,12 @@ def lesson_signals(state: Any, usage: list[dict[str, Any]]) -> list[dict[str, An
         key=lambda item: (-(item[1].helpful + item[1].harmful), -item[1].harmful, item[0]),
     )
     return [
-        {"lesson": lid, "says": lesson_words(state.lessons.get(lid)), "helpful": s.helpful,
-         "harmful": s.harmful}  # fmt: skip
+        {
+            "lesson": lid,
+            "says": lesson_words(state.lessons.get(lid)),
+            "helpful": s.helpful,
+            "harmful": s.harmful,
+        }  # fmt: skip
         for lid, s in judged[:TOP]
     ]
 

@@ -72,6 +72,7 @@ td.bar{white-space:nowrap}
 details{margin:6px 0}summary{font-weight:600}
 @media (max-width:720px){
  body{padding:8px 10px 30px}
+ h1{font-size:1.25em}
  table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
  table.stack thead{display:none}
  table.stack tr{border:1px solid #d0d7de;border-radius:4px;margin:6px 0}
@@ -142,7 +143,11 @@ def _tree(tree: dict[str, Any]) -> str:
             + bars(
                 ("folder", "findings"),
                 [
-                    (code(r["folder"] + "/"), r["count"], fig(r["count"], "check", "folder", r["folder"]))
+                    (
+                        code(r["folder"] + "/"),
+                        r["count"],
+                        fig(r["count"], "check", "folder", r["folder"]),
+                    )
                     for r in shown
                 ],
             )
@@ -187,7 +192,7 @@ def _findings_by_rule(f: dict[str, Any]) -> str:
         ("rule", "findings"),
         [
             (
-                f"{code(r['rule'])} <span class=\"id\">{esc(r['severity'])}: {esc(r['title'])}</span>",
+                f'{code(r["rule"])} <span class="id">{esc(r["severity"])}: {esc(r["title"])}</span>',
                 r["count"],
                 fig(r["count"], "check", "rule", r["rule"]),
             )
@@ -221,7 +226,10 @@ def _trend(trend: dict[str, Any]) -> str:
                 charts.lines(
                     "trend",
                     days,
-                    {"errors": [p["errors"] for p in points], "warnings": [p["warnings"] for p in points]},
+                    {
+                        "errors": [p["errors"] for p in points],
+                        "warnings": [p["warnings"] for p in points],
+                    },
                 ),
                 "Findings at the end of each sample day (the window's Mondays) and now.",
             )
@@ -258,11 +266,16 @@ def _ages(age: dict[str, Any]) -> str:
     )
     return (
         f"<h3>{esc(title)}</h3>"
-        + bars(("days since updated:", "pages"),
-               [(esc(b["label"]), b["pages"], fig(b["pages"])) for b in age["buckets"]])  # fmt: skip
+        + bars(
+            ("days since updated:", "pages"),
+            [(esc(b["label"]), b["pages"], fig(b["pages"])) for b in age["buckets"]],
+        )  # fmt: skip
         + f'<p class="source">{esc(caption)}</p>'
         + "<details><summary>Oldest pages</summary>"
-        + table(("page", "days since updated"), ((Cell(code(r["path"])), r["days"]) for r in age["oldest"]))
+        + table(
+            ("page", "days since updated"),
+            ((Cell(code(r["path"])), r["days"]) for r in age["oldest"]),
+        )
         + "</details>"
     )
 
@@ -339,7 +352,10 @@ def _intake(intake: dict[str, Any]) -> str:
                 ("event", "kind", "recorded", "state"),
                 (
                     (
-                        Cell(link(e["url"], e["title"] or e["source_id"]) + f' <span class="id">{esc(e["source_id"])}</span>'),
+                        Cell(
+                            link(e["url"], e["title"] or e["source_id"])
+                            + f' <span class="id">{esc(e["source_id"])}</span>'
+                        ),
                         words.kind(e["kind"], 1),
                         e["recorded_at"][:10],
                         e["state"],
@@ -441,7 +457,10 @@ def _curator(cur: dict[str, Any]) -> str:
     if reasons:
         parts.append(
             "<h3>Rejected proposals by reason</h3>"
-            + bars(("reason", "proposals"), [(code(r["reason"]), r["count"], fig(r["count"])) for r in reasons])
+            + bars(
+                ("reason", "proposals"),
+                [(code(r["reason"]), r["count"], fig(r["count"])) for r in reasons],
+            )
         )
     prs = cur["knowledge_prs"]
     if prs:
@@ -449,7 +468,15 @@ def _curator(cur: dict[str, Any]) -> str:
             "<h3>Knowledge PRs</h3>"
             + table(
                 ("pull request", "state", "events", "last updated"),
-                ((Cell(link(p["url"], words.pull_request(p["url"]))), p["state"], p["events"], p["at"]) for p in prs),
+                (
+                    (
+                        Cell(link(p["url"], words.pull_request(p["url"]))),
+                        p["state"],
+                        p["events"],
+                        p["at"],
+                    )
+                    for p in prs
+                ),
             )
         )
     else:
@@ -458,7 +485,16 @@ def _curator(cur: dict[str, Any]) -> str:
         parts.append(
             "<h3>Batches</h3>"
             + table(
-                ("batch", "events", "accepted", "rejected", "pages changed", "gate", "state", "PR or shadow artifact"),
+                (
+                    "batch",
+                    "events",
+                    "accepted",
+                    "rejected",
+                    "pages changed",
+                    "gate",
+                    "state",
+                    "PR or shadow artifact",
+                ),
                 (
                     (
                         b["batch"],
@@ -468,7 +504,11 @@ def _curator(cur: dict[str, Any]) -> str:
                         b["pages_touched"],
                         b["gate"],
                         words.state(b["state"]) if b["state"] else "—",
-                        Cell(link(b["pr"], words.pull_request(b["pr"])) if b["pr"] else code(b["artifact"])),
+                        Cell(
+                            link(b["pr"], words.pull_request(b["pr"]))
+                            if b["pr"]
+                            else code(b["artifact"])
+                        ),
                     )
                     for b in rows
                 ),
@@ -498,13 +538,19 @@ def _lessons(les: dict[str, Any]) -> str:
     if les["by_scope"]:
         parts.append(
             "<h3>Lessons by scope (company / category)</h3>"
-            + bars(("scope", "lessons"), [(esc(s["scope"]), s["lessons"], fig(s["lessons"])) for s in les["by_scope"]])
+            + bars(
+                ("scope", "lessons"),
+                [(esc(s["scope"]), s["lessons"], fig(s["lessons"])) for s in les["by_scope"]],
+            )
         )
     parts.append("</div><div>")
     if les["lessons"]:
         parts.append(
             "<h3>Support: live evidence rows per lesson</h3>"
-            + bars(("evidence rows", "lessons"), [(esc(s["label"]), s["lessons"], fig(s["lessons"])) for s in les["support"]])
+            + bars(
+                ("evidence rows", "lessons"),
+                [(esc(s["label"]), s["lessons"], fig(s["lessons"])) for s in les["support"]],
+            )
             + '<p class="source">Support counts evidence; it says nothing about cause.</p>'
         )
     parts.append("</div></div>")
@@ -522,11 +568,20 @@ def _lessons(les: dict[str, Any]) -> str:
             "<h3>Helpful and harmful, per lesson shown to a task that has closed</h3>"
             + table(
                 ("lesson", "helpful", "harmful"),
-                ((Cell(esc(s["says"]) + f' <span class="id">{esc(s["lesson"])}</span>'), s["helpful"], s["harmful"]) for s in signals),
+                (
+                    (
+                        Cell(esc(s["says"]) + f' <span class="id">{esc(s["lesson"])}</span>'),
+                        s["helpful"],
+                        s["harmful"],
+                    )
+                    for s in signals
+                ),
             )
         )
     else:
-        parts.append(folded("Helpful and harmful", "no lesson shown to a task has been judged yet."))
+        parts.append(
+            folded("Helpful and harmful", "no lesson shown to a task has been judged yet.")
+        )
     return _part("lessons", "Lessons", src, as_markup(parts))
 
 
@@ -540,7 +595,10 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
     arms = [(a, n) for a, n in report["arms"].items()]
     out = [
         "<h3>With and without lessons (<code>kb lessons report</code>)</h3>",
-        table(("arm", "tasks"), ((words.arm(a), Cell(fig(n, "lessons", "arms", a), True)) for a, n in arms)),
+        table(
+            ("arm", "tasks"),
+            ((words.arm(a), Cell(fig(n, "lessons", "arms", a), True)) for a, n in arms),
+        ),
     ]
     compared = ([("headline", report["headline"])] if report["headline"] else []) + [
         (i, c) for i, c in enumerate(report["observational"])
@@ -549,7 +607,9 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
         out.append("<p>No randomised comparison yet: no task was assigned with "
                    "<code>kb lessons bundle --assign hash</code> in inject mode.</p>")  # fmt: skip
     for where, c in compared:
-        path: tuple[object, ...] = ("headline",) if where == "headline" else ("observational", where)
+        path: tuple[object, ...] = (
+            ("headline",) if where == "headline" else ("observational", where)
+        )
         rows = []
         for name, m in c["metrics"].items():
             rate = name in answers.RATES
@@ -561,7 +621,7 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
                 if e["low"] is not None:
                     text += (f" [{fig(e['low'], 'lessons', *base, 'low', shown=number(e['low'], rate))}, "
                              f"{fig(e['high'], 'lessons', *base, 'high', shown=number(e['high'], rate))}]")  # fmt: skip
-                cells.append(Cell(text + f" <span class=\"id\">n={e['n']}</span>"))
+                cells.append(Cell(text + f' <span class="id">n={e["n"]}</span>'))
             d = m["difference"]
             diff = "not enough tasks for an interval"
             if d is not None:
@@ -572,7 +632,17 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
             rows.append((words.metric(name), *cells, Cell(diff)))
         treated, control = c["tasks"]
         out.append(f"<h3>{esc(c['comparison'].replace('_', ' '))}</h3>")
-        out.append(table(("measure", f"with lessons ({treated} tasks)", f"without ({control} tasks)", "difference"), rows))
+        out.append(
+            table(
+                (
+                    "measure",
+                    f"with lessons ({treated} tasks)",
+                    f"without ({control} tasks)",
+                    "difference",
+                ),
+                rows,
+            )
+        )
     plotted = [r for r in forest["rows"] if r["value"] is not None]
     if plotted:
         keys = [chr(ord("A") + i) if i < 26 else str(i) for i in range(len(plotted))]
@@ -586,7 +656,10 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
             + "</div><div>"
             + table(
                 ("row", "comparison", "arm", "tasks"),
-                ((k, r["group"].replace("_", " "), r["arm"].replace("_", " "), r["tasks"]) for k, r in zip(keys, plotted, strict=True)),
+                (
+                    (k, r["group"].replace("_", " "), r["arm"].replace("_", " "), r["tasks"])
+                    for k, r in zip(keys, plotted, strict=True)
+                ),
             )
             + "</div></div>"
         )
@@ -596,12 +669,12 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
 
 def render_html(report: dict[str, Any]) -> str:
     w = report["window"]
-    title = f"kbkit report: {report['repo']}, {w['since']} to {w['until']}"
+    title = f"kbkit report: {report['repo']}"
     body = [
         f"<h1>{esc(title)}</h1>",
-        f'<p class="meta">Generated {esc(report["generated_at"])} by <code>kb report</code>; '
-        f"window {esc(w['since'])} to {esc(w['until'])} (default: {esc(w['default'])}). "
-        "Static page: no script, nothing fetched.</p>",
+        f'<p class="meta"><b>{esc(w["since"])} to {esc(w["until"])}</b> (default: '
+        f"{esc(w['default'])}). Generated {esc(report['generated_at'])} by <code>kb report</code>; "
+        "a static page: no script, nothing fetched.</p>",
         first_screen.render(report),
         _tree(report["tree"]),
         _intake(report["intake"]),
@@ -613,7 +686,7 @@ def render_html(report: dict[str, Any]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
         '<meta name="referrer" content="no-referrer">'
-        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>\n"
+        f"<title>{esc(title)}, {esc(w['since'])} to {esc(w['until'])}</title><style>{CSS}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )

@@ -83,7 +83,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{plural(t['batches'], 'batch', 'batches')}: {t['accepted']} accepted, "
         f"{t['rejected']} rejected _(from {cell(cur['source'])})_",
         "- **Knowledge PRs**: "
-        + (", ".join(link(p["url"], words.pull_request(p["url"])) for p in prs) if prs else "none in the window"),
+        + (
+            ", ".join(link(p["url"], words.pull_request(p["url"])) for p in prs)
+            if prs
+            else "none in the window"
+        ),
         f"- **Lessons**: {answers.lessons_verdict(les).text}; {les['lessons']} lessons, "
         f"{les['report']['tasks']} closed tasks with outcome cards _(from {cell(les['source'])})_",
     ]
@@ -115,8 +119,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         out += _table_raw(
             ("event", "kind", "state"),
             (
-                (link(e["url"], e["title"] or e["source_id"]) + f" ({cell(e['source_id'])})",
-                 cell(words.kind(e["kind"], 1)), cell(e["state"]))  # fmt: skip
+                (
+                    link(e["url"], e["title"] or e["source_id"]) + f" ({cell(e['source_id'])})",
+                    cell(words.kind(e["kind"], 1)),
+                    cell(e["state"]),
+                )  # fmt: skip
                 for e in intake["arrived"][:20]
             ),
         )

@@ -106,7 +106,10 @@ def _ages(
         "dated_pages": len(oldest),
         "stale_pages": sum(1 for age, _ in oldest if age > stale_days),
         "buckets": [
-            {"label": f"{low}–{high - 1} days" if high else f"over {low - 1} days (stale)", "pages": n}
+            {
+                "label": f"{low}–{high - 1} days" if high else f"over {low - 1} days (stale)",
+                "pages": n,
+            }
             for (low, high), n in zip(edges, counts, strict=True)
         ],
         "oldest": [{"path": f"{root}/{rel}", "days": age} for age, rel in oldest[:TOP]],

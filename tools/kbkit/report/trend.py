@@ -16,7 +16,7 @@ import json
 import posixpath
 import tarfile
 import tempfile
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,9 @@ def sample_days(window: Window) -> list[date]:
     return [*mondays[::step], window.until]
 
 
-def collect(repo: Path, knowledge_root: str, window: Window, today: date, use_cache: bool) -> dict[str, Any]:
+def collect(
+    repo: Path, knowledge_root: str, window: Window, today: date, use_cache: bool
+) -> dict[str, Any]:
     """The past sample days' figures (the caller adds today's); never raises for git."""
     from kbkit.vcs import git
 
@@ -52,7 +54,11 @@ def collect(repo: Path, knowledge_root: str, window: Window, today: date, use_ca
     except git.GitError as exc:
         return {"source": source, "points": [], "note": f"git history unreadable: {exc}"}
     if not history:
-        return {"source": source, "points": [], "note": "no git history: the trend starts with the first commit"}
+        return {
+            "source": source,
+            "points": [],
+            "note": "no git history: the trend starts with the first commit",
+        }
     cache_path = repo / CACHE_DIR / CACHE_NAME
     cache = _read_cache(cache_path) if use_cache else {}
     points: list[dict[str, Any]] = []
@@ -85,7 +91,7 @@ def collect(repo: Path, knowledge_root: str, window: Window, today: date, use_ca
 
 
 def _commit_by(history: list[tuple[str, int]], day: date) -> str | None:
-    end = datetime.combine(day + timedelta(days=1), time(), tzinfo=timezone.utc).timestamp()
+    end = datetime.combine(day + timedelta(days=1), time(), tzinfo=UTC).timestamp()
     for sha, stamp in history:  # newest first
         if stamp < end:
             return sha
@@ -98,7 +104,9 @@ def _code() -> str:
     return code_fingerprint()
 
 
-def _check_commit(repo: Path, tree: str, policy_blob: str | None, root: str, day: date) -> dict[str, Any]:
+def _check_commit(
+    repo: Path, tree: str, policy_blob: str | None, root: str, day: date
+) -> dict[str, Any]:
     """Pages, errors and warnings of the tree object `tree`, as `kb check` counts them."""
     from kbkit.checks.runner import check_tree, checked_pages, load_for_checks
     from kbkit.infra.errors import KbkitError
@@ -121,7 +129,11 @@ def _check_commit(repo: Path, tree: str, policy_blob: str | None, root: str, day
         except (KbkitError, OSError, tarfile.TarError) as exc:
             return {"error": " ".join(str(exc).replace(scratch, "").split())[:300]}
         errors, warnings = count(findings)
-        return {"pages": checked_pages(loaded, ("tree", "lint")), "errors": errors, "warnings": warnings}
+        return {
+            "pages": checked_pages(loaded, ("tree", "lint")),
+            "errors": errors,
+            "warnings": warnings,
+        }
 
 
 def _extract(archive: Path, dest: Path) -> None:
