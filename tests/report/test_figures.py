@@ -4,6 +4,7 @@ json`, on the test world, the demo, a newcomer's tree and an empty one."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -74,6 +75,10 @@ def test_the_demo_report_shows_the_demos_lessons_and_decisions(
     assert "VAL-2c" in page and "Normalize link targets before counting them" in page
     assert "rule-id-taken: already defined in repos/kbkit/components/validators/rules" in page
     assert "Getting better since 2026-11-09" in page  # the sample repository's dated history
+    # the shadow artifact links the PR body review mode would have sent, beside the page
+    html = report_cases["demo"].html
+    bodies = set(re.findall(r'href="([^"#:]*pr-body\.md)"', page))
+    assert len(bodies) == 1 and (html.parent / bodies.pop()).is_file()
 
 
 def test_the_check_of_a_figure_can_fail() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from kbkit.report.html import Mark, bars, esc, fig, link, number, table
 
@@ -59,3 +60,16 @@ def test_numbers_print_as_the_lessons_report_reads() -> None:
     assert (
         number(0.1666, rate=True) == "16.7%" and number(-0.32, rate=True, signed=True) == "-32.0%"
     )
+
+
+def test_file_links_are_relative_and_can_never_name_a_scheme(tmp_path: Path) -> None:
+    from kbkit.report.html import FileLinks, file_link
+
+    folder = tmp_path / "state" / "javascript:alert(1)"
+    folder.mkdir(parents=True)
+    (folder / "pr-body.md").write_text("body")
+    links = FileLinks(tmp_path, tmp_path / "out")
+    href = links.href("state/javascript:alert(1)", "pr-body.md")
+    assert href == "../state/javascript%3Aalert%281%29/pr-body.md"
+    assert links.href("state/missing", "pr-body.md") is None  # only files that exist
+    assert file_link(None, "state/x") == "<code>state/x</code>"

@@ -242,7 +242,7 @@ def test_html_is_self_contained_and_escapes_hostile_names(world: Path, tmp_path:
     links = re.findall(r'href="([^"]*)"', page)
     assert links and all(
         h.startswith(("#", "https://github.com/kbkit-dev/kbkit/pull/")) for h in links
-    )
+    )  # (a batch with a PR links the PR, not its artifact: tests/report/test_figures.py)
     assert "https://github.com/kbkit-dev/kbkit/pull/99" in links and "javascript" not in page
     assert page.count("<svg") == len(re.findall(r'<figure class="chart">', page)) >= 1
     assert str(tmp_path) not in page  # no absolute path

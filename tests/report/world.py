@@ -103,6 +103,7 @@ def build_intake(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         {"changes": [{"document_id": "general/guides/fresh"}], "validators": {"status": "passed"}},
     )
     art.write("commit.txt", "0123456789abcdef0123456789abcdef01234567\n")
+    art.write("pr-body.md", "Knowledge intake for 2026-11-30, distilled by `kb distill`.\n")
 
 
 def build_lessons(repo: Path, task: dict[str, object]) -> None:

@@ -209,6 +209,7 @@ def write_report(work: Path) -> Path:
     from kbkit.infra import clock
     from kbkit.lessons import demo as lessons_demo
     from kbkit.report.assemble import Sources, build
+    from kbkit.report.html import FileLinks
     from kbkit.report.page import render_html
     from kbkit.report.window import DEFAULT_DAYS, Window
 
@@ -222,7 +223,8 @@ def write_report(work: Path) -> Path:
         lessons=lessons_demo.store_dir(work),
     )
     out = work / "report.html"
-    atomic_write_text(out, render_html(build(sources, window, use_cache=False)))
+    files = FileLinks(work.resolve(), work.resolve())  # the page sits in `work`
+    atomic_write_text(out, render_html(build(sources, window, use_cache=False), files))
     return out
 
 

@@ -108,9 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     fmt = args.format or ("html" if args.out else "markdown")
     report = build(sources, window, use_cache=not args.no_cache)
     if fmt == "html":
+        from kbkit.report.html import FileLinks
         from kbkit.report.page import render_html
 
-        text = render_html(report)
+        out_dir = Path(args.out).resolve().parent if args.out else None
+        base = (sources.shown_from or repo).resolve()
+        text = render_html(report, FileLinks(base, out_dir) if out_dir else None)
     else:
         from kbkit.report.text import render_json, render_markdown
 

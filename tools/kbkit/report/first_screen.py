@@ -10,6 +10,7 @@ with the figures behind it and a link down to the section that has the rest.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kbkit.report import answers, words
@@ -19,13 +20,14 @@ from kbkit.report.words import plural
 SHOWN = 5  # items listed per answer; the section below lists the rest
 
 
-def render(report: dict[str, Any]) -> str:
+def render(report: dict[str, Any], body_href: Callable[[str], str | None]) -> str:
+    """The five answers; `body_href` links a shadow artifact's PR body (or None)."""
     tree, intake, cur, les = report["tree"], report["intake"], report["curator"], report["lessons"]
     cards = [
         _tree(tree),
         _arrived(intake),
         _decisions(cur),
-        _prs(cur, intake),
+        _prs(cur, intake, body_href),
         _lessons(les),
     ]
     return '<section class="answers" aria-label="At a glance">' + "".join(cards) + "</section>"
@@ -145,7 +147,9 @@ def _decisions(cur: dict[str, Any]) -> str:
     )
 
 
-def _prs(cur: dict[str, Any], intake: dict[str, Any]) -> str:
+def _prs(
+    cur: dict[str, Any], intake: dict[str, Any], body_href: Callable[[str], str | None]
+) -> str:
     prs = cur["knowledge_prs"]
     if prs:
         verdict = answers.Verdict(
@@ -168,9 +172,14 @@ def _prs(cur: dict[str, Any], intake: dict[str, Any]) -> str:
         text = "No knowledge PR: the batches ran in shadow mode"
         body = (
             f"<p>{shadowed} events were distilled without a PR; each batch left a shadow "
-            "artifact to review instead (below). A PR is opened when distill runs with "
+            "artifact to review instead. A PR is opened when distill runs with "
             "<code>POST_MODE=review</code>.</p>"
         )
+        newest = cur["batches"][0] if cur["batches"] else None
+        href = body_href(newest["artifact"]) if newest and not newest["pr"] else None
+        if href is not None:
+            body += f'<p>The newest: <a href="{esc(href)}">the PR body it would have sent</a>.</p>'
+
     else:
         text = "No knowledge PR in the window"
         body = "<p>Distill opened no PR in the window.</p>"

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import html
 import json
+import os
+import urllib.parse
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.infra.charset import visible
@@ -50,6 +53,29 @@ def link(url: str | None, text: object) -> str:
     if not url or not url.startswith("https://"):
         return esc(text)
     return f'<a href="{esc(url)}" rel="noreferrer">{esc(text)}</a>'
+
+
+class FileLinks(NamedTuple):
+    """Links from the page to files kbkit wrote beside it (a shadow artifact's PR body):
+    `base` is the folder the report's paths are relative to, `page` the page's folder."""
+
+    base: Path
+    page: Path
+
+    def href(self, shown: str, name: str) -> str | None:
+        """A relative, percent-encoded address of `base/shown/name` when that file exists (a
+        relative path with `:` encoded can never be read as a scheme)."""
+        target = self.base / shown / name
+        if not target.is_file():
+            return None
+        return urllib.parse.quote(os.path.relpath(target, self.page).replace(os.sep, "/"))
+
+
+def file_link(href: str | None, text: object) -> str:
+    """A link to a file beside the page (`FileLinks.href`), or the text as code."""
+    if href is None:
+        return code(text)
+    return f'<a href="{esc(href)}"><code>{esc(text)}</code></a>'
 
 
 def code(text: object) -> str:

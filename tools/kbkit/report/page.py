@@ -13,12 +13,14 @@ from typing import Any
 from kbkit.report import answers, charts, first_screen, words
 from kbkit.report.html import (
     Cell,
+    FileLinks,
     Mark,
     as_markup,
     bars,
     code,
     esc,
     fig,
+    file_link,
     folded,
     link,
     number,
@@ -417,7 +419,7 @@ def _intake(intake: dict[str, Any]) -> str:
 # --- curator ------------------------------------------------------------------------------
 
 
-def _curator(cur: dict[str, Any]) -> str:
+def _curator(cur: dict[str, Any], files: FileLinks | None) -> str:
     src, totals, rows = cur["source"], cur["totals"], cur["batches"]
     if not totals["batches"] and not cur["knowledge_prs"]:
         return _part("curator", "Curator and publication", src, folded(
@@ -507,7 +509,7 @@ def _curator(cur: dict[str, Any]) -> str:
                         Cell(
                             link(b["pr"], words.pull_request(b["pr"]))
                             if b["pr"]
-                            else code(b["artifact"])
+                            else file_link(_body_href(files, b["artifact"]), b["artifact"])
                         ),
                     )
                     for b in rows
@@ -515,6 +517,11 @@ def _curator(cur: dict[str, Any]) -> str:
             )
         )
     return _part("curator", "Curator and publication", src, as_markup(parts))
+
+
+def _body_href(files: FileLinks | None, artifact: str) -> str | None:
+    """The shadow artifact's `pr-body.md`: the body review mode would have sent."""
+    return files.href(artifact, "pr-body.md") if files is not None else None
 
 
 # --- lessons ------------------------------------------------------------------------------
@@ -667,7 +674,8 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
     return as_markup(out)
 
 
-def render_html(report: dict[str, Any]) -> str:
+def render_html(report: dict[str, Any], files: FileLinks | None = None) -> str:
+    """The page; with `files`, shadow artifacts link to the PR body they hold."""
     w = report["window"]
     title = f"kbkit report: {report['repo']}"
     body = [
@@ -675,10 +683,10 @@ def render_html(report: dict[str, Any]) -> str:
         f'<p class="meta"><b>{esc(w["since"])} to {esc(w["until"])}</b> (default: '
         f"{esc(w['default'])}). Generated {esc(report['generated_at'])} by <code>kb report</code>; "
         "a static page: no script, nothing fetched.</p>",
-        first_screen.render(report),
+        first_screen.render(report, lambda artifact: _body_href(files, artifact)),
         _tree(report["tree"]),
         _intake(report["intake"]),
-        _curator(report["curator"]),
+        _curator(report["curator"], files),
         _lessons(report["lessons"]),
     ]
     return (
