@@ -153,3 +153,54 @@ def test_without_git_there_is_only_now(tmp_path: Path, capsys: pytest.CaptureFix
     (tmp_path / "plain" / "knowledge").mkdir(parents=True)
     data = report_json(tmp_path / "plain", capsys=capsys)["tree"]["trend"]
     assert [p["commit"] for p in data["points"]] == [None] and "no git history" in data["note"]
+
+
+def test_the_checkout_follows_removed_folders_and_redoes_a_move_cut_short(
+    history: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The past trees share one checkout, moved by their differences: a folder removed in
+    history is gone from it (so a missing root is found), and a move that was cut short
+    (`dirty`) is redone from scratch instead of trusted."""
+    (history / "knowledge" / "general" / "guides" / "draft.md").unlink()
+    git(history, "rm", "-q", "-r", "knowledge/general")
+    dated_commit(history, "2026-11-24", {}, "drop general/", monkeypatch)
+    data = report_json(history, "--since", "2026-11-01", "--until", "2026-11-25", capsys=capsys)
+    points = {p["day"]: p for p in data["tree"]["trend"]["points"]}
+    gone = points["2026-11-25"]
+    assert gone["pages"] == 0 and gone == {
+        "day": "2026-11-25", "commit": gone["commit"],
+        **check_at(history, gone["commit"], "2026-11-25", tmp_path)}  # fmt: skip
+    shadow = history / ".kbkit-cache" / trend.SHADOW_NAME
+    assert not (shadow / "knowledge" / "general").exists()
+    # a move cut short: the checkout holds a stray page and says `dirty`
+    (shadow / "knowledge" / "general" / "stray").mkdir(parents=True)
+    (shadow / "knowledge" / "general" / "stray" / "x.md").write_text("# stray\n")
+    (shadow / trend.Shadow.MARK).write_text("dirty -\n")
+    (history / ".kbkit-cache" / trend.CACHE_NAME).unlink()
+    again = report_json(history, "--since", "2026-11-01", "--until", "2026-11-25", capsys=capsys)
+    assert again["tree"]["trend"]["points"] == data["tree"]["trend"]["points"]
+    assert not (shadow / "knowledge" / "general" / "stray").exists()
+
+
+def test_two_reports_at_once_share_the_checkout_under_its_lock(
+    history: Path, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import PROJECT
+
+    outs = [tmp_path / f"r{n}.json" for n in range(3)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "kbkit", "report", "--repo", str(history), "--format", "json",
+             "--out", str(out)], cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for out in outs
+    ]  # fmt: skip
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    trends = [json.loads(out.read_text())["tree"]["trend"]["points"] for out in outs]
+    assert trends[0] == trends[1] == trends[2] and all("error" not in p for p in trends[0])

@@ -170,16 +170,21 @@ def knowledge_prs(status_rows: list[Row], window: Window) -> list[dict[str, Any]
     `published` rows carry (one PR per url, with the day it was last updated and the events it
     carries). The ledger records that a PR was opened, not whether it was merged since."""
     prs: dict[str, dict[str, Any]] = {}
+    refused: set[str] = set()
     for row in status_rows:
         url = row.get("url")
-        if row.get("state") != "published" or not isinstance(url, str):
+        if url is None or row.get("state") != "published" or url in refused:
             continue
-        if not _PR_URL.fullmatch(url):
-            continue
-        at = str(row.get("at") or "")
-        pr = prs.setdefault(url, {"url": url, "state": "opened", "events": set(), "at": at})
-        pr["events"].add((str(row.get("source_kind")), str(row.get("source_id"))))
-        pr["at"] = max(pr["at"], at)
+        pr = prs.get(url) if isinstance(url, str) else None
+        if pr is None:
+            if not isinstance(url, str) or not _PR_URL.fullmatch(url):
+                refused.add(str(url))
+                continue
+            pr = prs[url] = {"url": url, "state": "opened", "events": set(), "at": ""}
+        pr["events"].add((row.get("source_kind"), row.get("source_id")))
+        at = row.get("at")
+        if isinstance(at, str) and at > pr["at"]:
+            pr["at"] = at
     listed = [
         {"url": pr["url"], "state": pr["state"], "events": len(pr["events"]), "at": pr["at"]}
         for pr in prs.values()

@@ -73,9 +73,15 @@ def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dic
         kinds.add(key[0])
         current = ledgers.status.get(key)
         state = str(current.get("state")) if current else "pending"
-        by_kind.setdefault(key[0], Counter())[state] += 1
+        counts = by_kind.get(key[0])
+        if counts is None:
+            counts = by_kind[key[0]] = Counter()
+        counts[state] += 1
         if first <= recorded[:10] <= last:
-            per_day.setdefault(recorded[:10], Counter())[key[0]] += 1
+            day = per_day.get(recorded[:10])
+            if day is None:
+                day = per_day[recorded[:10]] = Counter()
+            day[key[0]] += 1
             arrived.append((recorded, key, event, state))
             by_source[(key[0], _text(event.get("repo")))] += 1
         since = str(current.get("at") or recorded) if current else recorded

@@ -7,13 +7,16 @@ A day's tree is the last commit on HEAD's first-parent line made by the end of t
 (UTC, committer time), checked as a fresh clone of it would be: its knowledge root and
 top-level `kbkit.yaml`, its own policy, that day as "today", this kbkit's validators. The
 window's last day, when it is today, is the working tree: the figures `kb check` prints.
-Results are kept in `.kbkit-cache/report-trend.json` by commit tree, day and kbkit code.
+Results are kept in `.kbkit-cache/report-trend.json` by commit tree, day and kbkit code; the
+past trees are checked out in `.kbkit-cache/report-trend/`, moved from commit to commit by
+the files that differ, so only changed pages are parsed again.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import shutil
 import tarfile
 import tempfile
 from datetime import UTC, date, datetime, time, timedelta
@@ -25,6 +28,7 @@ from kbkit.tree.cache import CACHE_DIR
 
 MAX_POINTS = 8
 CACHE_NAME = "report-trend.json"
+SHADOW_NAME = "report-trend"  # the past trees' checkout (`Shadow`)
 CACHE_ENTRIES = 400  # the newest keys kept: a year of daily reports' sample points
 
 
@@ -61,9 +65,8 @@ def collect(
         }
     cache_path = repo / CACHE_DIR / CACHE_NAME
     cache = _read_cache(cache_path) if use_cache else {}
-    points: list[dict[str, Any]] = []
+    wanted: list[tuple[date, str, str, str | None, str]] = []  # day, commit, tree, policy, key
     notes: list[str] = []
-    fresh = False
     for day in sample_days(window):
         if day >= today:
             continue  # the working tree: the caller's current figures
@@ -76,17 +79,17 @@ def collect(
         except git.GitError as exc:
             notes.append(f"{day}: {exc}")
             continue
-        if tree is None:
-            continue  # no knowledge tree yet at that commit
-        key = f"{_code()}:{day.isoformat()}:{tree}:{policy or '-'}"
-        figures = cache.get(key)
-        if not isinstance(figures, dict):
-            figures = _check_commit(repo, tree, policy, knowledge_root, day)
-            cache[key] = figures
-            fresh = True
-        points.append({"day": day.isoformat(), "commit": commit, **figures})
-    if use_cache and fresh:
-        _write_cache(cache_path, cache)
+        if tree is not None:  # else no knowledge tree yet at that commit
+            wanted.append((day, commit, tree, policy, f"{_code()}:{day}:{tree}:{policy or '-'}"))
+    missing = [w for w in wanted if not isinstance(cache.get(w[4]), dict)]
+    if missing:
+        cache.update(_check_days(repo, knowledge_root, missing, use_cache))
+        if use_cache:
+            _write_cache(cache_path, cache)
+    points = [
+        {"day": day.isoformat(), "commit": commit, **cache[key]}
+        for day, commit, _tree, _policy, key in wanted
+    ]
     return {"source": source, "points": points, "note": "; ".join(notes)}
 
 
@@ -104,36 +107,131 @@ def _code() -> str:
     return code_fingerprint()
 
 
-def _check_commit(
-    repo: Path, tree: str, policy_blob: str | None, root: str, day: date
-) -> dict[str, Any]:
-    """Pages, errors and warnings of the tree object `tree`, as `kb check` counts them."""
-    from kbkit.checks.runner import check_tree, checked_pages, load_for_checks
-    from kbkit.infra.errors import KbkitError
-    from kbkit.policy.model import load_policy
-    from kbkit.rulebook.findings import count
-    from kbkit.vcs import git
+def _check_days(
+    repo: Path, root: str, days: list[tuple[date, str, str, str | None, str]], keep: bool
+) -> dict[str, dict[str, Any]]:
+    """Figures per cache key: each day's tree checked in the shadow checkout, oldest first
+    (so the checkout moves forward by small differences). `keep`: the checkout and its parse
+    cache live on in `.kbkit-cache/report-trend/` for the next report (under a lock); else in
+    a temporary folder."""
+    from kbkit.infra.file_lock import locked
 
-    with tempfile.TemporaryDirectory(prefix="kbkit-trend-") as scratch:
-        top = Path(scratch)
+    if not keep:
+        with tempfile.TemporaryDirectory(prefix="kbkit-trend-") as scratch:
+            return _check_in(Shadow(repo, Path(scratch), root), days)
+    from kbkit.infra.state_folder import make_state_folder
+
+    top = make_state_folder(repo / CACHE_DIR, "kbkit's parse cache; safe to delete") / SHADOW_NAME
+    top.mkdir(exist_ok=True)
+    with locked(top):
+        return _check_in(Shadow(repo, top, root), days)
+
+
+def _check_in(
+    shadow: Shadow, days: list[tuple[date, str, str, str | None, str]]
+) -> dict[str, dict[str, Any]]:
+    from kbkit.infra.errors import KbkitError
+
+    out = {}
+    for day, _commit, tree, policy, key in days:
         try:
-            archive = top / "tree.tar"
-            archive.write_bytes(git.archive_tree(repo, tree))
-            _extract(archive, top / root)
-            archive.unlink()
-            if policy_blob is not None:
-                (top / "kbkit.yaml").write_bytes(git.blob(repo, policy_blob))
-            policy = load_policy(top)
-            loaded = load_for_checks(top, policy)
-            findings = check_tree(loaded, ("tree", "lint"), day)
+            shadow.move_to(tree, policy)
+            out[key] = shadow.check(day)
         except (KbkitError, OSError, tarfile.TarError) as exc:
-            return {"error": " ".join(str(exc).replace(scratch, "").split())[:300]}
-        errors, warnings = count(findings)
-        return {
-            "pages": checked_pages(loaded, ("tree", "lint")),
-            "errors": errors,
-            "warnings": warnings,
-        }
+            text = " ".join(str(exc).replace(str(shadow.top), "").split())[:300]
+            out[key] = {"error": text}
+    return out
+
+
+class Shadow:
+    """One folder holding a past commit's knowledge root (and top-level `kbkit.yaml`), moved
+    from commit to commit by the files that differ, so the parse cache inside it only parses
+    what changed. `tree.txt` names the tree it holds; `dirty` while it moves (a move that was
+    cut short is redone from scratch)."""
+
+    MARK = "tree.txt"
+    MAX_CHANGES = 2000  # more than this many changed files: extract the whole tree instead
+
+    def __init__(self, repo: Path, top: Path, root: str) -> None:
+        self.repo, self.top, self.root = repo, top, root
+
+    def held(self) -> tuple[str, str] | None:
+        try:
+            tree, policy = (self.top / self.MARK).read_text(encoding="ascii").split()
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        return None if tree == "dirty" else (tree, policy)
+
+    def move_to(self, tree: str, policy: str | None) -> None:
+        from kbkit.infra.jsonl import atomic_write_text
+        from kbkit.vcs import git
+
+        held = self.held()
+        if held == (tree, policy or "-"):
+            return
+        changes = None
+        if held is not None:
+            try:
+                changes = git.tree_changes(self.repo, held[0], tree)
+            except git.GitError:  # the tree held is gone (history rewritten, gc): start over
+                changes = None
+        atomic_write_text(self.top / self.MARK, "dirty -\n")
+        if changes is None or len(changes) > self.MAX_CHANGES:
+            shutil.rmtree(self.top / self.root, ignore_errors=True)
+            self._extract(tree, ())
+        else:
+            fetch = []
+            for status, mode, path in changes:
+                target = self.top / self.root / path
+                if status != "A":
+                    target.unlink(missing_ok=True)
+                    _prune(target.parent, self.top / self.root)
+                if status != "D" and mode in REGULAR:
+                    fetch.append(path)
+            if fetch:
+                self._extract(tree, tuple(f":(literal){path}" for path in fetch))
+        kbkit_yaml = self.top / "kbkit.yaml"
+        if policy is None:
+            kbkit_yaml.unlink(missing_ok=True)
+        else:
+            kbkit_yaml.write_bytes(git.blob(self.repo, policy))
+        atomic_write_text(self.top / self.MARK, f"{tree} {policy or '-'}\n")
+
+    def _extract(self, tree: str, paths: tuple[str, ...]) -> None:
+        from kbkit.vcs import git
+
+        archive = self.top / "tree.tar"
+        try:
+            git.archive_tree(self.repo, tree, archive, paths)
+            _extract(archive, self.top / self.root)
+        finally:
+            archive.unlink(missing_ok=True)
+
+    def check(self, day: date) -> dict[str, Any]:
+        """Pages, errors and warnings of the tree held, as `kb check --today DAY` counts them."""
+        from kbkit.checks.runner import check_tree, checked_pages, load_for_checks
+        from kbkit.policy.model import load_policy
+        from kbkit.rulebook.findings import count
+
+        (self.top / self.root).mkdir(parents=True, exist_ok=True)
+        policy = load_policy(self.top)
+        loaded = load_for_checks(self.top, policy, use_cache=True)
+        errors, warnings = count(check_tree(loaded, ("tree", "lint"), day))
+        return {"pages": checked_pages(loaded, ("tree", "lint")), "errors": errors,
+                "warnings": warnings}  # fmt: skip
+
+
+REGULAR = ("100644", "100755")
+
+
+def _prune(folder: Path, stop: Path) -> None:
+    """Remove `folder` and its parents up to `stop` while they are empty."""
+    while folder != stop and folder.is_relative_to(stop):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _extract(archive: Path, dest: Path) -> None:

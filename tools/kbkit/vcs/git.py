@@ -232,13 +232,27 @@ def object_id(repo: Path, rev: str, path: str) -> str | None:
     return out.strip() or None
 
 
-def archive_tree(repo: Path, tree: str) -> bytes:
-    """A tar archive of the tree object `tree` (its files at the archive's top)."""
-    done = _run(repo, ("archive", "--format=tar", tree), None)
+def archive_tree(repo: Path, tree: str, out: Path, paths: tuple[str, ...] = ()) -> None:
+    """Write a tar archive of the tree object `tree` (its files at the archive's top), or of
+    only `paths` in it, to the file `out`."""
+    done = _run(repo, ("archive", "--format=tar", "-o", str(out), tree, "--", *paths), None)
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git archive failed in {repo}: {detail[-1] if detail else done.returncode}")
-    return done.stdout
+
+
+def tree_changes(repo: Path, old: str, new: str) -> list[tuple[str, str, str]]:
+    """(status A/M/D/T, new mode, path) of every file that differs between two tree objects."""
+    done = _run(repo, ("diff-tree", "-r", "-z", "--no-renames", old, new), None)
+    if done.returncode != 0:
+        raise GitError(f"git diff-tree failed in {repo} for {old[:12]}..{new[:12]}")
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    out = []
+    for head, path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = head.split()
+        if len(parts) == 5 and path:
+            out.append((parts[4][:1], parts[1], path))
+    return out
 
 
 def blob(repo: Path, object_id: str) -> bytes:
