@@ -18,7 +18,8 @@ MAX_REPLY_BYTES = 4 * 1024 * 1024
 _PR_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[^\s<>\"'`\\]+/pull/[0-9]+")
 
 
-def _json(path: Path) -> dict[str, Any]:
+def read_object(path: Path) -> dict[str, Any]:
+    """A JSON object from a file kbkit wrote; empty when it is missing or not an object."""
     try:
         data = json_input.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
@@ -67,9 +68,9 @@ def collect(
         if not window.contains(day.name):
             continue
         for folder in sorted(p for p in day.iterdir() if p.is_dir()):
-            validation = _json(folder / "validation.json")
-            apply = _json(folder / "apply.json")
-            batch = _json(folder / "batch.json")
+            validation = read_object(folder / "validation.json")
+            apply = read_object(folder / "apply.json")
+            batch = read_object(folder / "batch.json")
             accepted = [r for r in validation.get("accepted") or [] if isinstance(r, dict)]
             rejected = [r for r in validation.get("rejected") or [] if isinstance(r, dict)]
             by_reason = Counter(str(r.get("reason")) for r in rejected)

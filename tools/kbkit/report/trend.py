@@ -23,6 +23,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
+from kbkit.report.batches import read_object
 from kbkit.report.window import Window
 from kbkit.tree.cache import CACHE_DIR
 
@@ -64,7 +65,7 @@ def collect(
             "note": "no git history: the trend starts with the first commit",
         }
     cache_path = repo / CACHE_DIR / CACHE_NAME
-    cache = _read_cache(cache_path) if use_cache else {}
+    cache = read_object(cache_path) if use_cache else {}
     wanted: list[tuple[date, str, str, str | None, str]] = []  # day, commit, tree, policy, key
     notes: list[str] = []
     for day in sample_days(window):
@@ -248,16 +249,6 @@ def _extract(archive: Path, dest: Path) -> None:
             if source is not None:
                 with source, open(target, "wb") as out:
                     out.write(source.read())
-
-
-def _read_cache(path: Path) -> dict[str, Any]:
-    from kbkit.infra import json_input
-
-    try:
-        data = json_input.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _write_cache(path: Path, cache: dict[str, Any]) -> None:
