@@ -53,6 +53,32 @@ def newcomer(repo: Path) -> Path:
     return repo
 
 
+def randomised(repo: Path) -> Path:
+    """Lessons only: 16 closed tasks assigned to the arms at random (`--assign hash`), half
+    with lessons injected, across two categories, so the lessons report has a headline."""
+    from kbkit.infra.jsonl import append_rows
+    from kbkit.lessons.extraction import extract
+    from kbkit.lessons.store import LessonStore
+
+    (repo / "knowledge").mkdir(parents=True)
+    store = LessonStore(repo / "intake" / "lessons")
+    tasks, usage = [], []
+    for n in range(16):
+        inject = n % 2 == 0
+        statuses = ["confirmed"] * (2 if inject else 1) + ["false_positive"] * (n % 3)
+        tasks.append({
+            "id": f"R{n}", "status": "done", "company": "acme", "category": ("web", "api")[n % 4 < 2],
+            "findings": [{"id": f"F{k}", "status": st, "class": "sqli", "summary": f"finding {k} of {n}"}
+                         for k, st in enumerate(statuses)],
+            "retests": [], "metrics": {"tokens": 1000 + 50 * n, "tool_calls": 10 + n},
+        })  # fmt: skip
+        usage.append({"task": f"R{n}", "mode": "inject" if inject else "shadow", "assign": "hash",
+                      "lessons": ["L"] if inject else [], "at": "2026-11-20T08:00:00Z"})  # fmt: skip
+    store.add([extract(task) for task in tasks])
+    append_rows(store.log("usage"), usage)
+    return repo
+
+
 @pytest.fixture(scope="session")
 def report_cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
     top = tmp_path_factory.mktemp("report-cases")
@@ -79,6 +105,9 @@ def report_cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
         (empty / "knowledge").mkdir(parents=True)
         out["empty"] = Case(top / "empty.html", kb_report(top / "empty.html", "--repo", str(empty)),
                             empty, empty, empty)  # fmt: skip
+        rand = randomised(top / "randomised")
+        out["randomised"] = Case(top / "rand.html", kb_report(top / "rand.html", "--repo", str(rand)),
+                                 rand, rand, rand)  # fmt: skip
         return out
     finally:
         if saved is None:

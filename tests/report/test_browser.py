@@ -131,7 +131,7 @@ QUESTIONS = [
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("name", ["world", "demo", "newcomer", "empty"])
+@pytest.mark.parametrize("name", ["world", "demo", "newcomer", "empty", "randomised"])
 def test_the_page_reads_at_both_widths_without_scrolling_sideways(
     chromium: Any, report_cases: dict[str, Case], name: str, width: int, tmp_path: Path
 ) -> None:

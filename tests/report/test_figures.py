@@ -18,7 +18,7 @@ def _documents(case: Case, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[st
     return documents_for(case.repo, case.intake_repo, case.lessons_repo)
 
 
-@pytest.mark.parametrize("name", ["world", "demo", "newcomer", "empty"])
+@pytest.mark.parametrize("name", ["world", "demo", "newcomer", "empty", "randomised"])
 def test_every_marked_figure_is_what_the_owning_command_prints(
     report_cases: dict[str, Case], name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -79,6 +79,14 @@ def test_the_demo_report_shows_the_demos_lessons_and_decisions(
     html = report_cases["demo"].html
     bodies = set(re.findall(r'href="([^"#:]*pr-body\.md)"', page))
     assert len(bodies) == 1 and (html.parent / bodies.pop()).is_file()
+
+
+def test_a_randomised_headline_is_on_the_first_screen(report_cases: dict[str, Case]) -> None:
+    page = report_cases["randomised"].page
+    first = page[page.index('<section class="answers"') : page.index('<section class="part"')]
+    marked = {(f.owner, *f.path) for f in figures(first)}
+    assert ("lessons", "headline", "metrics", "confirmed_per_task", "difference", "value") in marked
+    assert "Randomised arms, lessons injected minus withheld" in first
 
 
 def test_the_check_of_a_figure_can_fail() -> None:

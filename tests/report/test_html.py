@@ -55,8 +55,12 @@ def test_a_figure_names_its_command_and_json_path() -> None:
 
 
 def test_numbers_print_as_the_lessons_report_reads() -> None:
-    assert number(None) == "n/a" and number(3) == "3" and number(120000.0) == "120000"
-    assert number(0.2600091) == "0.26" and number(46.21) == "46.21"
+    assert number(None) == "n/a" and number(3) == "3" and number(120000.0) == "120000.00"
+    assert (
+        number(0.2600091) == "0.26"
+        and number(46.21) == "46.21"
+        and number(1.0, signed=True) == "+1.00"
+    )
     assert (
         number(0.1666, rate=True) == "16.7%" and number(-0.32, rate=True, signed=True) == "-32.0%"
     )

@@ -18,6 +18,12 @@ from kbkit.report.html import code, esc, fig, link, number
 from kbkit.report.words import plural
 
 SHOWN = 5  # items listed per answer; the section below lists the rest
+JUDGED = {
+    "better": "better with lessons",
+    "worse": "worse with lessons",
+    "unclear": "unclear: the interval spans no change",
+    "not-enough": "not enough tasks for an interval",
+}
 
 
 def render(report: dict[str, Any], body_href: Callable[[str], str | None]) -> str:
@@ -214,7 +220,9 @@ def _lessons(les: dict[str, Any]) -> str:
                                shown=number(e.difference["high"], rate, signed=True))  # fmt: skip
                     interval = f" [{low}, {high}]"
                 shown = f"{value}{interval}"
-            items.append(f"<li>{esc(words.metric(e.metric))}: {shown} ({esc(e.judged)})</li>")
+            items.append(
+                f"<li>{esc(words.metric(e.metric))}: {shown} ({esc(JUDGED[e.judged])})</li>"
+            )
         body += "<p>Randomised arms, lessons injected minus withheld (95% interval):</p>"
         body += "<ul>" + "".join(items) + "</ul>"
     elif "arms" in report and report["tasks"]:

@@ -26,16 +26,14 @@ def esc(value: object) -> str:
 
 
 def number(value: float | None, rate: bool = False, signed: bool = False) -> str:
-    """A figure as the page prints it: whole numbers as they are, rates in percent with one
-    decimal, other values with two decimals (three significant digits below 1)."""
+    """A figure as the page prints it: counts (int) as they are; measures as
+    `kb lessons report` prints them: rates in percent with one decimal, others with two."""
     if value is None:
         return "n/a"
     if rate:
         return f"{value:+.1%}" if signed else f"{value:.1%}"
-    if isinstance(value, int) or float(value).is_integer():
-        return f"{int(value):+d}" if signed else f"{int(value)}"
-    if abs(value) < 1:
-        return f"{value:+.3g}" if signed else f"{value:.3g}"
+    if isinstance(value, int):
+        return f"{value:+d}" if signed else f"{value}"
     return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
