@@ -258,7 +258,7 @@ def _trend(trend: dict[str, Any]) -> str:
 
 
 def _ages(age: dict[str, Any]) -> str:
-    title = f"Days since updated: (stale after {age['stale_days']} days)"
+    title = f"Days since the updated: date (stale after {age['stale_days']} days)"
     if not age["dated_pages"]:
         return folded(title, f"no page of the {plural(age['linted_pages'], 'page')} lint "
                       "checks carries an <code>updated:</code> date.")  # fmt: skip
