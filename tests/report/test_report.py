@@ -79,8 +79,8 @@ def test_json_has_every_section_with_its_numbers_and_sources(world: Path, capsys
     assert intake["pending_attempts"] == {"0": 2}
     assert intake["cursor"][0]["repo"] == "kbkit-dev/kbkit"
     assert intake["by_source"] == [
-        {"kind": "merged_pr", "repo": "kbkit-dev/kbkit", "events": 3},
-        {"kind": "bugfix_run", "repo": "kbkit-dev/kbkit", "events": 1},
+        {"kind": "merged_pr", "repo": "kbkit-dev/kbkit", "via": "github", "events": 3},
+        {"kind": "bugfix_run", "repo": "kbkit-dev/kbkit", "via": None, "events": 1},
     ]
     arrived = {e["source_id"]: e for e in intake["arrived"]}
     assert arrived["kbkit-dev/kbkit#3"]["url"] == "https://github.com/kbkit-dev/kbkit/pull/3"

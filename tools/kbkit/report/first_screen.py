@@ -87,10 +87,7 @@ def _arrived(intake: dict[str, Any]) -> str:
         f"{plural(n, 'event')} recorded in the window" if n else "Nothing recorded in the window",
     )
     sources = "".join(
-        f"<li>{fig(s['events'])} {esc(words.kind(s['kind'], s['events']))}"
-        + (f" from {code(s['repo'])}" if s["repo"] else "")
-        + "</li>"
-        for s in intake["by_source"]
+        f"<li>{fig(s['events'])} {esc(words.source(s))}</li>" for s in intake["by_source"]
     )
     listed = "".join(
         f"<li>{link(e['url'], e['title'] or e['source_id'])} "

@@ -66,7 +66,7 @@ def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dic
     attempts: Counter[int] = Counter()
     oldest: tuple[str, Key, Row, Any] | None = None
     arrived: list[tuple[str, Key, Row, str]] = []
-    by_source: Counter[tuple[str, str]] = Counter()
+    by_source: Counter[tuple[str, str, str]] = Counter()
     first, last = window.since.isoformat(), window.until.isoformat()  # `window.contains`, inlined
     for key, event in ledgers.events.items():
         recorded = str(event.get("recorded_at") or "")
@@ -83,7 +83,7 @@ def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dic
                 day = per_day[recorded[:10]] = Counter()
             day[key[0]] += 1
             arrived.append((recorded, key, event, state))
-            by_source[(key[0], _text(event.get("repo")))] += 1
+            by_source[(key[0], _text(event.get("repo")), _text(event.get("via")))] += 1
         since = str(current.get("at") or recorded) if current else recorded
         age = _days(since, now)
         if age is not None and state in ages:
@@ -113,8 +113,8 @@ def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dic
         ],
         "recorded_in_window": len(arrived),
         "by_source": [
-            {"kind": kind, "repo": repo or None, "events": n}
-            for (kind, repo), n in sorted(by_source.items(), key=lambda i: (-i[1], i[0]))
+            {"kind": kind, "repo": repo or None, "via": via or None, "events": n}
+            for (kind, repo, via), n in sorted(by_source.items(), key=lambda i: (-i[1], i[0]))
         ],
         "arrived": [
             {

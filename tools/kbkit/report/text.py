@@ -61,11 +61,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         if changes
         else ""
     )
-    sources = ", ".join(
-        f"{s['events']} {words.kind(s['kind'], s['events'])}"
-        + (f" from {cell(s['repo'])}" if s["repo"] else "")
-        for s in intake["by_source"]
-    )
+    sources = ", ".join(f"{s['events']} {cell(words.source(s))}" for s in intake["by_source"])
     prs = cur["knowledge_prs"]
     out = [
         f"## kbkit report, {w['since']} to {w['until']}",

@@ -29,6 +29,12 @@ METRICS = {
     "false_positive_rate": "false-positive rate",
     "duplicate_rate": "duplicate rate",
 }
+VIA = {
+    "github": "the GitHub scan",
+    "git": "the git history",
+    "drop": "drop files",
+    "mailbox": "issue comments",
+}
 LESSON_KINDS = {"positive": "positive", "negative": "negative", "caution": "caution"}
 
 
@@ -78,3 +84,15 @@ def reason(decision: dict[str, object]) -> str:
         return "—"
     code, message = decision.get("reason"), decision.get("message")
     return f"{code}: {message}" if message else str(code)
+
+
+def source(entry: dict[str, object]) -> str:
+    """`4 merged pull requests from kbkit-dev/kbkit (the GitHub scan)`, without the count."""
+    count = entry.get("events")
+    text = kind(str(entry["kind"]), count if isinstance(count, int) else None)
+    if entry.get("repo"):
+        text += f" from {entry['repo']}"
+    via = entry.get("via")
+    if via:
+        text += f" ({VIA.get(str(via), str(via))})"
+    return text
