@@ -173,6 +173,19 @@ def test_lessons_kept_in_another_repository_are_read_with_lessons(
     assert str(tmp_path) not in data["lessons"]["source"]  # named from the folder holding both
 
 
+def test_json_output_never_carries_raw_controls(world: Path) -> None:
+    from kbkit.infra.jsonl import append_rows
+
+    append_rows(world / "intake" / "events.jsonl", [{"source_kind": "bugfix_run",
+                "source_id": "bidi", "title": "evil \u202e txt.exe \x1b[2J", "recorded_at": "2026-11-30T01:00:00Z"}])  # fmt: skip
+    done = run(world, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert "\u202e" not in done.stdout and "\x1b" not in done.stdout
+    assert "evil \\u202e txt.exe \\u001b[2J" in done.stdout
+    titles = [e["title"] for e in json.loads(done.stdout)["intake"]["arrived"]]
+    assert "evil \u202e txt.exe \x1b[2J" in titles  # the same value, escaped
+
+
 def test_window_limits_per_day_figures_and_batches(world: Path, capsys) -> None:
     data = report_json(world, "--since", "2026-11-29", "--until", "2026-11-29", capsys=capsys)
     assert [d["day"] for d in data["intake"]["per_day"]] == ["2026-11-29"]

@@ -8,13 +8,17 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from kbkit.infra.charset import visible
+from kbkit.infra.charset import INVISIBLE, visible
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~])")
 
 
 def render_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    """The report as JSON; invisible characters (bidi, zero-width) inside strings written as
+    `\\uXXXX` escapes, so copied text cannot reorder a terminal's line (json.dumps escapes
+    the control characters itself)."""
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    return INVISIBLE.sub(lambda m: json.dumps(m.group())[1:-1], text) + "\n"
 
 
 def cell(value: object) -> str:
@@ -66,7 +70,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     out = [
         f"## kbkit report, {w['since']} to {w['until']}",
         "",
-        f"- **Tree**: {answers.tree_verdict(tree).text}; {trend.text[:1].lower()}{trend.text[1:]}{moved}. "
+        f"- **Tree**: {answers.tree_verdict(tree).text}; {cell(trend.text[:1].lower() + trend.text[1:])}{moved}. "
         f"{plural(f['errors'], 'error')}, {plural(f['warnings'], 'warning')}, "
         f"{tree['age']['stale_pages']} stale, {plural(tree['orphans']['count'], 'orphan')}, "
         f"{plural(tree['links']['broken'], 'broken link')} "
