@@ -28,6 +28,13 @@ def test_demo_runs_end_to_end_and_a_second_run_adds_nothing(tmp_path: Path) -> N
     assert "7 event(s) taken" in first
     assert "proposals: 4 accepted, 1 rejected" in first
     assert "rejected VAL-1b (rule-id-taken)" in first
+    # the rule whose source is a review comment, traced back to the reviewer's words
+    assert (
+        "INTK-1d cites kbkit-dev/kbkit#38:discussion_r1874020011: inline comment by arjun-k "
+        "(MEMBER, reviewer) on tools/kbkit/intake/merged_prs.py line(s) 116-119; changes "
+        "requested; suggestion accepted (in the final diff)"
+    ) in first
+    assert '"`closed_at` is set on every closed PR, merged or not' in first
     assert "knowledge/repos/kbkit/components/validators/rules.md" in first  # git show --stat
     assert "outcome: shadowed" in first
     artifact = first.split("artifact: ")[1].split()[0]

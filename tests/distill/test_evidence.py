@@ -64,3 +64,40 @@ def test_promoted_lesson_row_becomes_a_lesson_event() -> None:
            "recorded_at": "2026-11-30T01:00:00Z"}  # fmt: skip
     event = to_event(row)
     assert (event.kind, event.repo, event.body) == ("lesson", "lessons", "Seen in 3 tasks.")
+
+
+def _note(n: int, text: str, **extra: object) -> dict[str, object]:
+    return {"id": f"acme/app#7:discussion_r{n}", "kind": "inline", "author": "carol",
+            "association": "MEMBER", "role": "reviewer", "text": text, **extra}  # fmt: skip
+
+
+def test_a_merged_pr_rows_discussion_becomes_its_review_notes_in_order() -> None:
+    row = {"source_kind": "merged_pr", "source_id": "acme/app#7", "repo": "acme/app",
+           "title": "t", "diff_excerpt": "+x\n",
+           "discussion": {"notes": [_note(1, "Refuse it.", accepted="suggestion", path="a.py",
+                                          line=3, start_line=1, resolved=True),
+                                    _note(2, "Done.", role="author",
+                                          in_reply_to="acme/app#7:discussion_r1")],
+                          "read": 5, "omitted": 3, "bots": 1, "complete": True}}  # fmt: skip
+    event = to_event(row)
+    assert [n.id for n in event.discussion] == [
+        "acme/app#7:discussion_r1",
+        "acme/app#7:discussion_r2",
+    ]
+    assert event.discussion[0].accepted == "suggestion" and event.discussion[0].resolved is True
+    assert event.discussion_omitted == 3
+    assert event.citable_ids() == (
+        "acme/app#7",
+        "acme/app#7:discussion_r1",
+        "acme/app#7:discussion_r2",
+    )
+
+
+def test_a_hand_edited_discussion_is_cut_to_the_budget_and_a_bad_note_left_out() -> None:
+    notes = [_note(n, "y" * 3000) for n in range(1, 5)] + [{"id": "elsewhere", "kind": "x"}]
+    row = {"source_kind": "merged_pr", "source_id": "acme/app#7", "repo": "acme/app",
+           "title": "t", "diff_excerpt": "+" * 3000,
+           "discussion": {"notes": notes, "read": 5, "omitted": 0, "bots": 0, "complete": True}}  # fmt: skip
+    event = to_event(row)  # never refused: cut
+    assert event.evidence_bytes() <= DIFF_EVENT_BYTES and len(event.discussion) == 1
+    assert event.discussion_omitted == 4

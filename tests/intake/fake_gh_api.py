@@ -6,6 +6,13 @@ on stderr, exit 1 — after the pages already fetched were printed, as gh does w
 page fails. Only the flags kbkit uses are accepted. State file ($FAKE_GH_STATE):
 {"routes": {"ENDPOINT": {"pages": [[...], ...], "fail_after": N, "status": 502,
  "message": "..."}}, "rate_limit_reset": 1796000000, "posted": [], "calls": []}
+
+A route may instead hold a whole list (`{"items": [...]}`): then `ENDPOINT?per_page=P&page=N`
+answers that page of it, as GitHub does (an empty array past the end), and a route with
+`status` answers every page with that error. `gh api graphql` answers the review-threads
+query from {"threads": {"OWNER/NAME#N": [{"root": ID, "isResolved": B, "isOutdated": B}]}},
+100 a page with `endCursor`/`after`, in GitHub's response shape; a PR it does not hold is
+GraphQL's NOT_FOUND error (exit 1, `gh: Could not resolve ...`).
 """
 
 import json
@@ -13,7 +20,7 @@ import os
 import sys
 
 SINGLE = {"--paginate"}
-VALUED = {"-H", "-X", "-f", "--method"}
+VALUED = {"-H", "-X", "-f", "-F", "--method"}
 
 
 def main() -> int:
@@ -31,9 +38,9 @@ def main() -> int:
             flags.add(args[i])
             i += 1
         elif args[i] in VALUED:
-            if args[i] == "-f":
+            if args[i] in ("-f", "-F"):
                 name, _, value = args[i + 1].partition("=")
-                fields[name] = value
+                fields[name] = int(value) if args[i] == "-F" and value.isdigit() else value
             elif args[i] in ("-X", "--method"):
                 flags.add(f"method={args[i + 1]}")
             i += 2
@@ -44,7 +51,13 @@ def main() -> int:
             positional.append(args[i])
             i += 1
     endpoint = positional[0]
-    state.setdefault("calls", []).append(endpoint)
+    if endpoint == "graphql":
+        variables = sorted((k, v) for k, v in fields.items() if k != "query")
+        state.setdefault("calls", []).append(
+            "graphql?" + "&".join(f"{k}={v}" for k, v in variables)
+        )
+    else:
+        state.setdefault("calls", []).append(endpoint)
     try:
         return answer(state, endpoint, flags, fields)
     finally:
@@ -57,11 +70,25 @@ def answer(state: dict, endpoint: str, flags: set, fields: dict) -> int:
         reset = state.get("rate_limit_reset", 1796000000)
         print(json.dumps({"resources": {"core": {"limit": 5000, "remaining": 0, "reset": reset}}}))
         return 0
+    if endpoint == "graphql":
+        return graphql(state, fields)
     if "method=POST" in flags:
         state.setdefault("posted", []).append({"endpoint": endpoint, **fields})
         print(json.dumps({"id": len(state["posted"]), "body": fields.get("body", "")}))
         return 0
     route = state["routes"].get(endpoint)
+    base, _, query = endpoint.partition("?")
+    params = dict(part.partition("=")[::2] for part in query.split("&") if part)
+    if route is None and "page" in params:
+        listed = state["routes"].get(base)
+        if listed is not None and "items" in listed:
+            if "status" in listed:
+                route = listed
+            else:
+                size, number = int(params.get("per_page", 30)), int(params["page"])
+                page = listed["items"][(number - 1) * size : number * size]
+                sys.stdout.write(json.dumps(page) + "\n")
+                return 0
     if route is None:
         print(
             json.dumps(
@@ -85,6 +112,35 @@ def answer(state: dict, endpoint: str, flags: set, fields: dict) -> int:
         print(f"gh: {message} (HTTP {route.get('status', 502)})", file=sys.stderr)
         return 1
     sys.stdout.write("\n")
+    return 0
+
+
+def graphql(state: dict, fields: dict) -> int:
+    """GitHub's answer to the review-threads query (the only GraphQL kbkit sends)."""
+    if "reviewThreads" not in fields.get("query", ""):
+        print(json.dumps({"errors": [{"message": "unknown query"}]}))
+        print("gh: unknown query", file=sys.stderr)
+        return 1
+    key = f"{fields['owner']}/{fields['name']}#{fields['number']}"
+    threads = state.get("threads", {}).get(key)
+    if threads is None:
+        message = f"Could not resolve to a PullRequest with the number of {fields['number']}."
+        print(json.dumps({"data": {"repository": {"pullRequest": None}},
+                          "errors": [{"type": "NOT_FOUND", "path": ["repository", "pullRequest"],
+                                      "message": message}]}))  # fmt: skip
+        print(f"gh: {message}", file=sys.stderr)
+        return 1
+    start = int(str(fields.get("after") or "cursor:0").split(":")[1])
+    page = threads[start : start + 100]
+    nodes = [
+        {"isResolved": t["isResolved"], "isOutdated": t.get("isOutdated", False),
+         "comments": {"nodes": [{"databaseId": t["root"]}] if t.get("root") else []}}
+        for t in page
+    ]  # fmt: skip
+    info = {"hasNextPage": start + 100 < len(threads), "endCursor": f"cursor:{start + len(page)}"}
+    answer = {"data": {"repository": {"pullRequest": {"reviewThreads": {"pageInfo": info,
+                                                                         "nodes": nodes}}}}}  # fmt: skip
+    print(json.dumps(answer))
     return 0
 
 

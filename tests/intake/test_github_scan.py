@@ -49,7 +49,38 @@ class FakeGh:
         self.save()
 
     def files(self, number: int, files: list[dict[str, Any]]) -> None:
+        """The PR's files, and a review discussion nobody wrote anything in."""
         self.route(files_endpoint(SLUG, number), pages=[files])
+        self.discussion(number)
+
+    def discussion(
+        self,
+        number: int,
+        reviews: list[dict[str, Any]] | None = None,
+        comments: list[dict[str, Any]] | None = None,
+        conversation: list[dict[str, Any]] | None = None,
+        threads: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """The PR's reviews, inline comments, conversation (whole lists, served a page at a
+        time as GitHub does) and its review threads' state (GraphQL)."""
+        for base, items in discussion_routes(number, reviews, comments, conversation):
+            self.state["routes"][base] = {"items": items}
+        self.state.setdefault("threads", {})[f"{SLUG}#{number}"] = threads or []
+        self.save()
+
+
+def discussion_routes(
+    number: int,
+    reviews: list[dict[str, Any]] | None,
+    comments: list[dict[str, Any]] | None,
+    conversation: list[dict[str, Any]] | None,
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    base = f"repos/{SLUG}"
+    return [
+        (f"{base}/pulls/{number}/reviews", reviews or []),
+        (f"{base}/pulls/{number}/comments", comments or []),
+        (f"{base}/issues/{number}/comments", conversation or []),
+    ]
 
 
 @pytest.fixture

@@ -22,7 +22,8 @@ FIXTURES = Path(__file__).with_name("fixtures")
 HOSTILE = "fix \x1b[31mred\x1b[0m\rOVERWRITE \u202eevil\u2066 \u200bzero\nforged: line\x07"
 RAW = ("\x1b", "\r", "\u202e", "\u2066", "\u200b", "\x07")
 # Values that some anchored pattern of the intake schemas accepts.
-SAMPLES = ("run-1", "owner/name", "owner/name#12", "abcdef1", "2026-11-30T08:15:00Z")
+SAMPLES = ("run-1", "owner/name", "owner/name#12", "abcdef1", "2026-11-30T08:15:00Z",
+           "owner/name#12:discussion_r345")  # fmt: skip
 
 
 def _patterns(node: Any) -> list[str]:

@@ -31,6 +31,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 TOKEN = "ghp_localtesttoken"
+REVIEWS = Path(__file__).with_name("fixtures") / "reviews"
+
+
+def recorded(name: str) -> Any:
+    return json.loads((REVIEWS / name).read_text(encoding="utf-8"))
+
+
 PATCH = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
 
 
@@ -44,6 +51,8 @@ class GitHub(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
         if self.headers.get("Authorization") != f"token {TOKEN}":
             return self.reply(401, {"message": "Bad credentials", "documentation_url": "x"})
+        if self.path == "/api/graphql":  # GitHub Enterprise's GraphQL endpoint
+            return self.graphql(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
         if self.path != f"/api/v3/repos/{SLUG}/issues/3/comments":
             return self.reply(404, {"message": "Not Found", "documentation_url": "x"})
         sent = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -73,9 +82,32 @@ class GitHub(BaseHTTPRequestHandler):
         if path == f"/api/v3/repos/{SLUG}/issues/3/comments":
             return self.reply(200, self.comments)
         if path.startswith(f"/api/v3/repos/{SLUG}/pulls/") and path.endswith("/files"):
+            if path == f"/api/v3/repos/{SLUG}/pulls/57/files":
+                return self.reply(200, recorded("pr57-files.json"))
             files = [{"filename": "src/app.py", "status": "modified", "patch": PATCH}]
             return self.reply(200, files)
+        listed = self.discussion.get(path.removeprefix(f"/api/v3/repos/{SLUG}/"))
+        if listed is not None or path.endswith(("/reviews", "/comments")):
+            params = dict(part.partition("=")[::2] for part in query.split("&") if part)
+            size, number = int(params.get("per_page", 30)), int(params.get("page", 1))
+            return self.reply(200, (listed or [])[(number - 1) * size : number * size])
         return self.reply(404, {"message": "Not Found", "documentation_url": "x"})
+
+    discussion: dict[str, list[dict[str, Any]]] = {}  # "pulls/N/reviews" etc. -> the whole list
+    graphql_seen: list[dict[str, Any]] = []
+
+    def graphql(self, request: dict[str, Any]) -> None:
+        """The review-threads query, answered from the recorded response; typed variables
+        checked as GitHub checks them (`$number: Int!`)."""
+        self.graphql_seen.append(request)
+        variables = request.get("variables", {})
+        if (
+            "reviewThreads" not in request.get("query", "")
+            or type(variables.get("number")) is not int
+        ):
+            return self.reply(200, {"errors": [{"message": "Variable $number of type Int! was "
+                                                "provided invalid value"}]})  # fmt: skip
+        return self.reply(200, recorded("pr57-review-threads.json"))
 
     def reply(self, code: int, body: Any, link: str | None = None) -> None:
         data = json.dumps(body).encode()
@@ -99,7 +131,8 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[type[Git
          "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
         check=True, capture_output=True,
     )  # fmt: skip
-    handler = type("Handler", (GitHub,), {"seen": [], "fail_page": None, "comments": []})
+    handler = type("Handler", (GitHub,), {"seen": [], "fail_page": None, "comments": [],
+                                          "discussion": {}, "graphql_seen": []})  # fmt: skip
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
@@ -160,3 +193,43 @@ def test_real_gh_posts_the_record_and_the_mailbox_reads_it_back(
     assert len(server.comments) == 1 and "```json" in server.comments[0]["body"]
     assert main(["intake", "mailbox", "--issue", f"{SLUG}#3"]) == 0
     assert [key[0] for key in load_events(tmp_path / "intake")] == ["bugfix_run"]
+
+
+def test_real_gh_reads_the_review_discussion_page_by_page_and_the_threads_by_graphql(
+    tmp_path: Path, server: type[GitHub], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gh without --paginate reads exactly the page asked for, and `-F number=57` reaches
+    GitHub as an Int (the query declares `$number: Int!`)."""
+    filler = recorded("pr57-review-comments.json")[-1]
+    comments = recorded("pr57-review-comments.json") + [
+        {**filler, "id": 1874030000 + n, "body": f"nit {n}: a longer remark about naming here"}
+        for n in range(120)
+    ]
+    server.discussion.update({"pulls/57/reviews": recorded("pr57-reviews.json"),
+                              "pulls/57/comments": comments,
+                              "issues/57/comments": recorded("pr57-issue-comments.json")})  # fmt: skip
+    pulls = [make_pr(57, updated_at="2026-11-29T12:00:00Z")]
+    monkeypatch.setattr(GitHub, "do_GET", _only_pr(GitHub.do_GET, pulls))
+    assert main(["intake", "record-prs", "--repo", SLUG]) == 0
+    row = load_events(tmp_path / "intake")[("merged_pr", f"{SLUG}#57")]
+    ids = [note["id"] for note in row["discussion"]["notes"]]
+    assert ids[0] == f"{SLUG}#57:discussion_r1874021301"  # the accepted suggestion first
+    assert row["discussion"]["notes"][0]["accepted"] == "suggestion"
+    assert row["discussion"]["notes"][0]["resolved"] is True  # from GraphQL
+    comment_pages = [p for p in server.seen if "/pulls/57/comments" in p]
+    assert comment_pages == [f"/api/v3/repos/{SLUG}/pulls/57/comments?per_page=100&page={n}"
+                             for n in (1, 2)]  # fmt: skip
+    [request] = server.graphql_seen
+    assert request["variables"] == {"owner": "kbkit-dev", "name": "kbkit", "number": 57}
+
+
+def _only_pr(get: Any, pulls: list[dict[str, Any]]) -> Any:
+    """The server's GET, with the pulls list replaced by `pulls`."""
+
+    def do_get(self: GitHub) -> None:
+        if self.path.startswith(f"/api/v3/repos/{SLUG}/pulls?"):
+            self.seen.append(self.path)
+            return self.reply(200, pulls)
+        return get(self)
+
+    return do_get

@@ -32,9 +32,11 @@ from kbkit.infra.errors import KbkitError
 from kbkit.infra.jsonl import atomic_write_text
 from kbkit.intake.bugfixes import collect_drops
 from kbkit.intake.json_pages import decode_pages, read_source
-from kbkit.intake.ledger import record_events
+from kbkit.intake.ledger import load_events, record_events
 from kbkit.intake.merged_prs import parse_pulls
+from kbkit.intake.pull_scan import files_diff, files_endpoint
 from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.intake.review_fetch import RecordedReader, attach_discussion
 from kbkit.vcs import git
 
 DAY = "2026-11-30"  # fixed: the replay keys are hashes of a deterministic prompt
@@ -105,6 +107,12 @@ def record(project: Path, work: Path, intake: Path) -> int:
     identity = RepoIdentity(SLUG, {})
     label, data = read_source(str(samples / "github-pulls.json"))
     scan = parse_pulls(label, decode_pages(label, data), identity)
+    # what GitHub answered about PR 38's files and review, recorded: the scan's review step
+    reader = RecordedReader(samples / "github-reviews.json")
+    for row in scan.rows:
+        files = files_endpoint(SLUG, row["number"])
+        if files in reader.answers:
+            attach_discussion(row, files_diff(files, reader.get(files)), reader)
     added = len(record_events(intake, scan.rows).added)
     drops = work / "drops"
     if not drops.exists():
@@ -247,6 +255,7 @@ def _pass(project: Path, work: Path, label: str) -> str:
     print(f"proposals: {len(report.accepted)} accepted, {len(report.rejected)} rejected")
     for row in report.accepted:
         print(f"  accepted {row['rule_id']} on {row['target']}: {row['title']}")
+    _trace(work, report.artifacts)
     for row in report.rejected:
         print(f"  rejected {row['rule_id']} ({row['reason']}): {row['message']}")
     print(f"pages changed: {', '.join(report.pages) or 'none'}")
@@ -259,6 +268,36 @@ def _pass(project: Path, work: Path, label: str) -> str:
     for note in report.notes:
         print(f"note: {note}")
     return report.outcome
+
+
+def _trace(work: Path, artifacts: Path | None) -> None:
+    """Each accepted rule that cites a review note, traced to the reviewer's words."""
+    if not artifacts or not (Path(artifacts) / "validation.json").is_file():
+        return
+    accepted = json.loads((Path(artifacts) / "validation.json").read_text("utf-8"))["accepted"]
+    notes = {
+        note["id"]: note
+        for event in load_events(work / "intake").values()
+        for note in (event.get("discussion") or {}).get("notes", [])
+    }
+    for proposal in accepted:
+        for cited in proposal["citations"]:
+            note = notes.get(cited)
+            if note is None:
+                continue
+            where = f" on {note['path']}" if note.get("path") else ""
+            if note.get("line"):
+                start = f"{note['start_line']}-" if note.get("start_line") else ""
+                where += f" line(s) {start}{note['line']}"
+            state = f"; {note['state'].replace('_', ' ')}" if note.get("state") else ""
+            became = (
+                f"; {note['accepted']} accepted (in the final diff)" if note.get("accepted") else ""
+            )
+            kind = {"inline": "inline comment", "review": "review", "conversation": "comment"}
+            print(f"    {proposal['rule_id']} cites {cited}: {kind[note['kind']]} by "
+                  f"{note['author']} ({note['association']}, {note['role']}){where}{state}{became}")  # fmt: skip
+            said = note["text"].split("\n\n")[0].replace("\n", " ")
+            print(f'      "{said[:240]}{"…" if len(said) > 240 else ""}"')
 
 
 if __name__ == "__main__":

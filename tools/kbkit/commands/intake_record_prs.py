@@ -12,6 +12,7 @@ from kbkit.intake.ledger import record_events
 from kbkit.intake.merged_prs import advance_cursor, parse_pulls, scan_since
 from kbkit.intake.pull_scan import scan_github
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
+from kbkit.intake.reread import reread_prs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,12 +47,25 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="scan GitHub and list what would be recorded; write nothing",
     )
+    parser.add_argument(
+        "--reread",
+        metavar="N",
+        type=_number,
+        action="append",
+        help="instead of a scan, read merged PR N again (its files and review discussion; "
+        "repeatable): a PR recorded without them gets a new revision of its event, pending "
+        "again; one not recorded yet is recorded; the cursor does not move",
+    )
     options.add_repo(parser, identity=True)
     parser.set_defaults(github=None)
     args = parser.parse_args(argv)
     if args.repo and SLUG.match(args.repo) and not Path(args.repo).is_dir():
         # `--repo OWNER/NAME` names the GitHub repository; the ledgers are found from here
         args.github, args.repo = args.repo, None
+    if args.reread:
+        if args.source is not None:
+            raise UsageError("--reread reads from GitHub; drop --from")
+        return _reread(args)
     if args.source is None:
         return _scan(args)
     if args.dry_run:
@@ -71,8 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _scan(args: argparse.Namespace) -> int:
-    folder = options.intake_dir(args)
+def _number(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a PR number")
+    return int(text)
+
+
+def _watched(args: argparse.Namespace) -> tuple[RepoIdentity, str]:
     identity = options.identity(args)
     slug = args.github or identity.slug
     if not slug:
@@ -82,7 +101,25 @@ def _scan(args: argparse.Namespace) -> int:
         )
     if identity.slug is None:
         identity = RepoIdentity(slug, identity.aliases)
-    slug = identity.normalize(slug)
+    return identity, identity.normalize(slug)
+
+
+def _reread(args: argparse.Namespace) -> int:
+    folder = options.intake_dir(args)
+    identity, slug = _watched(args)
+    for done in reread_prs(folder, slug, identity, args.reread, dry_run=args.dry_run):
+        notes = done.row["discussion"]["notes"]
+        accepted = sum(1 for note in notes if note.get("accepted"))
+        revision = f" (revision {done.row['revision']})" if done.row.get("revision") else ""
+        pending = ", pending again" if done.outcome == "revised" else ""
+        print(f"{done.row['source_id']}: {done.outcome}{revision}{pending}; {len(notes)} review "
+              f"note(s), {accepted} accepted")  # fmt: skip
+    return 0
+
+
+def _scan(args: argparse.Namespace) -> int:
+    folder = options.intake_dir(args)
+    identity, slug = _watched(args)
     result = scan_github(folder, slug, identity, dry_run=args.dry_run)
     verb = "would be recorded" if args.dry_run else "recorded"
     for row in result.new:

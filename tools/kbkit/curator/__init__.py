@@ -32,6 +32,7 @@ from kbkit.curator.proposals import (
     KnowledgeProposalValidation,
     RejectedProposal,
 )
+from kbkit.curator.review_notes import ReviewNote
 
 API_VERSION = 1
 
@@ -55,6 +56,7 @@ __all__ = [
     "PageChange",
     "RecoveryResult",
     "RejectedProposal",
+    "ReviewNote",
     "ValidatorResult",
     "ValidatorRun",
 ]

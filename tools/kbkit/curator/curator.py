@@ -65,7 +65,7 @@ class KnowledgeCurator:
             raise InvalidRequestError("the gate needs at least one command", field="gate")
         self._gate = None if gate is None else [tuple(map(str, c)) for c in gate if c]
         self._catalog: Catalog | None = None
-        self._source_ids: tuple[str, ...] = ()  # of the batch the last prompt was built for
+        self._source_ids: tuple[str, ...] = ()  # citable ids of the last prompt's batch
 
     @property
     def root(self) -> str:
@@ -92,16 +92,17 @@ class KnowledgeCurator:
     def build_prompt(self, batch: KnowledgeEvidenceBatch) -> KnowledgePrompt:
         _require(batch, KnowledgeEvidenceBatch, "batch")
         prompt = build_prompt(self.catalog(), batch, self.policy)
-        self._source_ids = batch.source_ids
+        self._source_ids = batch.citable_ids
         return prompt
 
     def proposal_schema(
         self, max_rules: int, batch: KnowledgeEvidenceBatch | None = None
     ) -> dict[str, Any]:
-        """The portable wire schema with this clone's targets (and the batch's source IDs)."""
+        """The portable wire schema with this clone's targets (and what the batch's rules may
+        cite: its source IDs and review note ids)."""
         catalog = self._catalog or self.catalog()
         targets = catalog.targets()  # the same enum validation checks against
-        sources = list(batch.source_ids if batch else self._source_ids)
+        sources = list(batch.citable_ids if batch else self._source_ids)
         return wire_schema(targets, sources, max_rules)
 
     def validate_proposals(

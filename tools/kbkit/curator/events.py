@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbkit.curator.errors import InvalidRequestError
+from kbkit.curator.review_notes import MAX_NOTES, ReviewNote
 
 KINDS = ("merged_pr", "bugfix_run", "lesson")
 MAX_EVENTS = 20
@@ -29,6 +30,8 @@ EVENT_FIELDS = (
     "url",
     "created_at",
     "merged_at",
+    "discussion",
+    "discussion_omitted",
 )
 
 
@@ -65,6 +68,18 @@ class KnowledgeEvidenceEvent:
     url: str | None = None
     created_at: str | None = None
     merged_at: str | None = None
+    # a merged PR's review discussion (kbkit.curator.review_notes), ranked; it shares
+    # DIFF_EVENT_BYTES with diff_excerpt
+    discussion: tuple[ReviewNote, ...] = ()
+    discussion_omitted: int = 0  # notes left out for the budget
+
+    def evidence_bytes(self) -> int:
+        """What the event holds of the batch's byte bound: the excerpt and the notes."""
+        return _size(self.diff_excerpt or "") + sum(note.size() for note in self.discussion)
+
+    def citable_ids(self) -> tuple[str, ...]:
+        """What a rule may cite of this event: its source ID and its notes' ids."""
+        return (self.source_id, *(note.id for note in self.discussion))
 
     def check(self, where: str = "event") -> None:
         """Raise InvalidRequestError naming the first bad field."""
@@ -95,9 +110,32 @@ class KnowledgeEvidenceEvent:
                 raise InvalidRequestError(
                     f"{value!r} is not an ISO date or timestamp", field=f"{where}.{name}"
                 )
+        self._check_discussion(where)
+
+    def _check_discussion(self, where: str) -> None:
+        if not isinstance(self.discussion, tuple) or len(self.discussion) > MAX_NOTES:
+            raise InvalidRequestError(
+                f"expected a tuple of at most {MAX_NOTES} ReviewNotes", field=f"{where}.discussion"
+            )
+        for index, note in enumerate(self.discussion):
+            if not isinstance(note, ReviewNote):
+                raise InvalidRequestError(
+                    "expected a ReviewNote", field=f"{where}.discussion[{index}]"
+                )
+            note.check(f"{where}.discussion[{index}]", self.source_id)
+        if type(self.discussion_omitted) is not int or self.discussion_omitted < 0:
+            raise InvalidRequestError("expected a count", field=f"{where}.discussion_omitted")
+        if self.evidence_bytes() > DIFF_EVENT_BYTES:
+            raise InvalidRequestError(
+                f"{self.evidence_bytes()} bytes of diff excerpt and discussion, at most "
+                f"{DIFF_EVENT_BYTES} per event",
+                field=f"{where}.discussion",
+            )
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in EVENT_FIELDS}
+        data = {name: getattr(self, name) for name in EVENT_FIELDS}
+        data["discussion"] = [note.to_dict() for note in self.discussion]
+        return data
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "event") -> KnowledgeEvidenceEvent:
@@ -112,6 +150,13 @@ class KnowledgeEvidenceEvent:
         values = {name: data.get(name) for name in EVENT_FIELDS}
         if values["body"] is None:
             values["body"] = data.get("summary", "")
+        notes = values["discussion"] or []
+        if not isinstance(notes, list):
+            raise InvalidRequestError("expected a list of notes", field=f"{where}.discussion")
+        values["discussion"] = tuple(
+            ReviewNote.from_dict(n, f"{where}.discussion[{i}]") for i, n in enumerate(notes)
+        )
+        values["discussion_omitted"] = values["discussion_omitted"] or 0
         event = cls(**values)  # type: ignore[arg-type]  # checked just below
         event.check(where)
         return event
@@ -124,12 +169,16 @@ class KnowledgeEvidenceBatch:
     events: tuple[KnowledgeEvidenceEvent, ...]
     max_rules: int = 5
     source_ids: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    # what a rule may cite: the source IDs and the ids of the events' review notes
+    citable_ids: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __init__(self, events: Any, max_rules: int = 5):
         object.__setattr__(self, "events", tuple(events))
         object.__setattr__(self, "max_rules", max_rules)
         object.__setattr__(self, "source_ids", tuple(e.source_id for e in self.events))
         self.check()
+        citable = tuple(i for e in self.events for i in e.citable_ids())
+        object.__setattr__(self, "citable_ids", citable)
 
     def check(self) -> None:
         if not self.events:
@@ -143,6 +192,7 @@ class KnowledgeEvidenceBatch:
         if not 1 <= self.max_rules <= MAX_RULES:
             raise InvalidRequestError(f"must be between 1 and {MAX_RULES}", field="max_rules")
         seen: set[str] = set()
+        cited: set[str] = set()
         total = 0
         for index, event in enumerate(self.events):
             if not isinstance(event, KnowledgeEvidenceEvent):
@@ -155,10 +205,18 @@ class KnowledgeEvidenceBatch:
                     f"duplicate source id {event.source_id!r}", field=f"events[{index}].source_id"
                 )
             seen.add(event.source_id)
-            total += _size(event.diff_excerpt or "")
+            for note_index, note in enumerate(event.discussion):
+                if note.id in cited:
+                    raise InvalidRequestError(
+                        f"duplicate note id {note.id!r}",
+                        field=f"events[{index}].discussion[{note_index}].id",
+                    )
+                cited.add(note.id)
+            total += event.evidence_bytes()
         if total > DIFF_BATCH_BYTES:
             raise InvalidRequestError(
-                f"{total} bytes of diff excerpts, at most {DIFF_BATCH_BYTES} per batch",
+                f"{total} bytes of diff excerpts and discussions, at most {DIFF_BATCH_BYTES} "
+                "per batch",
                 field="events[].diff_excerpt",
             )
 

@@ -16,6 +16,7 @@ from kbkit.curator.catalog import Catalog, CatalogPage
 from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
 from kbkit.curator.layout import BULLET_STYLE, heading_text
 from kbkit.curator.new_page import NewPageSlot
+from kbkit.curator.review_notes import ReviewNote
 from kbkit.curator.schema import field_descriptions
 from kbkit.infra.charset import visible
 from kbkit.policy.model import Policy
@@ -78,7 +79,56 @@ def render_event(event: KnowledgeEvidenceEvent, number: int) -> str:
         parts.append("| body:\n" + fence_lines(event.body))
     if event.diff_excerpt:
         parts.append("| diff_excerpt:\n" + fence_lines(event.diff_excerpt))
+    if event.discussion or event.discussion_omitted:
+        parts.append(render_discussion(event))
     return f"<untrusted_data {attrs}>\n" + "\n".join(parts) + "\n</untrusted_data>"
+
+
+_STATES = {  # a plain comment's review says nothing more: "commented" is left out
+    "changes_requested": "the review requested changes",
+    "approved": "the review approved",
+    "dismissed": "the review was dismissed",
+}
+_KINDS = {"review": "review summary", "inline": "inline comment", "conversation": "comment"}
+
+
+def _note_head(note: ReviewNote) -> str:
+    """Who said it, where, and what became of it, on one line."""
+    who = f"{note.author} ({', '.join(filter(None, (note.association, note.role)))})"
+    words = [f"{_KINDS[note.kind]} by {who}"]
+    if note.path:
+        lines = f"lines {note.start_line}-{note.line}" if note.start_line else f"line {note.line}"
+        words.append(f"on {note.path}" + (f" {lines}" if note.line else ""))
+    if note.in_reply_to:
+        words.append(f"in reply to {note.in_reply_to}")
+    if note.state in _STATES:
+        words.append(_STATES[note.state])
+    if note.outdated:
+        words.append("outdated (the lines changed since)")
+    if note.resolved is not None:
+        words.append("thread resolved" if note.resolved else "thread unresolved")
+    if note.accepted == "suggestion":
+        words.append("ACCEPTED: the suggestion is in the final diff")
+    elif note.accepted == "requested-change":
+        words.append("ACCEPTED: the code it asked for is in the final diff")
+    if note.at:
+        words.append(note.at)
+    return "; ".join(words)
+
+
+def render_discussion(event: KnowledgeEvidenceEvent) -> str:
+    """The event's review notes, each with its citable id, inside the event's fence."""
+    omitted = event.discussion_omitted
+    more = f"; {omitted} more left out for the budget" if omitted else ""
+    lines = [f"discussion ({len(event.discussion)} notes, most rule-like first{more}):"]
+    for note in event.discussion:
+        lines += [f"- id: {note.id}", f"  {_note_head(note)}"]
+        if note.hunk:
+            lines.append("  hunk:")
+            lines += [f"    {line}" for line in note.hunk.split("\n")]
+        lines.append("  text:")
+        lines += [f"    {line}" for line in note.text.split("\n")]
+    return fence_lines("\n".join(lines))
 
 
 def _page_block(page: CatalogPage) -> str:
@@ -223,9 +273,25 @@ def build_prompt(
         "rows for the same new page carry `new_page: null`; every other row too. A new "
         "folder is never created.",
         "",
+        "# Review discussion",
+        "A merged PR's evidence may carry its `discussion`: what was said in its review. Each "
+        "note is a review summary, an inline comment on lines of the diff, or a comment of "
+        "the conversation, with its id, who wrote it (login, their association with the "
+        "repository, and whether a reviewer or the PR's own author), what it is about (file, "
+        "lines, the end of the diff hunk) and what became of it (the review's verdict; "
+        "outdated: the lines changed since; the thread resolved or not; ACCEPTED: the "
+        "suggested or requested code is in the final diff). Notes come most rule-like first: "
+        "accepted suggestions, changes requested, resolved threads, other reviewer comments, "
+        "and last the author's own notes and short chatter; bots are left out. A contract a "
+        "reviewer had to spell out, or a failure class a suggestion fixed, is often the rule; "
+        "the author's notes explain the change, they do not endorse a rule.",
+        "",
         "# Citations",
-        "Cite only the source IDs of the evidence blocks below, in the marker (`^[PR #12]`; "
-        "several separated by `; `, or one marker each) and in `citations`. A rule without evidence is not "
+        "A rule must cite its evidence: the source ID of an evidence block below and, where "
+        "the rule rests on what a reviewer said, the id of that note (`acme/app#12:"
+        "discussion_r345`), in the marker (`^[PR #12]`; several separated by `; `, or one "
+        "marker each) and in `citations`. Cite ids exactly as the evidence shows them; an id "
+        "that is not in the evidence rejects the rule. A rule without evidence is not "
         "proposed. No secrets, hosts, IP addresses, home folders or destructive commands.",
         "",
         "# Catalog of rule pages",

@@ -3,7 +3,7 @@
 Reason codes (README, "Curator"): reply-invalid, over-max-rules, schema, unknown-target,
 target-changed, bullet-style-page, rule-id-format, rule-id-prefix, rule-id-taken,
 rule-id-duplicate, anchor, group, heading, section-shape, bullets, provenance, citation,
-unsafe-text, escape, table-row, new-page.
+review-citation, unsafe-text, escape, table-row, new-page.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from kbkit.curator.new_page import (
     skeleton,
     title_problem,
 )
+from kbkit.curator.review_notes import NOTE_CITATION
 from kbkit.curator.schema import item_schemas
-from kbkit.curator.section import check_section, normalize
+from kbkit.curator.section import check_section, cited_sources, normalize
 from kbkit.curator.table import TableRow, TableRows, render_row
 from kbkit.infra import clock
 from kbkit.infra.charset import INVISIBLE
@@ -56,6 +57,7 @@ REASONS = (
     "bullets",
     "provenance",
     "citation",
+    "review-citation",
     "unsafe-text",
     "escape",
     "table-row",
@@ -185,7 +187,7 @@ class _Context(NamedTuple):
     repo: Path
     policy: Policy
     catalog: Catalog
-    sources: tuple[str, ...]  # the source IDs a marker may cite
+    sources: tuple[str, ...]  # what a marker may cite: source IDs and review note ids
     layouts: dict[str, Layout | None]  # by document ID; None: the page changed
     lines: dict[str, list[str]]  # by document ID: the page's lines (when it did not change)
 
@@ -360,7 +362,10 @@ def _check_row(
         return reject(problem.reason, problem.message)
     known = set(ctx.sources)
     if not cited or not set(cited) <= known:
-        return reject("citation", f"the marker cites {list(cited)}; only batch events may be cited")
+        return reject(
+            "citation",
+            f"the marker cites {list(cited)}; only batch events and their review notes may be cited",
+        )
     if set(cited) != set(row["citations"]):
         return reject("citation", "'citations' must list exactly the sources the marker cites")
     unsafe = _unsafe(ctx, target, section)
@@ -393,6 +398,26 @@ def _check_row(
         new_page,
     )
     return accepted, spot, level
+
+
+def review_citation_problem(row: Any, citable: tuple[str, ...]) -> str | None:
+    """Why a row cites a review note the batch does not hold (an id shaped
+    `<source id>:<anchor>` that no event's discussion carries: invented, or mistyped), in its
+    `citations` or its provenance marker; None when every note it cites is there."""
+    if not isinstance(row, dict):
+        return None
+    cited = [c for c in row.get("citations") or () if isinstance(c, str)]
+    section = row.get("section")
+    if isinstance(section, str) and section.strip():
+        cited += cited_sources(normalize(section).split("\n")[-1])
+    known = set(citable)
+    for citation in cited:
+        if NOTE_CITATION.match(citation.strip()) and citation.strip() not in known:
+            return (
+                f"{citation.strip()[:120]!r} names a review note that no event of the batch "
+                "holds; cite a note's id exactly as the evidence shows it"
+            )
+    return None
 
 
 def _open_new_page(
@@ -488,7 +513,7 @@ def validate_reply(
     rows, error = parse_reply(reply)
     if rows is None:
         return KnowledgeProposalValidation((), (), 0, error)
-    ctx = _Context(repo, policy, catalog, batch.source_ids, {}, {})
+    ctx = _Context(repo, policy, catalog, batch.citable_ids, {}, {})
     return _check_rows(ctx, rows, batch.max_rules)
 
 
@@ -514,6 +539,11 @@ def _check_rows(ctx: _Context, rows: list[Any], max_rules: int) -> KnowledgeProp
             # Before the schema's enum says the same less precisely (the documented reason).
             message = f"{target!r} is not a rule page of the catalog"
             rejected.append(RejectedProposal(index, "unknown-target", message, target, rule_id))
+            earlier.reject(row, rejected[-1])
+            continue
+        problem = review_citation_problem(row, ctx.sources)
+        if problem is not None:  # before the schema's enum says the same less precisely
+            rejected.append(RejectedProposal(index, "review-citation", problem, target, rule_id))
             earlier.reject(row, rejected[-1])
             continue
         if isinstance(row, dict):  # a reply written before these fields existed

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbkit.curator import KnowledgeEvidenceEvent
+from kbkit.curator import InvalidRequestError, KnowledgeEvidenceEvent, ReviewNote
 from kbkit.curator.events import DIFF_EVENT_BYTES, TEXT_BYTES
+from kbkit.curator.review_notes import MAX_NOTES
 from kbkit.infra.charset import visible
 
 
@@ -33,6 +34,8 @@ def to_event(row: dict[str, Any]) -> KnowledgeEvidenceEvent:
         body = str(row.get("summary") or row.get("body") or row.get("text") or "")
         merged, created = row.get("merged_at"), row.get("created_at")
     diff = str(row.get("diff_excerpt") or "") or None
+    diff = cut(diff, "diff_excerpt") if diff else None
+    notes, omitted = review_notes(row, len((diff or "").encode()))
     event = KnowledgeEvidenceEvent(
         kind=kind,
         source_id=str(row.get("source_id")),
@@ -46,13 +49,37 @@ def to_event(row: dict[str, Any]) -> KnowledgeEvidenceEvent:
             visible(" ".join(str(row.get("title") or row.get("source_id")).split())), "title"
         ),
         body=cut(body, "body"),
-        diff_excerpt=cut(diff, "diff_excerpt") if diff else None,
+        diff_excerpt=diff,
         url=str(row["url"]) if row.get("url") else None,
         created_at=str(created) if created else None,
         merged_at=str(merged) if merged else None,
+        discussion=notes,
+        discussion_omitted=omitted,
     )
     event.check()
     return event
+
+
+def review_notes(row: dict[str, Any], used: int) -> tuple[tuple[ReviewNote, ...], int]:
+    """The row's review notes (as intake ranked them) that fit the event's budget beside
+    `used` bytes of excerpt, and how many were left out; a malformed note is left out too."""
+    raw = row.get("discussion")
+    if not isinstance(raw, dict) or not isinstance(raw.get("notes"), list):
+        return (), 0
+    found = raw["notes"]
+    notes: list[ReviewNote] = []
+    for index, item in enumerate(found[:MAX_NOTES]):
+        try:
+            note = ReviewNote.from_dict(item, f"discussion[{index}]")
+            note.check(f"discussion[{index}]", str(row.get("source_id")))
+        except (InvalidRequestError, TypeError):
+            continue
+        if used + note.size() <= DIFF_EVENT_BYTES:
+            notes.append(note)
+            used += note.size()
+    left = raw.get("omitted")
+    left = left if type(left) is int and left > 0 else 0  # intake's count, then ours
+    return tuple(notes), left + len(found) - len(notes)
 
 
 def cut(text: str, field: str) -> str:

@@ -66,7 +66,7 @@ def select_batch(o: Options, skip: Collection[Key]) -> Selection:
             continue
         if event.source_id in rows:
             continue  # two kinds share a source id: one batch can cite it once; next batch
-        size = len((event.diff_excerpt or "").encode())
+        size = event.evidence_bytes()  # the diff excerpt and the review discussion
         if len(events) >= o.max_events or diff_total + size > DIFF_BATCH_BYTES:
             break
         diff_total += size

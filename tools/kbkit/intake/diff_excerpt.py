@@ -2,6 +2,9 @@
 
 Source hunks come before test hunks, which come before docs; within a class, the hunks
 that change the most lines come first. The excerpt never exceeds the byte budget.
+A merged PR's event holds the excerpt and the review discussion within one budget,
+MAX_EXCERPT_BYTES (`kbkit.intake.discussion.fit` gives the excerpt what the ranked reviewer
+notes leave, at least half).
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ def classify(path: str) -> int:
     return SOURCE
 
 
-def _file_path(header: list[str]) -> str:
+def _file_path(lines: list[str]) -> str:
+    header = [line.rstrip("\r\n") for line in lines]  # the lines keep their line ends
     for line in header:
         if line.startswith("+++ ") and line[4:] != "/dev/null":
             return line[4:].removeprefix("b/")

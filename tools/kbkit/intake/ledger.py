@@ -77,7 +77,8 @@ def _canonical(row: Row) -> str:
 
 
 def fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
-    """One row per key: the earliest recorded, ties broken by content (order-independent)."""
+    """One row per key: its highest `revision` (a re-read on demand; none is 0), of those the
+    earliest recorded, ties broken by content (order-independent)."""
     with gc_paused():  # 100k key tuples would trigger full collections over every row
         return _fold_events(rows)
 
@@ -93,10 +94,24 @@ def _fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
         if current is None:
             folded[key] = row
             continue
-        mine, theirs = str(row.get("recorded_at", "")), str(current.get("recorded_at", ""))
-        if mine < theirs or (mine == theirs and _canonical(row) < _canonical(current)):
+        if _precedes(row, current):
             folded[key] = row
     return folded
+
+
+def revision(row: Row) -> int:
+    """How many times the event was re-read (`kb intake record-prs --reread`)."""
+    value = row.get("revision")
+    return value if type(value) is int and value > 0 else 0
+
+
+def _precedes(row: Row, current: Row) -> bool:
+    """Whether `row` wins over `current` for their key (only two rows of a key meet here)."""
+    mine, theirs = revision(row), revision(current)
+    if mine != theirs:
+        return mine > theirs
+    at, other = str(row.get("recorded_at", "")), str(current.get("recorded_at", ""))
+    return at < other or (at == other and _canonical(row) < _canonical(current))
 
 
 def fold_status(rows: Iterable[Row]) -> dict[Key, Row]:

@@ -1,8 +1,9 @@
 """Scan GitHub's closed pulls through `gh api --paginate` and record the merged ones.
 
 The cursor moves only after the whole scan succeeded: the pull list was read completely and
-every newly recorded PR got its diff excerpt. A failure at any point leaves the cursor where
-it was; rows recorded before it stay (uniqueness absorbs them when the next scan re-reads).
+every newly recorded PR got its diff excerpt and review discussion (`review_fetch`). A
+failure at any point leaves the cursor where it was; rows recorded before it stay
+(uniqueness absorbs them when the next scan re-reads).
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.infra.errors import InputError
-from kbkit.intake.diff_excerpt import build_excerpt
 from kbkit.intake.json_pages import decode_pages, page_items
 from kbkit.intake.ledger import Row, load_events, record_events
 from kbkit.intake.merged_prs import advance_cursor, parse_pulls, read_cursor, scan_since
 from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.intake.review_fetch import GhReader, Reader, attach_discussion
 from kbkit.vcs import github
 
 # Newly recorded rows are written in chunks of this many, so a rate limit met while
@@ -66,6 +67,7 @@ def scan_github(
     *,
     dry_run: bool = False,
     fetch: Callable[[str, Path], bytes] = github.api_paginate,
+    reader: Reader | None = None,
 ) -> ScanResult:
     """Read every closed pull of `slug`, record the merged ones not recorded yet with their
     excerpts, then advance the cursor (unless `dry_run`, which writes nothing)."""
@@ -81,15 +83,18 @@ def scan_github(
     already = len(scan.rows) - len(new)
     if dry_run:
         return ScanResult(new, already, scan.unmerged, cursor, since)
+    reader = reader or GhReader(here)
     for start in range(0, len(new), CHUNK):
         chunk = new[start : start + CHUNK]
         for row in chunk:
-            row["diff_excerpt"] = _excerpt(slug, row, here, fetch)
+            # the review step: the discussion and the diff excerpt share the event's budget
+            attach_discussion(row, _diff(slug, row, here, fetch), reader)
         record_events(intake_dir, chunk)
     moved = advance_cursor(intake_dir, scan.newest) if scan.newest else read_cursor(intake_dir)
     return ScanResult(new, already, scan.unmerged, moved.get(slug), since)
 
 
-def _excerpt(slug: str, row: dict[str, Any], cwd: Path, fetch: Callable[[str, Path], bytes]) -> str:
+def _diff(slug: str, row: dict[str, Any], cwd: Path, fetch: Callable[[str, Path], bytes]) -> str:
+    """The PR's final diff, from its files."""
     endpoint = files_endpoint(slug, row["number"])
-    return build_excerpt(files_diff(f"gh api {endpoint}", fetch(endpoint, cwd)))
+    return files_diff(f"gh api {endpoint}", fetch(endpoint, cwd))

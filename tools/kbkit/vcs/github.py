@@ -4,7 +4,8 @@ Every flag used here exists in gh 2.23 (the version Debian ships):
 `gh pr list --repo R --head BRANCH --state all --limit N --json FIELDS`,
 `gh pr create --repo R --head OWNER:BRANCH --base BASE --title T --body-file F`,
 `gh pr view N --repo R --json body,comments`, `gh pr comment N --repo R --body-file F`,
-`gh pr edit N --repo R --body-file F`, `gh api [--paginate] [-X POST -f k=v] ENDPOINT`.
+`gh pr edit N --repo R --body-file F`, `gh api [--paginate] [-X POST -f k=v] ENDPOINT`,
+`gh api graphql -f query=Q [-f k=v] [-F k=N]`.
 """
 
 from __future__ import annotations
@@ -225,6 +226,23 @@ def api_paginate(endpoint: str, cwd: Path) -> bytes:
     return _api(["api", "--paginate", "-H", ACCEPT, endpoint], endpoint, cwd)
 
 
+def api_get(endpoint: str, cwd: Path) -> bytes:
+    """One page of ENDPOINT (`gh api ENDPOINT`, no `--paginate`): for callers that bound how
+    many pages they read (`per_page` and `page` in the endpoint's query)."""
+    return _api(["api", "-H", ACCEPT, endpoint], endpoint, cwd)
+
+
+def api_graphql(query: str, variables: dict[str, str | int], cwd: Path) -> bytes:
+    """One GraphQL request (`gh api graphql -f query=Q`); text variables go raw (`-f`), so a
+    value can never be read as `@file`, integers typed (`-F`). A response carrying `errors`
+    makes gh exit 1 with GitHub's message, raised like any failed call."""
+    args = ["api", "graphql", "-f", f"query={query}"]
+    for name, value in variables.items():
+        flag = "-F" if type(value) is int else "-f"
+        args += [flag, f"{name}={value}"]
+    return _api(args, "graphql", cwd)
+
+
 def api_post(endpoint: str, fields: dict[str, str], cwd: Path) -> bytes:
     """POST to ENDPOINT with string fields (`gh api -X POST -f k=v`); returns the answer."""
     args = ["api", "-X", "POST", "-H", ACCEPT, endpoint]
@@ -256,7 +274,8 @@ def _api_failure(endpoint: str, stderr: str, cwd: Path) -> GitHubError:
             f"{where}: GitHub refused the credentials ({said}); set GH_TOKEN to a token that "
             "can read the repository (or run `gh auth login`)"
         )
-    if status in (403, 429) and ("rate limit" in stderr.lower() or status == 429):
+    # status 0: no HTTP status in the message, as for GraphQL's errors (sent with HTTP 200)
+    if status in (0, 403, 429) and ("rate limit" in stderr.lower() or status == 429):
         return GitHubUnavailable(
             f"{where}: GitHub's rate limit is exhausted ({said}); {_reset_hint(cwd)}"
         )
