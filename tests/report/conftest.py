@@ -43,7 +43,10 @@ def newcomer(repo: Path) -> Path:
     """Pages outside the roots, an orphan, a page without frontmatter, a missing index."""
     root = repo / "knowledge"
     (root / "ops" / "deep").mkdir(parents=True)
-    (root / "policy.yaml").write_text("roots: [ops]\nindex_page: README.md\n")
+    # a stale page whose rule the team switched off: kb check reports no stale page
+    (root / "policy.yaml").write_text(
+        'roots: [ops]\nindex_page: README.md\nrules:\n  lint/stale: "off"\n'
+    )
     (root / "README.md").write_text("---\nupdated: 2026-11-01\n---\n# Home\n\n[d](ops/deploy.md)\n")
     (root / "notes.md").write_text("# Notes\n")
     (root / "ops" / "deploy.md").write_text(

@@ -81,6 +81,15 @@ def test_the_demo_report_shows_the_demos_lessons_and_decisions(
     assert len(bodies) == 1 and (html.parent / bodies.pop()).is_file()
 
 
+def test_a_rule_switched_off_counts_nothing_on_the_page(report_cases: dict[str, Case]) -> None:
+    """The newcomer's policy switches lint/stale off: its 2024 page is in the ages' last bucket
+    (it is old) but no stale page is counted, as kb check counts none."""
+    page = report_cases["newcomer"].page
+    marked = {(f.owner, *f.path): f.text for f in figures(page)}
+    assert marked[("check", "rule", "lint/stale")] == "0"
+    assert "over 365 days (stale)" in page
+
+
 def test_a_randomised_headline_is_on_the_first_screen(report_cases: dict[str, Case]) -> None:
     page = report_cases["randomised"].page
     first = page[page.index('<section class="answers"') : page.index('<section class="part"')]

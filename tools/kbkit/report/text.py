@@ -72,7 +72,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         f"- **Tree**: {answers.tree_verdict(tree).text}; {cell(trend.text[:1].lower() + trend.text[1:])}{moved}. "
         f"{plural(f['errors'], 'error')}, {plural(f['warnings'], 'warning')}, "
-        f"{tree['age']['stale_pages']} stale, {plural(tree['orphans']['count'], 'orphan')}, "
+        f"{sum(r['count'] for r in f['by_rule'] if r['rule'] == 'lint/stale')} stale, "
+        f"{plural(tree['orphans']['count'], 'orphan')}, "
         f"{plural(tree['links']['broken'], 'broken link')} "
         f"_(from {cell(tree['source'])})_",
         f"- **Came in**: {plural(intake['recorded_in_window'], 'event')} recorded in the window"
