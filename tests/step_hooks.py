@@ -1,7 +1,8 @@
 """Stop a real kbkit process at a named step (`kbkit.infra.steps`), for the crash tests.
 
 `python -m tests.step_hooks --kill-at STEP -- ARGS...` runs `kb ARGS...` and SIGKILLs itself
-when the run reaches STEP; `--pause-at STEP --seconds S` sleeps there instead. The worker of
+when the run reaches STEP (`STEP@N`: the Nth time it does); `--pause-at STEP --seconds S`
+sleeps there instead. The worker of
 the curator's crash tests installs the same listeners in its own process.
 """
 
@@ -18,9 +19,14 @@ from kbkit.infra import steps
 
 
 def kill_at(step: str) -> Callable[[str], None]:
+    name, _, nth = step.partition("@")
+    left = [int(nth or 1)]
+
     def listener(reached: str) -> None:
-        if reached == step:
-            os.kill(os.getpid(), signal.SIGKILL)
+        if reached == name:
+            left[0] -= 1
+            if left[0] == 0:
+                os.kill(os.getpid(), signal.SIGKILL)
 
     return listener
 

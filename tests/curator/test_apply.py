@@ -12,8 +12,7 @@ from kbkit.curator import (
     KnowledgeCurator,
     KnowledgeValidatorError,
 )
-from kbkit.curator.confine import PageBase
-from kbkit.curator.journal import JOURNAL, state_dir, write_journal
+from kbkit.curator.journal import JOURNAL, JournalPage, state_dir, write_journal
 from tests.curator.conftest import KBKIT, WRITING, batch, make_clone, row, validators_script
 
 
@@ -196,8 +195,11 @@ def test_real_validators_pass_a_good_apply(tmp_path: Path) -> None:
 def test_next_call_recovers_an_interrupted_apply(clone: Path) -> None:
     page = _page(clone)
     base = page.read_bytes()
-    write_journal(clone, "knowledge", {WRITING: PageBase(base, None)})
-    page.write_bytes(base.replace(b"## 3. Links", b"## 3. Half-written"))
+    applied = base.replace(b"## 3. Links", b"## 3. Half-written")
+    write_journal(
+        clone, "knowledge", {WRITING: JournalPage(base, hashlib.sha256(applied).hexdigest())}
+    )
+    page.write_bytes(applied)
     curator = KnowledgeCurator(clone)
     curator.catalog()
     assert page.read_bytes() == base

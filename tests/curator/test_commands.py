@@ -107,20 +107,21 @@ def test_usage_errors(clone: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_recover_restores_an_interrupted_apply(
     clone: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from kbkit.curator.confine import PageBase
-    from kbkit.curator.journal import JOURNAL, state_dir, write_journal
+    from kbkit.curator.catalog import sha256
+    from kbkit.curator.journal import JOURNAL, JournalPage, state_dir, write_journal
 
     page = clone / "knowledge" / f"{WRITING}.md"
     base = page.read_bytes()
+    applied = base + b"\n### WRITE-9z half\n"
     write_journal(
         clone,
         "knowledge",
         {
-            WRITING: PageBase(base, None),
-            "general/review/rules": PageBase(b"unchanged?", None),
+            WRITING: JournalPage(base, sha256(applied)),
+            "general/review/rules": JournalPage(b"unchanged?", sha256(b"applied")),
         },
     )
-    page.write_bytes(base + b"\n### WRITE-9z half\n")
+    page.write_bytes(applied)
     (clone / "knowledge/general/review/rules.md").write_bytes(b"unchanged?")
     code, out, _ = _run(["curate", "recover", "--repo", str(clone)], capsys)
     assert code == 0
@@ -128,6 +129,7 @@ def test_recover_restores_an_interrupted_apply(
         "journal_found": True,
         "restored": [WRITING],
         "unchanged": ["general/review/rules"],
+        "kept": [],
     }
     assert page.read_bytes() == base
     assert not (state_dir(clone) / JOURNAL).exists()
@@ -138,7 +140,7 @@ def test_a_corrupt_journal_is_reported_not_guessed(
 ) -> None:
     from kbkit.curator.journal import JOURNAL, state_dir
 
-    (state_dir(clone) / JOURNAL).write_text('{"version": 1, "pages": {"../../etc/x": {}}}')
+    (state_dir(clone) / JOURNAL).write_text('{"version": 2, "pages": {"../../etc/x": {}}}')
     before = sorted(p.read_bytes() for p in (clone / "knowledge").rglob("*.md"))
     code, _, err = _run(["curate", "recover", "--repo", str(clone)], capsys)
     assert code == 1 and "journal" in err and "restore the pages with git" in err

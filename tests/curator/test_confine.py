@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kbkit.curator import KnowledgeCurationError, KnowledgeCurator, KnowledgeValidatorError
-from tests.curator.conftest import WRITING, batch, make_clone, row, validators_script
+from kbkit.curator import KnowledgeCurationError, KnowledgeCurator
+from tests.curator.conftest import WRITING, batch, make_clone, row
 
 
 def _outside_copy(tmp_path: Path, clone: Path, rel: str) -> Path:
@@ -60,22 +60,34 @@ def test_a_swap_after_validation_is_refused_before_any_write(tmp_path: Path, lin
     assert [(r.reason, r.rule_id) for r in again.rejected] == [("escape", "WRITE-3b")]
 
 
-def test_rollback_restores_a_symlinked_page_as_the_symlink(tmp_path: Path) -> None:
+def _link_inside(clone: Path, linked: str) -> Path:
+    """Make `linked` (the page, or its folder) a symlink to a copy inside the knowledge root."""
+    inside = clone / "knowledge" / linked
+    moved = inside.with_name(inside.name + ".real")
+    shutil.move(str(inside), str(moved))
+    os.symlink(moved.name, inside)
+    return moved
+
+
+@pytest.mark.parametrize("linked", [f"{WRITING}.md", "general/writing"])
+def test_a_symlinked_page_is_never_written(tmp_path: Path, linked: str) -> None:
+    """The one rule for symlinked pages: not in the catalog, a row for it is `symlink`, and an
+    apply validated before the link appeared refuses before any write."""
     clone = make_clone(tmp_path / "clone")
-    page = clone / "knowledge" / f"{WRITING}.md"
-    # a link inside the knowledge root to a file that is not a page itself (pages are read
-    # only through links that stay inside the root: kbkit.tree.page_file)
-    shared = page.parent / "rules.source"
-    shutil.move(str(page), str(shared))
-    link = os.path.relpath(shared, page.parent)
-    os.symlink(link, page)
-    base = shared.read_bytes()
-    (clone / "tools/check_wiki_lint.py").write_text(validators_script("fail"))
     curator = KnowledgeCurator(clone, today="2026-12-01")
-    validation = curator.validate_proposals({"proposals": [row("WRITE-3b")]}, batch("PR #101"))
-    assert validation.accepted
-    with pytest.raises(KnowledgeValidatorError) as caught:
+    the_batch = batch("PR #101")
+    catalog = curator.catalog()
+    validation = curator.validate_proposals({"proposals": [row("WRITE-3b")]}, the_batch)
+    assert [p.rule_id for p in validation.accepted] == ["WRITE-3b"]
+    real = _link_inside(clone, linked)
+    before = _snapshot(clone)
+    with pytest.raises(KnowledgeCurationError, match=r"^symlink: "):
         curator.apply(validation)
-    assert caught.value.result.rolled_back
-    assert page.is_symlink() and os.readlink(page) == link
-    assert shared.read_bytes() == base
+    with pytest.raises(KnowledgeCurationError, match=r"^symlink: "):
+        curator.plan(validation)
+    assert _snapshot(clone) == before
+    assert (clone / "knowledge" / linked).is_symlink() and real.exists()
+    again = curator.validate_proposals({"proposals": [row("WRITE-3b")]}, the_batch, catalog)
+    assert [(r.reason, r.rule_id) for r in again.rejected] == [("symlink", "WRITE-3b")]
+    fresh = KnowledgeCurator(clone).catalog()
+    assert WRITING not in fresh.pages and "WRITE-1a" in fresh.defined  # its IDs stay taken

@@ -3,6 +3,8 @@ the prompt's evidence; raw HTML refused in sections, code spans keep their text.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kbkit.curator import KnowledgeCurator, KnowledgeEvidenceBatch
@@ -93,3 +95,50 @@ def test_a_ledger_title_with_escapes_is_neutralised_not_refused() -> None:
     title = to_event(row_).title
     assert not INVISIBLE.search(title)
     assert title == "Fix <U+001B>[31mred<U+001B>[0m<U+E0041> output"
+
+
+LINKS = {
+    "javascript: inline": ("[docs](javascript:alert(1))", "link-scheme"),
+    "javascript: autolink": ("<javascript:alert(1)>", "link-scheme"),
+    "an entity-escaped scheme": ("[e](java&#115;cript:alert(1))", "link-scheme"),
+    "vbscript: in capitals": ("[v](VBScript:msgbox)", "link-scheme"),
+    "file:": ("[f](file:///etc/passwd)", "link-scheme"),
+    "data:": ("[d](data:text/html,hi)", "link-scheme"),
+    "a remote image": ("![pixel](https://tracker.example/p.png)", "link-host"),
+    "a protocol-relative image": ("![pixel](//tracker.example/p.png)", "link-host"),
+}
+
+
+def _with_text(text: str) -> dict:  # type: ignore[type-arg]
+    proposal = row()
+    proposal["section"] = proposal["section"].replace("keep the path relative.", f"see {text}.")
+    return proposal
+
+
+@pytest.mark.parametrize(("text", "reason"), LINKS.values(), ids=LINKS.keys())
+def test_link_schemes_and_remote_images_are_refused(
+    curator: KnowledgeCurator, text: str, reason: str
+) -> None:
+    [(found, message)] = _reasons(curator, _with_text(text))
+    assert found == reason, message
+
+
+def test_relative_http_and_mailto_links_pass(curator: KnowledgeCurator) -> None:
+    text = "[a](../links/rules.md#top), [b](https://example.org/x), [c](mailto:kb@example.org)"
+    assert _reasons(curator, _with_text(text)) == []
+
+
+def test_the_policy_adds_schemes_and_limits_hosts(tmp_path: Path) -> None:
+    clone = make_clone(tmp_path / "clone")
+    policy = clone / "knowledge/policy.yaml"
+    policy.write_text(
+        policy.read_text() + "\ncurator:\n  links:\n    schemes: [ftp]\n    hosts: [example.org]\n"
+    )
+    curator = KnowledgeCurator(clone)
+    assert _reasons(curator, _with_text("[f](ftp://example.org/a)")) == []
+    assert _reasons(curator, _with_text("[d](https://docs.example.org/a)")) == []
+    assert _reasons(curator, _with_text("![i](https://img.example.org/a.png)")) == []
+    [(reason, message)] = _reasons(curator, _with_text("[o](https://other.example/a)"))
+    assert reason == "link-host" and "other.example" in message
+    [(reason, _)] = _reasons(curator, _with_text("www.other.example/a"))
+    assert reason == "link-host"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbkit.curator import KnowledgeCurator
-from tests.curator.conftest import WRITING, batch, row, section
+from tests.curator.conftest import WRITING, batch, make_clone, row, section
 
 MIXED_PAGE = """---
 title: "Mixed rules"
@@ -149,3 +149,73 @@ def test_rows_after_one_anchor_keep_the_reply_order_and_their_group(clone: Path)
     heads += ["### WRITE-4a", "### WRITE-4b", "Related:"]
     positions = [text.index(h) for h in heads]
     assert positions == sorted(positions)
+
+
+FLAT_PAGE = """---
+title: "Flat rules"
+created: 2026-11-01
+updated: 2026-11-01
+type: rule
+tags: [kbkit, rules]
+---
+
+# Flat rules
+
+Only `FLAT-<digit><letter>` IDs are auditable rules.
+
+{first}
+
+{second}
+
+## Related
+
+- [kbkit](_index.md)
+"""
+
+
+def _flat_page(clone: Path) -> tuple[Path, str]:
+    page = clone / "knowledge/repos/kbkit/rules-flat.md"
+    first, second = (
+        section("FLAT-1a", "A top rule", level=2),
+        section("FLAT-1b", "Another", level=2),
+    )
+    page.write_text(FLAT_PAGE.format(first=first, second=second))
+    index = page.parent / "_index.md"
+    index.write_text(index.read_text() + "\n- [Flat rules](rules-flat.md)\n")
+    return page, "repos/kbkit/rules-flat"
+
+
+def test_a_flat_page_opens_its_first_group_as_the_real_pages_do(tmp_path: Path) -> None:
+    """The issue's case: every rule a top-level `## ID — title`; a batch opens `## group` and
+    puts its rules at `###` under it, the next row anchors on it; the flat rules stay as
+    they were, byte for byte (the corpus's serving page has this shape)."""
+    clone = make_clone(tmp_path / "clone", validators="real")
+    page, target = _flat_page(clone)
+    base = page.read_text()
+    rows = [
+        row("FLAT-2a", target=target, title="Opens the group", group="2. Later", level=3),
+        row("FLAT-2b", target=target, title="Anchored on the new rule", after="FLAT-2a", level=3),
+        row("FLAT-2c", target=target, title="At the group's end", after="## 2. Later", level=3),
+        row("FLAT-1c", target=target, title="Still flat", after="FLAT-1b", level=2),
+    ]
+    _apply(clone, rows)
+    text = page.read_text()
+    before, related = base.split("\n## Related\n")
+    rules = before[before.index("# Flat rules") :]
+    assert rules in text and text.endswith("\n## Related\n" + related)  # byte for byte
+    order = ["## FLAT-1a", "## FLAT-1b", "## FLAT-1c", "\n## 2. Later\n\n### FLAT-2a — Opens",
+             "### FLAT-2b", "### FLAT-2c", "## Related"]  # fmt: skip
+    assert [text.index(s) for s in order] == sorted(text.index(s) for s in order)
+    assert "\n\n\n" not in text
+
+
+def test_a_flat_page_opens_a_group_only_after_its_last_rule(clone: Path) -> None:
+    _, target = _flat_page(clone)
+    curator = KnowledgeCurator(clone)
+    for after in ("FLAT-1a", "^"):
+        rows = [row("FLAT-2a", target=target, title="Here?", after=after, group="2. G", level=3)]
+        [rejected] = curator.validate_proposals({"proposals": rows}, batch()).rejected
+        assert rejected.reason == "group" and "after its last rule" in rejected.message
+    top_level = [row("FLAT-2a", target=target, title="Wrong level", group="2. G", level=2)]
+    [rejected] = curator.validate_proposals({"proposals": top_level}, batch()).rejected
+    assert rejected.reason == "heading"  # a group's rules are `###`

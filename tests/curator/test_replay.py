@@ -278,3 +278,67 @@ def test_sibling_batches_reusing_ids_are_caught(tmp_path: Path) -> None:
     again = curator.validate_proposals({"proposals": rows_b[:20]}, batch_b, curator.catalog())
     taken = {r.rule_id for r in again.rejected if r.reason == "rule-id-taken"}
     assert reused <= taken
+
+
+SCHEDULER = "repos/vllm-omni/components/scheduler/rules"
+SERVING = "repos/vllm-omni/components/serving/rules"
+DUPLEX = "Full-duplex 与 CFG companion 生命周期"
+
+
+def _duplex_group(replay: Path) -> tuple[str, list[str]]:
+    """The group 5483cc7's authors opened on the serving page, as they wrote it (heading
+    through the end of its last rule), and its sections."""
+    from kbkit.curator.layout import page_layout
+
+    data = (replay / "target" / "knowledge" / f"{SERVING}.md").read_bytes()
+    page = parse_page("serving.md", data)
+    lines = page.text.split("\n")
+    spans = [s for s in page_layout(page, infermatrix()).rules if s.id.startswith("SERV-6")]
+    start = next(h.line for h in page.headings if h.text == DUPLEX)
+    block = "\n".join(lines[start - 1 : spans[-1].end - 1])
+    return block, ["\n".join(lines[s.line - 1 : s.end - 1]) for s in spans]
+
+
+def test_a_flat_real_page_opens_its_first_group_as_the_batch_authors_did(tmp_path: Path) -> None:
+    """The corpus's scheduler page keeps every rule top-level (`## SCHED-1a` ... `## 相关`).
+    The group 5483cc7's authors opened on the serving page (`## group`, `###` rules under
+    it) goes onto it: the page then has the serving page's shape (top-level rules first,
+    then groups of `###` rules), the inserted text is the humans' text byte for byte, and
+    every existing byte of the page stays where it was."""
+    replay = corpus_or_skip("infermatrix-replay", "5483cc7")
+    corpus = corpus_or_skip("infermatrix-knowledge")
+    clone = corpus_clone(corpus, tmp_path / "clone")
+    page = clone / "knowledge" / f"{SCHEDULER}.md"
+    base = page.read_bytes()
+    assert all(level <= 2 for level, _ in _headings(base))  # flat: no group, no `###` rule
+    block, sections = _duplex_group(replay)
+    marker = MARKERS["5483cc7"]
+    ids = [f"SCHED-7{letter}" for letter in "abc"]
+    rows = []
+    for number, (rule_id, text) in enumerate(zip(ids, sections, strict=True)):
+        text = text.replace(f"SERV-6{'abc'[number]}", rule_id, 1) + f" ^[{marker}]"
+        title = text.split("\n", 1)[0].split(" — ", 1)[1]
+        rows.append({
+            "target": SCHEDULER, "rule_id": rule_id, "title": title,
+            "after": ids[number - 1] if number else None, "group": None if number else DUPLEX,
+            "section": text, "citations": [marker], "rationale": "the serving page's group",
+            "table_rows": None, "new_page": None,
+        })  # fmt: skip
+    curator = KnowledgeCurator(clone, policy="infermatrix", today="2026-08-13")
+    batch = replay_batch(rows)
+    validation = curator.validate_proposals({"proposals": rows}, batch)
+    assert validation.rejected == (), validation.rejected
+    result = curator.apply(validation)
+    assert result.validators is not None and result.validators.status == "passed"
+    applied = page.read_bytes()
+    _only_growth(base, applied)  # the flat rules and everything else: byte for byte
+    humans = block
+    for number, rule_id in enumerate(ids):
+        humans = humans.replace(f"SERV-6{'abc'[number]}", rule_id, 1)
+    for section in sections:
+        last = section.rstrip().split("\n")[-1]
+        humans = humans.replace(last, f"{last} ^[{marker}]", 1)
+    assert f"\n\n{humans}\n\n## 相关\n" in applied.decode()
+    levels = [(level, text.split(" ")[0]) for level, text in _headings(applied)]
+    assert levels[-5:] == [(2, "Full-duplex"), (3, "SCHED-7a"), (3, "SCHED-7b"), (3, "SCHED-7c"),
+                           (2, "相关")]  # fmt: skip

@@ -180,3 +180,11 @@ def test_the_prompt_lists_the_tables(tmp_path: Path) -> None:
     prompt = curator.build_prompt(batch()).text
     assert "tables: Routing #1: Topic | Rules | Where (3 rows)" in prompt
     assert "# Table rows" in prompt
+
+
+def test_a_table_row_carries_no_javascript_link(tmp_path: Path) -> None:
+    clone = _clone(tmp_path)
+    cells = ["Targets", "[x](javascript:alert(1))", "tree"]
+    _, validation = _validate(clone, row(table_rows=[_table_row("Links", cells)]))
+    [rejected] = validation.rejected
+    assert rejected.reason == "link-scheme" and rejected.message.startswith("a table row: ")

@@ -197,7 +197,7 @@ def test_a_deep_crash_journal_is_reported_not_guessed(
     state_dir(clone).mkdir(parents=True, exist_ok=True)
     (state_dir(clone) / JOURNAL).write_text(DEEP_OBJECT)
     assert main(["curate", "recover", "--repo", str(clone)]) == 1
-    assert "the crash journal is unreadable" in capsys.readouterr().err
+    assert "the crash journal cannot be used" in capsys.readouterr().err
 
 
 def _task(task_id: str) -> dict[str, Any]:

@@ -71,12 +71,13 @@ def test_a_github_error_object_is_reported_as_such(
 ) -> None:
     error = json.dumps({"message": "Bad credentials", "documentation_url": "https://docs"})
     fake_gh(tmp_path / "bin", monkeypatch, printing(error))  # exit 0, error on stdout
-    with pytest.raises(github.GitHubError, match="gh pr list: GitHub said: Bad credentials"):
+    said = "GitHub refused the credentials: GitHub said: Bad credentials"
+    with pytest.raises(github.GitHubCredentials, match=f"gh pr list: {said}"):
         github.list_prs(REPO, "b", tmp_path)
-    with pytest.raises(github.GitHubError, match="gh pr view: GitHub said: Bad credentials"):
+    with pytest.raises(github.GitHubCredentials, match=f"gh pr view: {said}"):
         github.pr_texts(REPO, 7, tmp_path)
     fake_gh(tmp_path / "bin", monkeypatch, printing("", stderr=f"gh: {error}\n", code=1))
-    with pytest.raises(github.GitHubError, match="failed: GitHub said: Bad credentials"):
+    with pytest.raises(github.GitHubCredentials, match=said):
         github.list_prs(REPO, "b", tmp_path)
 
 

@@ -12,9 +12,10 @@ from test_github_scan import FakeGh
 from test_mailbox import comment, record
 
 from kbkit.__main__ import main
-from kbkit.intake.bugfixes import CUT_MARKER, render_comment
+from kbkit.intake.bugfixes import render_comment
 from kbkit.intake.ledger import load_events
 from kbkit.intake.mailbox import REFUSED_FILE, comments_endpoint
+from kbkit.intake.schemas import CUT_MARKER
 
 FIXTURES = Path(__file__).with_name("fixtures")
 SLUG = "kbkit-dev/kbkit"
@@ -134,5 +135,5 @@ def test_mailbox_issue_errors_are_clear(
     assert main(["intake", "mailbox", "--issue", "not-an-issue"]) == 2
     assert "OWNER/NAME#N" in capsys.readouterr().err
     gh.route(comments_endpoint(SLUG, 3), status=401, message="Bad credentials")
-    assert main(["intake", "mailbox", "--issue", ISSUE]) == 2
+    assert main(["intake", "mailbox", "--issue", ISSUE]) == 4
     assert "refused the credentials" in capsys.readouterr().err

@@ -191,13 +191,14 @@ def test_rate_limit_while_fetching_files_keeps_earlier_rows_but_not_the_cursor(
     assert read_cursor(tmp_path / "intake") == {SLUG: "2026-11-29T12:00:00Z"}
 
 
-def test_bad_credentials_is_a_configuration_error(
+def test_bad_credentials_are_the_environment_exit_4(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
     gh.route(PULLS, status=401, message="Bad credentials")
-    assert scan(tmp_path) == 2
+    assert scan(tmp_path) == 4
     err = capsys.readouterr().err
     assert "refused the credentials" in err and "GH_TOKEN" in err and "Traceback" not in err
+    assert "GitHub said: Bad credentials" in err
     assert not (tmp_path / "intake").exists() or not (tmp_path / "intake" / CURSOR_FILE).exists()
 
 

@@ -178,8 +178,8 @@ def test_real_gh_bad_credentials(
 ) -> None:  # fmt: skip
     monkeypatch.setenv("GH_ENTERPRISE_TOKEN", "wrong")
     monkeypatch.setenv("GH_TOKEN", "wrong")
-    assert main(["intake", "record-prs", "--repo", SLUG]) == 2
-    assert "Bad credentials" in capsys.readouterr().err
+    assert main(["intake", "record-prs", "--repo", SLUG]) == 4
+    assert "GitHub said: Bad credentials (HTTP 401);" in capsys.readouterr().err
 
 
 def test_real_gh_posts_the_record_and_the_mailbox_reads_it_back(

@@ -170,8 +170,15 @@ def run(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `kb`; turns expected errors into one line and an exit code."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of `kb`; turns expected errors into one line and an exit code. Output is
+    safe under any locale and messages show no raw control characters (kbkit.infra.streams)."""
+    from kbkit.infra.streams import safe_streams
+
+    with safe_streams():
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(args: list[str]) -> int:
     try:
         return run(args)
     except KbkitError as exc:

@@ -79,19 +79,21 @@ def try_reuse(
         data = memoryview(_snapshot_file(repo, names).read_bytes())
         after_header, header = read_block(data, 0)
         usable = header["namespace"] == _namespace(repo, policy, names, today)
-    except (OSError, ValueError, EOFError, TypeError, KeyError, struct.error):
+    except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError, struct.error):
         usable = False
     # While the walk runs: a reused run re-parses its changed pages, any other parses some
     # or all of them (the child has the tree's whole walk to do; this takes a fraction of it).
     preload(policy, analyze_page)
     walk = walked()
-    if not usable or header["walk"] != walk.digest or not walk.packed_keys:
+    if not usable or not walk.packed_keys:
         return walk  # (a walk without page stats has no keys to compare)
     try:
+        if header["walk"] != walk.digest:
+            return walk
         _, arrays = read_block(data, after_header)
-    except (ValueError, EOFError, TypeError, struct.error):
-        return walk
-    reused = _reuse(repo, policy, names, walk, header, arrays, started_ns)
+        reused = _reuse(repo, policy, names, walk, header, arrays, started_ns)
+    except (ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError, struct.error):
+        return walk  # a snapshot of another shape (a damaged file): the full run
     return walk if reused is None else reused
 
 

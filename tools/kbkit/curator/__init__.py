@@ -23,7 +23,7 @@ from kbkit.curator.errors import (
 )
 from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
 from kbkit.curator.gate import ValidatorResult, ValidatorRun
-from kbkit.curator.journal import RecoveryResult
+from kbkit.curator.journal import RecoveryConflict, RecoveryResult
 from kbkit.curator.plan import Insertion
 from kbkit.curator.prompt import KnowledgePrompt
 from kbkit.curator.proposals import (
@@ -54,6 +54,7 @@ __all__ = [
     "KnowledgeProposalValidation",
     "KnowledgeValidatorError",
     "PageChange",
+    "RecoveryConflict",
     "RecoveryResult",
     "RejectedProposal",
     "ReviewNote",

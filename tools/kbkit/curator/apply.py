@@ -2,8 +2,10 @@
 
 Order (STYLE 9): take the clone lock (threads and processes), recover an interrupted apply,
 re-check every target SHA (stale -> refuse), plan every page and prove its post-condition,
-journal the base bytes, write each page atomically, run the validators; on any failure put
-every page back byte-for-byte, and clear the journal only at the very end.
+journal the base bytes and the digest of what will be written, write each page atomically,
+run the validators; on any failure put back every page that still holds what the apply
+wrote (byte for byte), and clear the journal only at the very end. No symlinked page is
+written (`kbkit.curator.confine`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.curator.catalog import sha256
-from kbkit.curator.confine import PageBase, page_path, read_page
+from kbkit.curator.confine import read_page, writable_page
 from kbkit.curator.errors import (
     KnowledgeConfigurationError,
     KnowledgeCurationError,
@@ -28,7 +30,7 @@ from kbkit.curator.gate import (
     missing,
     run_validators,
 )
-from kbkit.curator.journal import clear_journal, restore_pages, write_journal
+from kbkit.curator.journal import JournalPage, clear_journal, undo, write_journal
 from kbkit.curator.layout import page_layout
 from kbkit.curator.new_page import new_page_layout, skeleton
 from kbkit.curator.plan import Insertion, PagePlan, PlanError, plan_index, plan_page
@@ -128,8 +130,9 @@ def plan_all(
         if proposals[0].new_page is not None:
             plans.extend(_plan_new_page(clone, root, target, proposals, policy, today))
             continue
+        writable_page(clone, root, target)  # refuses a path leaving the clone, or a symlink
         try:
-            data = read_page(clone, root, target).data  # refuses a path leaving the clone
+            data = read_page(clone, root, target)
         except OSError as exc:
             raise KnowledgeCurationError(f"stale: {target} cannot be read ({exc})") from exc
         bases = {p.base_sha256 for p in proposals}
@@ -157,13 +160,14 @@ def _plan_new_page(
     """A new rule page (its skeleton plus sections) and its owner's index with the new row."""
     creator = proposals[0].new_page
     assert creator is not None
-    path = page_path(clone, root, target)
+    path = writable_page(clone, root, target)
     if path.exists() or path.is_symlink():
         raise KnowledgeCurationError(
             f"stale: {target} exists now; build a new catalog and ask again"
         )
+    writable_page(clone, root, creator.index_page)  # the index gets a row: no symlink either
     try:
-        index_data = read_page(clone, root, creator.index_page).data
+        index_data = read_page(clone, root, creator.index_page)
     except OSError as exc:
         raise KnowledgeCurationError(f"stale: {creator.index_page} cannot be read ({exc})") from exc
     if sha256(index_data) != creator.index_sha256:
@@ -227,32 +231,25 @@ def commit_plans(
                 found,
             )
         before = found
-    # Read again under the lock, each page confined to the clone, before the first write.
-    paths = {plan.document_id: page_path(clone, root, plan.document_id) for plan in plans}
-    bases = {
-        plan.document_id: PageBase(b"", None, absent=True)
-        if plan.created
-        else PageBase(plan.base, read_page(clone, root, plan.document_id).link)
+    # Each page confined to the clone and not a symlink, checked again before the first write.
+    paths = {plan.document_id: writable_page(clone, root, plan.document_id) for plan in plans}
+    journal = {
+        plan.document_id: JournalPage(None if plan.created else plan.base, sha256(plan.result))
         for plan in plans
     }
-    write_journal(clone, root, bases)
+    write_journal(clone, root, journal)
     try:
         for plan in plans:
             atomic_write_bytes(paths[plan.document_id], plan.result)
             reached("page-written")
         result = run_validators(clone, validators, timeout, python, policy, before)
     except BaseException:
-        restore_pages(clone, root, bases)
-        clear_journal(clone)
+        undo(clone, root, journal, what="the apply that was stopped")
         raise
     if result.status != "passed":
-        restore_pages(clone, root, bases)
-        clear_journal(clone)
+        failed = f"validator {_name(result.runs[-1].command)} {result.status}"
+        undo(clone, root, journal, what=f"the apply whose {failed}")
         result = result._replace(rolled_back=True)
-        raise KnowledgeValidatorError(
-            f"validator {_name(result.runs[-1].command)} {result.status}; every page was restored "
-            "byte-for-byte",
-            result,
-        )
+        raise KnowledgeValidatorError(f"{failed}; every page was restored byte-for-byte", result)
     clear_journal(clone)
     return result

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.curator.confine import check_folder, page_inside
+from kbkit.curator.confine import check_folder, linked_part, page_inside
 from kbkit.curator.layout import EMPTY_STYLE, Layout, page_layout
 from kbkit.curator.new_page import NewPageSlot, index_shapes, owner_folder, slot_name
 from kbkit.curator.table import table_names
@@ -175,7 +175,8 @@ def _table_names(data: bytes) -> tuple[str, ...]:
 def load_catalog(repo: Path, policy: Policy) -> Catalog:
     """Read the clone's tree once and list its rule pages (bullet-style pages included,
     marked so validation can refuse heading sections on them). A knowledge root that leaves
-    the clone is refused; a page that does (itself or a folder on its path) is left out."""
+    the clone is refused; a page that does (itself or a folder on its path) is left out, and
+    so is a symlinked page (the page or a folder below the root), which is never written."""
     check_folder(repo, repo / policy.knowledge_root, f"the knowledge root {policy.knowledge_root}/")
     tree = load_tree(repo, policy, LoadOptions(analyze=_rule_facts, keep_text=False))
     top = repo / tree.root
@@ -189,6 +190,8 @@ def load_catalog(repo: Path, policy: Policy) -> Catalog:
             continue
         if not page_inside(repo, tree.root, document_id(rel)):
             continue  # never read through a symlink that leaves the clone
+        if linked_part(repo, tree.root, document_id(rel)) is not None:
+            continue  # never written (kbkit.curator.confine); its IDs stay taken
         data = (top / rel).read_bytes()
         folder = rel.rsplit("/", 1)[0]
         index_rel = f"{folder}/{policy.data['index_page']}"
@@ -234,6 +237,8 @@ def _new_page_slots(
         index_id = document_id(rel)
         if file_name is None or not page_inside(repo, tree.root, index_id):
             continue
+        if linked_part(repo, tree.root, index_id) is not None:
+            continue  # the index would get a row: a symlinked one is never written
         new_id = document_id(f"{folder}/{file_name}")
         if (top / folder / file_name).exists() or not page_inside(repo, tree.root, new_id):
             continue

@@ -1,27 +1,28 @@
-"""Confinement: every path the curator reads or writes stays inside the clone.
+"""Confinement: every path the curator reads or writes stays inside the clone, and no
+symlinked rule page is ever written.
 
-A knowledge root, a folder on a page's path or the page itself may be a symlink; the
-curator follows one only when it lands inside the clone. Anything else is refused with a
+A knowledge root or a folder on a page's path may be a symlink; the curator follows one
+for reading only when it lands inside the clone. Anything else is refused with a
 `KnowledgeCurationError` whose message starts with the stable reason `escape:`, before any
-write. A page that is itself a symlink inside the clone is read through it; the journal
-keeps the link so a rollback puts the symlink back, not a copy of its bytes.
+write.
+
+The one rule for symlinked pages (README, "Curator"): a rule page that is a symlink, or
+that sits in a folder below the knowledge root that is one, is never written, neither over
+the link nor through it. The catalog leaves it out, validation rejects a row for it as
+`symlink`, apply refuses with `symlink:` before any write, and a rollback or a crash
+recovery that finds a symlink where it would restore a page leaves it as it is and says so.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
-from typing import NamedTuple
 
 from kbkit.curator.errors import KnowledgeCurationError
 
 ESCAPE = "escape"
-
-
-class PageBase(NamedTuple):
-    data: bytes  # the bytes the page reads as
-    link: str | None  # the symlink's own target text when the page is a symlink
-    absent: bool = False  # the page did not exist (an apply creates it; a rollback removes it)
+SYMLINK = "symlink"
 
 
 def _inside(clone: Path, path: Path) -> bool:
@@ -62,19 +63,44 @@ def page_inside(clone: Path, root: str, document_id: str) -> bool:
     return _inside(clone, path)
 
 
-def read_page(clone: Path, root: str, document_id: str) -> PageBase:
-    """The page's bytes (and link), refused with `escape:` when reading would leave the clone."""
+def linked_part(clone: Path, root: str, document_id: str) -> str | None:
+    """The first part of the page's path below the knowledge root that is a symlink (a
+    folder, or the page itself), as a path relative to the root; None when there is none."""
+    top = clone / root
+    parts = f"{document_id}.md".split("/")
+    for depth in range(1, len(parts) + 1):
+        rel = "/".join(parts[:depth])
+        try:
+            if stat.S_ISLNK(os.lstat(top / rel).st_mode):
+                return rel
+        except OSError:
+            return None  # the rest of the path does not exist: nothing is linked
+    return None
+
+
+def symlink_message(document_id: str, part: str) -> str:
+    what = "the page" if part == f"{document_id}.md" else f"its folder {part}/"
+    return (
+        f"{document_id}: {what} is a symlink; kbkit never writes a symlinked rule page "
+        "(propose the rule for the page the link points to)"
+    )
+
+
+def read_page(clone: Path, root: str, document_id: str) -> bytes:
+    """The page's bytes, refused with `escape:` when reading would leave the clone."""
     path = page_path(clone, root, document_id)
     if not _inside(clone, path):
         raise escape_error(f"the page {document_id}")
-    link = os.readlink(path) if path.is_symlink() else None
-    return PageBase(path.read_bytes(), link)
+    return path.read_bytes()
 
 
-def restore_link(path: Path, link: str) -> None:
-    """Put `path` back as the symlink `link` atomically (a temp link renamed over it)."""
-    tmp = path.with_name(f".{path.name}.kbkit-link.tmp")
-    if tmp.is_symlink() or tmp.exists():
-        tmp.unlink()
-    os.symlink(link, tmp)
-    os.replace(tmp, path)
+def writable_page(clone: Path, root: str, document_id: str) -> Path:
+    """The path of a page the curator may write: inside the clone (else `escape:`) and with
+    no symlink on its path below the knowledge root (else `symlink:`)."""
+    path = page_path(clone, root, document_id)
+    if not _inside(clone, path):
+        raise escape_error(f"the page {document_id}")
+    part = linked_part(clone, root, document_id)
+    if part is not None:
+        raise KnowledgeCurationError(f"{SYMLINK}: {symlink_message(document_id, part)}")
+    return path

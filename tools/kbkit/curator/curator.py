@@ -22,7 +22,7 @@ from kbkit.curator.catalog import Catalog, load_catalog
 from kbkit.curator.errors import InvalidRequestError, KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.gate import commands, gate_mode, policy_arguments
-from kbkit.curator.journal import RecoveryResult, lock_target, recover
+from kbkit.curator.journal import RESOLUTIONS, RecoveryResult, lock_target, recover
 from kbkit.curator.prompt import KnowledgePrompt, build_prompt
 from kbkit.curator.proposals import KnowledgeProposalValidation, revalidate, validate_reply
 from kbkit.curator.schema import wire_schema
@@ -71,10 +71,15 @@ class KnowledgeCurator:
     def root(self) -> str:
         return self.policy.knowledge_root
 
-    def recover(self) -> RecoveryResult:
-        """Restore the pages of an interrupted apply (no-op without a journal)."""
+    def recover(self, resolve: str | None = None) -> RecoveryResult:
+        """Undo an interrupted apply (no-op without a journal): every page that holds what
+        the apply wrote goes back to its base bytes. A page that changed since is left as it
+        is and raises RecoveryConflict, until a person decides with `resolve`:
+        "keep-current" (keep such pages as they are) or "restore-base" (put them back)."""
+        if resolve is not None and resolve not in RESOLUTIONS:
+            raise InvalidRequestError(f"one of {', '.join(RESOLUTIONS)}", field="resolve")
         with locked(lock_target(self.clone), self.lock_timeout):
-            return recover(self.clone)
+            return recover(self.clone, resolve)
 
     def catalog(self) -> Catalog:
         """The rule pages that may receive rules, read now."""

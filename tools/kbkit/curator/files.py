@@ -10,6 +10,7 @@ from typing import Any
 from kbkit.curator.errors import InvalidRequestError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.proposals import KnowledgeProposalValidation
+from kbkit.infra.charset import json_escaped
 from kbkit.infra.errors import InputError
 from kbkit.infra.json_input import loads
 from kbkit.infra.paths import REPO_HELP, named_file
@@ -47,7 +48,8 @@ def read_validation(path: str) -> KnowledgeProposalValidation:
 
 
 def dump(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+    """JSON for stdout: readable text, every invisible character escaped (charset)."""
+    return json_escaped(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False)) + "\n"
 
 
 def common_parser(prog: str, description: str) -> argparse.ArgumentParser:

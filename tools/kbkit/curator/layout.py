@@ -151,6 +151,15 @@ def page_layout(page: Page, policy: Policy) -> Layout:
     top = min(firsts) if firsts else area_end
     start = _last_nonblank(lines, max(page.frontmatter.end_line, 1), top) if firsts else area_end
     leading = bool(spans and groups and spans[0].line < groups[0].line)
+    if deepest >= 3:
+        group_level: int | None = deepest
+    elif spans and level == 2:
+        # A flat page (every rule a top-level `##` section) opens its first group the way
+        # the real pages do (the corpus's serving rules: SERV-1a to 2b stay `##`, the groups
+        # after them hold `###` rules): a `## group` heading, its rules one level deeper.
+        group_level = 3
+    else:
+        group_level = None
     return Layout(
         style,
         level,
@@ -161,6 +170,6 @@ def page_layout(page: Page, policy: Policy) -> Layout:
         tuple(groups),
         area_end,
         start,
-        deepest if deepest >= 3 else None,
+        group_level,
         leading,
     )

@@ -3,19 +3,26 @@
 Reason codes (README, "Curator"): reply-invalid, over-max-rules, schema, unknown-target,
 target-changed, bullet-style-page, rule-id-format, rule-id-prefix, rule-id-taken,
 rule-id-duplicate, anchor, group, heading, section-shape, bullets, provenance, citation,
-review-citation, unsafe-text, escape, table-row, new-page.
+review-citation, unsafe-text, escape, symlink, link-scheme, link-host, table-row, new-page.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.curator.arrangement import START, Arrangement, Entry, Spot
 from kbkit.curator.catalog import Catalog, CatalogPage, sha256, slot_page
-from kbkit.curator.confine import page_inside, page_path, read_page
+from kbkit.curator.confine import (
+    linked_part,
+    page_inside,
+    page_path,
+    read_page,
+    symlink_message,
+)
 from kbkit.curator.errors import KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.layout import BULLET_STYLE, Layout, id_prefix, page_layout
@@ -60,6 +67,9 @@ REASONS = (
     "review-citation",
     "unsafe-text",
     "escape",
+    "symlink",
+    "link-scheme",
+    "link-host",
     "table-row",
     "new-page",
 )
@@ -207,7 +217,7 @@ def _schema_problem(row: Any, schemas: list[dict[str, Any]]) -> str | None:
 def _layout(ctx: _Context, page: CatalogPage) -> Layout | None:
     if page.document_id not in ctx.layouts:
         try:
-            data = read_page(ctx.repo, ctx.catalog.knowledge_root, page.document_id).data
+            data = read_page(ctx.repo, ctx.catalog.knowledge_root, page.document_id)
         except (OSError, KnowledgeCurationError):
             data = b""
         if sha256(data) != page.sha256:
@@ -229,6 +239,84 @@ def _unsafe(ctx: _Context, target: str, section: str) -> str | None:
     for finding in page_findings(rel, page, ctx.policy):
         if finding.severity == ERROR:
             return f"{finding.rule_id}: {finding.message}"
+    return None
+
+
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
+_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()]+", re.IGNORECASE)  # GFM autolinks
+SAFE_SCHEMES = ("http", "https", "mailto")
+_C0_AND_SPACE = "".join(map(chr, range(33)))
+
+
+def link_problem(text: str, policy: Policy) -> tuple[str, str] | None:
+    """(reason, message) for the first link or image of `text` that a proposal may not
+    carry, None when every one may (README, "Curator": `link-scheme`, `link-host`).
+
+    Every destination a CommonMark renderer would link (inline, reference, autolink, entity
+    escapes decoded, bare `https://`/`www.` URLs as GitHub links them) is checked, also
+    those kbkit's own page model drops (`javascript:`, `data:`): relative links, http,
+    https, mailto and the policy's `curator.links.schemes` pass; with `curator.links.hosts`
+    set, http(s) links must go to one of those hosts or a subdomain; a remote image passes
+    only when its host is listed (an image is a file of the tree)."""
+    from urllib.parse import urlsplit
+
+    from markdown_it import MarkdownIt  # imported here: only validation needs it
+
+    settings = (policy.data.get("curator") or {}).get("links") or {}
+    extra = [str(s).lower() for s in settings.get("schemes") or ()]
+    allowed = (*SAFE_SCHEMES, *extra)
+    hosts = settings.get("hosts")
+    listed = None if hosts is None else [str(h).lower().strip(".") for h in hosts]
+    renderer = MarkdownIt("commonmark")
+    renderer.validateLink = lambda url: True  # type: ignore[method-assign]  # every link
+
+    def check(url: str, image: bool) -> tuple[str, str] | None:
+        # as a browser reads a URL: outer spaces and controls dropped, tabs and newlines too
+        clean = "".join(c for c in url if c not in "\t\n\r").strip(_C0_AND_SPACE)
+        scheme = _SCHEME.match(clean)
+        name = scheme.group(1).lower() if scheme else ""
+        shown = clean[:80]
+        if name and name not in allowed:
+            return "link-scheme", (
+                f"{'an image' if image else 'a link'} to {shown!r}: the scheme {name}: is not "
+                f"allowed (relative links, {', '.join(allowed)}; the policy's "
+                "curator.links.schemes adds schemes)"
+            )
+        if name not in ("", "http", "https") or not (name or clean.startswith("//")):
+            return None  # a relative link, or mailto and the policy's other schemes
+        try:
+            host = (urlsplit(clean).hostname or "").lower()
+        except ValueError:
+            return "link-host", f"a link to {shown!r}: not a URL with a host"
+        ok = listed is not None and any(host == h or host.endswith("." + h) for h in listed)
+        if image and not ok:
+            return "link-host", (
+                f"a remote image from {host or shown!r}: images are files of the tree (list "
+                "the host in the policy's curator.links.hosts to allow it)"
+            )
+        if listed is not None and not ok:
+            return "link-host", (
+                f"a link to {host or shown!r}, which is not in the policy's curator.links.hosts"
+            )
+        return None
+
+    for token in renderer.parse(text):
+        depth = 0
+        for child in token.children or ():
+            found = None
+            if child.type == "link_open":
+                depth += 1
+                found = check(str(child.attrs.get("href", "")), False)
+            elif child.type == "link_close":
+                depth -= 1
+            elif child.type == "image":
+                found = check(str(child.attrs.get("src", "")), True)
+            elif child.type == "text" and depth == 0:
+                for bare in _BARE_URL.findall(child.content):
+                    url = bare if "://" in bare else f"https://{bare}"
+                    found = found or check(url.rstrip(".,;:!?*_~'\""), False)
+            if found is not None:
+                return found
     return None
 
 
@@ -294,6 +382,10 @@ def _check_row(
         return reject("unknown-target", f"{target!r} is not a rule page of the catalog")
     if not page_inside(ctx.repo, ctx.catalog.knowledge_root, target):
         return reject("escape", "the page (or a folder on its path) is a symlink leaving the clone")
+    for written in (target, slot.owner) if slot is not None else (target,):
+        part = linked_part(ctx.repo, ctx.catalog.knowledge_root, written)
+        if part is not None:
+            return reject("symlink", symlink_message(written, part))
     if slot is not None:
         opened = _open_new_page(ctx, row, slot, earlier)
         if opened is not None and not isinstance(opened, NewPage):
@@ -371,6 +463,9 @@ def _check_row(
     unsafe = _unsafe(ctx, target, section)
     if unsafe is not None:
         return reject("unsafe-text", unsafe)
+    linked = link_problem(section, ctx.policy)
+    if linked is not None:
+        return reject(*linked)
     table_rows = tuple(
         TableRow(r["heading"], r["table"], r["after_row"], tuple(r["cells"]))
         for r in row.get("table_rows") or ()
@@ -382,6 +477,9 @@ def _check_row(
         unsafe = _unsafe(ctx, target, render_row(table_row.cells))
         if unsafe is not None:
             return reject("unsafe-text", f"a table row: {unsafe}")
+        linked = link_problem(render_row(table_row.cells), ctx.policy)
+        if linked is not None:
+            return reject(linked[0], f"a table row: {linked[1]}")
     accepted = AcceptedProposal(
         content_id(target, section, table_rows, new_page),
         index,
@@ -443,7 +541,7 @@ def _open_new_page(
     if path.exists() or path.is_symlink():
         return "target-changed", "the page exists now (created since the catalog was read)"
     try:
-        index_data = read_page(ctx.repo, root, slot.owner).data
+        index_data = read_page(ctx.repo, root, slot.owner)
     except (OSError, KnowledgeCurationError):
         index_data = b""
     if sha256(index_data) != slot.index_sha256:
@@ -464,6 +562,9 @@ def _open_new_page(
         unsafe = _unsafe(ctx, target, text)
         if unsafe is not None:
             return "unsafe-text", f"the new page: {unsafe}"
+        linked = link_problem(text, ctx.policy)
+        if linked is not None:
+            return linked[0], f"the new page: {linked[1]}"
     index = parse_page(f"{root}/{slot.owner}.md", index_data)
     base = skeleton(title, index, ctx.policy, clock.today().isoformat())
     if isinstance(base, str):
@@ -501,6 +602,11 @@ def _group_problem(
         return f"the group {group!r} exists: name it in 'after' instead"
     if spot.opens_group:
         return None
+    if not layout.groups and not (new or set()):
+        return (
+            "the page's rules are all top-level sections: its first group opens after its "
+            "last rule ('after' null or the last rule's ID)"
+        )
     if after == START:
         return "rules stand before the first group: a group at the start would take them in"
     return "a new group opens after a group, after the last rule of one, or at the end"
@@ -606,7 +712,7 @@ def revalidate(
         outcome = by_index[index]
         where = f"accepted row {proposal.model_index} ({proposal.rule_id} on {proposal.target})"
         if isinstance(outcome, RejectedProposal):
-            kinds = {"target-changed": "stale", "escape": "escape"}
+            kinds = {"target-changed": "stale", "escape": "escape", "symlink": "symlink"}
             kind = kinds.get(outcome.reason, "tampered")
             raise KnowledgeCurationError(
                 f"{kind}: {where} does not validate: {outcome.reason}: {outcome.message}"

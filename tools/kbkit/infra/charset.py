@@ -30,3 +30,19 @@ def visible(text: str) -> str:
 def strip_invisible(text: str) -> str:
     """Remove every invisible character (for keys and redaction, where a token would split)."""
     return INVISIBLE.sub("", text)
+
+
+def json_escaped(text: str) -> str:
+    """JSON text with every invisible character written as a `\\uXXXX` escape (surrogate
+    pairs beyond the BMP): the same JSON value, and nothing a terminal could act on. Valid
+    because in JSON text such characters only occur inside strings."""
+    return INVISIBLE.sub(lambda m: json_escape(m.group()), text)
+
+
+def json_escape(char: str) -> str:
+    """One character as a JSON `\\u` escape (a surrogate pair beyond the BMP)."""
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

@@ -14,6 +14,7 @@ import errno
 import gc
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from glob import escape as glob_escape
@@ -80,9 +81,14 @@ def iter_rows(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def encode_row(row: dict[str, Any]) -> bytes:
-    return (
-        json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
-    ).encode()
+    text = json.dumps(row, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate (JSON input may carry "\\ud800"): escaped,
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode()
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # the same string when read back
 
 
 def append_rows(path: Path, rows: Iterable[dict[str, Any]], *, timeout: float = 60.0) -> int:

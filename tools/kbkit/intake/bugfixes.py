@@ -21,13 +21,13 @@ from kbkit.infra.jsonl import atomic_write_text
 from kbkit.infra.paths import named_folder
 from kbkit.intake.ledger import Row, record_events, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
-from kbkit.intake.schemas import DROP_RECORD, load_schema, schema_errors
+from kbkit.intake.schemas import DROP_RECORD, fit_to_schema, load_schema, schema_errors
 
 DROP_DIR_ENV = "KNOWLEDGE_INTAKE_DIR"
 QUARANTINE = "quarantine"
 MAX_DROP_BYTES = 1 << 20
 MARKER = "<!-- kbkit:bugfix-record:v1 -->"
-TITLE_CAP = 500  # the drop record schema's maxLength
+TITLE_CAP = load_schema(DROP_RECORD)["properties"]["title"]["maxLength"]
 
 
 class DropOutcome(NamedTuple):
@@ -52,37 +52,6 @@ def neutral_title(title: str) -> str:
     `<U+XXXX>` tokens, line breaks and runs of spaces one space, capped (never empty)."""
     flat = " ".join(visible(title).split())[:TITLE_CAP].strip()
     return flat or "(no title)"
-
-
-CUT_MARKER = "… [cut by kb intake drop: {} more chars]"
-
-
-def fit_to_schema(value: Any, schema: dict[str, Any], where: str, cuts: list[str]) -> Any:
-    """`value` with every over-long string cut to the schema's `maxLength` (ending in a
-    visible marker) and every over-long list cut to `maxItems`; `cuts` names each cut."""
-    if isinstance(value, str):
-        limit = schema.get("maxLength")
-        if isinstance(limit, int) and len(value) > limit:
-            kept = max(0, limit - len(CUT_MARKER.format(len(value))))  # the widest marker
-            cuts.append(f"{where} ({len(value)} > {limit} chars)")
-            return value[:kept] + CUT_MARKER.format(len(value) - kept)
-        return value
-    if isinstance(value, list):
-        limit = schema.get("maxItems")
-        if isinstance(limit, int) and len(value) > limit:
-            cuts.append(f"{where} ({len(value)} > {limit} items)")
-            value = value[:limit]
-        found = schema.get("items")
-        items: dict[str, Any] = found if isinstance(found, dict) else {}
-        return [fit_to_schema(v, items, f"{where}[{i}]", cuts) for i, v in enumerate(value)]
-    if isinstance(value, dict):
-        given = schema.get("properties")
-        props: dict[str, Any] = given if isinstance(given, dict) else {}
-        return {
-            k: fit_to_schema(v, props.get(k, {}), f"{where}.{k}" if where else k, cuts)
-            for k, v in value.items()
-        }
-    return value
 
 
 def parse_aliases(pairs: list[str]) -> dict[str, str]:

@@ -16,11 +16,12 @@ from typing import NamedTuple
 from kbkit.infra.errors import UsageError
 from kbkit.intake.diff_excerpt import build_excerpt
 from kbkit.intake.ledger import Row, timestamp
-from kbkit.intake.merged_prs import SUMMARY_CHARS
+from kbkit.intake.merged_prs import SUMMARY_CHARS, conform
 from kbkit.vcs import git
 
-MERGE_SUBJECT = re.compile(r"^Merge pull request #(\d+) from (\S+)")
-SQUASH_SUBJECT = re.compile(r"^(.*\S)\s+\(#(\d+)\)$")
+# A PR number is positive (GitHub's are; `(#0)` is not a merged PR, and no row says so).
+MERGE_SUBJECT = re.compile(r"^Merge pull request #([1-9]\d*) from (\S+)")
+SQUASH_SUBJECT = re.compile(r"^(.*\S)\s+\(#([1-9]\d*)\)$")
 _FORMAT = "%H%x1f%P%x1f%an%x1f%cI%x1f%B"
 
 
@@ -117,22 +118,24 @@ def git_rows(repo: Path, branch: str, slug: str, known: Container[tuple[str, str
             continue
         seen.add(source_id)
         rows.append(
-            {
-                "source_kind": "merged_pr",
-                "source_id": source_id,
-                "repo": slug,
-                "number": commit.number,
-                "title": commit.title,
-                "url": f"https://github.com/{slug}/pull/{commit.number}",
-                "author": commit.author,
-                "merged_at": commit.merged_at,
-                "labels": [],
-                "draft": False,
-                "summary": commit.summary,
-                "diff_excerpt": build_excerpt(commit_diff(repo, commit)),
-                "merge_commit": commit.sha,
-                "via": "git",
-                "recorded_at": recorded_at,
-            }
+            conform(
+                {
+                    "source_kind": "merged_pr",
+                    "source_id": source_id,
+                    "repo": slug,
+                    "number": commit.number,
+                    "title": commit.title,
+                    "url": f"https://github.com/{slug}/pull/{commit.number}",
+                    "author": commit.author,
+                    "merged_at": commit.merged_at,
+                    "labels": [],
+                    "draft": False,
+                    "summary": commit.summary,
+                    "diff_excerpt": build_excerpt(commit_diff(repo, commit)),
+                    "merge_commit": commit.sha,
+                    "via": "git",
+                    "recorded_at": recorded_at,
+                }
+            )
         )
     return GitScan(rows, already)

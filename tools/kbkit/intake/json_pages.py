@@ -10,6 +10,7 @@ from kbkit.infra.errors import InputError
 from kbkit.infra.json_input import raw_decode
 from kbkit.infra.jsonl import gc_paused
 from kbkit.infra.paths import named_file
+from kbkit.vcs import github
 
 _SPACE = " \t\r\n"
 
@@ -74,6 +75,9 @@ def page_items(label: str, pages: list[Page], what: str) -> list[tuple[str, dict
     """Flatten pages (arrays of objects, or single objects) into (where, item) pairs."""
     items: list[tuple[str, dict[str, Any]]] = []
     for number, page in enumerate(pages, 1):
+        refused = github.error_in_json(page.value, f"{label}:{page.line}")
+        if refused is not None:  # `gh api ... > file` saved GitHub's error answer instead
+            raise refused
         values = page.value if isinstance(page.value, list) else [page.value]
         for index, value in enumerate(values):
             where = f"page {number} (line {page.line}), item {index}"

@@ -18,14 +18,49 @@ from kbkit.infra.jsonl import gc_paused, ignore_transient_files
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
+from kbkit.intake.schemas import EVENTS, definition, fit_to_schema
 from kbkit.intake.state_file import read_state, write_state
 
 CURSOR_FILE = "cursor.json"
 GITHUB_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 MAX_BODY = 65536  # GitHub's own limit on a PR body; anything longer did not come from GitHub
 MAX_TITLE = 1024
-SUMMARY_CHARS = 4000
 DEFAULT_OVERLAP = timedelta(hours=1)
+
+# The merged-PR row as the events schema has it: one schema for the writers (record-prs,
+# record-git) and for `kb intake check`.
+MERGED_PR = definition(EVENTS, "merged_pr")
+_FIELDS = MERGED_PR["properties"]
+SUMMARY_CHARS: int = _FIELDS["summary"]["maxLength"]
+MERGE_COMMIT = re.compile(_FIELDS["merge_commit"]["pattern"])
+_TEXT_LIMITS = {
+    name: field["maxLength"]
+    for name, field in _FIELDS.items()
+    if field.get("type") == "string" and "maxLength" in field and name != "url"
+}
+_LABEL_LIMIT: int = _FIELDS["labels"]["items"]["maxLength"]
+_URL_LIMIT: int = _FIELDS["url"]["maxLength"]
+
+
+def conform(row: Row) -> Row:
+    """A merged-PR row fitted to the events schema: free text (title, author, summary,
+    diff excerpt, labels) cut to its `maxLength` with a visible marker, a merge commit that
+    is not a commit id dropped, and a URL that is not one replaced by the PR's own."""
+    cuts: list[str] = []
+    for name, limit in _TEXT_LIMITS.items():
+        value = row.get(name)
+        if isinstance(value, str) and len(value) > limit:
+            row[name] = fit_to_schema(value, _FIELDS[name], name, cuts)
+    labels = row.get("labels")
+    if isinstance(labels, list) and any(len(label) > _LABEL_LIMIT for label in labels):
+        row["labels"] = fit_to_schema(labels, _FIELDS["labels"], "labels", cuts)
+    sha = row.get("merge_commit")
+    if sha is not None and not MERGE_COMMIT.match(sha):
+        row["merge_commit"] = None
+    url = row.get("url")
+    if not isinstance(url, str) or len(url) > _URL_LIMIT or not url.startswith("https://"):
+        row["url"] = f"https://github.com/{row['repo']}/pull/{row['number']}"
+    return row
 
 
 class PullScan(NamedTuple):
@@ -144,23 +179,25 @@ def pr_row(
     user = item.get("user")
     author = user.get("login") if type(user) is dict else None
     sha = item.get("merge_commit_sha")
-    return {
-        "source_kind": "merged_pr",
-        "source_id": f"{repo}#{number}",
-        "repo": repo,
-        "number": number,
-        "title": title,
-        "url": str(item.get("html_url") or f"https://github.com/{repo}/pull/{number}"),
-        "author": str(author or "ghost"),
-        "merged_at": parse_time(merged_at, "merged_at", where, label, latest),
-        "labels": names,
-        "draft": item.get("draft") is True,
-        "summary": body[:SUMMARY_CHARS],
-        "diff_excerpt": "",
-        "merge_commit": sha if type(sha) is str and sha else None,
-        "via": "github",
-        "recorded_at": recorded_at,
-    }
+    return conform(
+        {
+            "source_kind": "merged_pr",
+            "source_id": f"{repo}#{number}",
+            "repo": repo,
+            "number": number,
+            "title": title,
+            "url": str(item.get("html_url") or f"https://github.com/{repo}/pull/{number}"),
+            "author": str(author or "ghost"),
+            "merged_at": parse_time(merged_at, "merged_at", where, label, latest),
+            "labels": names,
+            "draft": item.get("draft") is True,
+            "summary": body[:SUMMARY_CHARS],
+            "diff_excerpt": "",
+            "merge_commit": sha if type(sha) is str and sha else None,
+            "via": "github",
+            "recorded_at": recorded_at,
+        }
+    )
 
 
 def parse_pulls(label: str, pages: list[Page], identity: RepoIdentity) -> PullScan:

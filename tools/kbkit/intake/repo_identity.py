@@ -14,9 +14,10 @@ from typing import Any, NamedTuple
 import yaml
 
 from kbkit.infra.errors import UsageError
+from kbkit.intake.schemas import EVENTS, full_match
 
 CONFIG_FILE = "config.yaml"
-SLUG = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+SLUG = full_match(EVENTS, "slug")  # owner/name, as the events schema has it
 _REMOTE = re.compile(r"github\.com[:/]+([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 
 
@@ -47,7 +48,7 @@ def check_slug(slug: str, where: str) -> str:
 def slug_from_remote(url: str | None) -> str | None:
     """`owner/name` from a GitHub remote URL (https or ssh), else None."""
     match = _REMOTE.search(url or "")
-    return match.group(1) if match else None
+    return match.group(1) if match and SLUG.match(match.group(1)) else None
 
 
 def _read_config(intake_dir: Path) -> dict[str, Any]:

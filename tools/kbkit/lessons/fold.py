@@ -76,6 +76,15 @@ class FoldState:
             return None
         if not isinstance(payload, tuple) or len(payload) != 12 or payload[0] != FORMAT:
             return None
+        # A cache of another shape (a damaged file) reads as no cache: the logs are folded.
+        kinds = (dict, dict, dict, dict, dict, list, dict, dict, dict, dict, dict)
+        if any(type(value) is not kind for value, kind in zip(payload[1:], kinds, strict=True)):
+            return None
+        if not all(
+            type(name) is str and type(mark) is tuple and len(mark) == 6
+            for name, mark in payload[1].items()
+        ):
+            return None
         state = cls()
         (
             _,

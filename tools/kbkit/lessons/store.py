@@ -74,9 +74,13 @@ class LessonStore:
         with gc_paused():
             cached = index.read_cache(self.cache_dir / "state.marshal")
             state = (fold.FoldState.load(cached) if cached else None) or fold.FoldState()
-            if index.is_current(state, self.root):
-                return state
-            state = index.refresh(state, self.root)
+            try:
+                if index.is_current(state, self.root):
+                    return state
+                state = index.refresh(state, self.root)
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+                # a cached state of another shape (a damaged file): fold the logs afresh
+                state = index.refresh(fold.FoldState(), self.root)
             if state.marks:  # an empty store stays empty: no cache folder for nothing
                 index.write_cache(self.cache_dir / "state.marshal", state.dump())
             return state

@@ -140,8 +140,8 @@ class SelectionView(NamedTuple):
                 scope: flat[first : first + n] for scope, (first, n) in spans.items()
             }
             return cls(marks, supports=section("supports").cast("Q"), buckets=buckets, **columns)
-        except (EOFError, ValueError, TypeError, KeyError):
-            return None
+        except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            return None  # a view of another shape (a damaged file) is rebuilt
 
 
 MAGIC = b"KBKIT-LESSONS-VIEW\n"

@@ -62,7 +62,12 @@ def shown(text: str) -> str:
 
 def _token(match: re.Match[str]) -> str:
     char = match.group()
-    return "\\n" if char == "\n" else f"<U+{ord(char):04X}>"
+    if char == "\n":
+        return "\\n"
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a file name's byte that is not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"  # as backslashreplace shows it
+    return f"<U+{code:04X}>"
 
 
 def quote(value: object) -> str:

@@ -121,6 +121,8 @@ def interned(value: Any) -> Any:
     return value
 
 
+# What decoding a cached entry of the wrong shape raises: the page is parsed instead.
+BAD_ENTRY = (TypeError, ValueError, IndexError, KeyError, AttributeError)
 _NO_FACTS: dict[str, Any] = {}  # shared by every page without facts (read-only by contract)
 SHARED_MAX = 1 << 16  # distinct fact values kept for sharing (bounds the memo on odd trees)
 
@@ -330,11 +332,14 @@ def load_tree(
         walk_keys = PACKED_KEY.iter_unpack(packed_keys) if packed_keys else repeat(None)
         for index, (rel, key) in enumerate(zip(md_files, walk_keys, strict=False)):
             hit = cache.get(rel, os.path.join(top_dir, rel), key)  # None: get stats the file
-            if hit is None:
-                todo.append(rel)
-                todo_index.append(index)
-            else:
-                keep(rel, hit)
+            if hit is not None:
+                try:
+                    keep(rel, hit)
+                    continue
+                except BAD_ENTRY:  # an entry of another shape (a damaged cache): parse again
+                    cache.dirty = True
+            todo.append(rel)
+            todo_index.append(index)
     size = PACKED_KEY.size
     # only the cache keeps digests, and only of racy files: no other read hashes its bytes
     digest_from = cache.racy_from_ns if cache is not None else NEVER

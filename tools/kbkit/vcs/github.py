@@ -18,6 +18,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 from typing import Any, TypeGuard
 
+from kbkit.infra import json_input
 from kbkit.infra.errors import KbkitError
 from kbkit.infra.process import run_bounded, timeout_from_env
 
@@ -58,24 +59,23 @@ def _run(args: list[str], name: str, cwd: Path, then: str) -> CompletedProcess[b
 
 
 def run_gh(args: list[str], cwd: Path) -> str:
-    """`gh args`' output; a failure is a GitHubError with GitHub's own message when it sent one."""
+    """`gh args`' output; a failure is a GitHubError with GitHub's own words when it sent
+    some (else gh's), exit 4 for authentication and rate limits."""
     then = ", run `gh auth login`, then rerun `kb distill`"
     done = _run(args, " ".join(["gh", *args[:2]]), cwd, then)
     if done.returncode != 0:
-        text = done.stderr.decode("utf-8", "replace").strip()
-        said = _github_message(text) or _github_message(done.stdout.decode("utf-8", "replace"))
-        err = text.splitlines()
-        detail = (
-            f"GitHub said: {said}" if said else (err[-1] if err else f"exit code {done.returncode}")
-        )
-        raise GitHubError(f"gh {' '.join(args[:2])} failed: {detail}")
+        raise _failure(f"gh {' '.join(args[:2])}", done, cwd)
     return done.stdout.decode("utf-8", "replace")
 
 
 def _is_error_object(data: object) -> TypeGuard[dict[str, Any]]:
-    """A GitHub error object (`{"message": "Bad credentials", ...}`), not a PR that has a
-    `message`-like field."""
-    return isinstance(data, dict) and "message" in data and "number" not in data
+    """A GitHub error object (`{"message": "Bad credentials", ...}`), not a PR, an issue
+    comment or another object that has a `message`-like field."""
+    return (
+        isinstance(data, dict)
+        and "message" in data
+        and not any(key in data for key in ("number", "id", "body"))
+    )
 
 
 def _error_message(data: object) -> str | None:
@@ -104,7 +104,7 @@ def _json_output(out: str, what: str) -> Any:
         raise GitHubError(f"{what} printed something that is not JSON: {out[:120]!r}") from exc
     if _is_error_object(data):
         said = _error_message(data) or repr(data.get("message"))[:300]
-        raise GitHubError(f"{what}: GitHub said: {said}")
+        raise classified(what, said, _status_of(data, ""))
     return data
 
 
@@ -180,7 +180,7 @@ def create_pr(repo: str, head: str, base: str, title: str, body_file: Path, cwd:
     if not lines:
         said = _github_message(out)
         if said:
-            raise GitHubError(f"gh pr create: GitHub said: {said}")
+            raise classified("gh pr create", said, 0)
         raise GitHubError(f"gh pr create printed no PR URL: {out[:200]!r}")
     return checked_pr_url(lines[-1], repo, "gh pr create")
 
@@ -212,12 +212,100 @@ class GitHubUnavailable(GitHubError):
 
 
 class GitHubCredentials(GitHubError):
-    """GitHub refused the token: a configuration problem (exit 2)."""
+    """GitHub (or gh) refused or found no credentials: the environment's token (exit 4)."""
 
-    exit_code = 2
+    exit_code = 4
 
 
-_HTTP_STATUS = re.compile(r"\(HTTP (\d{3})\)")
+_HTTP_STATUS = re.compile(r"\(HTTP (\d{3})\)|^HTTP (\d{3}):", re.MULTILINE)
+_AUTH_WORDS = re.compile(r"bad credentials|requires authentication|gh auth login", re.IGNORECASE)
+_RATE_WORDS = re.compile(r"rate limit", re.IGNORECASE)
+GH_AUTH_EXIT = 4  # gh's own exit code when it has no credentials at all
+CREDENTIALS_HINT = "set GH_TOKEN to a token that can read the repository (or run `gh auth login`)"
+
+
+def _words(text: str) -> str:
+    """GitHub's (or gh's) message on one line, bounded."""
+    return " ".join(text.split())[:300]
+
+
+def _status_of(data: dict[str, Any], stderr: str) -> int:
+    found = [a or b for a, b in _HTTP_STATUS.findall(stderr)]
+    status = data.get("status") if data else None
+    if isinstance(status, str) and status.isdigit():
+        return int(status)
+    return int(found[-1]) if found else 0
+
+
+def _kind(said: str, status: int, gh_exit: int | None) -> type[GitHubError]:
+    """Authentication and rate limits (and server errors) are the environment's: exit 4."""
+    if status == 401 or gh_exit == GH_AUTH_EXIT or (not status and _AUTH_WORDS.search(said)):
+        return GitHubCredentials
+    if status == 429 or (status in (0, 403) and _RATE_WORDS.search(said)) or status >= 500:
+        return GitHubUnavailable
+    return GitHubError
+
+
+def classified(
+    where: str, said: str, status: int, gh_exit: int | None = None, cwd: Path | None = None
+) -> GitHubError:
+    """The error for GitHub's answer `said` (its own words) with HTTP `status` (0: unknown):
+    authentication and rate limits exit 4 (GitHubCredentials, GitHubUnavailable), as do
+    server errors; anything else is a GitHubError (exit 1)."""
+    kind = _kind(said, status, gh_exit)
+    if status:
+        said = f"{said} (HTTP {status})"
+    if kind is GitHubCredentials:
+        return kind(f"{where}: GitHub refused the credentials: GitHub said: {said}; "
+                    f"{CREDENTIALS_HINT}")  # fmt: skip
+    if kind is GitHubUnavailable and status < 500:
+        hint = _reset_hint(cwd) if cwd is not None else "rerun after the limit resets"
+        return kind(f"{where}: GitHub's rate limit is exhausted: GitHub said: {said}; {hint}")
+    if kind is GitHubUnavailable:
+        return kind(f"{where}: GitHub failed: GitHub said: {said}; retry later")
+    return kind(f"{where} failed: GitHub said: {said}")
+
+
+def _failure(where: str, done: CompletedProcess[bytes], cwd: Path) -> GitHubError:
+    """A failed gh call in GitHub's words: the error object gh printed (stdout or stderr),
+    else gh's own error lines; classified by the HTTP status gh reports and gh's exit code."""
+    stderr = done.stderr.decode("utf-8", "replace")
+    stdout = done.stdout.decode("utf-8", "replace")
+    data: dict[str, Any] = {}
+    for text in (stdout, stderr):
+        start = text.find("{")
+        if start >= 0:
+            try:
+                found = json_input.loads(text[start:].strip())
+            except ValueError:
+                continue
+            if _is_error_object(found) and isinstance(found["message"], str):
+                data = found
+                break
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if data:
+        said = _words(data["message"])
+    elif lines:
+        said = _words(" ".join(_HTTP_STATUS.sub("", line.removeprefix("gh:")) for line in lines))
+    else:
+        said = f"nothing (exit code {done.returncode})"
+    return classified(where, said, _status_of(data, stderr), done.returncode, cwd)
+
+
+def error_in_json(data: object, where: str) -> GitHubError | None:
+    """When `data` (a page of a JSON file given for GitHub's answer) is a GitHub error object
+    instead, the error it stands for, in GitHub's words; else None."""
+    if not _is_error_object(data) or not isinstance(data["message"], str):
+        return None
+    said = _words(data["message"])
+    kind = _kind(said, _status_of(data, ""), None)
+    hint = {
+        GitHubCredentials: f"{CREDENTIALS_HINT}, then fetch it again",
+        GitHubUnavailable: "fetch it again after the rate limit resets (or GitHub recovers)",
+    }.get(kind, "fetch it again")
+    return kind(
+        f"{where}: the file holds GitHub's error answer, not its data: GitHub said: {said}; {hint}"
+    )
 
 
 def api_paginate(endpoint: str, cwd: Path) -> bytes:
@@ -259,29 +347,7 @@ def _api(args: list[str], endpoint: str, cwd: Path) -> bytes:
     done = _run(args, f"gh api {endpoint[:80]}", cwd, then)
     if done.returncode == 0:
         return done.stdout
-    raise _api_failure(endpoint, done.stderr.decode("utf-8", "replace"), cwd)
-
-
-def _api_failure(endpoint: str, stderr: str, cwd: Path) -> GitHubError:
-    """The error for a failed `gh api` call, classified by the HTTP status gh reports."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    said = " ".join(lines[-1].split())[:300] if lines else "no message"
-    found = _HTTP_STATUS.findall(stderr)
-    status = int(found[-1]) if found else 0
-    where = f"gh api {endpoint[:120]}"
-    if status == 401:
-        return GitHubCredentials(
-            f"{where}: GitHub refused the credentials ({said}); set GH_TOKEN to a token that "
-            "can read the repository (or run `gh auth login`)"
-        )
-    # status 0: no HTTP status in the message, as for GraphQL's errors (sent with HTTP 200)
-    if status in (0, 403, 429) and ("rate limit" in stderr.lower() or status == 429):
-        return GitHubUnavailable(
-            f"{where}: GitHub's rate limit is exhausted ({said}); {_reset_hint(cwd)}"
-        )
-    if status >= 500:
-        return GitHubUnavailable(f"{where}: GitHub failed ({said}); retry later")
-    return GitHubError(f"{where} failed: {said}")
+    raise _failure(f"gh api {endpoint[:120]}", done, cwd)
 
 
 def _reset_hint(cwd: Path) -> str:

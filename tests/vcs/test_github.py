@@ -1,0 +1,110 @@
+"""GitHub's error objects and gh's own error output are shown as GitHub's (or gh's) words;
+authentication and rate limits exit 4. Files given with `--from`, and a `gh` on PATH that
+answers as gh 2.23 does (its words and exit codes taken from the real gh)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from kbkit.__main__ import main
+from kbkit.vcs import github
+
+SLUG = "acme/app"
+DOCS = "https://docs.github.com/rest"
+
+ANSWERS = {
+    "bad credentials": ({"message": "Bad credentials", "documentation_url": DOCS, "status": "401"}, 4),
+    "no status field": ({"message": "Bad credentials", "documentation_url": DOCS}, 4),
+    "requires authentication": ({"message": "Requires authentication", "documentation_url": DOCS}, 4),
+    "rate limit": ({"message": "API rate limit exceeded for user ID 1.", "documentation_url": DOCS, "status": "403"}, 4),
+    "secondary rate limit": ({"message": "You have exceeded a secondary rate limit.", "documentation_url": DOCS}, 4),
+    "not found": ({"message": "Not Found", "documentation_url": DOCS, "status": "404"}, 1),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("answer", "code"), ANSWERS.values(), ids=ANSWERS.keys())
+@pytest.mark.parametrize("command", ["record-prs", "mailbox"])
+def test_a_file_holding_githubs_error_says_what_github_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], answer: dict[str, str], code: int,
+    command: str,
+) -> None:  # fmt: skip
+    saved = tmp_path / "answer.json"
+    saved.write_text(json.dumps(answer, indent=2))
+    assert (
+        main(["intake", command, "--repo", str(tmp_path), "--slug", SLUG, "--from", str(saved)])
+        == code
+    )
+    err = capsys.readouterr().err
+    assert err.startswith(f"kb: error: {saved}:1: the file holds GitHub's error answer")
+    assert f"GitHub said: {answer['message']}" in err and "base.repo" not in err
+    assert not (tmp_path / "intake").exists()  # nothing recorded, no cursor
+
+
+def _gh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stdout: str, stderr: str, code: int
+) -> None:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    gh = folder / "gh"
+    gh.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.stdout.write({stdout!r})\n"
+        f"sys.stderr.write({stderr!r})\nsys.exit({code})\n"
+    )
+    gh.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+
+
+NO_LOGIN = (
+    "To get started with GitHub CLI, please run:  gh auth login\n"
+    "Alternatively, populate the GH_TOKEN environment variable with a GitHub API "
+    "authentication token.\n"
+)  # what gh 2.23 prints, with exit code 4, when it has no token at all
+
+
+def test_gh_without_credentials_is_exit_4_in_ghs_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _gh(tmp_path, monkeypatch, "", NO_LOGIN, 4)
+    assert main(["intake", "record-prs", "--repo", SLUG]) == 4
+    err = capsys.readouterr().err
+    assert "GitHub said: To get started with GitHub CLI, please run: gh auth login" in err
+    with pytest.raises(github.GitHubCredentials, match="gh auth login"):
+        github.list_prs(SLUG, "branch", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("stderr", "kind", "words"),
+    [
+        ("gh: Bad credentials (HTTP 401)\n", github.GitHubCredentials, "Bad credentials (HTTP 401)"),
+        ("gh: API rate limit exceeded for user ID 1. (HTTP 403)\n", github.GitHubUnavailable,
+         "API rate limit exceeded for user ID 1. (HTTP 403)"),
+        ("gh: Not Found (HTTP 404)\n", github.GitHubError, "Not Found (HTTP 404)"),
+        ("HTTP 502: Bad Gateway (https://api.github.com/graphql)\n", github.GitHubUnavailable,
+         "Bad Gateway (https://api.github.com/graphql) (HTTP 502)"),
+    ],
+)  # fmt: skip
+def test_gh_error_output_is_classified_by_githubs_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stderr: str, kind: type, words: str
+) -> None:
+    _gh(tmp_path, monkeypatch, "", stderr, 1)
+    with pytest.raises(kind) as caught:
+        github.list_prs(SLUG, "branch", tmp_path)
+    assert type(caught.value) is kind and f"GitHub said: {words}" in str(caught.value)
+    assert getattr(caught.value, "exit_code", None) == (1 if kind is github.GitHubError else 4)
+
+
+def test_an_error_object_on_stdout_wins_over_ghs_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = json.dumps({"message": "Resource not accessible by integration", "status": "403",
+                       "documentation_url": DOCS})  # fmt: skip
+    _gh(tmp_path, monkeypatch, body, "gh: Resource not accessible (HTTP 403)\n", 1)
+    with pytest.raises(
+        github.GitHubError, match="GitHub said: Resource not accessible by integration"
+    ):
+        github.api_paginate(f"repos/{SLUG}/pulls", tmp_path)
