@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kbkit-installed
 
-.PHONY: help setup test test-dates check lint demo bench stress clean report-screenshot
+.PHONY: help setup test test-dates check lint demo bench stress clean report-screenshot release
 
 help: ## Show this list of targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -46,6 +46,9 @@ bench: $(STAMP) ## Measure speed against the named floors (synthetic trees)
 
 stress: $(STAMP) ## Full-size crash, concurrency and scale runs
 	KBKIT_STRESS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m stress tests
+
+release: $(STAMP) ## Check the version, build the wheel into dist/ and check it, make the tag v<version>
+	$(BIN)/python tools/release.py
 
 clean: ## Remove the venv, caches and local state
 	rm -rf $(VENV) .kbkit-cache state .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -21,6 +21,7 @@ BENCHES: dict[str, str] = {
     "curator": "benchmarks.bench_curator",
     "hostile": "benchmarks.bench_hostile",
     "report": "benchmarks.bench_report",
+    "lsp": "benchmarks.bench_lsp",
 }
 
 

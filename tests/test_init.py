@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kbkit import __version__
+from kbkit.policy.scaffold import HOOK_REPO
+from tests.gitrepo import commit_files, git, init_repo
+
 
 def kb(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -49,7 +53,9 @@ def test_init_writes_a_tree_that_passes_and_a_second_run_changes_nothing(tmp_pat
     assert ".kbkit-cache/" in (repo / ".gitignore").read_text()
     config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
     hook_repo = config["repos"][0]
-    assert hook_repo["rev"].startswith("v") and hook_repo["hooks"] == [{"id": "kb-check"}]
+    # no forge here: the tag cannot be resolved, so the hook is the local one, and it says so
+    assert hook_repo["repo"] == "local" and hook_repo["hooks"][0]["entry"] == "kb check --staged"
+    assert f"v{__version__} does not resolve at {HOOK_REPO}" in done.stderr
     assert kb(repo, "check").returncode == 0
     subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
     assert kb(repo, "check", "--staged").returncode == 0  # the commit's tree is green too
@@ -241,3 +247,24 @@ def test_init_root_must_name_one_top_level_folder(tmp_path: Path, root: str) -> 
     done = kb(repo, "init", "--root", root)
     assert done.returncode == 2 and "name one folder at the top" in done.stderr
     assert "Traceback" not in done.stderr and sorted(p.name for p in repo.iterdir()) == [".git"]
+
+
+def test_init_pins_only_a_rev_that_resolves(tmp_path: Path) -> None:
+    hooks = init_repo(tmp_path / "kbkit-hooks")
+    commit_files(hooks, {".pre-commit-hooks.yaml": "[]\n"}, "hooks")
+    git(hooks, "tag", "v9.9.9")
+    pinned = new_repo(tmp_path / "pinned")
+    done = kb(pinned, "init", "--hook-repo", str(hooks), "--hook-rev", "v9.9.9")
+    assert done.returncode == 0 and "does not resolve" not in done.stderr
+    config = yaml.safe_load((pinned / ".pre-commit-config.yaml").read_text())
+    assert config["repos"][0] == {
+        "repo": str(hooks),
+        "rev": "v9.9.9",
+        "hooks": [{"id": "kb-check"}],
+    }
+    missing = new_repo(tmp_path / "missing")
+    done = kb(missing, "init", "--hook-repo", str(hooks), "--hook-rev", "v0.0.1")
+    assert done.returncode == 0
+    assert f"v0.0.1 does not resolve at {hooks}" in done.stderr
+    config = yaml.safe_load((missing / ".pre-commit-config.yaml").read_text())
+    assert config["repos"][0]["repo"] == "local"

@@ -21,7 +21,10 @@ WIDTH = 100
 COLUMN = 17  # where descriptions start
 
 HEAD = [
-    ("Makefile  pyproject.toml  README.md  .pre-commit-config.yaml  .pre-commit-hooks.yaml", ""),
+    (
+        "Makefile  pyproject.toml  setup.py  LICENSE  README.md  action.yml  .pre-commit-config.yaml  .pre-commit-hooks.yaml",
+        "",
+    ),
     ("knowledge/", "kbkit's own knowledge tree; policy.yaml (taxonomy); the demo's sample"),
     ("intake/", "append-only JSONL ledgers; demo fixtures under intake/samples/"),
     (
@@ -37,7 +40,8 @@ TAIL = [
         "checkout-only scripts, not in the package: the shims that run a check from a checkout "
         "without installing kbkit (check_knowledge_tree.py check_wiki_lint.py kb_check.py "
         "kb_intake_check.py), this layout (readme_layout.py), the report's screenshot "
-        "(report_screenshot.py)",
+        "(report_screenshot.py), `make release` (release.py); setup.py keeps the "
+        "checkout-only modules (kbkit.demo, kbkit.shims, kbkit.lessons.demo) out of the wheel",
     ),
     ("tests/", "mirrors tools/kbkit; tests/cases/<checker>/{ok,bad}/ hold example trees"),
     ("benchmarks/", "`make bench`: synthetic trees against named floors"),

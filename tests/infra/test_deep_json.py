@@ -40,7 +40,7 @@ TRUSTED = {
     "lessons/task_records.py": "the package's own schema file (records use json_input)",
     "demo.py": "the package's own demo samples",
     "policy/schema.py": "the package's own schema file",
-    "commands/check.py": "its own reporter's JSON output",
+    "checks/reporting.py": "its own reporter's JSON output",
     "vcs/github.py": "gh output (kbkit.vcs.github; issue #10 class 6)",
     "infra/json_input.py": "the helper itself",
 }

@@ -78,12 +78,32 @@ def test_an_unknown_rule_id_is_refused(tmp_path: Path) -> None:
     message = refusal(
         tmp_path, "overrides:\n  - files: [x.md]\n    rules: {tree/secret-ipv4: off}\n"
     )
-    assert "policy.yaml:3:" in message and "unknown rule id 'tree/secret-ipv4'" in message
+    assert "policy.yaml:3:" in message and "unknown rule 'tree/secret-ipv4'" in message
+    assert "did you mean 'tree/secret-ip'?" in message
 
 
 def test_an_unknown_severity_is_refused(tmp_path: Path) -> None:
     message = refusal(tmp_path, "rules:\n  tree/secret-ip: info\n")
     assert "policy.yaml:2:" in message and "'rules.tree/secret-ip'" in message
+
+
+def test_policy_typos_get_plain_words_and_a_suggestion(tmp_path: Path) -> None:
+    severity = refusal(tmp_path, "rules:\n  tree/secret-ip: warn\n")
+    assert severity.endswith("'warn' is not one of: off, warning or error; did you mean 'warning'?")
+    assert "[" not in severity  # no Python list repr
+    key = refusal(tmp_path, "secrets:\n  home_alow: []\n")
+    assert "policy.yaml:2:" in key
+    assert "unknown policy key: did you mean 'home_allow'? (known here: " in key
+    top = refusal(tmp_path, "taxnomy:\n  tags: [a]\n")
+    assert "'taxnomy': unknown policy key: did you mean 'taxonomy'?" in top
+    model = refusal(tmp_path, "index:\n  model: tocs\n")
+    assert model.endswith(
+        "'tocs' is not one of: index-page, toc, parent or none; did you mean 'toc'?"
+    )
+    far = refusal(tmp_path, "rules:\n  tree/secret-ip: 3\n")
+    assert far.endswith("3 is not one of: off, warning or error")
+    nothing_near = refusal(tmp_path, "rules:\n  zzz/qqq: off\n")
+    assert "unknown rule 'zzz/qqq' (`kb rules` lists them)" in nothing_near
 
 
 def test_an_alias_bomb_is_refused_before_expansion(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ def test_json_report_shape() -> None:
     assert document["findings"][1] == {
         "path": "knowledge/b.md",
         "line": 0,
+        "column": 0,
         "rule": "lint/orphan",
         "severity": "warning",
         "message": "no page links here",

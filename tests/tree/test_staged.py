@@ -101,7 +101,9 @@ def test_staged_ignores_an_untracked_draft_and_sees_a_staged_index(tmp_path: Pat
     assert kb(repo, "check").returncode == 0  # the working tree has both
     staged = kb(repo, "check", "--staged")
     assert staged.returncode == 1
-    assert "knowledge/general/_index.md:13: tree/link-broken" in staged.stdout
+    assert "knowledge/general/_index.md:13:11: tree/link-broken" in staged.stdout
+    # the page is there, only not added: the message says what to do
+    assert "knowledge/general/draft.md is on disk but not tracked: `git add` it" in staged.stdout
     git(repo, "add", "knowledge/general/draft.md")
     assert kb(repo, "check", "--staged").returncode == 0
 

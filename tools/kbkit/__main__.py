@@ -19,6 +19,18 @@ from kbkit.infra.errors import KbkitError, environment_failure, is_environment
 # command name (words separated by spaces) -> (module, one-line summary)
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("kbkit.commands.check", "Run both validators on the tree in one pass"),
+    "fix": (
+        "kbkit.commands.fix",
+        "Apply the mechanical fixes, re-checked; every byte put back if one does not hold",
+    ),
+    "completion": (
+        "kbkit.commands.completion",
+        "Print the shell completion script for bash, zsh or fish",
+    ),
+    "lsp": (
+        "kbkit.commands.lsp",
+        "Language server for editors (stdio): diagnostics, fixes, rule docs",
+    ),
     "check-knowledge-tree": (
         "kbkit.commands.check_knowledge_tree",
         "Check structure, indexes, links, sizes, sensitive and dangerous text",
@@ -147,7 +159,7 @@ def run(argv: Sequence[str]) -> int:
     if not argv or argv[0] in ("-h", "--help") or argv == ["help"]:
         print(_usage())
         return EXIT_OK if argv else EXIT_USAGE
-    if argv[0] == "--version":
+    if argv[0] in ("-V", "--version"):
         print(f"kbkit {__version__}")
         return EXIT_OK
     wants_help = argv[0] == "help"
@@ -228,6 +240,10 @@ FAST_EXIT = frozenset({"check", "check-knowledge-tree", "check-wiki-lint"})
 
 def console() -> NoReturn:
     """The `kb` console script: `main`, then exit (without teardown after a check)."""
+    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (`kb completion SHELL`)
+        from kbkit.shell_completion import complete
+
+        complete(COMMANDS)
     code = main()
     if sys.argv[1:2] and sys.argv[1] in FAST_EXIT:
         try:

@@ -9,6 +9,9 @@ from collections.abc import Iterable
 # `kb CMD --help`); tests/test_help.py keeps one for every registered command.
 EXAMPLES: dict[str, str] = {
     "check": "kb check --staged --format github",
+    "fix": "kb fix knowledge/general --diff",
+    "lsp": "kb lsp --stdio",
+    "completion": "kb completion bash > ~/.local/share/bash-completion/completions/kb",
     "check-knowledge-tree": "kb check-knowledge-tree --repo ../team-repo",
     "check-wiki-lint": "kb check-wiki-lint --today 2026-12-01",
     "curate prompt": "kb curate prompt --batch batch.json --text",

@@ -19,7 +19,14 @@ from typing import NamedTuple
 
 from kbkit.pages.page_summary import WHOLE_FILE
 from kbkit.policy.model import Policy
-from kbkit.rulebook.catalog import SUPPRESSION_INVALID, SUPPRESSION_UNUSED, UNREADABLE, Rule
+from kbkit.rulebook.catalog import (
+    SUPPRESSION_INVALID,
+    SUPPRESSION_UNUSED,
+    UNREADABLE,
+    Rule,
+    all_rules,
+    unknown_rule,
+)
 from kbkit.rulebook.findings import ERROR, WARNING, Finding, sort_findings
 from kbkit.tree.model import Tree
 
@@ -49,12 +56,14 @@ class Suppression(NamedTuple):
     folder: str = ""  # a kb-disable-file on a folder's index page covers the folder too
 
 
-def suppressions(tree: Tree) -> tuple[list[Suppression], list[Finding]]:
-    """Every kb-disable-next-line comment of the tree, and findings for malformed ones."""
+def suppressions(tree: Tree, only: str | None = None) -> tuple[list[Suppression], list[Finding]]:
+    """Every kb-disable-next-line comment of the tree (or of the page `only`), and findings
+    for malformed ones."""
     found: list[Suppression] = []
     problems: list[Finding] = []
     index_page = str(tree.policy.data["index_page"])
-    for rel, summary in tree.summaries.items():
+    pages = tree.summaries.items() if only is None else [(only, tree.summaries[only])]
+    for rel, summary in pages:
         for line, target, rule_id, reason in summary.suppressions:
             path = tree.repo_path(rel)
             if not rule_id or not reason:
@@ -101,8 +110,19 @@ def apply_suppressions(
             kept.append(finding)
         else:
             used.add(hit)
+    known = all_rules()
     for entry in entries:
-        if entry not in used and entry.rule_id.startswith(prefixes):
+        if entry.rule_id not in known:  # a typo: it could never suppress anything
+            kept.append(
+                Finding(
+                    entry.path,
+                    entry.line,
+                    SUPPRESSION_INVALID.id,
+                    ERROR,
+                    f"{unknown_rule(entry.rule_id)} in this suppression comment",
+                )
+            )
+        elif entry not in used and entry.rule_id.startswith(prefixes):
             where = (
                 "in this file"
                 if entry.target_line == WHOLE_FILE

@@ -139,14 +139,18 @@ def _danger_config(policy: Policy) -> _DangerConfig:
 def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     """T17 on the whole text and T18 on code-block lines, outside must-not bullets."""
     text = page.text
-    hits: dict[tuple[str, int], str] = {}
+    hits: dict[tuple[str, int], tuple[str, int]] = {}  # (rule, line) -> (message, column)
     lines = LineCounter(text)
     config = compiled(policy, _danger_config)
+
+    def column(offset: int) -> int:
+        return offset - text.rfind("\n", 0, offset)  # 1-based: rfind is -1 on line one
+
     for _, literal, pattern, what in config.texts:
         if literal in text:
             for match in pattern.finditer(text):
                 key = ("tree/danger-text", lines.line_at(match.start()))
-                hits.setdefault(key, f"{quote(match.group(0))} {what}")
+                hits.setdefault(key, (f"{quote(match.group(0))} {what}", column(match.start())))
     words = config.words
     # one search per distinct first character (fast) before searching whole words
     if words and not any(first in text for first in config.firsts):
@@ -155,7 +159,8 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
         if word in text:
             for match in re.finditer(re.escape(word), text):
                 key = ("tree/danger-text", lines.line_at(match.start()))
-                hits.setdefault(key, f"{quote(word)} names a forbidden practice")
+                message = f"{quote(word)} names a forbidden practice"
+                hits.setdefault(key, (message, column(match.start())))
     enabled = config.commands
     for block in page.code_blocks if enabled else ():
         if _COMMAND_HINT.search(block.text) is None:
@@ -165,14 +170,15 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
             if commands:
                 hits[("tree/danger-code", line)] = (
                     f"dangerous command in code ({', '.join(commands)}): "
-                    "scope it to what this run created"
+                    "scope it to what this run created",
+                    0,  # a block's line may be indented in the file: no column
                 )
     if not hits:
         return []
     labels = tuple(map(str, policy.data["rules"]["labels"]["must_not"]))
     exempt = must_not_lines(text, labels)  # only computed for pages with a hit
     return [
-        Finding(path, line, rule, ERROR, message)
-        for (rule, line), message in hits.items()
+        Finding(path, line, rule, ERROR, message, col)
+        for (rule, line), (message, col) in hits.items()
         if line not in exempt
     ]

@@ -7,6 +7,9 @@ images and reference-style links count). Targets resolve against the in-memory t
 
 from __future__ import annotations
 
+import re
+from typing import NamedTuple
+
 from kbkit.checks.link_model import (
     Resolver,
     anchors_on,
@@ -155,6 +158,33 @@ def _anchor_findings(
             line,
             "tree/link-anchor",
             ERROR,
-            f"link {written!r}: {tree.repo_path(target)} has no heading or anchor #{fragment}",
+            f"link {quote(written)}: {tree.repo_path(target)} has no heading or anchor #{fragment}",
         )
     ]
+
+
+class LinkParts(NamedTuple):
+    """What a link finding's message says: the link as written, and the page it reaches."""
+
+    written: str | None  # the target as written (`[[name]]` for a wikilink), to find its column
+    target: str | None  # the repo-relative page a broken fragment or path names, if any
+
+
+_LINK_RULES = ("tree/link-broken", "tree/link-absolute", "tree/link-anchor")
+_WRITTEN = re.compile(r"^(?:broken |absolute )?(?:wiki)?link '(?P<w>.*?)': ")
+_BROKEN_AT = re.compile(r": nothing at (?P<t>.+); fix the path or remove the link$")
+_ANCHOR_AT = re.compile(r": (?P<t>[^:]+?) has no heading(?: or anchor #| ')")
+
+
+def link_parts(finding: Finding) -> LinkParts | None:
+    """Read back a link finding's message (the messages above are its only writer; the tests
+    hold both in step), or None for a finding of another rule."""
+    if finding.rule_id not in _LINK_RULES:
+        return None
+    message = finding.message
+    written = _WRITTEN.match(message)
+    target = _BROKEN_AT.search(message) or _ANCHOR_AT.search(message)
+    return LinkParts(
+        written["w"] if written else None,
+        target["t"] if target else None,
+    )

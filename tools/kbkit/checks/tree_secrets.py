@@ -184,11 +184,12 @@ def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
 
 def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
     """T13-T16 on one page's text; one finding per rule and line."""
-    hits: dict[tuple[str, int], str] = {}
+    hits: dict[tuple[str, int], tuple[str, int]] = {}  # (rule, line) -> (message, column)
     lines = LineCounter(text)
 
     def add(rule: str, offset: int, message: str) -> None:
-        hits.setdefault((rule, lines.line_at(offset)), message)
+        column = offset - text.rfind("\n", 0, offset)  # 1-based: rfind is -1 on line one
+        hits.setdefault((rule, lines.line_at(offset)), (message, column))
 
     if "." in text:
         for offset, ip in _public_ips(text, policy):
@@ -204,4 +205,7 @@ def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
                 match.start(),
                 "private key block: remove it and rotate the key",
             )
-    return [Finding(path, line, rule, ERROR, message) for (rule, line), message in hits.items()]
+    return [
+        Finding(path, line, rule, ERROR, message, column)
+        for (rule, line), (message, column) in hits.items()
+    ]

@@ -5,24 +5,30 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from kbkit.infra import clock
 from kbkit.infra.errors import UsageError
 from kbkit.infra.paths import REPO_HELP
-from kbkit.rulebook.findings import FORMATS, Finding, count, render, use_color
+from kbkit.rulebook.findings import CHECK_FORMATS
 
 if TYPE_CHECKING:
+    from kbkit.checks.check_run import Started
     from kbkit.policy.model import Policy
+    from kbkit.rulebook.findings import Finding
 
 VALIDATORS = ("tree", "lint")
-USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checked below)
 
 
 def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="pages or folders to report on: their own findings and links into them from "
+        "other pages (default: the whole tree)",
+    )
     parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument(
         "--staged",
@@ -38,9 +44,20 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=CHECK_FORMATS,
         default="text",
-        help="output format (default: text)",
+        help="output format (default: text; sarif: SARIF 2.1.0 for code scanning)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="the lowest severity that fails the run, exit 1 (default: error)",
+    )
+    parser.add_argument(
+        "--exit-zero",
+        action="store_true",
+        help="exit 0 even when there are findings (usage and environment errors still fail)",
     )
     parser.add_argument(
         "--today",
@@ -69,29 +86,30 @@ def build_parser(prog: str, description: str) -> argparse.ArgumentParser:
     return parser
 
 
-def parse_today(value: str | None) -> date:
-    if value is None:
-        return clock.today()
-    from kbkit.checks.lint_fields import parse_date
+def add_fix_options(parser: argparse.ArgumentParser, standalone: bool = False) -> None:
+    if not standalone:
+        parser.add_argument(
+            "--fix", action="store_true", help="apply the mechanical fixes first (`kb fix`)"
+        )
+    parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the fixes as a unified diff and change nothing (exit 1 when there are any)",
+    )
 
-    today = parse_date(value)
-    if today is None:
-        raise UsageError(f"--today {value!r}: expected a real date written YYYY-MM-DD")
-    return today
+
+USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checked later)
 
 
-def run(
-    argv: Sequence[str] | None, validators: tuple[str, ...], prog: str, description: str
-) -> int:
-    """Parse options, run the named validators, print the report; exit 1 on errors."""
+def start(args: argparse.Namespace) -> Started:
+    """Find the repository and start the walk in a child at once, before the checks' imports
+    (a tenth of a second and more): it runs beside them."""
     from kbkit.infra.paths import repo_root
     from kbkit.tree.cache import CACHE_DIR
     from kbkit.tree.walk import walk_aside
 
-    args = build_parser(prog, description).parse_args(argv)
     repo = repo_root(args.repo)
-    # The walk runs in a child while this process loads the policy, the validators and the
-    # parser. Without --policy it starts at once under the usual root, and is redone if the
+    # Without --policy the walk starts under the usual root, and is redone if the
     # repository's policy names another one. Without a cache folder there is no stat key to
     # compare: the pages' keys come from their reads (`kbkit.tree.walk.walk_root`).
     stat_pages = not args.no_cache and (repo / CACHE_DIR).is_dir()
@@ -99,92 +117,51 @@ def run(
     walked = (
         walk_aside(repo / guess, guess, stat_pages) if guess and (repo / guess).is_dir() else None
     )
-    today = parse_today(args.today)  # (its import is most of what the walk runs beside)
-    from kbkit.policy.model import load_policy
+    from kbkit.checks.check_run import Started
 
-    policy = load_policy(repo, args.policy)
-    if not args.policy:
-        from kbkit.policy.model import defaults_note
+    return Started(repo, guess, walked, stat_pages)
 
-        sys.stderr.write(defaults_note(policy))
-    if guess != policy.knowledge_root:
-        if walked is not None:
-            walked()  # the wrong folder: let the child finish
-        top = repo / policy.knowledge_root
-        walked = walk_aside(top, policy.knowledge_root, stat_pages) if top.is_dir() else None
-    if args.staged and walked is not None:
-        from kbkit.tree.staged import staged_walker
 
-        walked = staged_walker(walked, repo, policy.knowledge_root)
+def checked(
+    args: argparse.Namespace, validators: tuple[str, ...]
+) -> tuple[Path, Policy, list[Finding], int]:
+    """(repo, policy, findings, pages checked) of one run of the validators."""
+    started = start(args)
+    from kbkit.checks.check_run import check_repo
+
+    return check_repo(args, validators, started)
+
+
+def run(
+    argv: Sequence[str] | None, validators: tuple[str, ...], prog: str, description: str
+) -> int:
+    """Parse options, run the named validators, print the report; exit 1 on errors."""
+    parser = build_parser(prog, description)
+    if validators == VALIDATORS:
+        add_fix_options(parser)
+    args = parser.parse_args(argv)
+    if getattr(args, "fix", False) or getattr(args, "diff", False):
+        from kbkit.checks.fix_run import run_fix
+
+        return run_fix(args, VALIDATORS, lambda: checked(args, VALIDATORS))
+    if args.paths and args.write_baseline:
+        raise UsageError("--write-baseline records the whole tree: run it without PATH")
+    repo, policy, findings, pages = checked(args, validators)
+    from kbkit.checks.reporting import report
+
+    if args.paths:
+        from kbkit.checks.bearing import bearing, missing, named_paths, pages_named
+
+        named = named_paths(repo, args.paths)
+        for rel in missing(repo, named):
+            sys.stderr.write(f"kbkit: nothing at {rel}: only links to it are reported\n")
+        findings = bearing(findings, named)
+        pages = pages_named(repo, named)
+        args.named = named
     from kbkit.checks.registry import PREFIX_BY_VALIDATOR
-    from kbkit.checks.runner import run_validators
 
-    findings, pages = run_validators(
-        repo, policy, validators, today, use_cache=not args.no_cache, walked=walked
-    )
     prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in validators)
     return report(repo, policy, args, findings, pages, prefixes)
-
-
-def report(
-    repo: Path,
-    policy: Policy,
-    args: argparse.Namespace,
-    findings: list[Finding],
-    pages: int,
-    prefixes: tuple[str, ...],
-) -> int:
-    """Print the findings (only the new ones when a baseline applies); the exit code."""
-    from kbkit.checks import baseline
-
-    path = Path(args.baseline) if args.baseline else baseline.default_path(repo, policy)
-    if args.baseline and not path.is_absolute() and not path.exists():
-        path = repo / args.baseline
-    if args.write_baseline:
-        keep = [e for e in _entries_if_any(path) if not _ours(e.rule, prefixes)]
-        written = baseline.write(path, findings, repo, keep)
-        sys.stderr.write(f"kbkit: recorded {written} finding(s) in {path}\n")
-        return 0
-    if not args.baseline and not path.is_file():
-        sys.stdout.write(_render(args, findings, pages))
-        return 1 if count(findings)[0] else 0
-    entries = [e for e in baseline.read(path) if _ours(e.rule, prefixes)]
-    compared = baseline.compare(findings, entries, repo)
-    out = _render(args, compared.new, pages)
-    summary = {
-        "file": str(path),
-        "known": len(compared.known),
-        "fixed": [e._asdict() for e in compared.fixed],
-    }
-    if args.format == "json":
-        import json
-
-        document = json.loads(out)
-        document["baseline"] = summary
-        out = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    else:
-        out += (
-            f"baseline {path}: {len(compared.known)} known finding(s) not shown, "
-            f"{len(compared.fixed)} fixed (removable: kb check --write-baseline)\n"
-        )
-    sys.stdout.write(out)
-    return 1 if count(compared.new)[0] else 0
-
-
-def _render(args: argparse.Namespace, findings: list[Finding], pages: int) -> str:
-    color = args.format == "text" and use_color(sys.stdout)
-    return render(findings, args.format, "kbkit check", {"pages": pages}, color)
-
-
-def _ours(rule: str, prefixes: tuple[str, ...]) -> bool:
-    """Whether this run's validators report `rule` (kb/ rules come from every run)."""
-    return rule.startswith((*prefixes, "kb/"))
-
-
-def _entries_if_any(path: Path) -> list[Any]:
-    from kbkit.checks import baseline
-
-    return baseline.read(path) if path.is_file() else []
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,6 +15,21 @@ from kbkit.policy.scaffold import DEFAULT_ROOT, HOOK_REPO, hook_config, initiali
 
 # one folder at the top of the repository, a name YAML reads as a plain string
 ROOT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def _pinnable(repo: str, rev: str) -> bool:
+    """Whether the hook can be pinned to `rev` at `repo`; says why not when it cannot."""
+    from kbkit.vcs.git import rev_resolves
+
+    if rev_resolves(repo, rev):
+        return True
+    sys.stderr.write(
+        f"kbkit: {rev} does not resolve at {repo} (no such tag or commit, or the repository "
+        "cannot be reached): the hook runs the kb of the committer's environment instead "
+        f"(repo: local); once {rev} is published there, `kb init --hook-rev {rev}` prints "
+        "the pinned hook\n"
+    )
+    return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -77,7 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             repo = find_repo_root(Path.cwd())
         except UsageError:
             repo = Path.cwd()
-    hook = hook_config(args.hook_repo, args.hook_rev, local=args.local_hook)
+    local = args.local_hook or not _pinnable(args.hook_repo, args.hook_rev)
+    hook = hook_config(args.hook_repo, args.hook_rev, local=local)
     steps = initialize(repo.absolute(), clock.today(), hook, root)
     for step in steps:
         if step.action == "print":

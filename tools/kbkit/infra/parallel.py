@@ -176,20 +176,23 @@ class Aside(Generic[T]):
     """`work()` started in a forked child (or not at all when `fork` is false or the system
     has no process to spare); `result()` waits for it."""
 
-    def __init__(self, work: Callable[[], T], fork: bool = True) -> None:
+    def __init__(self, work: Callable[[], T], fork: bool = True, freeze: bool = True) -> None:
         self.work = work
         self.pid: int | None = None
         self.receive: int | None = None  # the read end of the child's pipe
+        self.freeze = freeze  # False: the caller keeps its heap frozen itself (kb lsp)
         if fork and can_fork():
             self._start()
 
     def _start(self) -> None:
         receive, send = os.pipe()
-        gc.freeze()  # the child then leaves this process's objects (and their pages) alone
+        if self.freeze:
+            gc.freeze()  # the child then leaves this process's objects (and their pages) alone
         try:
             pid = os.fork()
         except OSError:  # EAGAIN, ENOMEM: the work runs here when asked
-            gc.unfreeze()
+            if self.freeze:
+                gc.unfreeze()
             os.close(receive)
             os.close(send)
             return
@@ -205,7 +208,8 @@ class Aside(Generic[T]):
                     pipe.write(message)
             finally:
                 os._exit(0)
-        gc.unfreeze()
+        if self.freeze:
+            gc.unfreeze()
         os.close(send)
         self.pid, self.receive = pid, receive
 

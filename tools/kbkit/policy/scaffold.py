@@ -78,6 +78,7 @@ def hook_config(repo: str = HOOK_REPO, rev: str = f"v{__version__}", local: bool
             "        language: system\n"
             "        pass_filenames: false\n"
             "        always_run: true\n"
+            "        verbose: true  # show warnings on a commit that passes too\n"
         )
     return f"repos:\n  - repo: {repo}\n    rev: {rev}\n    hooks:\n      - id: kb-check\n"
 

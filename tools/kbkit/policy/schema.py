@@ -96,7 +96,9 @@ def check_schema(data: dict[str, Any], text: str, source: str) -> None:
             raise UsageError(_located(source, text, unresolved[0], message))
     for path, rule_id in _severity_keys(data):
         if rule_id not in _known_rules():
-            raise UsageError(_located(source, text, path, f"unknown rule id {rule_id!r}"))
+            from kbkit.rulebook.catalog import unknown_rule
+
+            raise UsageError(_located(source, text, path, unknown_rule(rule_id)))
 
 
 class SchemaProblem(NamedTuple):
@@ -123,7 +125,7 @@ def first_error(
     if "const" in schema and not _same(value, schema["const"]):
         return SchemaProblem(path, f"must be {schema['const']!r}")
     if "enum" in schema and not any(_same(value, option) for option in schema["enum"]):
-        return SchemaProblem(path, f"{value!r} is not one of {schema['enum']!r}")
+        return SchemaProblem(path, _not_one_of(value, schema["enum"]))
     if isinstance(value, str):
         if len(value) < schema.get("minLength", 0):
             return SchemaProblem(path, "must not be empty")
@@ -184,13 +186,42 @@ def _object_error(
             continue
         if extra is False:
             known = ", ".join(sorted(properties))
-            message = "unknown policy key" + (f" (known here: {known})" if known else "")
+            message = "unknown policy key" + did_you_mean(key, properties)
+            message += f" (known here: {known})" if known else ""
             return SchemaProblem(where, message)
         if isinstance(extra, dict):
             found = first_error(item, extra, root, where)
             if found is not None:
                 return found
     return None
+
+
+def did_you_mean(typed: str, known: Iterable[str]) -> str:
+    """`: did you mean 'x'?` for the known name closest to a typo, or nothing."""
+    import difflib
+
+    close = difflib.get_close_matches(str(typed), sorted(known), n=1, cutoff=0.6)
+    return f": did you mean {close[0]!r}?" if close else ""
+
+
+def _not_one_of(value: Any, options: list[Any]) -> str:
+    """`'warn' is not one of: off, warning or error; did you mean 'warning'?` in plain
+    words (an option YAML would read as false, as an unquoted off, is not listed twice)."""
+    words = [o for o in options if isinstance(o, str)]
+    shown = [*words, *(_yaml_word(o) for o in options if not isinstance(o, str))]
+    shown = [word for word in dict.fromkeys(shown) if word not in ("false",) or "off" not in words]
+    listed = ", ".join(shown[:-1]) + f" or {shown[-1]}" if len(shown) > 1 else shown[0]
+    hint = did_you_mean(str(value), words).replace(": did", "; did", 1)
+    return f"{_yaml_word(value)} is not one of: {listed}{hint}"
+
+
+def _yaml_word(value: Any) -> str:
+    """A value as a policy file writes it: text quoted, true/false/empty as YAML spells them."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "empty" if value is None else str(value)
 
 
 def _is_type(value: Any, kind: str) -> bool:

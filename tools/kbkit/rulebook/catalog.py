@@ -130,3 +130,18 @@ def all_rules() -> dict[str, Rule]:
         **LINT_RULES,
         **{rule.id: rule for rule in (SUPPRESSION_UNUSED, SUPPRESSION_INVALID, UNREADABLE)},
     }
+
+
+def nearest_rule(typed: str) -> str | None:
+    """The rule id closest to a mistyped one (`tree/link-brokn`), if any is close."""
+    import difflib
+
+    close = difflib.get_close_matches(typed, sorted(all_rules()), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def unknown_rule(typed: str) -> str:
+    """The words for a rule id no validator has: `unknown rule 'x': did you mean 'y'?`."""
+    guess = nearest_rule(typed)
+    hint = f": did you mean '{guess}'?" if guess else " (`kb rules` lists them)"
+    return f"unknown rule '{typed}'{hint}"

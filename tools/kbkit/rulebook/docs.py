@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from kbkit.rulebook.findings import SarifRule
+
 
 class RuleDoc(NamedTuple):
     why: str
@@ -255,3 +257,16 @@ def suppression(rule_id: str) -> str:
         f"a whole page (or, in its _index.md, a folder): `<!-- kb-disable-file {rule_id}: reason -->`; "
         "every finding, or per path glob: `rules:` / `overrides:` in the policy"
     )
+
+
+def sarif_rules() -> dict[str, SarifRule]:
+    """Every rule as a SARIF log describes it: its summary, default severity, why and fix."""
+    from kbkit.rulebook.catalog import all_rules
+
+    described = {}
+    for rule in all_rules().values():
+        doc = DOCS.get(rule.id)
+        why = f"Why: {doc.why}.\nFix: {doc.fix}.\n" if doc else ""
+        help_text = f"{why}Suppress: {suppression(rule.id)}."
+        described[rule.id] = SarifRule(rule.id, rule.severity, rule.summary, help_text)
+    return described

@@ -1,4 +1,4 @@
-"""Findings are data; reporters render them as text, JSON or GitHub annotations."""
+"""Findings are data; reporters render them as text, JSON, GitHub annotations or SARIF."""
 
 from __future__ import annotations
 
@@ -14,18 +14,21 @@ WARNING = "warning"
 
 
 class Finding(NamedTuple):
-    """One problem at one place: repo-relative POSIX path, 1-based line (0 = whole file)."""
+    """One problem at one place: repo-relative POSIX path, 1-based line (0 = whole file) and
+    1-based column in Unicode code points (0 = not known, or the whole line)."""
 
     path: str
     line: int
     rule_id: str
     severity: str
     message: str
+    column: int = 0
 
     def to_dict(self) -> dict[str, object]:
         return {
             "path": self.path,
             "line": self.line,
+            "column": self.column,
             "rule": self.rule_id,
             "severity": self.severity,
             "message": self.message,
@@ -33,8 +36,8 @@ class Finding(NamedTuple):
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """Deterministic order: by path, line, rule, message."""
-    return sorted(set(findings), key=lambda f: (f.path, f.line, f.rule_id, f.message))
+    """Deterministic order: by path, line, column, rule, message."""
+    return sorted(set(findings), key=lambda f: (f.path, f.line, f.column, f.rule_id, f.message))
 
 
 def count(findings: Iterable[Finding]) -> tuple[int, int]:
@@ -96,7 +99,9 @@ def _paint(text: str, style: str, color: bool) -> str:
 
 def _location(finding: Finding) -> str:
     path = shown(finding.path)
-    return f"{path}:{finding.line}" if finding.line else path
+    if not finding.line:
+        return path
+    return f"{path}:{finding.line}:{finding.column}" if finding.column else f"{path}:{finding.line}"
 
 
 def _totals_text(totals: dict[str, int]) -> str:
@@ -155,9 +160,134 @@ def escape_property(value: str) -> str:
 def _annotation(f: Finding) -> str:
     level = "error" if f.severity == ERROR else "warning"
     line = f",line={f.line}" if f.line else ""
+    if f.line and f.column:
+        line += f",col={f.column}"
     message = escape_annotation(f"{f.rule_id} {f.message}")
     title = escape_property(f.rule_id)
     return f"::{level} file={escape_property(f.path)}{line},title={title}::{message}"
 
 
 FORMATS = ("text", "json", "github")
+CHECK_FORMATS = (*FORMATS, "sarif", "markdown")  # what `kb check` prints
+MARKDOWN_ROWS = 200  # a job summary holds at most 1 MiB: the rest is counted, not listed
+
+
+def markdown(findings: list[Finding], tool: str, totals: dict[str, int] | None = None) -> str:
+    """A markdown report for a CI job summary (`$GITHUB_STEP_SUMMARY`): the verdict and
+    counts, then one table row per finding (at most MARKDOWN_ROWS). Every cell is inert:
+    no raw HTML, no table break, no live @mention or #reference."""
+    from kbkit.infra import inert
+
+    errors, warnings = count(findings)
+    verdict = "failed" if errors else "passed"
+    lines = [
+        f"### {tool} {verdict}: {errors} error(s), {warnings} warning(s){_totals_text(totals or {})}",
+        "",
+    ]
+    if findings:
+        lines += ["| | location | rule | message |", "|---|---|---|---|"]
+        for f in findings[:MARKDOWN_ROWS]:
+            mark = "❌" if f.severity == ERROR else "⚠️"
+            where, message = _md_cell(_location(f)), inert.markdown(_md_cell(shown(f.message)))
+            lines.append(f"| {mark} | {where} | `{_md_cell(f.rule_id)}` | {message} |")
+        if len(findings) > MARKDOWN_ROWS:
+            lines += ["", f"... and {len(findings) - MARKDOWN_ROWS} more (run `kb check` locally)."]
+    return "\n".join(lines) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    """Text for a markdown table cell: HTML and the cell separator escaped."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escaped.replace("|", "\\|").replace("`", "&#96;")
+
+
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+
+
+class SarifRule(NamedTuple):
+    """What a SARIF log says of one rule (`tool.driver.rules[]`)."""
+
+    id: str
+    severity: str  # the default: `defaultConfiguration.level`
+    summary: str
+    help: str  # why, and how to fix a finding (`kb rule ID`)
+
+
+def sarif(
+    findings: list[Finding],
+    rules: dict[str, SarifRule],
+    version: str,
+    fingerprints: list[str] | None = None,
+) -> str:
+    """A SARIF 2.1.0 log of one run (GitHub code scanning reads it): every rule that has a
+    finding in `tool.driver.rules`, each finding a result with its repo-relative location
+    (line and column when known) and, when given, its line-independent fingerprint
+    (`kbkit.checks.baseline`) so an alert survives edits above it."""
+    import json
+    from urllib.parse import quote as uri_quote
+
+    used = sorted({f.rule_id for f in findings})
+    index = {rule_id: i for i, rule_id in enumerate(used)}
+    described = [
+        _sarif_rule(rules.get(rule_id) or SarifRule(rule_id, WARNING, rule_id, ""))
+        for rule_id in used
+    ]
+    results = []
+    for i, f in enumerate(findings):
+        region: dict[str, int] = {}
+        if f.line:
+            region["startLine"] = f.line
+            if f.column:
+                region["startColumn"] = f.column
+        physical: dict[str, object] = {
+            "artifactLocation": {"uri": uri_quote(f.path), "uriBaseId": "SRCROOT"}
+        }
+        if region:
+            physical["region"] = region
+        result: dict[str, object] = {
+            "ruleId": f.rule_id,
+            "ruleIndex": index[f.rule_id],
+            "level": _sarif_level(f.severity),
+            "message": {"text": shown(f.message)},
+            "locations": [{"physicalLocation": physical}],
+        }
+        if fingerprints is not None:
+            result["partialFingerprints"] = {"kbkitFingerprint/v1": fingerprints[i]}
+        results.append(result)
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "kbkit",
+                        "version": version,
+                        "informationUri": "https://github.com/kbkit-dev/kbkit",
+                        "rules": described,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    text = json.dumps(log, ensure_ascii=False, indent=2)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+def _sarif_level(severity: str) -> str:
+    return "error" if severity == ERROR else "warning"
+
+
+def _sarif_rule(rule: SarifRule) -> dict[str, object]:
+    described: dict[str, object] = {
+        "id": rule.id,
+        "shortDescription": {"text": rule.summary},
+        "defaultConfiguration": {"level": _sarif_level(rule.severity)},
+    }
+    if rule.help:
+        described["help"] = {"text": rule.help}
+    return described

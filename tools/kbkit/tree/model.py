@@ -35,7 +35,7 @@ from kbkit.pages.page_summary import Summary, from_plain, summarize
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.cache import PageCache, cache_file, code_fingerprint, digest
-from kbkit.tree.page_file import PageRefused, read_page_file
+from kbkit.tree.page_file import OVERLAY_KEY, PageRefused, read_page_file
 from kbkit.tree.walk import PACKED_KEY, StatKey, Walk, walk_root
 
 
@@ -193,6 +193,8 @@ def read_entry(
     findings, facts = NO_ANALYSIS
     if options.analyze is not None and page.error is None:
         findings, facts = options.analyze(rel, page, policy)
+    if key == OVERLAY_KEY:  # not the file on disk: never cached (b"")
+        return rel, _encode(rel, page, findings, facts, policy, options), b"", key
     content_digest = digest(data) if key[1] >= digest_from_ns else None
     return rel, _encode(rel, page, findings, facts, policy, options), content_digest, key
 

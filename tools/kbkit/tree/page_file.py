@@ -26,6 +26,15 @@ _KINDS = {
 }
 
 
+# Page contents read instead of the disk, by path (`os.path.join(top, rel)`): the staged
+# content of a page the checkout does not have (`kbkit.tree.staged`: a sparse checkout, a
+# deletion not staged) or an editor's unsaved buffer (`kb lsp`). Such a read has the stat key
+# OVERLAY_KEY, which no file has, so no cache ever keeps it. Set before any fork (parse
+# helpers inherit it); empty in every other run, which then pays one truth test per page.
+OVERLAY: dict[str, bytes] = {}
+OVERLAY_KEY: StatKey = (0, 0, 0, 0)
+
+
 class PageRefused(Exception):
     """A page that is not read; `key` lets a cache keep the verdict until the file changes."""
 
@@ -42,6 +51,12 @@ def read_page_file(
     """The bytes of `top/rel` and its stat key (taken before the read), or PageRefused.
     OSError passes through (a missing or unreadable file, a symlink loop)."""
     path = os.path.join(top, rel)
+    if OVERLAY:
+        data = OVERLAY.get(path)
+        if data is not None:
+            if len(data) > limit:
+                raise PageRefused(_too_large(len(data), limit), OVERLAY_KEY, len(data))
+            return data, OVERLAY_KEY
     try:
         # O_NOFOLLOW: a symlink fails here and takes the checked path below; O_NONBLOCK: a
         # FIFO opens at once (and is then refused by its fstat) instead of waiting for a writer.

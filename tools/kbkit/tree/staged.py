@@ -2,19 +2,25 @@
 
 Hooks check what is committed, not the working tree: an untracked draft page must not block
 an unrelated commit, and a staged `_index.md` that links a page left unstaged must fail. The
-index is read in pure Python (`kbkit.vcs.git_index`); pre-commit already stashes unstaged
-changes to tracked files, so the tracked files on disk are the staged ones.
+index is read in pure Python (`kbkit.vcs.git_index`; a split or sparse index is listed by
+git); pre-commit already stashes unstaged changes to tracked files, so the tracked files on
+disk are the staged ones. A tracked file that is not on disk (outside a sparse checkout, or
+deleted without the deletion staged) is still in the commit: it joins the walk, and a page's
+staged content is read from git into `kbkit.tree.page_file.OVERLAY`.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from kbkit.infra.errors import UsageError
+from kbkit.tree.page_file import OVERLAY, OVERLAY_KEY
 from kbkit.tree.walk import PACKED_KEY, Walk, walk_digest
-from kbkit.vcs.git_index import GitIndexError, find_git_dir, tracked_paths
+from kbkit.vcs.git import GitError, staged_blobs
+from kbkit.vcs.git_index import GitIndexError, find_git_dir, has_shared_index, tracked_paths
 
 
 def tracked_under(repo: Path, root_rel: str) -> set[str]:
@@ -31,7 +37,11 @@ def tracked_under(repo: Path, root_rel: str) -> set[str]:
         return set()  # a fresh repository tracks nothing yet
     except OSError as exc:
         raise UsageError(f"--staged: cannot read {git_dir / 'index'}: {exc.strerror}") from exc
-    fast = _names_v2(data, prefix.encode("utf-8", "surrogateescape"))
+    fast = (
+        None
+        if has_shared_index(git_dir)
+        else _names_v2(data, prefix.encode("utf-8", "surrogateescape"))
+    )
     if fast is not None:
         return fast
     try:
@@ -56,15 +66,21 @@ def _names_v2(data: bytes, prefix: bytes) -> set[str] | None:
         return None
     anchored = re.compile(b"(?s)\\x00." + re.escape(prefix) + b"([^\\x00]*)\\x00")
     hits = anchored.findall(data)
-    if len(hits) != data.count(prefix):
-        return None
+    if len(hits) != data.count(prefix) or any(name.endswith(b"/") for name in hits):
+        return None  # (a name ending in / is a sparse index's folder entry)
     return {name.decode("utf-8", "surrogateescape") for name in hits}
 
 
-def committed_walk(walk: Walk, tracked: set[str], root_rel: str) -> Walk:
-    """The walk without what the index does not track (files, then folders left empty)."""
-    if tracked.issuperset(walk.files):
+def committed_walk(
+    walk: Walk, tracked: set[str], root_rel: str, absent: Iterable[str] = ()
+) -> Walk:
+    """The walk without what the index does not track (files, then folders left empty),
+    with the tracked files `absent` from disk added."""
+    absent = sorted(absent)
+    if not absent and tracked.issuperset(walk.files):
         return walk  # the usual commit: nothing untracked under the root, nothing to narrow
+    if absent:
+        walk = _with_absent(walk, absent)
     files = [rel for rel in walk.files if rel in tracked]
     folders = {""}
     for rel in files:
@@ -96,7 +112,64 @@ def committed_walk(walk: Walk, tracked: set[str], root_rel: str) -> Walk:
     return Walk(files_by_dir, dirs_by_dir, files, problems, pages, packed, digest)
 
 
+def _with_absent(walk: Walk, absent: list[str]) -> Walk:
+    """The walk with files that are not on disk added (as the walk would list them)."""
+    files_by_dir = {folder: list(names) for folder, names in walk.files_by_dir.items()}
+    dirs_by_dir = {folder: list(names) for folder, names in walk.dirs_by_dir.items()}
+    for rel in absent:
+        folder, _, name = rel.rpartition("/")
+        files_by_dir.setdefault(folder, []).append(name)
+        child = folder
+        while child:
+            parent, _, child_name = child.rpartition("/")
+            files_by_dir.setdefault(child, [])
+            dirs_by_dir.setdefault(child, [])
+            siblings = dirs_by_dir.setdefault(parent, [])
+            if child_name in siblings:
+                break
+            siblings.append(child_name)
+            child = parent
+    for names in (*files_by_dir.values(), *dirs_by_dir.values()):
+        names.sort()
+    files = sorted({*walk.files, *absent})
+    pages = sorted({*walk.pages, *(rel for rel in absent if rel.endswith(".md"))})
+    size, keys = PACKED_KEY.size, walk.packed_keys
+    if keys:  # the walk's keys where it has them, OVERLAY_KEY for pages not on disk
+        known = {rel: keys[i * size : (i + 1) * size] for i, rel in enumerate(walk.pages)}
+        unknown = PACKED_KEY.pack(*OVERLAY_KEY)
+        keys = b"".join(known.get(rel, unknown) for rel in pages)
+    return Walk(files_by_dir, dirs_by_dir, files, walk.problems, pages, keys, walk.digest)
+
+
 def staged_walker(walked: Callable[[], Walk], repo: Path, root_rel: str) -> Callable[[], Walk]:
-    """Wrap a walk under way (`walk_aside`) so that it yields the commit's tree."""
+    """Wrap a walk under way (`walk_aside`) so that it yields the commit's tree; a tracked
+    page not on disk is read from the index (its staged content)."""
     tracked = tracked_under(repo, root_rel)
-    return lambda: committed_walk(walked(), tracked, root_rel)
+
+    def committed() -> Walk:
+        walk = walked()
+        absent = tracked.difference(walk.files)
+        if absent:
+            _stage_overlay(repo, root_rel, {rel for rel in absent if rel.endswith(".md")})
+        return committed_walk(walk, tracked, root_rel, absent)
+
+    return committed
+
+
+def _stage_overlay(repo: Path, root_rel: str, pages: set[str]) -> None:
+    """Put the staged content of `pages` (root-relative, not on disk) into the read overlay."""
+    found = find_git_dir(repo.absolute())
+    if found is None or not pages:
+        return
+    top = found[0]
+    lead = repo.absolute().relative_to(top).as_posix()
+    prefix = ("" if lead == "." else f"{lead}/") + f"{root_rel}/"
+    try:
+        blobs = staged_blobs(top, prefix, {prefix + rel for rel in pages})
+    except GitError as exc:
+        raise UsageError(
+            f"--staged: cannot read the staged pages that are not on disk: {exc}"
+        ) from exc
+    folder = str(repo / root_rel)
+    for path, data in blobs.items():
+        OVERLAY[os.path.join(folder, path[len(prefix) :])] = data

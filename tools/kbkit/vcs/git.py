@@ -71,6 +71,107 @@ def tracked_files(top: Path) -> list[str]:
     return [name for name in run_git(top, "ls-files", "-z", "--full-name").split("\0") if name]
 
 
+def staged_blobs(top: Path, under: str, paths: set[str]) -> dict[str, bytes]:
+    """The staged content (stage 0 of the index) of each of `paths` (relative to the work
+    tree top `top`, all below the folder `under`): what the commit will hold for files that
+    are not on disk (outside a sparse checkout, or deleted but not staged)."""
+    listing = run_git(top, "ls-files", "-s", "-z", "--full-name", "--", under)
+    shas: dict[str, str] = {}
+    for record in listing.split("\0"):
+        meta, _, path = record.partition("\t")
+        fields = meta.split()
+        if path in paths and len(fields) == 3 and fields[2] == "0":
+            shas[path] = fields[1]
+    if not shas:
+        return {}
+    done = _run(top, ("cat-file", "--batch"), "".join(f"{sha}\n" for sha in shas.values()))
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
+        raise GitError(f"git cat-file failed in {top}: {detail}")
+    out, pos, by_sha = done.stdout, 0, {}
+    while pos < len(out):
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        if len(header) != 3:  # `<sha> missing`: an object this clone does not have
+            pos = end + 1
+            continue
+        size = int(header[2])
+        by_sha[header[0].decode()] = out[end + 1 : end + 1 + size]
+        pos = end + 2 + size
+    return {path: by_sha[sha] for path, sha in shas.items() if sha in by_sha}
+
+
+def changed_files(repo: Path) -> set[str] | None:
+    """Paths (relative to `repo`) that differ from HEAD in the index or the work tree, or are
+    untracked; None when `repo` is not in a git work tree."""
+    if not is_repository(repo):
+        return None
+    listing = run_git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
+    top = Path(run_git(repo, "rev-parse", "--show-toplevel").strip())
+    lead = repo.absolute().resolve().relative_to(top.resolve()).as_posix()
+    prefix = "" if lead == "." else f"{lead}/"
+    changed: set[str] = set()
+    records = iter(listing.split("\0"))
+    for record in records:
+        if len(record) < 4:
+            continue
+        if record[0] in "RC":
+            next(records, None)  # a rename's second path is its source
+        path = record[3:]
+        if path.startswith(prefix):
+            changed.add(path[len(prefix) :])
+    return changed
+
+
+def commit_dates(repo: Path, path: str) -> tuple[str, str] | None:
+    """(first, last) commit dates (YYYY-MM-DD, committer time) of a file, or None when no
+    commit holds it (or `repo` is not a repository)."""
+    dates = run_git(repo, "log", "--follow", "--format=%cs", "--", path, check=False).split()
+    return (dates[-1], dates[0]) if dates else None
+
+
+def committed_text(repo: Path, path: str) -> str | None:
+    """The text of a file (relative to `repo`) as HEAD has it, or None when HEAD has none."""
+    done = _run(repo, ("show", f"HEAD:./{path}"), None)
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+RESOLVE_TIMEOUT = 20.0  # seconds a hook repository may take to answer `kb init`
+
+
+def rev_resolves(source: str, rev: str) -> bool:
+    """Does `rev` (a tag, branch or commit) name a commit at `source` (a local repository
+    or a URL)? A URL is asked with `git ls-remote` within RESOLVE_TIMEOUT; a repository that
+    cannot be reached, like a missing git, answers no."""
+    env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true")
+    folder = Path(source).expanduser()
+    if folder.is_dir():
+        command = [
+            "git",
+            "-C",
+            str(folder),
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            f"{rev}^{{commit}}",
+        ]
+    else:
+        command = ["git", "ls-remote", "--exit-code", "--", source, rev, f"refs/tags/{rev}"]
+    try:
+        done = run_bounded(
+            command,
+            name="git ls-remote",
+            timeout=RESOLVE_TIMEOUT,
+            timeout_variable=TIMEOUT_VARIABLE,
+            env=env,
+        )
+    except (OSError, KbkitError):
+        return False
+    if done.returncode != 0:
+        return False
+    return bool(done.stdout.strip()) or folder.is_dir()
+
+
 def remote_url(repo: Path, remote: str = "origin") -> str | None:
     """The URL of a remote, or None when it is not configured."""
     url = run_git(repo, "remote", "get-url", remote, check=False).strip()

@@ -3,8 +3,9 @@
 Supports index versions 2, 3 and 4 (v4 compresses each path against the previous one), SHA-1
 and SHA-256 object formats, plain repositories and worktrees or submodules whose `.git` is a
 file with `gitdir: <path>`. A split index (`core.splitIndex`: the main file's `link` extension
-names a `sharedindex.<hash>` beside it) is listed by `git ls-files` through `kbkit.vcs.git`
-instead; otherwise `tracked_paths` never runs git. A corrupt index, or a split one that git
+names a `sharedindex.<hash>` beside it) and a sparse index (`index.sparse`: folders outside
+the sparse checkout are single entries whose path ends in `/`) are listed by `git ls-files`
+through `kbkit.vcs.git` instead; otherwise `tracked_paths` never runs git. A corrupt index, or a split one that git
 cannot list, raises `GitIndexError` with a readable reason.
 """
 
@@ -148,15 +149,17 @@ def tracked_paths(repo: Path, under: str = "") -> tuple[str, list[str]] | None:
     lead = _prefix(repo, top)
     wanted = (f"{lead}/" if lead else "") + under
     hash_size = _hash_size(git_dir)
-    if _has_shared_index(git_dir) and is_split(data, hash_size):
+    if has_shared_index(git_dir) and is_split(data, hash_size):
         return lead, [path for path in _listed_by_git(top) if path.startswith(wanted)]
     if under and wanted.encode() not in data and _intact_whole_paths(data, hash_size):
         return lead, []
     paths = parse_index(data, hash_size)
+    if any(path.endswith("/") for path in paths):  # a sparse index: folder entries, listed by git
+        paths = _listed_by_git(top)
     return lead, [path for path in paths if path.startswith(wanted)] if under else paths
 
 
-def _has_shared_index(git_dir: Path) -> bool:
+def has_shared_index(git_dir: Path) -> bool:
     """Is there a shared index beside the index (git writes one only for a split index)?
     Looking costs one listing of the git dir, and spares parsing every unsplit index."""
     try:

@@ -1,0 +1,107 @@
+"""The check commands' report: findings printed in the chosen format, a baseline applied,
+and the exit code `--fail-on` and `--exit-zero` ask for."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kbkit.rulebook.findings import (
+    WARNING,
+    Finding,
+    count,
+    markdown,
+    render,
+    sarif,
+    use_color,
+)
+
+if TYPE_CHECKING:
+    from kbkit.policy.model import Policy
+
+
+def report(
+    repo: Path,
+    policy: Policy,
+    args: argparse.Namespace,
+    findings: list[Finding],
+    pages: int,
+    prefixes: tuple[str, ...],
+) -> int:
+    """Print the findings (only the new ones when a baseline applies); the exit code."""
+    from kbkit.checks import baseline
+
+    path = Path(args.baseline) if args.baseline else baseline.default_path(repo, policy)
+    if args.baseline and not path.is_absolute() and not path.exists():
+        path = repo / args.baseline
+    if args.write_baseline:
+        keep = [e for e in _entries_if_any(path) if not _ours(e.rule, prefixes)]
+        written = baseline.write(path, findings, repo, keep)
+        sys.stderr.write(f"kbkit: recorded {written} finding(s) in {path}\n")
+        return 0
+    if not args.baseline and not path.is_file():
+        sys.stdout.write(_render(args, repo, findings, pages))
+        return exit_code(args, findings)
+    entries = [e for e in baseline.read(path) if _ours(e.rule, prefixes)]
+    named = getattr(args, "named", None)
+    if named is not None:
+        from kbkit.checks.bearing import bearing
+
+        entries = [e for e in entries if bearing([Finding(e.path, 0, e.rule, "", "")], named)]
+    compared = baseline.compare(findings, entries, repo)
+    out = _render(args, repo, compared.new, pages)
+    summary = {
+        "file": str(path),
+        "known": len(compared.known),
+        "fixed": [e._asdict() for e in compared.fixed],
+    }
+    if args.format in ("json", "sarif"):
+        import json
+
+        document = json.loads(out)
+        if args.format == "json":
+            document["baseline"] = summary
+        else:  # a SARIF run's property bag
+            document["runs"][0]["properties"] = {"baseline": summary}
+        out = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    else:
+        out += (
+            f"baseline {path}: {len(compared.known)} known finding(s) not shown, "
+            f"{len(compared.fixed)} fixed (removable: kb check --write-baseline)\n"
+        )
+    sys.stdout.write(out)
+    return exit_code(args, compared.new)
+
+
+def exit_code(args: argparse.Namespace, findings: list[Finding]) -> int:
+    """1 when a finding is at least as severe as `--fail-on`, 0 otherwise or with --exit-zero."""
+    if args.exit_zero:
+        return 0
+    errors, warnings = count(findings)
+    return 1 if errors or (args.fail_on == WARNING and warnings) else 0
+
+
+def _render(args: argparse.Namespace, repo: Path, findings: list[Finding], pages: int) -> str:
+    if args.format == "sarif":
+        from kbkit import __version__
+        from kbkit.checks.baseline import fingerprints
+        from kbkit.rulebook.docs import sarif_rules
+
+        return sarif(findings, sarif_rules(), __version__, fingerprints(findings, repo))
+    if args.format == "markdown":
+        return markdown(findings, "kbkit check", {"pages": pages})
+    color = args.format == "text" and use_color(sys.stdout)
+    return render(findings, args.format, "kbkit check", {"pages": pages}, color)
+
+
+def _ours(rule: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether this run's validators report `rule` (kb/ rules come from every run)."""
+    return rule.startswith((*prefixes, "kb/"))
+
+
+def _entries_if_any(path: Path) -> list[Any]:
+    from kbkit.checks import baseline
+
+    return baseline.read(path) if path.is_file() else []

@@ -1,0 +1,24 @@
+"""`kb fix [PATH...]`: apply the mechanical fixes, re-check, keep them only if they hold."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kbkit.commands.check import VALIDATORS, add_fix_options, build_parser, checked
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Fix what is mechanical; print what is left (or, with --diff, the fixes)."""
+    parser = build_parser(
+        "kb fix",
+        "Apply the mechanical fixes (quote a title, stub frontmatter keys git or the page "
+        "can fill, link an unregistered page from its index, drop an unused suppression, "
+        "bump `updated:` on a page with uncommitted changes), re-check the tree and keep "
+        "them only if every fixed finding is gone and none is new; else every file is put "
+        "back. Then the findings left are reported as `kb check` does.",
+    )
+    add_fix_options(parser, standalone=True)
+    from kbkit.checks.fix_run import run_fix
+
+    args = parser.parse_args(argv)
+    return run_fix(args, VALIDATORS, lambda: checked(args, VALIDATORS))
