@@ -10,6 +10,7 @@ from typing import Any
 
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.tree.model import Tree
 from kbkit.tree.walk import PACKED_KEY
 
 TOP = 10  # rows in each "top" table
@@ -116,9 +117,8 @@ def _ages(
     }
 
 
-def _largest(checked: list[str], tree: Any, policy: Policy, root: str) -> dict[str, Any]:
-    packed: bytes | bytearray = tree.packed_keys
-    facts: dict[str, dict[str, Any]] = tree.facts
+def _largest(checked: list[str], tree: Tree, policy: Policy, root: str) -> dict[str, Any]:
+    packed, facts = tree.packed_keys, tree.facts
     place = {rel: n for n, rel in enumerate(tree.summaries)}
     sizes = [
         (PACKED_KEY.unpack_from(packed, place[rel] * PACKED_KEY.size)[0], rel)
