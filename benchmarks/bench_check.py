@@ -2,7 +2,8 @@
 
 Figures are ratios measured in this one run on synthetic trees from `gen_tree.py`:
 cold (no cache) and warm (unchanged; one page changed) at 10k pages, cold on a real-shaped
-10k-page tree (`gen_real.py`) against its own floor, growth to 50k pages, 20k vs 10k pages
+10k-page tree (`gen_real.py`) and on a Learn-shaped 10k-page docset (`gen_docset.py`, the
+docfx profile) against their own floors, growth to 50k pages, 20k vs 10k pages
 in one folder, and the peak memory of the whole process tree at 50k.
 Generated files get an mtime an hour in the past, like a real checkout (files changed in the
 last seconds are "racy" for the cache and are re-read by design).
@@ -27,6 +28,7 @@ from pathlib import Path
 import yaml
 
 import kbkit
+from benchmarks.gen_docset import generate_docset
 from benchmarks.gen_real import generate_real
 from benchmarks.gen_tree import generate
 
@@ -36,16 +38,17 @@ TARGETS = {
     "warm": 1.0,
     "one-changed": 1.2,
     "real-cold": 3.0,
+    "docset-cold": 3.0,
     "growth-50k": 5.2,
     "flat-20k": 2.2,
 }
 MEMORY_LIMIT_MB = 100
 
 
-def floor(repo: Path) -> float:
+def floor(repo: Path, root: str = "knowledge") -> float:
     """Read every page and parse its frontmatter with the C YAML loader, in one process."""
     start = time.perf_counter()
-    for path in sorted((repo / "knowledge").rglob("*.md")):
+    for path in sorted((repo / root).rglob("*.md")):
         text = path.read_text("utf-8")
         if text.startswith("---\n"):
             end = text.find("\n---\n", 4)
@@ -91,9 +94,13 @@ def run_check(repo: Path, *extra: str, sample_memory: bool = False) -> tuple[flo
     return elapsed, peak // 1024
 
 
-def make_tree(base: Path, name: str, pages: int, flat: bool = False, real: bool = False) -> Path:
+def make_tree(
+    base: Path, name: str, pages: int, flat: bool = False, real: bool = False, docset: bool = False
+) -> Path:
     repo = base / name
-    if real:
+    if docset:
+        generate_docset(repo, pages)
+    elif real:
         generate_real(repo, pages)
     else:
         generate(repo, pages, flat=flat)
@@ -159,6 +166,15 @@ def main(argv: list[str] | None = None) -> int:
         ratios["real-cold"] = cold_real / floor_real
         print(
             f"real-shaped 10k: floor {floor_real:.3f} s, kb check cold {cold_real:.3f} s = {ratios['real-cold']:.2f}x floor (target <= 3.0x)"
+        )
+        docset = make_tree(base, "docset10k", 10_000, docset=True)
+        floor_docset = statistics.median(floor(docset, "docs") for _ in range(runs))
+        cold_docset, _ = cold(docset, runs)
+        shutil.rmtree(docset)
+        ratios["docset-cold"] = cold_docset / floor_docset
+        print(
+            f"Learn-shaped docset 10k (gen_docset.py, docfx profile): floor {floor_docset:.3f} s, "
+            f"kb check cold {cold_docset:.3f} s = {ratios['docset-cold']:.2f}x floor (target <= 3.0x)"
         )
         if not quick:
             fifty = make_tree(base, "t50k", 50_000)

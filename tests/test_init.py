@@ -249,6 +249,93 @@ def test_init_root_must_name_one_top_level_folder(tmp_path: Path, root: str) -> 
     assert "Traceback" not in done.stderr and sorted(p.name for p in repo.iterdir()) == [".git"]
 
 
+def test_init_finds_the_site_generator_and_writes_its_profile(tmp_path: Path) -> None:
+    """An mdBook: no --root, no knowledge/ scaffold; kbkit.yaml names the profile and the
+    book's src folder, and the first check's leftovers are printed in plain words."""
+    repo = new_repo(tmp_path / "r")
+    (repo / "book.toml").write_text('[book]\ntitle = "B"\nsrc = "chapters"\n')
+    (repo / "chapters").mkdir()
+    (repo / "chapters/SUMMARY.md").write_text("# Summary\n\n- [One](one.md)\n")
+    (repo / "chapters/one.md").write_text("# One\n\n[two](two.html)\n")
+    done = kb(repo, "init", "--local-hook")
+    assert done.returncode == 0, done.stderr
+    assert "created kbkit.yaml (mdBook, book.toml: 2 page(s) under chapters/" in done.stdout
+    policy = yaml.safe_load((repo / "kbkit.yaml").read_text())
+    assert policy == {"version": 1, "extends": "mdbook", "knowledge_root": "chapters"}
+    assert not (repo / "knowledge").exists()
+    assert "leaves 1 finding(s)" in done.stdout
+    assert "1  a relative link points to nothing (tree/link-broken)" in done.stdout
+    assert "synthesized" not in done.stdout
+    (repo / "chapters/two.md").write_text("# Two\n")
+    (repo / "chapters/SUMMARY.md").write_text("# Summary\n\n- [One](one.md)\n- [Two](two.md)\n")
+    assert kb(repo, "check").returncode == 0
+    before = snapshot(repo)
+    assert "created" not in kb(repo, "init").stdout and snapshot(repo) == before
+
+
+@pytest.mark.parametrize(
+    ("files", "profile", "root"),
+    [
+        (
+            {"mkdocs.yml": "site_name: S\ndocs_dir: site-docs\n", "site-docs/index.md": "# I\n"},
+            "mkdocs",
+            "site-docs",
+        ),
+        (
+            {
+                "reference/docfx.json": '{"build": {"content": [{"files": ["**/*.md"],}]}}',
+                "reference/index.md": "# I\n",
+                "reference/toc.yml": "items:\n  - href: index.md\n",
+            },
+            "docfx",
+            "reference",
+        ),
+        (
+            {"docusaurus.config.js": "module.exports = {};\n", "docs/intro.md": "# Intro\n"},
+            "public-docs",
+            "docs",
+        ),
+        (
+            {"hugo.toml": "baseURL = 'https://x.example/'\n", "content/_index.md": "# Home\n"},
+            "public-docs",
+            "content",
+        ),
+        ({"docs/index.md": "# Docs\n"}, "public-docs", "docs"),
+    ],
+)
+def test_init_detects_each_generator(
+    tmp_path: Path, files: dict[str, str], profile: str, root: str
+) -> None:
+    repo = new_repo(tmp_path / "r")
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    done = kb(repo, "init", "--local-hook")
+    assert done.returncode == 0, done.stderr
+    policy = yaml.safe_load((repo / "kbkit.yaml").read_text())
+    assert (policy["extends"], policy["knowledge_root"]) == (profile, root)
+    assert "kb check passes on" in done.stdout or "leaves" in done.stdout
+    checked = kb(repo, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_init_turns_title_quoting_off_for_a_tree_that_never_quotes(tmp_path: Path) -> None:
+    """A newcomer's docs/ with unquoted titles: the inferred policy must not fail them all."""
+    repo = new_repo(tmp_path / "r")
+    for name in ("a", "b", "c"):
+        (repo / f"docs/guides/{name}.md").parent.mkdir(parents=True, exist_ok=True)
+        (repo / f"docs/guides/{name}.md").write_text(f"---\ntitle: Page {name}\n---\n# {name}\n")
+    (repo / "docs/guides/index.md").write_text(
+        "---\ntitle: Guides\n---\n# Guides\n\n- [a](a.md)\n- [b](b.md)\n- [c](c.md)\n"
+    )
+    assert kb(repo, "init", "--root", "docs", "--local-hook").returncode == 0
+    policy = yaml.safe_load((repo / "docs/policy.yaml").read_text())
+    assert policy["rules"]["lint/title-unquoted"] == "off"
+    checked = kb(repo, "check", "--format", "json")
+    rules = {f["rule"] for f in json.loads(checked.stdout)["findings"]}
+    assert "lint/title-unquoted" not in rules
+
+
 def test_init_pins_only_a_rev_that_resolves(tmp_path: Path) -> None:
     hooks = init_repo(tmp_path / "kbkit-hooks")
     commit_files(hooks, {".pre-commit-hooks.yaml": "[]\n"}, "hooks")

@@ -45,6 +45,14 @@ def test_addresses_in_address_like_context_are_found(text: str) -> None:
         "OID 2.5.29.37",
         "extended key usage (2.5.29.37)",
         "id-kp 1.3.6.1",
+        # issue #28, from public documentation trees
+        "version='6.0.0.0'",
+        'ModuleVersion="1.0.0.0"',
+        "SchemaVersion                 : 1.0.0.0",
+        "FileVersion:      7.5.0.101",
+        'szOID_ENHANCED_KEY_USAGE = "2.5.29.37"',
+        "as ANSI 4.12.2.1 defines it",
+        "ISO 8601.2.1.4",
     ],
 )
 def test_versions_sections_oids_and_bad_octets_are_not_ips(text: str) -> None:
@@ -66,6 +74,14 @@ def test_versions_sections_oids_and_bad_octets_are_not_ips(text: str) -> None:
         "C:\\Users\\User1\\x",
         "C:\\Users\\YourName\\x",
         "/Users/firstname.lastname/x",
+        # issue #28, from public documentation trees
+        "C:\\Users\\UserA\\Documents",
+        "/Users/UserB/.config",
+        "C:\\Users\\Test\\x",
+        "C:\\Users\\Administrator\\x",
+        "C:\\Users\\PSRemoteUser\\x",
+        "/home/azureuser/x",
+        "/home/ubuntu/x",
     ],
 )
 def test_home_folder_placeholders_are_not_secrets(text: str) -> None:

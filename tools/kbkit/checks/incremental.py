@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.checks import Run, Suppression, finish
+from kbkit.checks.index_model import toc_digest
 from kbkit.checks.registry import always_rerun, analyze_page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -49,7 +50,7 @@ from kbkit.tree.model import (
 )
 from kbkit.tree.walk import PACKED_KEY, Walk, walk_aside, walk_digest
 
-FORMAT = 1
+FORMAT = 2
 MAX_CHANGED = 64  # more changed pages than this: the full (parallel) run is as fast
 DIGEST = 16  # bytes per page in the inputs array
 REPARSE_AT_MOST = 8  # up to this many changed pages are re-parsed rather than re-saved
@@ -154,6 +155,8 @@ def _reuse(
         return None
     if "lint" in names and _taxonomy_digest(tree) != header["taxonomy"]:
         return None
+    if toc_digest(tree) != header["tocs"]:
+        return None  # a table of contents changed (the walk knows its name only)
     if len(changed) > REPARSE_AT_MOST:  # else re-parsing them next time is cheaper than a write
         racy_from = started_ns - RACY_NS
         header["recheck"] = _recheck(PACKED_KEY.iter_unpack(keys), racy_from)
@@ -199,6 +202,7 @@ def save(
         "invalid": [tuple(f) for f in run.invalid],
         "outside": _outside_targets(tree, None),
         "taxonomy": _taxonomy_digest(tree) if "lint" in names else b"",
+        "tocs": toc_digest(tree),
         "pages": pages,
     }
     inputs = b"".join(tree.inputs[rel] for rel in order)
@@ -236,8 +240,7 @@ def _taxonomy_digest(tree: Tree) -> bytes:
 
 
 def _namespace(repo: Path, policy: Policy, names: tuple[str, ...], today: date) -> tuple[Any, ...]:
-    from kbkit.checks.index_model import side_digest
-    from kbkit.checks.link_model import redirects_digest
+    from kbkit.checks.redirect_files import redirects_digest
 
     return (
         FORMAT,
@@ -246,7 +249,6 @@ def _namespace(repo: Path, policy: Policy, names: tuple[str, ...], today: date) 
         names,
         today.isoformat(),
         redirects_digest(repo, policy),  # files the walk's digest knows by name only
-        side_digest(repo, policy),
     )
 
 

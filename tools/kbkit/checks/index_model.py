@@ -1,18 +1,27 @@
 """Where a page is registered (T2-T6): the policy's `index:` model (issue #12).
 
 - `index-page` (default): each folder's `_index.md` links its pages and child indexes.
-- `toc`: one table of contents lists every page: a markdown page under the knowledge root
-  (`SUMMARY.md`: its links), `mkdocs.yml` (`nav:`) or a Jupyter Book `_toc.yml` (`file:`
-  and `root:` entries, `.md` implied). Paths in the YAML files are knowledge-root paths
-  (mkdocs' `docs_dir`). Unlisted pages are `tree/page-unregistered`, pages listed twice
-  `tree/page-registered-twice`.
+- `toc`: the site's navigation lists every page. `index.toc` names one table of contents:
+  a markdown page under the knowledge root (mdBook's `SUMMARY.md`: its links), `mkdocs.yml`
+  (`nav:`; without a `nav` every page is listed, as mkdocs lists them) or a Jupyter Book
+  `_toc.yml` (`file:` and `root:` entries, `.md` implied); paths in those two are
+  knowledge-root paths (mkdocs' `docs_dir`). `index.toc_files` names files that are DocFX
+  tables of contents wherever they sit under the knowledge root (`toc.yml`: nested
+  `items`, `href` and `topicHref` relative to the file; `toc.md`: its links); such a file
+  covers the pages of its folder and below, and a page no table of contents covers is not
+  checked. Unlisted pages are `tree/page-unregistered` (except pages matching
+  `index.unlisted` or mkdocs' `not_in_nav`, and pages a generator lists in navigation it
+  builds itself: `index.placed`, the posts of Material's blog plugin), a page
+  listed twice in one file `tree/page-registered-twice`, an entry of a YAML table of
+  contents that names nothing `tree/link-broken`. Entries (and placed pages) count as links
+  to their pages (`lint/orphan`), and a table of contents that is a page is no orphan.
 - `parent`: each page names its parent page in a frontmatter key (`index.parent_key`), a
   link target resolved like any other (site-root, extensions, redirects); a page without
   one, or whose parent names no page, is `tree/page-unregistered`.
 - `none`: nothing is registered; orphans (no inbound link) are all that is checked.
 
-A YAML table of contents is read from the file system, so its digest keys the result
-snapshot (`side_digest`), like the redirects file.
+Tables of contents are read from the file system, so their digest keys the result
+snapshot (`toc_digest`), like the redirects files.
 """
 
 from __future__ import annotations
@@ -21,15 +30,17 @@ import hashlib
 import posixpath
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
 from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
 from kbkit.pages.page import Page
+from kbkit.pages.page_summary import is_absolute
+from kbkit.policy.generators import TocLoader
 from kbkit.policy.model import Policy
-from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.rulebook.findings import ERROR, Finding, quote
 from kbkit.tree.model import Tree
 
 INDEX_PAGE, TOC, PARENT, NONE = "index-page", "toc", "parent", "none"
@@ -63,68 +74,103 @@ def registration_findings(tree: Tree, pages: list[str]) -> list[Finding]:
     return []
 
 
-def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
-    toc = str(tree.policy.data["index"].get("toc") or "")
-    entries, toc_path = _toc_entries(tree, toc)
-    counts = Counter(target for target, _ in entries)
-    findings = []
-    for rel in pages:
-        if tree.repo_path(rel) == toc_path:
-            continue
-        if counts[rel] == 0:
-            findings.append(
-                Finding(
-                    tree.repo_path(rel),
-                    0,
-                    "tree/page-unregistered",
-                    ERROR,
-                    f"not listed in {toc_path}: add one entry for this page there",
-                )
-            )
-    seen: set[str] = set()
-    for target, line in entries:
-        if target in seen:
-            findings.append(
-                Finding(
-                    toc_path,
-                    line,
-                    "tree/page-registered-twice",
-                    ERROR,
-                    f"{target} is already listed in {toc_path}: keep one entry",
-                )
-            )
-        seen.add(target)
-    return findings
+class Entry(NamedTuple):
+    target: str  # root-relative as resolved against the file's folder ("" for none)
+    line: int
+    written: str  # the href as written
+    site: bool  # a site-root href (`/x`), resolved through the link model's site options
 
 
-def _toc_entries(tree: Tree, toc: str) -> tuple[list[tuple[str, int]], str]:
-    """(root-relative target, line) of every entry, and the toc's repo-relative path."""
+class Toc(NamedTuple):
+    path: str  # repo-relative, for findings
+    rel: str | None  # root-relative when the file is a page of the tree
+    folder: str  # the root-relative folder it covers ("" = the whole tree)
+    entries: tuple[Entry, ...]
+    every_page: bool  # mkdocs.yml without `nav`: every page is listed
+    unlisted: tuple[str, ...]  # gitignore globs (root-relative) of pages that need no entry
+    placed: tuple[str, ...] = ()  # globs of pages a plugin lists itself (blog posts)
+
+
+_LAST: list[Any] = [None, []]  # the tree the tables below were read for, and them
+
+
+def tocs(tree: Tree) -> list[Toc]:
+    """Every table of contents of the `toc` model (read once per loaded tree)."""
+    if model(tree.policy) != TOC:
+        return []
+    if _LAST[0] is tree:
+        return list(_LAST[1])
+    index = tree.policy.data.get("index") or {}
+    found: list[Toc] = []
+    toc = index.get("toc")
+    if toc:
+        found.append(_toc_file(tree, str(toc)))
+    names = set(map(str, index.get("toc_files") or ()))
+    if names:
+        for rel in sorted(tree.files):
+            if rel.rsplit("/", 1)[-1] in names:
+                found.append(_docfx_toc(tree, rel))
+    _LAST[:] = [tree, found]
+    return list(found)
+
+
+def _toc_file(tree: Tree, toc: str) -> Toc:
+    """The one table of contents `index.toc` names."""
     if toc.endswith(".md"):
         rel = posixpath.normpath(toc)
         summary = tree.summaries.get(rel)
         if summary is None:
             raise UsageError(f"index.toc {toc!r}: no such page under {tree.root}/")
-        from kbkit.checks.link_model import Resolver
-
-        resolver = Resolver(tree)
-        return [
-            (resolver.target(target) or target, line) for target, line, _ in summary.links
-        ], tree.repo_path(rel)
-    path = tree.repo / toc
-    data = _read_yaml(path)
-    found: list[str] = []
-    if isinstance(data, dict) and "nav" in data:
-        _mkdocs_nav(data["nav"], found)
+        entries = tuple(
+            Entry(target, line, written, False) for target, line, written in summary.links
+        )
+        site = tree.facts.get(rel, {}).get("site_links", ())
+        entries += tuple(Entry(target, line, written, True) for target, line, written in site)
+        return Toc(tree.repo_path(rel), rel, "", entries, False, ())
+    data = _read_yaml(tree.repo / toc)
+    written: list[str] = []
+    unlisted: list[str] = []
+    placed: list[str] = []
+    every = False
+    if isinstance(data, dict) and ("nav" in data or "site_name" in data):
+        every = "nav" not in data or data["nav"] is None  # mkdocs lists every page then
+        _mkdocs_nav(data.get("nav"), written)
+        unlisted = _not_in_nav(data)
+        placed = _blog_posts(data)
     else:
-        _book_files(data, found)
-    return [(_as_page(tree, entry), getattr(entry, "line", 0)) for entry in found], toc
+        _book_files(data, written)
+    listed: list[Entry] = []
+    for entry in written:
+        rel = posixpath.normpath(entry.lstrip("/"))
+        if rel not in tree.files and rel + ".md" in tree.files:
+            rel += ".md"  # Jupyter Book leaves the extension out
+        listed.append(Entry("" if rel == "." else rel, getattr(entry, "line", 0), entry, False))
+    return Toc(toc, None, "", tuple(listed), every, tuple(unlisted), tuple(placed))
 
 
-def _as_page(tree: Tree, entry: str) -> str:
-    rel = posixpath.normpath(entry.lstrip("/"))
-    if rel not in tree.files and rel + ".md" in tree.files:
-        return rel + ".md"  # Jupyter Book leaves the extension out
-    return rel
+def _not_in_nav(data: dict[str, Any]) -> list[str]:
+    """mkdocs' `not_in_nav` globs (gitignore syntax)."""
+    lines = [line.strip() for line in str(data.get("not_in_nav") or "").splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _blog_posts(data: dict[str, Any]) -> list[str]:
+    """The posts Material's blog plugin lists on the blog's index and archive pages."""
+    out = []
+    for plugin in data.get("plugins") or ():
+        options: Any
+        if isinstance(plugin, str):
+            name, options = plugin, {}
+        elif isinstance(plugin, dict) and plugin:
+            name, options = next(iter(plugin.items()))
+        else:
+            continue
+        if str(name).split("/")[-1] == "blog":
+            options = options if isinstance(options, dict) else {}
+            blog = str(options.get("blog_dir") or "blog").strip("/")
+            posts = str(options.get("post_dir") or "{blog}/posts").replace("{blog}", blog)
+            out.append(f"/{posts.strip('/')}/**/*.md")
+    return out
 
 
 def _mkdocs_nav(node: Any, out: list[str]) -> None:
@@ -152,24 +198,180 @@ def _book_files(node: Any, out: list[str]) -> None:
             _book_files(item, out)
 
 
-class _TocLoader(yaml.SafeLoader):
-    """Safe, and reads tags such as mkdocs' `!!python/name:` or `!ENV` as plain null."""
+def _docfx_toc(tree: Tree, rel: str) -> Toc:
+    """A DocFX table of contents at root-relative `rel` (toc.yml or toc.md)."""
+    folder = posixpath.dirname(rel)
+    if rel.endswith(".md"):
+        summary = tree.summaries.get(rel)
+        links = summary.links if summary is not None else ()
+        entries = tuple(Entry(target, line, written, False) for target, line, written in links)
+        site = tree.facts.get(rel, {}).get("site_links", ())
+        entries += tuple(Entry(target, line, written, True) for target, line, written in site)
+        return Toc(tree.repo_path(rel), rel, folder, entries, False, ())
+    data = _read_yaml(tree.repo / tree.repo_path(rel))
+    hrefs: list[str] = []
+    _docfx_items(data, hrefs)
+    entries_list = []
+    for href in hrefs:
+        if "://" in href or href.startswith(("mailto:", "//", "xref:", "#")):
+            continue
+        path = href.split("#", 1)[0].split("?", 1)[0]
+        if not path:
+            continue
+        site = path.startswith("/")
+        if site or is_absolute(path):
+            target = path
+        else:
+            joined = posixpath.normpath(posixpath.join(folder, path))
+            target = "" if joined == "." else joined
+        entries_list.append(Entry(target, getattr(href, "line", 0), str(href), site))
+    return Toc(tree.repo_path(rel), None, folder, tuple(entries_list), False, ())
 
 
-class _Text(str):
-    """A YAML string that knows its line (findings on an entry name the entry's line)."""
+def _docfx_items(node: Any, out: list[str]) -> None:
+    if isinstance(node, dict):
+        for key in ("href", "topicHref", "homepage"):
+            if isinstance(node.get(key), str) and node[key].strip():
+                out.append(node[key])
+        for key in ("items", "children"):
+            if key in node:
+                _docfx_items(node[key], out)
+    elif isinstance(node, list):
+        for item in node:
+            _docfx_items(item, out)
 
-    line = 0
+
+def toc_targets(tree: Tree) -> set[str]:
+    """The pages the tables of contents list (resolved under the link options), and the
+    tables that are pages themselves: inbound links for `lint/orphan`."""
+    from kbkit.checks.link_model import Resolver
+
+    resolver = Resolver(tree)
+    tables = tocs(tree)
+    out: set[str] = set()
+    placed = _placed(tables, tree.policy)
+    if placed:
+        out.update(_matching(tree, placed))
+    for toc in tables:
+        if toc.rel is not None:
+            out.add(toc.rel)
+        for entry in toc.entries:
+            found = _resolve(resolver, entry)
+            if found is not None:
+                out.add(found)
+    return out
 
 
-def _text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> _Text:
-    value = _Text(loader.construct_scalar(node))
-    value.line = node.start_mark.line + 1
-    return value
+def every_page_listed(tree: Tree) -> bool:
+    """mkdocs.yml without `nav`: navigation lists every page, so none is an orphan."""
+    return any(toc.every_page for toc in tocs(tree))
 
 
-_TocLoader.add_multi_constructor("", lambda loader, suffix, node: None)
-_TocLoader.add_constructor("tag:yaml.org,2002:str", _text)
+def _resolve(resolver: Any, entry: Entry) -> str | None:
+    if entry.site:
+        from kbkit.checks.link_model import site_candidates
+
+        candidates = site_candidates(resolver.model, entry.target)
+        if candidates is None:
+            return None
+        return resolver.site_target(candidates[0], entry.written)
+    return resolver.target(entry.target)
+
+
+def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
+    from kbkit.checks.link_model import Resolver, site_candidates
+
+    resolver = Resolver(tree)
+    tables = tocs(tree)
+    listed: set[str] = set()
+    findings: list[Finding] = []
+    for toc in tables:
+        counts: Counter[str] = Counter()
+        for entry in toc.entries:
+            if entry.site and site_candidates(resolver.model, entry.target) is None:
+                continue  # another part of the site
+            found = _resolve(resolver, entry)
+            if found is None:
+                if toc.rel is None:  # a page's broken links are reported as links already
+                    findings.append(_broken_entry(tree, toc, entry))
+                continue
+            listed.add(found)
+            if found.endswith(".md") and found in tree.summaries:
+                counts[found] += 1
+                if counts[found] == 2:
+                    findings.append(
+                        Finding(
+                            toc.path,
+                            entry.line,
+                            "tree/page-registered-twice",
+                            ERROR,
+                            f"{found} is already listed in {toc.path}: keep one entry",
+                        )
+                    )
+    if any(toc.every_page for toc in tables):
+        return findings
+    unlisted = _unlisted_spec(tables, tree.policy)
+    own = {toc.rel for toc in tables}
+    covers = sorted(((toc.folder, toc.path) for toc in tables), key=lambda c: -len(c[0]))
+    for rel in pages:
+        if rel in listed or rel in own:
+            continue
+        if unlisted is not None and unlisted.match_file(rel):
+            continue
+        where = next(
+            (path for folder, path in covers if not folder or rel.startswith(folder + "/")), None
+        )
+        if where is None:
+            continue  # no table of contents covers this folder
+        findings.append(
+            Finding(
+                tree.repo_path(rel),
+                0,
+                "tree/page-unregistered",
+                ERROR,
+                f"not listed in {where}: add one entry for this page there",
+            )
+        )
+    return findings
+
+
+def _matching(tree: Tree, globs: tuple[str, ...]) -> list[str]:
+    import pathspec
+
+    spec = pathspec.GitIgnoreSpec.from_lines(globs)
+    return [rel for rel in tree.summaries if spec.match_file(rel)]
+
+
+def _placed(tables: list[Toc], policy: Policy) -> tuple[str, ...]:
+    """Globs of the pages navigation the site generates lists (`index.placed`, blog posts)."""
+    globs = [*map(str, (policy.data.get("index") or {}).get("placed") or ())]
+    for toc in tables:
+        globs.extend(toc.placed)
+    return tuple(globs)
+
+
+def _unlisted_spec(tables: list[Toc], policy: Policy) -> Any:
+    globs = [*map(str, (policy.data.get("index") or {}).get("unlisted") or ())]
+    globs.extend(_placed(tables, policy))
+    for toc in tables:
+        globs.extend(toc.unlisted)
+    if not globs:
+        return None
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(globs)
+
+
+def _broken_entry(tree: Tree, toc: Toc, entry: Entry) -> Finding:
+    shown = tree.repo_path(entry.target) if not entry.site else entry.written
+    return Finding(
+        toc.path,
+        entry.line,
+        "tree/link-broken",
+        ERROR,
+        f"table of contents entry {quote(entry.written)}: nothing at {shown}; fix the path "
+        "or remove the entry",
+    )
 
 
 def _read_yaml(path: Path) -> Any:
@@ -179,7 +381,7 @@ def _read_yaml(path: Path) -> Any:
 
     check_expansion(text, str(path), "table of contents")
     try:
-        return yaml.load(text, Loader=_TocLoader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=TocLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         raise UsageError(f"{path}: invalid table of contents YAML ({exc})") from exc
 
@@ -223,11 +425,25 @@ def _parent_findings(tree: Tree, pages: list[str]) -> list[Finding]:
     return findings
 
 
-def side_digest(repo: Path, policy: Policy) -> str:
-    """The digest of a YAML table of contents (the result snapshot must know it)."""
-    index = policy.data.get("index") or {}
+def toc_digest(tree: Tree) -> bytes:
+    """The digest of every YAML table of contents (the result snapshot must know them: the
+    tree's walk knows their names, not their bytes)."""
+    if model(tree.policy) != TOC:
+        return b""
+    index = tree.policy.data.get("index") or {}
+    paths = []
     toc = index.get("toc")
-    if model(policy) != TOC or not toc or str(toc).endswith(".md"):
-        return ""
-    data = read_config_bytes(repo / str(toc), MAX_TOC_BYTES, "the table of contents")
-    return hashlib.sha256(data).hexdigest()
+    if toc and not str(toc).endswith(".md"):
+        paths.append(tree.repo / str(toc))
+    names = set(map(str, index.get("toc_files") or ()))
+    if names:
+        paths.extend(
+            tree.repo / tree.repo_path(rel)
+            for rel in sorted(tree.files)
+            if rel.rsplit("/", 1)[-1] in names and not rel.endswith(".md")
+        )
+    digest = hashlib.blake2b(digest_size=16)
+    for path in paths:
+        digest.update(read_config_bytes(path, MAX_TOC_BYTES, "the table of contents"))
+        digest.update(b"\0")
+    return digest.digest()

@@ -24,21 +24,27 @@ from kbkit.checks.incidents import (
 from kbkit.checks.index_model import parent_fact
 from kbkit.checks.link_model import (
     Resolver,
+    anchor_ids,
     anchors_on,
-    github_slugs,
     site_links,
     wikilink_aliases,
     wikilink_refs,
 )
 from kbkit.checks.scopes import folder_verdict
 from kbkit.checks.tree_danger import danger_findings
-from kbkit.checks.tree_links import broken_link_findings, link_absolute_findings, wikilink_findings
+from kbkit.checks.tree_links import (
+    broken_link_findings,
+    link_absolute_findings,
+    same_page_anchor_findings,
+    wikilink_findings,
+)
 from kbkit.checks.tree_repo import (
     body_fingerprint,
     duplicate_findings,
     entry_findings,
     exact_reader,
     local_tracked_findings,
+    version_reader,
 )
 from kbkit.checks.tree_secrets import allowed_networks, secret_findings
 from kbkit.checks.tree_size import (
@@ -66,9 +72,9 @@ def page_scope(rel: str, policy: Policy) -> str | None:
 
 
 def _folder_scope(folder: str, policy: Policy) -> str | None:
-    parts = folder.split("/")
-    if folder and parts[0] in policy.data["roots"]:
+    if policy.under_roots(folder):
         return ROOT
+    parts = folder.split("/")
     excluded = set(map(str, policy.data["extra_scan_exclude"]))
     if not policy.data["extra_scan"] or (folder and excluded.intersection(parts)):
         return None
@@ -81,6 +87,8 @@ def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     if scope is None or page.error is not None:
         return []
     findings = link_absolute_findings(page, policy)
+    if anchors_on(policy):
+        findings.extend(same_page_anchor_findings(page, policy))
     findings.extend(secret_findings(page.path, page.text, policy))
     if scope == EXTRA:
         return findings
@@ -114,7 +122,7 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
     if anchors_on(policy):
-        facts["anchors"] = github_slugs(page)  # tree/link-anchor
+        facts["anchors"] = anchor_ids(page, policy)  # tree/link-anchor
     wiki = wikilink_refs(page, policy)
     if wiki:
         facts["wikilinks"] = wiki  # T10 and lint/orphan, when links.wikilinks is on
@@ -146,7 +154,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
 
 
 def _duplicates(tree: Tree, fingerprints: Fingerprints) -> list[Finding]:
-    return duplicate_findings(fingerprints, tree.repo_path, exact_reader(tree))
+    return duplicate_findings(
+        fingerprints, tree.repo_path, exact_reader(tree), version_reader(tree)
+    )
 
 
 def _local_tracked(tree: Tree, _: Fingerprints) -> list[Finding]:
@@ -160,7 +170,8 @@ def _entry(tree: Tree, _: Fingerprints) -> list[Finding]:
 # The cross-page checks whose inputs are all inside the per-page digests and the snapshot's
 # namespace (`kbkit.checks.incremental`): a reused run keeps their stored findings.
 CROSS_PAGE: dict[Callable[..., Any], str] = {
-    structure_findings: "folders, file names, index links and facts (children_marker, parent)",
+    structure_findings: "folders, file names, index links and facts (children_marker, parent); "
+    "the tables of contents (their digest is in the snapshot)",
     broken_link_findings: "resolved links, anchors and site links; targets outside the root",
     split_findings: "the oversize and no_split facts",
     duplicate_id_findings: "the incident_id facts",

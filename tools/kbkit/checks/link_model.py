@@ -2,17 +2,33 @@
 
 - `site_root`: a folder (relative to the knowledge root, `.` for the root itself) that
   site-root links (`/manual/x.html`) start from. Unset, such links are `tree/link-absolute`.
+- `url_map`: site path prefixes -> folders under the knowledge root (`/powershell/scripting/:
+  docs-conceptual`, DocFX's `src`/`dest`); a list of folders is tried in order (one per
+  version of the docs). Letter case is ignored in the prefix, the query (`?view=...`) and
+  fragment are cut. A site-root link no prefix matches belongs to another part of the site
+  and is not checked (unless `site_root` is set too). `url_shared` lists prefixes other
+  docsets publish under as well (Learn's `/powershell/module/`): a link whose first name
+  after the prefix is none of the mapped folders' is theirs, not checked.
+- `backslash`: `..\\build\\x.md` names `../build/x.md`, as DocFX reads it.
 - `extensions`: `{".html": [".html.md", ".md"]}` — a target ending in the key that names
   nothing is tried with each replacement (Middleman pages are linked as the HTML they build);
-  the key `""` stands for a last path component without an extension (`/manual/pingdom`).
+  the key `""` stands for a name written without the page's extension (`/manual/pingdom`,
+  `about_Types.ps1xml` for `about_Types.ps1xml.md`).
 - `generated`: gitignore globs (knowledge-root paths) of pages the site builds from data,
-  not from files (`repos/**`): links to them are never broken.
+  not from files (`repos/**`), or publishes beside this tree (`../std/**`: the books a
+  Rust book links as siblings): links to them are never broken.
 - `case_insensitive`: letter case is ignored when nothing matches exactly.
-- `redirects`: a repo-relative JSON or YAML file mapping old paths to new ones, consulted
-  before a link is reported broken (paths starting with `/` are site-root paths);
-  `redirects_key` names the key that holds the mapping in a larger site configuration.
-- `anchors`: `page.md#fragment` must name a heading of that page (GitHub's slugs) or an
-  HTML `id`/`name` on it (`tree/link-anchor`); pages keep their anchors as a fact.
+- `redirects`: repo-relative files the site's redirects come from (`kbkit.checks.
+  redirect_files`: a mapping, Learn's redirection lists or the publishing configuration
+  naming them, mkdocs-redirects in `mkdocs.yml`, mdBook's `book.toml`), consulted before a
+  link is reported broken; `redirects_key` names the key that holds a mapping in a larger
+  site configuration.
+- `anchors`: `page.md#fragment` and `#fragment` must name an id of that page
+  (`tree/link-anchor`): its headings' slugs in the `slugs` style (`github`,
+  `python-markdown`, `mdbook`, `docfx`; `kbkit.pages.anchors`), HTML `id`/`name`
+  attributes, footnote ids, with `attr_list` the `{ #id }` of attribute lists, with
+  `tabbed` pymdownx.tabbed's tab ids; fragments that match `anchor_ignore` (a regex, from
+  the fragment's start) are not checked. Pages keep their ids as a fact.
 - `wikilinks`: `[[Page]]`, `[[Page|alias]]`, `[[Page#heading]]`, `[[folder/Page]]` and
   `![[embed.png]]` are links, resolved by file name the way Obsidian does
   (`Resolver.wikilink`); pages keep them as a fact (`wikilinks`), so the snapshot's
@@ -24,44 +40,49 @@
   resolved by name (Obsidian resolves both link forms alike).
 
 Site-root links are page facts (`site_links`), so cached pages and result snapshots carry
-them; the redirects file's digest is part of the snapshot's namespace.
+them; the redirects files' digest is part of the snapshot's namespace.
 """
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 import sys
-from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
-from kbkit.infra import json_input
-from kbkit.infra.config_file import read_config_bytes, read_config_text
-from kbkit.infra.errors import UsageError
+from kbkit.checks.redirect_files import EXTERNAL, configured, load_redirects
+from kbkit.checks.scopes import compiled
+from kbkit.pages import anchors
 from kbkit.pages.link import EMBED
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import LinkRef
 from kbkit.policy.model import Policy
-from kbkit.tree.model import Tree
+from kbkit.tree.model import Tree, outside_root
 
 MAX_REDIRECT_HOPS = 8
-MAX_REDIRECTS_BYTES = 8 * 1024 * 1024
 
 
 class LinkModel(NamedTuple):
     site_root: str | None  # knowledge-root-relative ("" = the root), None = not a site
     extensions: tuple[tuple[str, tuple[str, ...]], ...]
     case_insensitive: bool
-    redirects: str | None  # repo-relative file
+    redirects: tuple[str, ...]  # repo-relative files
     generated: tuple[str, ...] = ()  # gitignore globs of pages built from data
+    url_map: tuple[tuple[str, tuple[str, ...]], ...] = ()  # site prefix -> folders, longest first
+    backslash: bool = False  # `..\\x\\y.md` is `../x/y.md`
+    shared: tuple[str, ...] = ()  # url_map prefixes other docsets publish under too
 
     @property
     def active(self) -> bool:
         """Whether any option changes how a target resolves."""
-        return bool(self.extensions or self.case_insensitive or self.redirects or self.generated)
+        return bool(
+            self.extensions
+            or self.case_insensitive
+            or self.redirects
+            or self.generated
+            or self.url_map
+            or self.backslash
+        )
 
 
 def link_model(policy: Policy) -> LinkModel:
@@ -73,20 +94,51 @@ def link_model(policy: Policy) -> LinkModel:
         (str(suffix), tuple(map(str, targets)))
         for suffix, targets in (links.get("extensions") or {}).items()
     )
-    redirects = links.get("redirects")
+    url_map = sorted(
+        (
+            _prefix(str(prefix)),
+            tuple(_clean(str(f)) for f in ([folders] if isinstance(folders, str) else folders)),
+        )
+        for prefix, folders in (links.get("url_map") or {}).items()
+    )
     return LinkModel(
         site_root,
         extensions,
         bool(links.get("case_insensitive")),
-        redirects and str(redirects),
+        configured(policy),
         tuple(map(str, links.get("generated") or ())),
+        tuple(sorted(url_map, key=lambda item: -len(item[0]))),
+        bool(links.get("backslash")),
+        tuple(_prefix(str(p)).lower() for p in links.get("url_shared") or ()),
     )
 
 
+def _prefix(path: str) -> str:
+    return ("/" + path.strip("/") + "/").replace("//", "/")
+
+
+def site_candidates(model: LinkModel, path: str) -> tuple[str, ...] | None:
+    """The root-relative paths a site path (`/x/y`, query and fragment cut) may name, first
+    choice first: through the longest `url_map` prefix (letter case ignored), else from the
+    site root. None: a path of another part of the site (no prefix matches and no site root
+    is set), which this tree cannot check."""
+    path = path.split("#", 1)[0].split("?", 1)[0]
+    if model.url_map:
+        lowered = path.lower()
+        for prefix, folders in model.url_map:
+            if lowered.startswith(prefix.lower()) or lowered + "/" == prefix.lower():
+                rest = path[len(prefix) :]
+                return tuple(_clean(posixpath.join(folder, rest)) for folder in folders)
+    if model.site_root is None:
+        return None
+    return (_clean(posixpath.join(model.site_root, path.lstrip("/"))),)
+
+
 def has_site_root(policy: Policy) -> bool:
-    """Whether the policy names a site root (`link_model(policy).site_root is not None`,
-    asked per page without building the whole model)."""
-    return (policy.data.get("links") or {}).get("site_root") is not None
+    """Whether site-root links (`/x`) are this tree's links: the policy names a site root
+    or a URL map (asked per page without building the whole model)."""
+    links = policy.data.get("links") or {}
+    return links.get("site_root") is not None or bool(links.get("url_map"))
 
 
 def _clean(path: str) -> str:
@@ -103,14 +155,14 @@ def site_links(page: Page, policy: Policy) -> tuple[LinkRef, ...]:
     """The page's site-root links resolved against the site root (none when unset)."""
     if not has_site_root(policy):
         return ()
-    root = link_model(policy).site_root
-    if root is None:
-        return ()
-    return tuple(
-        (_clean(posixpath.join(root, link.path_part.lstrip("/"))), link.line, link.target)
-        for link in page.links
-        if is_site_link(link.target) and not link.is_external
-    )
+    model = compiled(policy, link_model)
+    out = []
+    for link in page.links:
+        if is_site_link(link.target) and not link.is_external:
+            found = site_candidates(model, link.path_part)
+            if found is not None:  # else another part of the site: not checked here
+                out.append((found[0], link.line, link.target))
+    return tuple(out)
 
 
 # (name as written before `#`, line, target as written with its #heading, embed?)
@@ -160,6 +212,7 @@ class Resolver:
         self.model = link_model(tree.policy)
         self._lower: dict[str, str] | None = None
         self._redirects: dict[str, str] | None = None
+        self._redirects_lower: dict[str, str] | None = None
         self._generated: Any = None
         self._names: dict[str, list[str]] | None = None
         self._aliases: dict[str, list[str]] | None = None
@@ -168,25 +221,97 @@ class Resolver:
         return rel == "" or rel in self.tree.files or rel in self.tree.folders
 
     def target(self, rel: str) -> str | None:
-        """The existing path `rel` names, or None."""
+        """The existing path `rel` names, or None (a path left unchecked, generated or
+        redirected off the site, is returned as it is)."""
         if self.exists(rel):
             return rel
         if not self.model.active:
             return None
+        if self.model.backslash and "\\" in rel:
+            rel = _clean(posixpath.normpath(rel.replace("\\", "/")))
+            if self.exists(rel) or (outside_root(rel) and self.tree.exists(rel)):
+                return rel
         seen = {rel}
         for _ in range(MAX_REDIRECT_HOPS):
             found = self._direct(rel)
             if found is not None:
                 return found
-            if self._is_generated(rel):
+            if self.is_generated(rel):
                 return rel
-            moved = self.redirects().get(rel)
-            if moved is None or moved in seen:
+            moved = self._moved(rel)
+            if moved is None:
                 return None
-            if moved == _EXTERNAL:
+            if moved == EXTERNAL:
                 return rel  # redirected off the site: nothing here to check
+            if moved.startswith("/"):
+                step = self._site_step(moved)
+                if step is None:
+                    return rel  # redirected to another part of the site
+                moved = step
+            if moved in seen:
+                return None
             seen.add(moved)
             rel = moved
+        return None
+
+    def site_target(self, resolved: str, written: str) -> str | None:
+        """The existing path a site link names: `resolved` (its first candidate), else the
+        next `url_map` folders in order (a page of another version of the docs)."""
+        found = self.target(resolved)
+        if found is not None:
+            return found
+        path = _path_of(written)
+        candidates = site_candidates(self.model, path) or ()
+        for candidate in candidates[1:]:
+            found = self.target(candidate)
+            if found is not None:
+                return found
+        if self._elsewhere(path):
+            return resolved  # a page of another docset under a shared prefix: not checked
+        return None
+
+    def site_targets(self, resolved: str, written: str) -> list[str]:
+        """Every existing path a site link may name: its page in each `url_map` folder (a
+        link without a version reaches the page in every version), else `resolved`."""
+        candidates = site_candidates(self.model, _path_of(written)) or (resolved,)
+        found = [hit for c in candidates if (hit := self.target(c)) is not None]
+        return found or [resolved]
+
+    def _elsewhere(self, path: str) -> bool:
+        """Whether a site path under a `url_shared` prefix names, right after the prefix,
+        nothing any mapped folder holds (another docset publishes it)."""
+        lowered = path.lower()
+        prefix = next((p for p in self.model.shared if lowered.startswith(p)), None)
+        if prefix is None:
+            return False
+        first = path[len(prefix) :].split("/", 1)[0]
+        folders = next((f for p, f in self.model.url_map if p.lower() == prefix), ())
+        return not first or all(
+            self._direct(_clean(posixpath.join(folder, first))) is None for folder in folders
+        )
+
+    def _site_step(self, path: str) -> str | None:
+        """Where a redirect to a site path leads next: the first candidate that exists or
+        is redirected again, else the first (None: another part of the site)."""
+        candidates = site_candidates(self.model, path)
+        if not candidates:
+            return None
+        for candidate in candidates:
+            if self._direct(candidate) is not None or self._moved(candidate) is not None:
+                return candidate
+        return candidates[0]
+
+    def _moved(self, rel: str) -> str | None:
+        """The redirect of `rel` or of a name its extensions give it (`x` for `x.md`)."""
+        redirects = self.redirects()
+        if not redirects:
+            return None
+        for candidate in self._variants(rel):
+            moved = redirects.get(candidate)
+            if moved is None and self.model.case_insensitive:
+                moved = self._lower_redirects().get(candidate.lower())
+            if moved is not None:
+                return moved
         return None
 
     def wikilink(self, name: str, source: str) -> str | None:
@@ -235,6 +360,8 @@ class Resolver:
             return ""
         for root in self.tree.policy.data.get("roots") or ():
             prefix = str(root).strip("/") + "/"
+            if prefix in ("./", "/"):
+                return ""  # the knowledge root is the one vault
             if source.startswith(prefix):
                 return prefix
         return ""
@@ -268,7 +395,9 @@ class Resolver:
                     self._names.setdefault(base[:-3], []).append(path)
         return self._names
 
-    def _is_generated(self, rel: str) -> bool:
+    def is_generated(self, rel: str) -> bool:
+        """Whether `rel` matches `links.generated` (also a path outside the knowledge root:
+        `../std/**` for the books a site publishes beside this one)."""
         if not self.model.generated:
             return False
         if self._generated is None:
@@ -277,13 +406,19 @@ class Resolver:
             self._generated = pathspec.GitIgnoreSpec.from_lines(self.model.generated)
         return bool(self._generated.match_file(rel))
 
-    def _direct(self, rel: str) -> str | None:
+    def _variants(self, rel: str) -> list[str]:
+        """`rel`, then each name `links.extensions` gives it."""
         candidates = [rel]
-        bare = "." not in rel.rsplit("/", 1)[-1]
         for suffix, replacements in self.model.extensions:
-            if (rel.endswith(suffix) and suffix) or (not suffix and bare):
+            if suffix and rel.endswith(suffix):
                 stem = rel[: len(rel) - len(suffix)]
                 candidates.extend(stem + replacement for replacement in replacements)
+            elif not suffix:  # a name written without the page's extension (`x`, `x.ps1xml`)
+                candidates.extend(rel + r for r in replacements if not rel.endswith(r))
+        return candidates
+
+    def _direct(self, rel: str) -> str | None:
+        candidates = self._variants(rel)
         for candidate in candidates:
             if self.exists(candidate):
                 return candidate
@@ -304,75 +439,77 @@ class Resolver:
 
     def redirects(self) -> dict[str, str]:
         if self._redirects is None:
-            self._redirects = load_redirects(self.tree.repo, self.tree.policy)
+            model = self.model
+            self._redirects = load_redirects(
+                self.tree.repo, self.tree.policy, lambda path: site_candidates(model, path)
+            )
         return self._redirects
 
-
-_EXTERNAL = "\0external"
-
-
-def load_redirects(repo: Path, policy: Policy) -> dict[str, str]:
-    """The redirects file as root-relative old path -> new path (or an external marker)."""
-    model = link_model(policy)
-    if not model.redirects:
-        return {}
-    path = repo / model.redirects
-    text = _read(path)
-    from kbkit.policy.schema import check_expansion
-
-    try:
-        if path.suffix == ".json":
-            data: Any = json_input.loads(text)
-        else:
-            check_expansion(text, str(path), "redirects file")
-            from kbkit.pages.frontmatter import FrontmatterLoader
-
-            data = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
-    except (ValueError, yaml.YAMLError) as exc:
-        raise UsageError(f"{path}: the redirects file is not valid JSON or YAML ({exc})") from exc
-    key = (policy.data.get("links") or {}).get("redirects_key")
-    if key is not None:  # the mapping is one key of a larger site configuration
-        if not isinstance(data, dict) or not isinstance(data.get(key), dict):
-            raise UsageError(f"{path}: no mapping under the key {key!r} (links.redirects_key)")
-        data = data[key]
-    if not isinstance(data, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
-    ):
-        raise UsageError(f"{path}: the redirects file must map old paths to new paths (text)")
-    root = model.site_root or ""
-    return {_place(old, root): _place(new, root) for old, new in data.items()}
+    def _lower_redirects(self) -> dict[str, str]:
+        if self._redirects_lower is None:
+            self._redirects_lower = {}
+            for old, new in sorted(self.redirects().items()):
+                self._redirects_lower.setdefault(old.lower(), new)
+        return self._redirects_lower
 
 
-def _place(path: str, site_root: str) -> str:
-    if "://" in path or path.startswith(("mailto:", "//")):
-        return _EXTERNAL
-    path = path.split("#", 1)[0].split("?", 1)[0]
-    return _clean(posixpath.join(site_root, path.lstrip("/")) if path.startswith("/") else path)
+def _path_of(written: str) -> str:
+    """The path part of a link target as written (already percent-decoded)."""
+    return written.split("#", 1)[0].split("?", 1)[0]
 
 
-def _read(path: Path) -> str:
-    return read_config_text(path, MAX_REDIRECTS_BYTES, "the redirects file")
+class AnchorOptions(NamedTuple):
+    style: str  # the slug style (`kbkit.pages.anchors.STYLES`)
+    attr_list: bool  # `{ #id }` attribute lists give ids
+    tabbed: bool  # pymdownx.tabbed's `=== "Tab"` give ids
+    ignore: re.Pattern[str] | None  # fragments that are never checked
 
 
-def redirects_digest(repo: Path, policy: Policy) -> str:
-    """What the result snapshot must know of the redirects file (its bytes' hash)."""
-    model = link_model(policy)
-    if not model.redirects:
-        return ""
-    data = read_config_bytes(repo / model.redirects, MAX_REDIRECTS_BYTES, "the redirects file")
-    return hashlib.sha256(data).hexdigest()
+def anchor_options(policy: Policy) -> AnchorOptions:
+    links = policy.data.get("links") or {}
+    ignore = links.get("anchor_ignore")
+    return AnchorOptions(
+        str(links.get("slugs") or anchors.GITHUB),
+        bool(links.get("attr_list")),
+        bool(links.get("tabbed")),
+        re.compile(str(ignore)) if ignore else None,
+    )
 
 
-_HTML_ID = re.compile(r"""<[a-zA-Z][^>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
+_LAST_PAGE: list[Any] = [None, None, ()]  # the page, the policy data, its ids
 
 
-def github_slugs(page: Page) -> tuple[str, ...]:
-    """The anchors a `page.md#fragment` link may name: GitHub's heading anchors (the
-    parser's `Page.anchors()`) and explicit HTML `id`/`name` anchors."""
-    out = list(page.anchors())
-    if "id" in page.text or "name" in page.text:
-        out.extend(match.group(1) for match in _HTML_ID.finditer(page.text))
-    return tuple(out)
+def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
+    """The ids a `page.md#fragment` link may name on this page, as the site builds them:
+    its headings' ids under the policy's slug style (or their `{ #id }`), attribute-list
+    ids, HTML `id`/`name` anchors, footnote ids and tab ids (remembered for the last page:
+    the page's findings and its facts both ask)."""
+    if _LAST_PAGE[0] is page and _LAST_PAGE[1] is policy.data:
+        return tuple(_LAST_PAGE[2])
+    options = compiled(policy, anchor_options)
+    texts = [heading.plain for heading in page.headings]
+    ids = anchors.heading_ids(texts, options.style, options.attr_list)
+    out = list(ids)
+    if options.attr_list:
+        out.extend(anchors.attr_list_ids(page.text))
+    out.extend(anchors.html_ids(page.text))
+    if page.footnotes:
+        out.extend(anchors.footnote_ids(f.label for f in page.footnotes if f.definition))
+    if options.tabbed:
+        lines = [heading.line for heading in page.headings]
+        out.extend(anchors.tab_ids(page.text, list(zip(lines, ids, strict=True)), options.style))
+    found = tuple(dict.fromkeys(out))
+    _LAST_PAGE[:] = [page, policy.data, found]
+    return found
+
+
+def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
+    """Whether a `#fragment` names an id of the page (`known`), letter case aside, or is one
+    the policy never checks (`links.anchor_ignore`, matched from its start)."""
+    if not fragment or fragment in known or fragment.lower() in known:
+        return True
+    ignore = compiled(policy, anchor_options).ignore
+    return ignore is not None and ignore.match(fragment) is not None
 
 
 def anchors_on(policy: Policy) -> bool:

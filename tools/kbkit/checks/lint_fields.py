@@ -77,8 +77,8 @@ def field_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
                 1,
                 "lint/frontmatter-missing",
                 ERROR,
-                "no frontmatter: a synthesized page must start with a `---` line, "
-                "YAML fields and a closing `---` line",
+                "no frontmatter: start the page with a `---` line, its fields as YAML "
+                "(`title: ...`) and a closing `---` line",
             )
         ]
     if front.error is not None or front.data is None:

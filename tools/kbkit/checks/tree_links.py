@@ -12,11 +12,15 @@ from typing import NamedTuple
 
 from kbkit.checks.link_model import (
     Resolver,
+    anchor_ids,
+    anchor_options,
     anchors_on,
+    fragment_known,
     has_site_root,
     is_site_link,
     wikilinks_on,
 )
+from kbkit.checks.scopes import compiled
 from kbkit.pages.anchors import slug
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import Summary, is_absolute
@@ -57,37 +61,67 @@ def broken_link_findings(
     memo = {} if outside is None else outside
     files, folders = tree.files, tree.folders
     resolver = resolver or Resolver(tree)
-    links = summary.links
-    site = tree.facts.get(rel, {}).get("site_links")
-    if site:
-        links = (*links, *site)
     findings = []
     anchors = anchors_on(tree.policy)
     wiki = wikilinks_on(tree.policy)
-    for resolved, line, written in links:
+    for resolved, line, written in tree.facts.get(rel, {}).get("site_links", ()):
+        target = resolver.site_target(resolved, written)
+        if target is None:
+            findings.append(_broken(tree, rel, line, written, resolved))
+        elif anchors and "#" in written:
+            missing = _anchor_findings(tree, rel, target, line, written)
+            if missing and resolver.model.url_map:  # the page of any version may hold it
+                others = resolver.site_targets(resolved, written)
+                if any(not _anchor_findings(tree, rel, o, line, written) for o in others):
+                    missing = []
+            findings.extend(missing)
+    for resolved, line, written in summary.links:
         if anchors and "#" in written:
-            findings.extend(_anchor_findings(tree, rel, resolver, resolved, line, written))
+            target = resolver.target(resolved) if not outside_root(resolved) else None
+            if target is not None:
+                findings.extend(_anchor_findings(tree, rel, target, line, written))
         if resolved in files or resolved in folders:
             continue
         if outside_root(resolved):
             if resolved not in memo:
-                memo[resolved] = tree.exists(resolved)
+                memo[resolved] = tree.exists(resolved) or resolver.is_generated(resolved)
             if memo[resolved]:
                 continue
         elif resolved == "" or resolver.target(resolved) is not None:
             continue  # the knowledge root itself, or found under the link options
         elif wiki and resolver.wikilink(_path_of(written), rel) is not None:
             continue  # a vault resolves `[x](name.png)` by name, as it resolves [[name.png]]
-        findings.append(
-            Finding(
-                tree.repo_path(rel),
-                line,
-                "tree/link-broken",
-                ERROR,
-                f"broken link {quote(written)}: nothing at {tree.repo_path(resolved)}; fix the path or remove the link",
-            )
-        )
+        findings.append(_broken(tree, rel, line, written, resolved))
     return findings
+
+
+def _broken(tree: Tree, rel: str, line: int, written: str, resolved: str) -> Finding:
+    return Finding(
+        tree.repo_path(rel),
+        line,
+        "tree/link-broken",
+        ERROR,
+        f"broken link {quote(written)}: nothing at {tree.repo_path(resolved)}; fix the path or remove the link",
+    )
+
+
+def same_page_anchor_findings(page: Page, policy: Policy) -> list[Finding]:
+    """tree/link-anchor for `[x](#fragment)`: the fragment names no id of this page."""
+    own = [link for link in page.links if not link.path_part and link.target.startswith("#")]
+    if not own:
+        return []
+    known = frozenset(anchor_ids(page, policy))
+    return [
+        Finding(
+            page.path,
+            link.line,
+            "tree/link-anchor",
+            ERROR,
+            f"link {quote(link.target)}: this page has no heading or anchor {quote(link.target)}",
+        )
+        for link in own
+        if not fragment_known(link.target[1:], known, policy)
+    ]
 
 
 def wikilink_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]:
@@ -137,20 +171,17 @@ def _heading_missing(tree: Tree, target: str, written: str) -> bool:
     known = tree.facts.get(target, {}).get("anchors")
     if not heading or heading.startswith("^") or known is None:
         return False
-    return slug(heading) not in known and heading.lower() not in known
+    style = compiled(tree.policy, anchor_options).style
+    return slug(heading, style) not in known and heading.lower() not in known
 
 
-def _anchor_findings(
-    tree: Tree, rel: str, resolver: Resolver, resolved: str, line: int, written: str
-) -> list[Finding]:
+def _anchor_findings(tree: Tree, rel: str, target: str, line: int, written: str) -> list[Finding]:
     """tree/link-anchor: the fragment names no anchor of the page the link reaches."""
-    target = resolver.target(resolved) if not outside_root(resolved) else None
-    facts = tree.facts.get(target) if target is not None else None
-    if target is None or not facts or "anchors" not in facts:
-        return []  # broken (reported as such), outside the root, or not a checked page
+    facts = tree.facts.get(target)
+    if not facts or "anchors" not in facts:
+        return []  # not a checked page (or an image, a folder, a file outside the root)
     fragment = written.split("#", 1)[1]  # link targets are already percent-decoded
-    known = facts["anchors"]
-    if not fragment or fragment in known or fragment.lower() in known:
+    if fragment_known(fragment, facts["anchors"], tree.policy):
         return []
     return [
         Finding(

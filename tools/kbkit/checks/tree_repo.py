@@ -7,7 +7,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-from kbkit.pages.page import Page, decode, parse_page
+from kbkit.pages.frontmatter import split_frontmatter
+from kbkit.pages.page import Page, decode
 from kbkit.rulebook.findings import ERROR, Finding
 from kbkit.tree.cache import digest
 from kbkit.tree.model import Tree
@@ -64,31 +65,56 @@ def page_exact_fingerprint(page: Page, min_chars: int) -> bytes | None:
     return exact_fingerprint(_body(page), min_chars)
 
 
+def bytes_exact_fingerprint(data: bytes, min_chars: int) -> bytes | None:
+    """`page_exact_fingerprint` of a page's bytes without parsing its markdown (only the
+    frontmatter is split off, as `parse_page` splits it); None when it is not text."""
+    text, _, error = decode(data)
+    if error is not None:
+        return None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    body = text[split_frontmatter(text).body_offset :]
+    if "kb-disable-file" in body:
+        body = _FILE_SUPPRESSION.sub("", body)
+    return exact_fingerprint(body, min_chars)
+
+
 def duplicate_findings(
     fingerprints: Iterable[tuple[str, bytes]],
     repo_path: Callable[[str], str],
     exact: Callable[[str], bytes | None] | None = None,
+    version: Callable[[str], str | None] | None = None,
 ) -> list[Finding]:
     """T25: a page (root-relative path, body fingerprint; sorted by path) whose body equals an
     earlier page's body. With `exact` (the page's `exact_fingerprint`, None when it cannot be
-    read again), pages whose `body_fingerprint`s are equal are compared exactly."""
+    read again), pages whose `body_fingerprint`s are equal are compared exactly. With
+    `version` (the declared version folder a page is in, or None), a page copied from
+    another version's folder is no duplicate: only copies within one version, or of or into
+    a page outside every version folder, are."""
     pairs = list(fingerprints)
     if exact is not None:
         counts = Counter(body for _, body in pairs)
         if len(counts) < len(pairs):
+            clash = _may_clash(pairs, counts, version)
             refined = []
             for rel, body in pairs:
-                if counts[body] > 1:
+                if counts[body] > 1 and (clash is None or rel in clash):
                     found = exact(rel)
                     if found is None:
                         continue  # gone or changed past reading since the load
                     body = b"=" + found  # never equal to a 16-byte body_fingerprint
                 refined.append((rel, body))
             pairs = refined
-    first: dict[bytes, str] = {}
+    first: dict[bytes, list[str]] = {}
     findings: list[Finding] = []
     for rel, body in pairs:
-        owner = first.setdefault(body, rel)
+        earlier = first.setdefault(body, [])
+        earlier.append(rel)
+        if version is None:
+            owner = earlier[0]
+        else:
+            mine = version(rel)
+            owner = next((o for o in earlier if mine is None or version(o) in (None, mine)), rel)
         if owner != rel:
             findings.append(
                 Finding(
@@ -102,6 +128,55 @@ def duplicate_findings(
     return findings
 
 
+def _may_clash(
+    pairs: list[tuple[str, bytes]],
+    counts: Counter[bytes],
+    version: Callable[[str], str | None] | None,
+) -> set[str] | None:
+    """The pages whose equal-looking bodies could be reported (all, None, without versions):
+    a copy in another version's folder never is, so it needs no exact comparison."""
+    if version is None:
+        return None
+    groups: dict[bytes, list[str]] = {}
+    for rel, body in pairs:
+        if counts[body] > 1:
+            groups.setdefault(body, []).append(rel)
+    clash: set[str] = set()
+    for members in groups.values():
+        seen = Counter(version(rel) for rel in members)
+        for rel in members:
+            mine = version(rel)
+            if mine is None or seen[mine] > 1 or seen[None]:
+                clash.add(rel)
+    return clash
+
+
+def version_reader(tree: Tree) -> Callable[[str], str | None] | None:
+    """The declared version folder (`versions:`, knowledge-root folders; `*` and `?` match
+    within one name) each root-relative page lies in, or None for the policy without any."""
+    patterns = tuple(str(p).strip("/") for p in tree.policy.data.get("versions") or ())
+    if not patterns:
+        return None
+    import fnmatch
+
+    known: dict[str, str | None] = {}
+
+    def version(rel: str) -> str | None:
+        folder = rel.rpartition("/")[0]
+        if folder not in known:
+            parts = folder.split("/") if folder else []
+            found = None
+            for end in range(1, len(parts) + 1):
+                prefix = "/".join(parts[:end])
+                if any(fnmatch.fnmatchcase(prefix, pattern) for pattern in patterns):
+                    found = prefix
+                    break
+            known[folder] = found
+        return known[folder]
+
+    return version
+
+
 def exact_reader(tree: Tree) -> Callable[[str], bytes | None]:
     """`exact_fingerprint` of a page of `tree` by its root-relative path, read again."""
     top = str(tree.repo / tree.root)
@@ -112,8 +187,7 @@ def exact_reader(tree: Tree) -> Callable[[str], bytes | None]:
             data, _ = read_page_file(top, rel, tree.policy.limit("read_bytes"))
         except (PageRefused, OSError):
             return None
-        page = parse_page(f"{tree.root}/{rel}", data)
-        return None if page.error is not None else page_exact_fingerprint(page, min_chars)
+        return bytes_exact_fingerprint(data, min_chars)
 
     return exact
 

@@ -1,4 +1,6 @@
-"""Sensitive text in a page (T13-T16): IP addresses, home folders, private keys.
+"""Sensitive text in a page (T13-T16): IP addresses, home folders, private keys, and
+credential tokens (`tree/secret-token`: the token families of `kbkit.infra.secret_tokens`,
+the one pattern set lessons are redacted with; documentation stand-ins aside).
 
 Every check scans the whole text (frontmatter, prose and code) with a cheap `in` prefilter
 first, and reports at most one finding per rule and line. Pure: text and policy in, findings out.
@@ -12,6 +14,7 @@ import re
 from collections.abc import Iterator
 
 from kbkit.infra.errors import UsageError
+from kbkit.infra.secret_tokens import is_example_token, token_hits
 from kbkit.pages.lines import LineCounter
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import ERROR, Finding
@@ -47,8 +50,11 @@ _GENERIC_USERS = frozenset({"public", "shared", "default", "all users"})
 # Names that stand for "your name here" in documentation, not a person's home folder.
 _PLACEHOLDER_NAME = re.compile(
     r"(?:(?:your|my|the|some|example|test|demo|dummy|sample|local|current)?[-_.]?"
-    r"(?:user(?:[-_.]?name)?|name|login|account|id|home)"
+    r"(?:user(?:[-_.]?name)?|name|login|account|id|home)[a-z]?"
     r"|you|me|someone|somebody|username|yourname|foo|bar|baz|x{2,}|\?+|j(?:ohn|ane)?[-_.]?doe"
+    # built-in and cloud images' default accounts, and names that say they stand in
+    r"|admin|administrator|guest|test|tester|azureuser|ubuntu|ec2-user|vagrant|root"
+    r"|[a-z]*(?:user|test)[a-z]*"
     r"|[A-Z][A-Z_]*)\d*",
 )
 
@@ -99,8 +105,9 @@ def _ipv4_matches(text: str) -> Iterator[re.Match[str]]:
 # sections, object identifiers.
 _NOT_ADDRESS_BEFORE = re.compile(
     r"(?:\b(?:v|ver|version|versions|release|build|rev|revision|section|sections|sec|sect"
-    r"|clause|chapter|ch|paragraph|para|table|figure|fig|step|item|oid|oids|arc)\.?"
-    r"|§|\bid-[\w-]+|\boid[-_]?\w*)[ \t:=(#]*$",
+    r"|clause|chapter|ch|paragraph|para|table|figure|fig|step|item|oid|oids|arc"
+    r"|ansi|iso|iec|ieee|ecma|itu|rfc|fips|nist|unicode|spec|specification|standard)\.?"
+    r"|§|\bid-[\w-]+|\w*oid[-_]?\w*|\w+version\w*)[ \t:=(#\"'\[]*$",
     re.I,
 )
 # Words and characters right before a quad that make it an address, and a port or prefix
@@ -205,7 +212,41 @@ def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
                 match.start(),
                 "private key block: remove it and rotate the key",
             )
+    for hit in token_hits(text):
+        token = text[hit.start : hit.end]
+        if hit.family in ("private-key", "putty-key") or is_example_token(token):
+            continue  # key blocks are tree/secret-private-key (a header alone is no key)
+        shown = token[:4].replace("\n", " ")
+        add(
+            "tree/secret-token",
+            hit.start,
+            f"{_FAMILY_WORDS.get(hit.family, hit.family + ' token')} {shown}…: remove it, then "
+            "revoke or rotate it (it stays in the git history)",
+        )
     return [
         Finding(path, line, rule, ERROR, message, column)
         for (rule, line), (message, column) in hits.items()
     ]
+
+
+_FAMILY_WORDS = {
+    "github": "GitHub token",
+    "gitlab": "GitLab token",
+    "stripe": "Stripe key",
+    "npm": "npm token",
+    "slack": "Slack token",
+    "azure": "Azure storage key",
+    "aws-access-key": "AWS access key ID",
+    "aws-secret-key": "AWS secret access key",
+    "jwt": "JSON Web Token",
+    "openai": "OpenAI key",
+    "google": "Google API key",
+    "sendgrid": "SendGrid key",
+    "pypi": "PyPI token",
+    "square": "Square token",
+    "twilio": "Twilio key",
+    "mailchimp": "Mailchimp key",
+    "telegram": "Telegram bot token",
+    "discord": "Discord token",
+    "artifactory": "Artifactory key",
+}

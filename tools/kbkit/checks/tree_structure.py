@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import Summary
-from kbkit.policy.model import Policy
+from kbkit.policy.model import WHOLE_ROOT, Policy
 from kbkit.rulebook.findings import ERROR, WARNING, Finding
 from kbkit.tree.model import Folder, Tree
 
@@ -31,10 +31,11 @@ def index_targets(summary: Summary) -> dict[str, list[int]]:
 
 def checked_folders(tree: Tree) -> Iterator[Folder]:
     """Folders under a root that hold markdown at some depth, in sorted order."""
+    whole = tree.policy.whole_root
     roots = tuple(map(str, tree.policy.data["roots"]))
     below = tuple(f"{root}/" for root in roots)
     for rel, folder in tree.folders.items():
-        if folder.has_markdown and (rel in roots or rel.startswith(below)):
+        if folder.has_markdown and (whole or rel in roots or rel.startswith(below)):
             yield folder
 
 
@@ -49,7 +50,7 @@ def root_findings(tree: Tree) -> list[Finding]:
             f"the root folder {tree.repo_path(root)}/ is missing",
         )
         for root in map(str, tree.policy.data["roots"])
-        if root not in tree.folders
+        if root not in tree.folders and root.strip("/") not in WHOLE_ROOT
     ]
 
 

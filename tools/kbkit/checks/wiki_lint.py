@@ -44,9 +44,9 @@ def in_scope(rel: str, policy: Policy) -> bool:
 
 
 def _folder_in_scope(folder: str, policy: Policy) -> bool:
-    parts = folder.split("/")
-    if not folder or parts[0] not in policy.data["roots"]:
+    if not policy.under_roots(folder):
         return False
+    parts = folder.split("/")
     if not frozenset(policy.data["evidence_dirs"]).isdisjoint(parts):
         return False
     cuts = _cuts(policy)
@@ -163,15 +163,20 @@ def _stale_findings(tree: Tree, pages: list[tuple[str, Facts]], context: Context
 def _orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding]:
     # Every page under the knowledge root is a source, except the untracked local/ folder:
     # what a reviewer's private notes link to must not change the result (B8).
+    from kbkit.checks.index_model import every_page_listed, toc_targets
+
+    if every_page_listed(tree):
+        return []  # mkdocs without `nav`: navigation links every page
     local = str(tree.policy.data["local_dir"]).strip("/") + "/"
-    linked: set[str] = set()
+    linked: set[str] = toc_targets(tree)  # navigation entries are links too
     resolver = Resolver(tree)
     wiki = wikilinks_on(tree.policy)
     for rel, summary in tree.summaries.items():
         if rel.startswith(local):
             continue
         linked.update(target for target, _, _ in summary.links if target != rel)
-        linked.update(target for target, _, _ in tree.facts[rel].get("site_links", ()))
+        for target, _, written in tree.facts[rel].get("site_links", ()):
+            linked.update(resolver.site_targets(target, written))
         names = [name for name, _, _, _ in tree.facts[rel].get("wikilinks", ())]
         if wiki:  # `[[Page]]` links too, and in a vault `[x](Page.md)` by name
             names.extend(
@@ -232,7 +237,7 @@ def _adapters(tree: Tree, _: Fingerprints) -> list[Finding]:
 CROSS_PAGE: dict[Callable[..., Any], str] = {
     _taxonomy_findings: "the tags facts and the taxonomy (its digest is in the snapshot)",
     _stale_findings: "the updated facts and the date (in the namespace)",
-    _orphan_findings: "resolved links and site links",
+    _orphan_findings: "resolved links and site links; the tables of contents (their digest is in the snapshot)",
     _duplicate_rule_id_findings: "the rule_ids facts",
 }
 # The cross-page checks that read outside the digests: a reused run recomputes them.

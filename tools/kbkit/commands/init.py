@@ -71,14 +71,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--root",
-        default=DEFAULT_ROOT,
+        default=None,
         metavar="FOLDER",
         help=f"the knowledge root: a folder at the top of the repository, e.g. docs for a "
-        f"docs tree you already have (default: {DEFAULT_ROOT}); its policy.yaml then says "
-        "knowledge_root: FOLDER",
+        f"docs tree you already have (default: the docs folder of a site generator found "
+        f"at the top, mkdocs.yml, book.toml, docfx.json, docusaurus.config.* or Hugo's "
+        f"config, else {DEFAULT_ROOT}); its policy.yaml then says knowledge_root: FOLDER",
     )
     args = parser.parse_args(argv)
-    root = args.root.strip("/")
+    detect = args.root is None
+    root = (args.root if args.root is not None else DEFAULT_ROOT).strip("/")
     if not ROOT_NAME.fullmatch(root):
         raise UsageError(
             f"--root {args.root!r}: name one folder at the top of the repository (e.g. docs); "
@@ -95,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             repo = Path.cwd()
     local = args.local_hook or not _pinnable(args.hook_repo, args.hook_rev)
     hook = hook_config(args.hook_repo, args.hook_rev, local=local)
-    steps = initialize(repo.absolute(), clock.today(), hook, root)
+    steps = initialize(repo.absolute(), clock.today(), hook, root, detect=detect)
     for step in steps:
         if step.action == "print":
             print(f"exists  {step.path}: add kbkit's hook under `repos:` yourself:\n")
@@ -103,5 +105,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             detail = f" ({step.detail})" if step.detail else ""
             print(f"{step.action:<7} {step.path}{detail}")
+    if any(step.detail and step.action == "created" for step in steps if step.action != "print"):
+        print()
+        print(first_check(repo.absolute()))
     print("\nnext: review the files, `git add` them, then `pre-commit install` once per clone")
     return 0
+
+
+def first_check(repo: Path) -> str:
+    """What `kb check` says of the tree under the policy just written, in plain words: that
+    it passes, or what it leaves for the team, counted by rule."""
+    from collections import Counter
+
+    from kbkit.checks.runner import run_validators
+    from kbkit.policy.model import load_policy
+    from kbkit.rulebook.catalog import all_rules
+
+    policy = load_policy(repo)
+    findings, pages = run_validators(repo, policy, ("tree", "lint"), clock.today(), use_cache=False)
+    where = f"{policy.knowledge_root}/" if policy.knowledge_root not in ("", ".") else "the tree"
+    if not findings:
+        return f"kb check passes on {where} ({pages} page(s)) under this policy"
+    counts = Counter(finding.rule_id for finding in findings)
+    rules = all_rules()
+    lines = [
+        f"kb check on {where} ({pages} page(s)) leaves {len(findings)} finding(s) for the "
+        "team to fix or to settle in the policy:"
+    ]
+    for rule_id, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        what = rules[rule_id].summary if rule_id in rules else rule_id
+        lines.append(f"  {count:>5}  {what} ({rule_id})")
+    lines.append("`kb check` lists them; `kb rule RULE-ID` says why each matters and how to fix it")
+    return "\n".join(lines)

@@ -118,7 +118,7 @@ def is_rule_page(rel: str, page: Page, policy: Policy) -> bool:
     name = rel.rsplit("/", 1)[-1]
     if not page_name_pattern(policy).search(name):
         return False
-    if rel.split("/", 1)[0] not in policy.data["roots"]:
+    if not policy.under_roots(rel):
         return False
     wanted = policy.data["rules"]["page_type"]  # empty: the file name alone decides
     return page.error is None and (not wanted or page.meta.get("type") == wanted)

@@ -85,7 +85,7 @@ def slot_name(folder: str, policy: Policy, pattern: re.Pattern[str]) -> str | No
 def owner_folder(folder: str, policy: Policy) -> bool:
     """Whether a folder (relative to the knowledge root) may hold an owner's rules."""
     parts = folder.split("/")
-    if len(parts) < 2 or parts[0] not in policy.data["roots"]:
+    if len(parts) < 2 or not policy.under_roots(folder):
         return False  # a root is not an owner
     skipped = set(policy.data.get("group_dirs") or ()) | set(policy.data.get("evidence_dirs") or ())
     if skipped & set(parts[1:]):

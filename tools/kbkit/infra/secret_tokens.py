@@ -180,3 +180,135 @@ def redact_secrets(text: str) -> str:
         if any(hint in lower for hint in _NAME_HINTS):
             text = ASSIGNMENT.sub(_assignment, text)
     return SCHEME.sub(_scheme, text)
+
+
+class TokenHit(NamedTuple):
+    """One token-family match in a text: its family, where it starts and ends."""
+
+    family: str
+    start: int
+    end: int
+
+
+# Scanning whole pages (kilobytes each, thousands of them) must be fast: a pattern that opens
+# with the `_B` lookbehind is tried at every position of the text, while the same pattern
+# without it starts from its literal prefix (100x faster in CPython's re). So each family is
+# searched by its pattern less a leading `_B` and every hit is confirmed by the whole
+# pattern at the same place; families whose pattern has no literal start are skipped when a
+# text lacks a substring (or, for telegram, a shape) every match of theirs holds.
+_TEXT_HINTS: dict[str, tuple[str, ...]] = {
+    "private-key": ("PRIVATE KEY",),
+    "putty-key": ("PuTTY-User-Key-File-",),
+    "stripe": ("k_live_", "k_test_"),
+    "npm": ("npm_", "_authToken="),
+    "slack": ("xox", "hooks.slack.com"),
+}
+_LOWER_HINTS: dict[str, tuple[str, ...]] = {  # looked for in the lower-cased text
+    "aws-secret-key": ("aws",),
+    "azure": ("accountkey=", "sharedaccesskey="),
+}
+# Families searched from literal-led pieces instead (a hit at `start` is confirmed by the
+# whole pattern searched from `start - back`): an alternation or a class first would scan
+# every position.
+_LEADS: dict[str, tuple[tuple[str, int], ...]] = {
+    "gitlab": (("gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-", 0), ("GR1348941", 0)),
+    "twilio": (("AC[a-z0-9]{32}", 0), ("SK[a-z0-9]{32}", 0)),
+    "mailchimp": (("-us[0-9]", 32),),
+}
+_SHAPE_HINTS: dict[str, re.Pattern[str]] = {
+    "telegram": re.compile(r":[0-9A-Za-z_-]{35}"),
+    "discord": re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}"),
+}
+
+
+Scan = tuple[str, re.Pattern[str], re.Pattern[str] | None, tuple[tuple[re.Pattern[str], int], ...]]
+
+
+def _scans() -> tuple[Scan, ...]:
+    out = []
+    for (name, full), family in zip(_COMPILED, FAMILIES, strict=True):
+        lead = None
+        if family.pattern.startswith(_B):
+            lead = re.compile(family.pattern[len(_B) :], re.DOTALL)
+        pieces = tuple((re.compile(text), back) for text, back in _LEADS.get(name, ()))
+        out.append((name, full, lead, pieces))
+    return tuple(out)
+
+
+_SCANS = _scans()
+
+
+def token_hits(text: str) -> list[TokenHit]:
+    """Every token-family match of `text`, in text order (the families alone: no credential
+    names, schemes or URL passwords), for checks that report where a token is. The same
+    matches as each family's `finditer` (tests/infra/test_secret_token_hits.py)."""
+    if not _may_hold_token(text):
+        return []
+    hits: list[TokenHit] = []
+    lower: str | None = None
+    for name, full, lead, pieces in _SCANS:
+        if name in _TEXT_HINTS and not any(h in text for h in _TEXT_HINTS[name]):
+            continue
+        if name in _LOWER_HINTS:
+            lower = text.lower() if lower is None else lower
+            if not any(h in lower for h in _LOWER_HINTS[name]):
+                continue
+        if name in _SHAPE_HINTS and _SHAPE_HINTS[name].search(text) is None:
+            continue
+        if pieces:
+            hits.extend(_from_pieces(name, full, pieces, text))
+            continue
+        if lead is None:
+            hits.extend(TokenHit(name, m.start(), m.end()) for m in full.finditer(text))
+            continue
+        position = 0
+        while (found := lead.search(text, position)) is not None:
+            confirmed = full.match(text, found.start())
+            if confirmed is not None:
+                hits.append(TokenHit(name, confirmed.start(), confirmed.end()))
+                position = max(confirmed.end(), found.start() + 1)
+            else:
+                position = found.start() + 1  # glued to a word: a later start may still match
+    return sorted(hits, key=lambda hit: (hit.start, hit.family))
+
+
+def _from_pieces(
+    name: str, full: re.Pattern[str], pieces: tuple[tuple[re.Pattern[str], int], ...], text: str
+) -> list[TokenHit]:
+    """The family's matches, searched for only near the hits of its literal-led pieces."""
+    starts = sorted(
+        {max(0, found.start() - back) for piece, back in pieces for found in piece.finditer(text)}
+    )
+    hits: list[TokenHit] = []
+    done = 0  # the end of the last match: matches never overlap
+    for start in starts:
+        if start < done:
+            continue
+        found = full.search(text, max(start, done), start + 2 * 64 + 1)
+        if found is not None and found.start() >= done and found.end() <= len(text):
+            whole = full.match(text, found.start())  # as the unbounded search would see it
+            if whole is not None:
+                hits.append(TokenHit(name, whole.start(), whole.end()))
+                done = whole.end()
+    return hits
+
+
+# Documentation writes tokens that are not secrets: AWS's published example keys, runs of one
+# character (`ghp_xxxxxxxx...`), counting sequences, `<your-token>`-style stand-ins.
+_EXAMPLE_WORDS = re.compile(r"(?i)example|sample|dummy|placeholder|your|redacted|fake")
+_COUNTING = ("0123456789", "123456789", "abcdefghij", "ABCDEFGHIJ")
+_SAMPLE_JWT = re.compile(r"^eyJ[A-Za-z0-9_=-]*\.(eyJzdWIiOiIxMjM0NTY3ODkwIi|eyJzdWIiOiJ1c2VyMTIz)")
+
+
+def is_example_token(token: str) -> bool:
+    """Whether a token-family match is a documentation stand-in rather than a credential:
+    it says so (`EXAMPLE`, `your`, `dummy`, ...), repeats one or a few characters, counts
+    (`1234567890`, `abcdef...`), or is jwt.io's sample token (subject `1234567890`)."""
+    if _EXAMPLE_WORDS.search(token) or any(mark in token for mark in ("<", ">", "...", "**")):
+        return True
+    body = re.sub(r"^[A-Za-z]+[_-]", "", token)  # without the family's prefix (`ghp_`)
+    if len(set(body.lower())) <= 4:
+        return True
+    if re.search(r"(.)\1{7,}", body) or any(run in body for run in _COUNTING):
+        return True
+    return _SAMPLE_JWT.match(token) is not None

@@ -1,30 +1,178 @@
-"""Heading anchors as GitHub makes them, for `page.md#fragment` links."""
+"""Heading anchors as a site generator makes them, for `page.md#fragment` links.
+
+A slug style names the generator whose ids a site publishes:
+
+- `github` (the default): github-slugger. Lower-case the rendered text, drop everything but
+  letters, digits, `_`, `-` and spaces, turn each space into `-`; a repeat gets `-1`, `-2`.
+- `python-markdown`: the `toc` extension's `slugify` (mkdocs): the text folded to ASCII
+  (NFKD), everything but word characters, spaces and `-` dropped, lower-cased, each run of
+  spaces and `-` one `-` ("Caret, Mark & Tilde" is `caret-mark-tilde`); a repeat gets `_1`.
+- `mdbook`: mdBook's `normalize_id`: letters, digits, `_` and `-` kept (ASCII letters
+  lower-cased), each whitespace character a `-`; a repeat gets `-1`.
+- `docfx`: markdig's GitHub-style identifiers, as DocFX and Learn build them: `github`'s,
+  except that a heading with nothing left (`### $?`) is `section`.
+
+Ids that do not come from heading text are read too (`page_ids`): `attr_list` blocks
+(`## Title { #id }`, `{: #id }`, `{ id="x" }`) replace the heading's own slug, HTML
+`id`/`name` attributes, footnote ids in every generator's spelling, and
+pymdownx.tabbed's tab ids (`=== "Tab"`: the tab title's slug, alone and after the
+heading's).
+"""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
+
+GITHUB, PYTHON_MARKDOWN, MDBOOK, DOCFX = "github", "python-markdown", "mdbook", "docfx"
+STYLES = (GITHUB, PYTHON_MARKDOWN, MDBOOK, DOCFX)
 
 # GitHub (github-slugger) lower-cases the heading's text, drops everything but letters,
 # digits, `_`, `-` and spaces, and turns each space into `-`.
 _DROP = re.compile(r"[^\w\- ]")
+# The same for ASCII text in one C pass: punctuation deleted, spaces turned into `-`.
+_ASCII_KEEP = set("abcdefghijklmnopqrstuvwxyz0123456789_- ")
+_GITHUB_ASCII = str.maketrans(
+    {
+        chr(c): (None if chr(c) not in _ASCII_KEEP else "-" if c == 32 else chr(c))
+        for c in range(128)
+    }
+)
+_PM_DROP = re.compile(r"[^\w\s-]")
+_PM_RUNS = re.compile(r"[-\s]+")
+_PM_COUNT = re.compile(r"^(.*)_([0-9]+)$")
 
 
-def slug(text: str) -> str:
+def slug(text: str, style: str = GITHUB) -> str:
     """The anchor of one heading text (its rendered text: `Heading.plain`)."""
-    return _DROP.sub("", text.strip().lower()).replace(" ", "-")
+    if style == PYTHON_MARKDOWN:
+        value = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+        return _PM_RUNS.sub("-", _PM_DROP.sub("", value).strip().lower())
+    if style == MDBOOK:
+        out = []
+        for char in text.strip().lstrip("#").strip():
+            if char.isalnum() or char in "_-":
+                out.append(char.lower() if char.isascii() else char)
+            elif char.isspace():
+                out.append("-")
+        return "".join(out)
+    lowered = text.strip().lower()
+    if lowered.isascii():
+        made = lowered.translate(_GITHUB_ASCII)
+    else:
+        made = _DROP.sub("", lowered).replace(" ", "-")
+    if style == DOCFX and not made:
+        return "section"  # markdig's AutoIdentifier for a heading without text
+    return made
 
 
-def page_anchors(texts: Iterable[str]) -> tuple[str, ...]:
-    """The anchors of a page's headings in order; a repeated slug gets `-1`, `-2`, ..."""
+def _unique(candidate: str, seen: set[str], style: str) -> str:
+    if style == PYTHON_MARKDOWN:  # markdown.extensions.toc.unique
+        while candidate in seen or not candidate:
+            match = _PM_COUNT.match(candidate)
+            candidate = f"{match.group(1)}_{int(match.group(2)) + 1}" if match else f"{candidate}_1"
+        return candidate
+    base, number = candidate, 0
+    while candidate in seen:
+        number += 1
+        candidate = f"{base}-{number}"
+    return candidate
+
+
+def page_anchors(texts: Iterable[str], style: str = GITHUB) -> tuple[str, ...]:
+    """The anchors of a page's headings in order, repeats numbered as the style does."""
     seen: set[str] = set()
     out = []
     for text in texts:
-        base = candidate = slug(text)
-        number = 0
-        while candidate in seen:
-            number += 1
-            candidate = f"{base}-{number}"
+        candidate = _unique(slug(text, style), seen, style)
         seen.add(candidate)
         out.append(candidate)
     return tuple(out)
+
+
+# An attribute list: `{ #id .class key="value" }`, `{: #id }` (kramdown/Python-Markdown).
+_ATTRS = re.compile(
+    r"\{:?[ \t]*((?:[#.][^\s{}#.]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}]+)|[ \t])+)\}"
+)
+_ATTR_ID = re.compile(r"(?:^|[ \t])(?:#([^\s{}.]+)|id=(?:\"([^\"]*)\"|'([^']*)'|([^\s{}]+)))")
+_TRAILING_ATTRS = re.compile(_ATTRS.pattern + r"[ \t]*$")
+
+
+def _attr_id(attrs: str) -> str | None:
+    match = _ATTR_ID.search(attrs)
+    if match is None:
+        return None
+    return next(group for group in match.groups() if group is not None)
+
+
+def heading_ids(texts: Iterable[str], style: str = GITHUB, attr_list: bool = False) -> list[str]:
+    """The id of each heading (plain text): its `{ #id }` when `attr_list` is on, else its
+    slug, with repeats numbered as the style does."""
+    seen: set[str] = set()
+    out = []
+    for text in texts:
+        given = None
+        if attr_list and "{" in text:
+            match = _TRAILING_ATTRS.search(text)
+            if match is not None:
+                given = _attr_id(match.group(1))
+                text = text[: match.start()]
+        candidate = given if given else _unique(slug(text, style), seen, style)
+        seen.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def attr_list_ids(text: str) -> list[str]:
+    """Every `#id` / `id=` of the attribute lists in `text` (blocks, images, spans)."""
+    if "{" not in text:
+        return []
+    return [found for match in _ATTRS.finditer(text) if (found := _attr_id(match.group(1)))]
+
+
+_HTML_ID = re.compile(r"""<[a-zA-Z][^>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
+
+
+def html_ids(text: str) -> list[str]:
+    """Explicit HTML `id`/`name` anchors (`<a id="x">`, `<div name='y'>`)."""
+    if "id" not in text and "name" not in text:
+        return []
+    return [match.group(1) for match in _HTML_ID.finditer(text)]
+
+
+def footnote_ids(labels: Iterable[str]) -> list[str]:
+    """The ids footnotes get, in each generator's spelling: Python-Markdown and markdig
+    (`fn:x`, `fnref:x`), GitHub (`fn-x`, `user-content-fn-x`), mdBook (`footnote-x`); by
+    label and by number in order of definition."""
+    out = []
+    for number, label in enumerate(dict.fromkeys(labels), 1):
+        for name in (label, str(number)):
+            out += [f"fn:{name}", f"fnref:{name}", f"fn-{name}", f"fnref-{name}"]
+            out += [f"user-content-fn-{name}", f"user-content-fnref-{name}", f"footnote-{name}"]
+    return out
+
+
+# pymdownx.tabbed: `=== "Title"` (also `===!` / `===+`) opens a tab.
+_TAB = re.compile(r'^[ \t]*===[!+]?[ \t]+"(.*)"[ \t]*$', re.M)
+_ICON = re.compile(r":[a-z0-9_+-]+:")
+
+
+def tab_ids(text: str, headings: list[tuple[int, str]], style: str) -> list[str]:
+    """pymdownx.tabbed's ids for each `=== "Title"` of `text`: the title's slug, and the
+    slug after the id of the heading above it (`combine_header_slug`). `headings` are
+    (line, id) in order; icon shortcodes (`:octicons-x-16:`) render no text."""
+    if "===" not in text:
+        return []
+    out = []
+    for match in _TAB.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        title = _ICON.sub("", match.group(1)).replace("`", "").replace("*", "")
+        # the heading style's slug, and pymdownx.slugs' (github-slugger's: not trimmed)
+        owns = dict.fromkeys((slug(title, style), _DROP.sub("", title.lower()).replace(" ", "-")))
+        above = [anchor for at, anchor in headings if at < line]
+        for own in owns:
+            out.append(own)
+            if above:
+                out.append(f"{above[-1]}-{own}")
+    return out

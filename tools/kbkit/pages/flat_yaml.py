@@ -57,7 +57,11 @@ _PLAIN: Final = f"{_FIRST_CHAR}(?:{_BODY_CHAR}*{_EDGE_CHAR})?"
 _DOUBLE: Final = r'"[^"\\]*"'
 _SINGLE: Final = r"'[^']*'"
 _ITEM: Final = f"(?:{_DOUBLE}|{_SINGLE}|{_PLAIN})"
-_LINE: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?")
+_LINE: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*):(?: (.*))?")
+# A block-context plain scalar beyond `_PLAIN` (URLs with `:`, `?`, `&`, `=`; commas and
+# brackets after the first character): no indicator first, never `: ` or ` #` inside (a
+# nested mapping, a comment), no `:` or blank last.
+_WIDE: Final = re.compile(r"[^\s!&*#|>'\"%@`,\[\]{}?:\-](?:[^\n]*[^\s:])?")
 _SCALAR: Final = re.compile(_ITEM)
 _BLOCK_ITEM: Final = re.compile(r"( *)- (.*)")
 _SAFE_TEXT: Final = re.compile(f"[^\\x00-\\x09\\x0b-\\x1f{_OTHER}]*")  # `\n` is fine
@@ -126,12 +130,19 @@ def load_flat(raw: str) -> dict[str, Any] | None:
             data[key] = parsed
             _remember(line, key, tuple(parsed))
         else:
-            scalar = _scalar(value) if _SCALAR.fullmatch(value) else None
+            scalar = _scalar(value) if _SCALAR.fullmatch(value) else _wide(value)
             if scalar is None:
                 return None
             data[key] = scalar
             _remember(line, key, scalar)
     return data
+
+
+def _wide(token: str) -> str | None:
+    """A top-level value `_SCALAR` is too narrow for, as PyYAML reads it in block context."""
+    if not _WIDE.fullmatch(token) or ": " in token or " #" in token:
+        return None
+    return _scalar(token)
 
 
 def _remember(line: str, key: str, value: Any) -> None:

@@ -21,6 +21,7 @@ import yaml
 from kbkit.pages.page import parse_page
 
 INDEX_NAMES = ("_index.md", "index.md", "README.md")
+_UNQUOTED_TITLE = re.compile(r"(?m)^title:[ \t]*[^\s\"'#]")
 MOST = 0.8  # a frontmatter key on at least this share of pages becomes required
 HALF = 0.5  # frontmatter on fewer than this share of pages: frontmatter is optional
 WIKILINK_SHARE = 0.1  # pages with a `[[wikilink]]`: at least this share turns them on
@@ -45,6 +46,7 @@ def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
     types: set[str] = set()
     tags: set[str] = set()
     with_frontmatter = 0
+    unquoted_titles = 0
     with_wikilinks = 0
     site_links = relative_links = 0
     for path in pages:
@@ -64,6 +66,7 @@ def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
         if not isinstance(data, dict):
             continue
         with_frontmatter += 1
+        unquoted_titles += bool(_UNQUOTED_TITLE.search(page.frontmatter.raw or ""))
         keys.update(str(key) for key in data)
         if isinstance(data.get("type"), str):
             types.add(data["type"])
@@ -89,8 +92,13 @@ def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
     if links:
         policy["links"] = links
     optional = with_frontmatter < HALF * len(pages)  # most pages have none: optional here
+    rules: dict[str, str] = {}
     if optional:
-        policy["rules"] = {"lint/frontmatter-missing": "off"}
+        rules["lint/frontmatter-missing"] = "off"
+    if unquoted_titles and unquoted_titles >= HALF * with_frontmatter:
+        rules["lint/title-unquoted"] = "off"  # the tree writes its titles unquoted
+    if rules:
+        policy["rules"] = rules
     if with_frontmatter or optional:
         required = [k for k, n in keys.most_common() if n >= MOST * with_frontmatter]
         policy["frontmatter"] = {"required": [] if optional else sorted(required)}

@@ -24,9 +24,10 @@ from kbkit.infra.errors import UsageError
 from kbkit.pages.frontmatter import FrontmatterLoader
 from kbkit.policy.schema import check_expansion, check_schema, read_policy_text
 
-PROFILES = ("default", "infermatrix", "infermatrix-sdk")
+PROFILES = ("default", "infermatrix", "infermatrix-sdk", "public-docs", "mkdocs", "mdbook", "docfx")
 POLICY_FILE = "policy.yaml"
 TOP_LEVEL_FILE = "kbkit.yaml"
+WHOLE_ROOT = (".", "")  # a root that names the knowledge root itself
 
 
 class Policy(NamedTuple):
@@ -41,6 +42,18 @@ class Policy(NamedTuple):
     def path(self) -> Path | None:
         """The policy file, or None for a built-in profile."""
         return Path(self.file) if self.file else None
+
+    @property
+    def whole_root(self) -> bool:
+        """`roots: ["."]`: the knowledge root itself is the root (pages at its top included)."""
+        return any(str(root).strip("/") in WHOLE_ROOT for root in self.data["roots"])
+
+    def under_roots(self, rel: str) -> bool:
+        """Whether a root-relative folder or page path lies in a root (a root folder itself
+        included; with `roots: ["."]` every path, the knowledge root's own pages too)."""
+        if self.whole_root:
+            return True
+        return bool(rel) and rel.split("/", 1)[0] in self.data["roots"]
 
     @property
     def knowledge_root(self) -> str:
@@ -100,6 +113,9 @@ def builtin_policy(name: str) -> Policy:
     if name == "default":
         return Policy(base, "built-in profile 'default'")
     override = _load_yaml(_profile_text(name), f"built-in profile {name!r}", trusted=True)
+    parent = str(override.pop("extends", "default"))  # a profile may build on another one
+    if parent != "default":
+        base = builtin_policy(parent).data
     return Policy(_merge(base, override), f"built-in profile {name!r}")
 
 

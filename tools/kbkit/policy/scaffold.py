@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kbkit import __version__
+from kbkit.policy.generators import Site, detect_site
 from kbkit.policy.inference import infer_policy, policy_text
 
 HOOK_REPO = "https://github.com/kbkit-dev/kbkit"
@@ -114,10 +115,18 @@ def _add_lines(repo: Path, rel: str, lines: list[str]) -> Step:
     return Step(rel, "created" if not text else f"added {added} line(s) to")
 
 
-def initialize(repo: Path, today: date, hook: str, root: str = DEFAULT_ROOT) -> list[Step]:
+def initialize(
+    repo: Path, today: date, hook: str, root: str = DEFAULT_ROOT, detect: bool = False
+) -> list[Step]:
     """Write what is missing; return one step per file (created, kept, added, print).
     `root` is the knowledge root, a folder at the top of `repo` (a docs tree of the team's
-    own): its policy then says `knowledge_root: <root>`, which is how kbkit finds it."""
+    own): its policy then says `knowledge_root: <root>`, which is how kbkit finds it.
+    With `detect` (no root was asked for), docs a site generator builds are set up as the
+    generator reads them (`kbkit.policy.generators`): `kbkit.yaml` at the top names the
+    generator's profile and docs folder, and no starting tree is written."""
+    site = _site(repo, root, detect)
+    if site is not None:
+        return [_site_policy(repo, site), *_repository_files(repo, hook)]
     pages = [
         (f"{root}/_index.md", "Knowledge", "knowledge", ROOT_BODY),
         (f"{root}/general/_index.md", "General", "general, knowledge", GENERAL_BODY),
@@ -150,7 +159,12 @@ def initialize(repo: Path, today: date, hook: str, root: str = DEFAULT_ROOT) -> 
         for rel, title, tags, body in pages:
             text = PAGE.format(title=title, today=today.isoformat(), tags=tags, body=body)
             steps.append(_create(repo, rel, text))
-    steps.append(_add_lines(repo, ".gitattributes", GITATTRIBUTES))
+    return [*steps, *_repository_files(repo, hook)]
+
+
+def _repository_files(repo: Path, hook: str) -> list[Step]:
+    """The git attributes and ignores, and the pre-commit hook (or the entry to add)."""
+    steps = [_add_lines(repo, ".gitattributes", GITATTRIBUTES)]
     steps.append(_add_lines(repo, ".gitignore", GITIGNORE))
     config = repo / ".pre-commit-config.yaml"
     if not config.exists():
@@ -161,6 +175,54 @@ def initialize(repo: Path, today: date, hook: str, root: str = DEFAULT_ROOT) -> 
         entry = hook.split("\n", 1)[1]  # the list item, to paste under `repos:`
         steps.append(Step(".pre-commit-config.yaml", "print", entry))
     return steps
+
+
+def _site(repo: Path, root: str, detect: bool) -> Site | None:
+    """The site generator whose docs to set up: without a root asked for (or with the
+    generator's own docs folder asked for), unless an earlier run set up a knowledge tree."""
+    if (repo / DEFAULT_ROOT / "policy.yaml").exists():
+        return None
+    if (repo / root / "policy.yaml").exists() and not (repo / TOP_POLICY).exists():
+        return None
+    site = detect_site(repo)
+    if site is None or not (detect or site.root == root):
+        return None
+    if not detect and site.config.endswith("/"):
+        return None  # a docs folder no generator builds, asked for by name: infer its policy
+    return site
+
+
+TOP_POLICY = "kbkit.yaml"
+
+
+def site_policy_text(site: Site) -> str:
+    """The policy `kb init` writes for a generator's docs: the profile, the root, the rest."""
+    header = (
+        f"# kbkit policy written by `kb init`: {site.generator} builds these docs "
+        f"({site.config}), so they\n# are read as it reads them: the built-in profile "
+        f"`{site.profile}` (`kb rules` lists what is checked).\n"
+    )
+    lines = [f"version: 1\nextends: {site.profile}\nknowledge_root: {_plain(site.root)}\n"]
+    for key, value in site.keys.items():
+        lines.append(policy_text({key: value}, 0).split("\n", 2)[2])
+    return header + "".join(lines)
+
+
+def _plain(value: str) -> str:
+    """A folder name as YAML reads it back as text (`5.1` and `.` quoted)."""
+    import yaml
+
+    return value if yaml.safe_load(value) == value and value != "." else f"'{value}'"
+
+
+def _site_policy(repo: Path, site: Site) -> Step:
+    pages = sum(1 for _ in (repo / site.root).rglob("*.md")) if (repo / site.root).is_dir() else 0
+    step = _create(repo, TOP_POLICY, site_policy_text(site))
+    root = "the top folder" if site.root == "." else f"{site.root}/"
+    return step._replace(
+        detail=f"{site.generator}, {site.config}: {pages} page(s) under {root}, "
+        f"profile {site.profile}"
+    )
 
 
 def _has_pages(top: Path) -> bool:

@@ -39,7 +39,12 @@ TREE_RULES: dict[str, Rule] = {
     for rule in (
         Rule("tree/root-missing", ERROR, "a configured root folder is missing"),
         Rule("tree/index-missing", ERROR, "a folder with pages has no _index.md"),
-        Rule("tree/page-unregistered", ERROR, "a page is not linked from its folder's _index.md"),
+        Rule(
+            "tree/page-unregistered",
+            ERROR,
+            "a page is not registered: not linked from its folder's _index.md, or not listed "
+            "in the site's navigation",
+        ),
         Rule(
             "tree/page-registered-twice",
             ERROR,
@@ -70,6 +75,12 @@ TREE_RULES: dict[str, Rule] = {
         Rule("tree/secret-windows-home", ERROR, "a Windows or macOS home folder path"),
         Rule("tree/secret-remote-home", ERROR, "a /home/<user> or /data/<user> path"),
         Rule("tree/secret-private-key", ERROR, "a private key block"),
+        Rule(
+            "tree/secret-token",
+            ERROR,
+            "a credential token (GitHub, AWS, Stripe, Slack, ...: the families lessons are "
+            "redacted for)",
+        ),
         Rule("tree/danger-text", ERROR, "a dangerous operation named in text"),
         Rule("tree/danger-code", ERROR, "a dangerous command inside code"),
         Rule("tree/incident-name", ERROR, "an incident page name is not YYYY-MM-DD-name.md"),
@@ -88,7 +99,7 @@ LINT_RULES: dict[str, Rule] = {
     rule.id: rule
     for rule in (
         Rule("lint/taxonomy-missing", ERROR, "the tag taxonomy cannot be found"),
-        Rule("lint/frontmatter-missing", ERROR, "a synthesized page has no frontmatter"),
+        Rule("lint/frontmatter-missing", ERROR, "a checked page has no frontmatter"),
         Rule("lint/frontmatter-invalid", ERROR, "the frontmatter is not a valid YAML mapping"),
         Rule("lint/frontmatter-duplicate-key", ERROR, "a frontmatter key is written twice"),
         Rule("lint/field-missing", ERROR, "a required frontmatter field is missing"),

@@ -74,7 +74,7 @@ DOCS: dict[str, RuleDoc] = {
         "make the block between the `---` lines a valid YAML mapping",
     ),
     "lint/frontmatter-missing": RuleDoc(
-        "every synthesized page carries title, dates, type, tags and sources",
+        "the policy's required fields (title, dates, type, tags, ...) live in a page's frontmatter",
         "start the page with a `---` frontmatter block (copy one from a sibling page)",
     ),
     "lint/frontmatter-schema": RuleDoc(
@@ -234,6 +234,11 @@ DOCS: dict[str, RuleDoc] = {
     "tree/secret-private-key": RuleDoc(
         _SECRET,
         "delete the key from the page and rotate it: it is in the git history now",
+    ),
+    "tree/secret-token": RuleDoc(
+        "a token in a page is a live credential for anyone who reads or clones the tree",
+        "remove the token, then revoke or rotate it (it stays in the git history); write a "
+        "stand-in such as `ghp_EXAMPLE` or `<your-token>` in documentation",
     ),
     "tree/secret-remote-home": RuleDoc(
         _SECRET,

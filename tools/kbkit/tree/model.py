@@ -77,6 +77,9 @@ class Tree(NamedTuple):
         return os.path.exists(self.repo / repo_rel)
 
     def in_roots(self, rel: str) -> bool:
+        """Whether the page at `rel` is under a root (with `roots: ["."]`, every page)."""
+        if self.policy.whole_root:
+            return True
         first = rel.split("/", 1)[0]
         return first in self.policy.data["roots"] and "/" in rel
 

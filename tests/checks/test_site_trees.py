@@ -1,0 +1,224 @@
+"""Trees of each site generator's shape, read as the site builds them (issue #28): the
+navigation as the index model, links through redirects, URL maps and backslashes, anchors
+as the generator makes them, the knowledge root as a root, versions for duplicates."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from kbkit.checks.runner import run_validators
+from kbkit.pages.anchors import heading_ids, page_anchors, slug, tab_ids
+from kbkit.policy.model import load_policy
+
+TODAY = date(2026, 11, 30)
+LONG = "\n\nThe same long paragraph, copied word for word, " * 12
+
+
+def write(repo: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def found(repo: Path, use_cache: bool = False) -> list[tuple[str, int, str]]:
+    findings, _ = run_validators(repo, load_policy(repo), ("tree", "lint"), TODAY, use_cache)
+    return sorted((f.path, f.line, f.rule_id) for f in findings)
+
+
+def mkdocs_site(repo: Path, nav: str = "") -> None:
+    write(
+        repo,
+        {
+            "kbkit.yaml": "extends: mkdocs\n",
+            "mkdocs.yml": "site_name: Site\nnot_in_nav: |\n  /drafts/*.md\n"
+            "plugins:\n  - search\n  - blog\n  - redirects:\n      redirect_maps:\n"
+            "        old.md: guide.md\n" + nav,
+            "docs/index.md": "# Home\n\n[Guide](guide.md#caret-mark-tilde) [old](old.md) "
+            "[pip](guide.md#with-pip) [tab](guide.md#setup-with-pip) [n](guide.md#fn:1)\n",
+            "docs/guide.md": "# Guide\n\n## Caret, Mark & Tilde\n\n## Setup\n\n"
+            '=== "with pip"\n\n    text\n\n### with pip { #with-pip }\n\nA note[^1].\n\n'
+            "[^1]: The note.\n\n[top](#guide)\n",
+            "docs/drafts/wip.md": "# WIP\n\n[home](../index.md)\n",
+            "docs/blog/posts/hello.md": "# Hello\n\n[home](../../index.md)\n",
+        },
+    )
+
+
+def test_mkdocs_reads_nav_redirect_maps_and_python_markdown_ids(tmp_path: Path) -> None:
+    nav = (
+        "nav:\n  - Home: index.md\n  - Guide: guide.md\n  - Gone: gone.md\n  - https://x.example\n"
+    )
+    mkdocs_site(tmp_path, nav)
+    assert found(tmp_path) == [
+        ("docs/drafts/wip.md", 0, "lint/orphan"),  # not_in_nav: unlisted, still unlinked
+        ("mkdocs.yml", 13, "tree/link-broken"),  # gone.md
+    ]
+    write(tmp_path, {"docs/extra.md": "# Extra\n\n[home](index.md)\n"})
+    assert ("docs/extra.md", 0, "tree/page-unregistered") in found(tmp_path)
+    assert ("docs/extra.md", 0, "lint/orphan") in found(tmp_path)
+
+
+def test_mkdocs_without_nav_lists_every_page(tmp_path: Path) -> None:
+    mkdocs_site(tmp_path)
+    write(tmp_path, {"docs/extra.md": "# Extra\n"})  # linked from nowhere, yet in the nav
+    assert found(tmp_path) == []
+
+
+def test_mdbook_summary_html_links_and_book_toml_redirects(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "kbkit.yaml": "extends: mdbook\n",
+            "book.toml": '[book]\ntitle = "B"\n\n[output.html.redirect]\n'
+            '"ch01-old.html" = "ch01-new.html"\n',
+            "src/SUMMARY.md": "# Summary\n\n- [One](ch01-new.md)\n- [Two](ch02.md)\n",
+            "src/ch01-new.md": "# Chapter One\n\n## Hello, World!\n\n[two](ch02.html#the-end)\n"
+            "[old](ch01-old.html#hello-world)\n",
+            "src/ch02.md": "# Two\n\n## The End {#the-end}\n\n[one](ch01-new.html#hello-world)\n",
+        },
+    )
+    assert found(tmp_path) == []
+    write(tmp_path, {"src/ch03.md": "# Three\n\n[one](ch01-new.html#nope)\n"})
+    assert found(tmp_path) == [
+        ("src/ch03.md", 0, "lint/orphan"),
+        ("src/ch03.md", 0, "tree/page-unregistered"),
+        ("src/ch03.md", 3, "tree/link-anchor"),
+    ]
+
+
+def docfx_site(repo: Path) -> None:
+    redirection = {
+        "redirections": [
+            {"source_path": "../docs/moved.md", "redirect_url": "/product/guide/new-place"},
+            {"source_path_from_root": "/docs/gone-out.md", "redirect_url": "https://x.example/"},
+        ]
+    }
+    write(
+        repo,
+        {
+            ".openpublishing.publish.config.json": json.dumps(
+                {"redirection_files": ["redir/.openpublishing.redirection.json"]}
+            ),
+            "redir/.openpublishing.redirection.json": json.dumps(redirection),
+            "kbkit.yaml": "extends: docfx\nknowledge_root: docs\nlinks:\n"
+            "  redirects: .openpublishing.publish.config.json\n"
+            "  url_map: {/product/guide/: ., /product/module/: ['2.0', '1.0']}\n"
+            "  url_shared: [/product/module/]\nversions: ['1.0', '2.0']\n",
+            "docs/toc.yml": "items:\n  - name: Start\n    href: start.md\n  - name: Area\n"
+            "    href: area/toc.yml\n  - name: Web\n    href: https://x.example\n"
+            "  - name: Missing\n    href: missing.md\n  - name: Site\n"
+            "    href: /product/guide/new-place\n",
+            "docs/area/toc.yml": "items:\n  - name: A\n    href: a.md\n    items:\n"
+            "      - name: B\n        href: ../area/b.md\n",
+            "docs/start.md": "# Start\n\n[moved](moved.md) [site](/product/guide/new-place?view=x)"
+            " [b](area\\b.md#section) [other](/product/module/elsewhere/page)"
+            " [cmd](/product/module/tools/get-thing#parameters) [out](gone-out.md)\n",
+            "docs/new-place.md": "# New place\n",
+            "docs/area/a.md": "# A\n\n[start](../start.md#start)\n",
+            "docs/area/b.md": "# B\n\n### $?\n",
+            "docs/includes/note.md": "A note.\n",
+            "docs/area/unused.md": "# Unused\n\n[!INCLUDE [note](../includes/note.md)]\n",
+            "docs/2.0/tools/get-thing.md": "# Get-Thing\n\n## Parameters\n" + LONG,
+            "docs/1.0/tools/get-thing.md": "# Get-Thing\n\n## Parameters\n" + LONG,
+            "docs/1.0/tools/copy.md": "# Get-Thing\n\n## Parameters\n" + LONG,
+            "docs/1.0/toc.yml": "items:\n  - href: tools/get-thing.md\n  - href: tools/copy.md\n",
+            "docs/2.0/toc.yml": "items:\n  - href: tools/get-thing.md\n",
+        },
+    )
+
+
+def test_docfx_tocs_redirect_files_url_maps_backslashes_and_versions(tmp_path: Path) -> None:
+    docfx_site(tmp_path)
+    assert found(tmp_path) == [
+        ("docs/1.0/tools/get-thing.md", 0, "tree/duplicate-page"),  # within one version
+        ("docs/area/unused.md", 0, "lint/orphan"),
+        ("docs/area/unused.md", 0, "tree/page-unregistered"),
+        ("docs/toc.yml", 9, "tree/link-broken"),  # missing.md
+    ]
+
+
+def test_a_warm_run_sees_a_changed_toc_yml(tmp_path: Path) -> None:
+    docfx_site(tmp_path)
+    first = found(tmp_path, use_cache=True)
+    assert found(tmp_path, use_cache=True) == first  # from the snapshot
+    toc = tmp_path / "docs/area/toc.yml"
+    toc.write_text(toc.read_text() + "      - name: U\n        href: unused.md\n")
+    later = time.time() + 5
+    os.utime(toc, (later, later))
+    now = found(tmp_path, use_cache=True)
+    assert ("docs/area/unused.md", 0, "tree/page-unregistered") not in now
+    assert ("docs/area/unused.md", 0, "lint/orphan") not in now
+
+
+def test_without_backslash_links_a_backslash_path_is_broken(tmp_path: Path) -> None:
+    docfx_site(tmp_path)
+    policy = tmp_path / "kbkit.yaml"
+    policy.write_text(policy.read_text().replace("links:\n", "links:\n  backslash: false\n"))
+    assert ("docs/start.md", 3, "tree/link-broken") in found(tmp_path)
+
+
+def test_the_knowledge_root_itself_may_be_the_root(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "kbkit.yaml": "extends: public-docs\nknowledge_root: docs\n",
+            "docs/index.md": "# Home\n\n[a](sub/a.md)\n",
+            "docs/lonely.md": "# Lonely\n",
+            "docs/sub/a.md": "# A\n\n[home](../index.md)\n",
+        },
+    )
+    findings, pages = run_validators(tmp_path, load_policy(tmp_path), ("tree", "lint"), TODAY)
+    assert pages == 3  # the top-level pages count, as kb report counts them
+    assert sorted((f.path, f.rule_id) for f in findings) == [("docs/lonely.md", "lint/orphan")]
+
+
+@pytest.mark.parametrize(
+    ("text", "style", "expected"),
+    [
+        ("Caret, Mark & Tilde", "python-markdown", "caret-mark-tilde"),
+        ("Caret, Mark & Tilde", "github", "caret-mark--tilde"),
+        ("Sub- and superscripts", "python-markdown", "sub-and-superscripts"),
+        ("Café au lait", "python-markdown", "cafe-au-lait"),
+        ("Hello, World!", "mdbook", "hello-world"),
+        ("Tabs\tand spaces", "mdbook", "tabs-and-spaces"),
+        ("$?", "docfx", "section"),
+        ("$_", "docfx", "_"),
+        ("Install PowerShell 7", "docfx", "install-powershell-7"),
+    ],
+)
+def test_slug_styles(text: str, style: str, expected: str) -> None:
+    assert slug(text, style) == expected
+
+
+def test_repeats_are_numbered_as_each_generator_numbers_them() -> None:
+    assert page_anchors(["A", "A", "A"], "python-markdown") == ("a", "a_1", "a_2")
+    assert page_anchors(["A", "A"], "github") == ("a", "a-1")
+    assert heading_ids(["Setup { #mine }", "Setup"], "python-markdown", attr_list=True) == [
+        "mine",
+        "setup",
+    ]
+
+
+def test_tab_ids_alone_and_after_the_heading() -> None:
+    text = '# Logo\n\n=== ":octicons-image-16: Image"\n\n=== "... or even me"\n'
+    ids = tab_ids(text, [(1, "logo")], "python-markdown")
+    assert {"logo-image", "image", "logo--or-even-me", "or-even-me"} <= set(ids)
+
+
+def test_the_ascii_fast_path_makes_github_slugs_exactly() -> None:
+    import random
+    import re
+    import string
+
+    drop = re.compile(r"[^\w\- ]")
+    rng = random.Random(28)
+    for _ in range(20_000):
+        text = "".join(rng.choice(string.printable + "éß—") for _ in range(rng.randint(0, 30)))
+        assert slug(text) == drop.sub("", text.strip().lower()).replace(" ", "-"), text

@@ -1,0 +1,225 @@
+"""Which site generator builds a repository's docs, and the policy that reads them as it does.
+
+`kb init` asks `detect_site` before it scaffolds anything: a repository whose docs a
+generator builds gets the generator's built-in profile and its docs folder as the knowledge
+root, read from the generator's own configuration:
+
+- MkDocs (`mkdocs.yml`): `docs_dir` (default `docs`); attr_list and pymdownx.tabbed ids only
+  when `markdown_extensions` lists them.
+- mdBook (`book.toml`): `[book] src` (default `src`).
+- DocFX (`docfx.json` at the top or one folder down): its folder is the root; `build.content`
+  gives the URL map (`src` -> `dest` under the site's base path, which the pages' own
+  site-root links reveal), several `src` folders publishing into one `dest` are versions
+  of the docs (and a URL space other docsets share), a `toc.yml` the build lists but the
+  tree lacks is generated (its folder's pages are placed by it); Open Publishing's
+  redirection files when the repository has them.
+- Docusaurus (`docusaurus.config.*`: `docs/`) and Hugo (`hugo.*`, or `config.*` beside a
+  `content/` folder: `content/`): the `public-docs` stance.
+- No generator, a `docs/` folder with pages and no `knowledge/`: `public-docs` on `docs/`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import tomllib
+from collections import Counter
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+
+from kbkit.infra import json_input
+
+MAX_CONFIG_BYTES = 1024 * 1024
+SITE_LINK = re.compile(r"\]\(\s*<?(/[A-Za-z0-9][^)\s>#?]*)")
+
+
+class Site(NamedTuple):
+    generator: str  # what builds it, in words ("MkDocs", "a docs/ folder")
+    config: str  # the repo-relative file (or folder) that told
+    profile: str  # the built-in profile
+    root: str  # the knowledge root, repo-relative ("." for the top)
+    keys: dict[str, Any]  # policy keys beyond the profile's
+
+
+class TocLoader(yaml.SafeLoader):
+    """Safe, and reads tags such as mkdocs' `!!python/name:` or `!ENV` as plain null."""
+
+
+class _Text(str):
+    """A YAML string that knows its line (findings on an entry name the entry's line)."""
+
+    line = 0
+
+
+def _text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> _Text:
+    value = _Text(loader.construct_scalar(node))
+    value.line = node.start_mark.line + 1
+    return value
+
+
+TocLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+TocLoader.add_constructor("tag:yaml.org,2002:str", _text)
+
+
+def detect_site(repo: Path) -> Site | None:
+    """The generator that builds `repo`'s docs, or None."""
+    for name in ("mkdocs.yml", "mkdocs.yaml"):
+        if (repo / name).is_file():
+            return _mkdocs(repo, name)
+    if (repo / "book.toml").is_file():
+        return _mdbook(repo)
+    docfx = _docfx_file(repo)
+    if docfx is not None:
+        return _docfx(repo, docfx)
+    for suffix in ("js", "ts", "mjs", "cjs"):
+        if (repo / f"docusaurus.config.{suffix}").is_file() and _has_pages(repo / "docs"):
+            return Site("Docusaurus", f"docusaurus.config.{suffix}", "public-docs", "docs", {})
+    hugo = [p for p in ("hugo.toml", "hugo.yaml", "hugo.json") if (repo / p).is_file()]
+    if not hugo and _has_pages(repo / "content"):
+        hugo = [p for p in ("config.toml", "config.yaml") if (repo / p).is_file()]
+    if hugo and _has_pages(repo / "content"):
+        return Site("Hugo", hugo[0], "public-docs", "content", {})
+    if _has_pages(repo / "docs") and not (repo / "knowledge").exists():
+        return Site("a docs/ folder", "docs/", "public-docs", "docs", {})
+    return None
+
+
+def _has_pages(folder: Path) -> bool:
+    return folder.is_dir() and next(folder.rglob("*.md"), None) is not None
+
+
+def _read(path: Path) -> str:
+    with path.open("rb") as handle:
+        return handle.read(MAX_CONFIG_BYTES).decode("utf-8", "replace")
+
+
+def _mkdocs(repo: Path, name: str) -> Site:
+    try:
+        data = yaml.load(_read(repo / name), Loader=TocLoader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError:
+        data = None
+    data = data if isinstance(data, dict) else {}
+    root = str(data.get("docs_dir") or "docs").strip("/") or "."
+    extensions = set()
+    for item in data.get("markdown_extensions") or ():
+        extensions.add(str(next(iter(item)) if isinstance(item, dict) and item else item))
+    keys: dict[str, Any] = {}
+    links = {}
+    if "attr_list" not in extensions:
+        links["attr_list"] = False
+    if "pymdownx.tabbed" not in extensions:
+        links["tabbed"] = False
+    if links:
+        keys["links"] = links
+    return Site("MkDocs", name, "mkdocs", root, keys)
+
+
+def _mdbook(repo: Path) -> Site:
+    try:
+        data = tomllib.loads(_read(repo / "book.toml"))
+    except ValueError:
+        data = {}
+    book: dict[str, Any] = data["book"] if isinstance(data.get("book"), dict) else {}
+    root = str(book.get("src") or "src").strip("/") or "."
+    return Site("mdBook", "book.toml", "mdbook", root, {})
+
+
+def _docfx_file(repo: Path) -> Path | None:
+    if (repo / "docfx.json").is_file():
+        return repo / "docfx.json"
+    found = sorted(repo.glob("*/docfx.json"))
+    return found[0] if found else None
+
+
+def _docfx(repo: Path, path: Path) -> Site:
+    folder = path.parent
+    root = folder.relative_to(repo).as_posix() if folder != repo else "."
+    config = path.relative_to(repo).as_posix()
+    data = _lenient_json(_read(path))
+    content = ((data.get("build") or {}) if isinstance(data, dict) else {}).get("content") or []
+    by_dest: dict[str, list[str]] = {}
+    generated_tocs: list[str] = []
+    for entry in content if isinstance(content, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        src = str(entry.get("src") or "").strip("/") or "."
+        dest = str(entry.get("dest") or "").strip("/")
+        files = [str(f) for f in entry.get("files") or () if isinstance(f, str)]
+        if (
+            any(f.endswith(".md") for f in files)
+            and dest
+            and (folder / src).is_dir()
+            and src != "."
+        ):
+            by_dest.setdefault(dest, [])
+            if src not in by_dest[dest]:
+                by_dest[dest].append(src)
+        if "toc.yml" in files and src != "." and not (folder / src / "toc.yml").exists():
+            generated_tocs.append(src)
+    keys: dict[str, Any] = {}
+    links: dict[str, Any] = {}
+    base = _base_path(folder, list(by_dest))
+    if base is not None and by_dest:
+        links["url_map"] = {
+            f"{base}{dest}/": srcs[0] if len(srcs) == 1 else srcs for dest, srcs in by_dest.items()
+        }
+        shared = [f"{base}{dest}/" for dest, srcs in by_dest.items() if len(srcs) > 1]
+        if shared:
+            links["url_shared"] = shared
+    versions = sorted({src for srcs in by_dest.values() if len(srcs) > 1 for src in srcs})
+    if versions:
+        keys["versions"] = versions
+    publish = repo / ".openpublishing.publish.config.json"
+    if publish.is_file() and "redirection_files" in _read(publish):
+        links["redirects"] = publish.name
+    elif (repo / ".openpublishing.redirection.json").is_file():
+        links["redirects"] = ".openpublishing.redirection.json"
+    if links:
+        keys["links"] = links
+    if generated_tocs:
+        keys["index"] = {"placed": [f"{src}/**" for src in sorted(set(generated_tocs))]}
+    return Site("DocFX", config, "docfx", root, keys)
+
+
+def _lenient_json(text: str) -> Any:
+    """JSON as DocFX reads it (Json.NET): trailing commas and `//` line comments allowed."""
+    try:
+        return json_input.loads(text)
+    except ValueError:
+        pass
+    text = re.sub(r"(?m)^\s*//.*$", "", text)
+    text = re.sub(r",(\s*[}\]])", r"\1", text)
+    try:
+        return json_input.loads(text)
+    except ValueError:
+        return {}
+
+
+def _base_path(folder: Path, dests: list[str], limit: int = 3000) -> str | None:
+    """The site path the docset is published under (`/powershell/`), from the pages' own
+    site-root links: the folder most often written right before a `dest`."""
+    if not dests:
+        return None
+    counts: Counter[str] = Counter()
+    wanted = {dest.lower() for dest in dests}
+    for number, page in enumerate(sorted(folder.rglob("*.md"))):
+        if number >= limit:
+            break
+        try:
+            text = _read(page)
+        except OSError:
+            continue
+        for match in SITE_LINK.finditer(text):
+            parts = match.group(1).strip("/").split("/")
+            for index in range(1, len(parts)):
+                if parts[index].lower() in wanted:
+                    counts["/" + "/".join(parts[:index]) + "/"] += 1
+                    break
+            else:
+                if parts and parts[0].lower() in wanted:
+                    counts["/"] += 1
+    if not counts:
+        return None
+    return posixpath.normpath(counts.most_common(1)[0][0]).rstrip("/") + "/"
