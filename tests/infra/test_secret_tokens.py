@@ -165,3 +165,69 @@ def test_a_token_with_backslashes_is_redacted() -> None:
     pre-filter must not skip a token whose runs between backslashes are short."""
     token = "sq0csp-00000000\\000000000000000\\000000000000000\\00"
     assert redact_secrets(f"seen {token} here") == "seen [redacted] here"
+
+
+# ---- shapes issue #26 found missed --------------------------------------------------------
+
+AWS_ID, AWS_SECRET = "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ('{"password": "Tr0ub4dor&3"}', "Tr0ub4dor"),
+        ("{'api_key': 'Q2xhdWRlQ29kZQ'}", "Q2xhdWRl"),
+        ("redis://:s3cretpass@cache.internal:6379/0", "s3cretpass"),
+        ("password=Tr0ub4dor&3xyz in the env file", "3xyz"),
+        (f"{AWS_ID} {AWS_SECRET}", AWS_SECRET[:12]),
+        (f"key id {AWS_ID}, secret {AWS_SECRET}", AWS_SECRET[:12]),
+        (f"{AWS_SECRET} belongs to {AWS_ID}", AWS_SECRET[:12]),
+    ],
+)
+def test_the_missed_shapes_are_redacted(text: str, gone: str) -> None:
+    out = redact_secrets(text)
+    assert gone not in out and REDACTED in out, out
+    assert AWS_ID not in out
+
+
+def test_query_parameters_after_a_password_survive() -> None:
+    assert redact_secrets("a=1&password=hunter22&user=bob") == "a=1&password=[redacted]&user=bob"
+
+
+def test_a_git_sha_next_to_an_access_key_id_is_kept() -> None:
+    sha = "3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a"
+    assert redact_secrets(f"{AWS_ID} commit {sha}") == f"{REDACTED} commit {sha}"
+
+
+def test_detect_secrets_keyword_detector_agrees_on_the_json_and_url_shapes() -> None:
+    """What detect-secrets' keyword and basic-auth plugins flag in these texts, we remove."""
+    from detect_secrets.plugins.basic_auth import BasicAuthDetector
+    from detect_secrets.plugins.keyword import KeywordDetector
+
+    texts = [
+        '{"password": "Tr0ub4dor&3"}',
+        'db_password = "swordfish42"',
+        "https://u:pa55w0rd@x.io/",
+    ]
+    for text in texts:
+        found = [*KeywordDetector().analyze_string(text), *BasicAuthDetector().analyze_string(text)]
+        assert found, text  # the oracle flags each of them
+        out = redact_secrets(text)
+        for secret in found:
+            assert secret not in out, (text, out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    secret=st.text(
+        alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+",
+        min_size=40,
+        max_size=40,
+    ).filter(lambda s: any(c.isupper() for c in s) and any(c.islower() for c in s)),
+    between=st.sampled_from([" ", ", ", " secret ", ":", " / ", "\t"]),
+    reverse=st.booleans(),
+)
+def test_an_aws_secret_next_to_its_key_id_is_redacted(secret: str, between: str, reverse: bool):
+    text = f"{secret}{between}{AWS_ID}" if reverse else f"{AWS_ID}{between}{secret}"
+    out = redact_secrets(f"seen {text} here")
+    assert secret not in out and AWS_ID not in out, out

@@ -310,7 +310,7 @@ def test_report_compares_tasks_with_and_without_lessons(
     capsys.readouterr()
     assert main(["lessons", "report"]) == 0
     out = capsys.readouterr().out
-    assert "3 closed task(s)" in out and "delta method" in out and "not causal" in out
+    assert "3 closed task(s)" in out and "Mantel-Haenszel" in out and "not causal" in out
     assert "inject_shown vs history (observational, not causal)  (tasks 1 vs 2)" in out
     assert main(["lessons", "report", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)

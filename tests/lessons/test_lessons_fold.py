@@ -56,7 +56,7 @@ def test_evidence_counts_once_per_key_and_aggregates_support() -> None:
     assert state.problems == [
         ("evidence", 4, "evidence row without lesson, source_kind, source_id or task")
     ]
-    assert state.support == {"L1": [2, "2026-11-05", ["T1", "T2"]]}
+    assert state.support == {"L1": [2, "2026-11-05", ["T1", "T2"], ["2026-11-01", "2026-11-05"]]}
     assert state.support == fold.count_support(state)
     assert fold.live_support(state)["L1"].rows == 2
 

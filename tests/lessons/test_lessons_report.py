@@ -13,8 +13,8 @@ from kbkit.__main__ import main
 from kbkit.lessons.report import (
     CAVEAT,
     METRICS,
+    MIN_TASKS,
     build_report,
-    forgotten_tasks,
     ratio,
     task_arms,
 )
@@ -23,12 +23,13 @@ BY_NAME = {m.name: m for m in METRICS}
 
 
 def card(
-    task: str, *, confirmed=0, reported=0, fp=0, dup=0, tokens=1000, tool_calls=10
+    task: str, *, confirmed=0, reported=0, fp=0, dup=0, tokens=1000, tool_calls=10, category="web"
 ) -> dict[str, Any]:
     return {
         "task": task,
         "company": "acme",
-        "category": "web",
+        "category": category,
+        "category_key": category.casefold(),
         "confirmed": confirmed,
         "reported": reported,
         "false_positives": fp,
@@ -121,14 +122,6 @@ def test_the_report_is_deterministic() -> None:
     assert _trial(5, 0.2, 0.4) == _trial(5, 0.2, 0.4)
 
 
-def test_forgotten_sources_leave_the_report() -> None:
-    assert forgotten_tasks([("task", "T1"), ("finding", "T2/F1"), ("retest", "T3/R1")]) == {
-        "T1",
-        "T2",
-        "T3",
-    }
-
-
 def test_report_command_drops_forgotten_tasks(tmp_path: Path, make_task, capsys) -> None:
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(
@@ -145,3 +138,77 @@ def test_report_command_drops_forgotten_tasks(tmp_path: Path, make_task, capsys)
     assert main(["lessons", "report", "--repo", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "1 closed task(s)" in out and "randomised comparison: none yet" in out
+
+
+def _uneven(per_category: dict[str, tuple[int, int, float, float]]):
+    """Hash-assigned arms spread unevenly over categories: (inject tasks, shadow tasks,
+    inject FP rate, shadow FP rate) per category; every task reports 10 findings."""
+    cards, usage = [], []
+    for category, (n_inject, n_shadow, fp_inject, fp_shadow) in per_category.items():
+        for arm, count, rate in (("inject", n_inject, fp_inject), ("shadow", n_shadow, fp_shadow)):
+            for n in range(count):
+                task = f"{category}-{arm}-{n}"
+                fp = round(rate * 10)
+                cards.append(card(task, confirmed=10 - fp, reported=10, fp=fp, category=category))
+                usage.append({"task": task, "mode": arm, "assign": "hash", "lessons": ["L"]})
+    return cards, usage
+
+
+def test_uneven_assignment_over_an_easy_and_a_hard_category_is_not_reversed(capsys) -> None:
+    # inject is 10 points worse on false positives in both categories, but mostly ran the
+    # easy one: pooled, it looked 22 points better ("difference -32.0%" in the issue's run)
+    cards, usage = _uneven({"easy": (90, 10, 0.2, 0.1), "hard": (10, 90, 0.6, 0.5)})
+    fp = build_report(cards, usage)["headline"]["metrics"]["false_positive_rate"]
+    arms = {
+        arm: [c for c, u in zip(cards, usage, strict=True) if u["mode"] == arm]
+        for arm in ("inject", "shadow")
+    }
+    pooled = [
+        ratio(arms[arm], BY_NAME["false_positive_rate"]).value for arm in ("inject", "shadow")
+    ]
+    assert pooled == pytest.approx([0.24, 0.46])  # pooled, inject looks 22 points better
+    assert fp["difference"]["value"] == pytest.approx(0.10)
+    assert 0 < fp["difference"]["low"] < 0.10 < fp["difference"]["high"] < 0.2
+    assert [s["difference"]["value"] for s in fp["strata"]] == pytest.approx([0.10, 0.10])
+    assert fp["treated"]["value"] - fp["control"]["value"] == pytest.approx(0.10)
+
+
+def test_the_report_command_shows_the_stratified_difference_and_each_category(
+    tmp_path: Path, capsys
+) -> None:
+    from kbkit.commands import lessons_report
+
+    cards, usage = _uneven({"easy": (90, 10, 0.2, 0.1), "hard": (10, 90, 0.6, 0.5)})
+    folder = tmp_path / "intake" / "lessons"
+    folder.mkdir(parents=True)
+    (folder / "outcomes.jsonl").write_text(
+        "".join(
+            json.dumps({"task": c["task"], "card": c, "at": "2026-11-01T00:00:00Z"}) + "\n"
+            for c in cards
+        )
+    )
+    (folder / "usage.jsonl").write_text("".join(json.dumps(u) + "\n" for u in usage))
+    assert lessons_report.main(["--repo", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("FP rate"))
+    assert "difference +10.0% [" in line and "within 2 categories" in line
+    assert "    easy: +10.0% [" in out and "    hard: +10.0% [" in out
+
+
+def test_two_tasks_per_arm_are_not_enough_for_a_number(capsys) -> None:
+    cards, usage = _uneven({"web": (2, 2, 0.3, 0.2)})
+    fp = build_report(cards, usage)["headline"]["metrics"]["false_positive_rate"]
+    assert not fp["enough"] and fp["difference"] is None
+    assert fp["treated"]["value"] is None and fp["treated"]["n"] == 2
+    assert fp["required_n_per_arm"] is None  # never "0 task(s) per arm"
+
+
+def test_identical_tasks_still_get_intervals_of_honest_width() -> None:
+    # main printed "75.0% [75.0%, 75.0%]" and "0 task(s) per arm": no spread among tasks
+    cards, usage = _uneven({"web": (MIN_TASKS, MIN_TASKS, 0.8, 0.7)})
+    fp = build_report(cards, usage)["headline"]["metrics"]["false_positive_rate"]
+    assert fp["enough"]
+    for arm in ("treated", "control"):
+        assert fp[arm]["high"] - fp[arm]["low"] > 0.05
+    assert fp["difference"]["low"] < fp["difference"]["value"] < fp["difference"]["high"]
+    assert fp["required_n_per_arm"] >= MIN_TASKS

@@ -7,6 +7,7 @@ from typing import NamedTuple
 import pytest
 
 from kbkit.lessons.extraction import Candidate, Extraction, lesson_id
+from kbkit.lessons.redaction import scope_key
 from kbkit.lessons.rendering import BLOCK_BUDGET, render_block
 from kbkit.lessons.selection import load_view, scope_tier, select_lessons
 from kbkit.lessons.store import LessonStore
@@ -25,7 +26,8 @@ def seed(store: LessonStore, specs: list[Spec]) -> dict[str, str]:
     """Write each spec as a lesson with `support` evidence rows; return name -> lesson id."""
     ids, batch = {}, []
     for spec in specs:
-        lid = lesson_id(spec.kind, spec.company, spec.category, "sqli", spec.name)
+        keys = scope_key(spec.company), scope_key(spec.category)
+        lid = lesson_id(spec.kind, *keys, "sqli", spec.name)
         ids[spec.name] = lid
         for n in range(spec.support):
             task = f"{spec.name}-task{n}"
@@ -41,6 +43,7 @@ def seed(store: LessonStore, specs: list[Spec]) -> dict[str, str]:
                 f"{task}/F1",
                 task,
                 spec.at,
+                *keys,
             )
             batch.append(Extraction(task, True, [candidate], [], None))
     store.add(batch)
@@ -136,8 +139,9 @@ def test_scope_tier(
     task_scope: tuple[str | None, str | None],
     tiers: tuple[int | None, int | None, int | None],
 ) -> None:
-    company, category = lesson_scope
-    task_company, task_category = task_scope
+    # scope_tier compares scope keys: `A` and `a` are one company once keyed
+    company, category = (scope_key(x) for x in lesson_scope)
+    task_company, task_category = (scope_key(x) for x in task_scope)
     for scope, tier in zip(("company", "company+generic", "open"), tiers, strict=True):
         assert scope_tier(company, category, task_company, task_category, scope) == tier
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.infra.jsonl import read_jsonl, temp_path
 from kbkit.lessons import fold, index
@@ -115,7 +117,7 @@ def test_a_changed_outcome_card_is_recorded_again(store: LessonStore, make_task)
     store.add([extract(make_task(tokens=10))])
     assert store.add([extract(make_task(tokens=10))]).new_outcomes == 0
     assert store.add([extract(make_task(tokens=99))]).new_outcomes == 1
-    assert store.state().outcomes["T1"]["card"]["tokens"] == 99
+    assert store.outcome_cards()["T1"]["tokens"] == 99
 
 
 def test_torn_line_is_skipped_reported_and_never_swallows_new_rows(
@@ -302,3 +304,39 @@ def test_forgotten_evidence_never_counts_again_but_new_evidence_of_the_task_does
     assert (support.rows, sorted(support.tasks)) == (2, ["T1", "T9"])
     assert len(state.evidence) == 3
     assert state.dead.get((lesson, "finding", "T9/F1")) == "forgotten"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(max_size=12),
+        st.one_of(st.none(), st.text(), st.integers(), st.lists(st.text(), max_size=2)),
+        max_size=12,
+    )
+)
+def test_text_rows_are_encoded_as_encode_row_encodes_them(row) -> None:
+    from kbkit.infra.jsonl import encode_row
+    from kbkit.lessons.store import text_row
+
+    assert text_row(row) == encode_row(row)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    card=st.dictionaries(
+        st.text(max_size=8),
+        st.one_of(st.none(), st.text(), st.integers(), st.floats(allow_nan=False)),
+        max_size=6,
+    ),
+    task=st.text(min_size=1),
+    digest=st.one_of(st.none(), st.text(max_size=32), st.just("absent")),
+)
+def test_outcome_lines_are_encoded_as_encode_row_encodes_them(card, task, digest) -> None:
+    from kbkit.infra.jsonl import encode_row
+    from kbkit.lessons.fold import card_json
+    from kbkit.lessons.store import _outcome_line
+
+    row = {"task": task, "card": card, "at": "2026-11-01T00:00:00Z"}
+    if digest != "absent":
+        row["digest"] = digest
+    assert _outcome_line(row, card_json(card)) == encode_row(row)

@@ -56,9 +56,10 @@ def newcomer(repo: Path) -> Path:
     return repo
 
 
-def randomised(repo: Path) -> Path:
-    """Lessons only: 16 closed tasks assigned to the arms at random (`--assign hash`), half
-    with lessons injected, across two categories, so the lessons report has a headline."""
+def randomised(repo: Path, tasks_per_arm: int = 12) -> Path:
+    """Lessons only: closed tasks assigned to the arms at random (`--assign hash`), half with
+    lessons injected, across two categories: with 12 per arm (at least the lessons report's
+    10) the report has a headline with numbers, its categories (6 per arm) not."""
     from kbkit.infra.jsonl import append_rows
     from kbkit.lessons.extraction import extract
     from kbkit.lessons.store import LessonStore
@@ -66,7 +67,7 @@ def randomised(repo: Path) -> Path:
     (repo / "knowledge").mkdir(parents=True)
     store = LessonStore(repo / "intake" / "lessons")
     tasks, usage = [], []
-    for n in range(16):
+    for n in range(2 * tasks_per_arm):
         inject = n % 2 == 0
         statuses = ["confirmed"] * (2 if inject else 1) + ["false_positive"] * (n % 3)
         tasks.append({

@@ -46,10 +46,15 @@ def test_the_trend_verdict_compares_the_first_sample_day_with_now(
 
 def headline(diffs: dict[str, tuple[float, float, float] | None]) -> dict[str, Any]:
     metrics = {
-        name: {"difference": None if d is None else {"value": d[0], "low": d[1], "high": d[2]}}
+        name: {
+            "enough": d is not None,
+            "minimum_tasks_per_arm": 10,
+            "difference": None if d is None else {"value": d[0], "low": d[1], "high": d[2]},
+        }
         for name, d in diffs.items()
     }
-    return {"tasks": 40, "headline": {"metrics": metrics}, "arms": {}, "observational": []}
+    return {"tasks": 40, "headline": {"tasks": [20, 20], "metrics": metrics}, "arms": {},
+            "observational": []}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -86,7 +91,9 @@ def test_lessons_without_a_randomised_comparison_or_tasks_are_not_known() -> Non
     few = headline(
         {"confirmed_per_task": None, "false_positive_rate": None, "tokens_per_confirmed": None}
     )
-    assert "not enough tasks" in answers.lessons_verdict({"lessons": 1, "report": few}).text
+    assert answers.lessons_verdict({"lessons": 1, "report": few}).text == (
+        "Not known yet: not enough tasks (20 and 20 in the randomised arms; at least 10 per arm)"
+    )
     empty: dict[str, Any] = {"tasks": 0, "headline": None, "arms": {}, "observational": []}
     assert answers.lessons_verdict({"lessons": 0, "report": empty}).level == "none"
     assert (

@@ -186,6 +186,26 @@ def test_json_output_never_carries_raw_controls(world: Path) -> None:
     assert "evil \u202e txt.exe \x1b[2J" in titles  # the same value, escaped
 
 
+def test_too_few_randomised_tasks_say_not_enough_tasks(tmp_path: Path, capsys) -> None:
+    """Four tasks per arm: `kb lessons report` gives no number, and neither does the page."""
+    from tests.report.conftest import randomised
+
+    repo = randomised(tmp_path / "few", tasks_per_arm=4)
+    data = report_json(repo, capsys=capsys)
+    headline = data["lessons"]["report"]["headline"]
+    assert headline["tasks"] == [4, 4] and not headline["metrics"]["confirmed_per_task"]["enough"]
+    done = run(repo, "--out", str(tmp_path / "few.html"))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "few.html").read_text(encoding="utf-8")
+    assert (
+        "Not known yet: not enough tasks (4 and 4 in the randomised arms; at least 10 per arm)"
+        in page
+    )
+    assert "confirmed findings per task: not enough tasks" in page
+    assert "not enough tasks (at least 10 per arm)" in page  # the comparison's difference
+    assert "not enough tasks (2 vs 2)" in page  # and each category's
+
+
 def test_window_limits_per_day_figures_and_batches(world: Path, capsys) -> None:
     data = report_json(world, "--since", "2026-11-29", "--until", "2026-11-29", capsys=capsys)
     assert [d["day"] for d in data["intake"]["per_day"]] == ["2026-11-29"]

@@ -29,10 +29,15 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(document, ensure_ascii=False, indent=2))
     else:
         for c in found:
+            alike = (
+                " (another company whose name shows alike)"
+                if c.task_company == c.lesson_company
+                else ""
+            )
             print(
                 visible(
                     f"{c.at} task {c.task} (company {c.task_company or '-'}, {c.mode}): "
-                    f"lesson {c.lesson} of company {c.lesson_company}"
+                    f"lesson {c.lesson} of company {c.lesson_company}{alike}"
                 )
             )
         print(f"kb lessons audit: {len(found)} lesson(s) shown across a company boundary")

@@ -55,10 +55,17 @@ def main(argv: list[str] | None = None) -> int:
     task = read_task(args.task)
     planner, worker = _read_prompt(args.planner), _read_prompt(args.worker)
     store = LessonStore.for_repo(args.repo)
-    bundle = bundle_prompts(
-        task, planner, worker, store=store, assign=args.assign, scope=args.scope, as_of=args.as_of
-    )
     out = Path(args.out)
+    bundle = bundle_prompts(
+        task,
+        planner,
+        worker,
+        store=store,
+        assign=args.assign,
+        scope=args.scope,
+        as_of=args.as_of,
+        out=str(out.resolve()),  # named in the usage row, for kb lessons forget --purge
+    )
     atomic_write_text(out / "planner.txt", bundle.planner)
     atomic_write_text(out / "worker.txt", bundle.worker)
     document = {"task": str(task["id"]), **bundle.to_dict()}

@@ -7,9 +7,8 @@ import json
 
 from kbkit.infra.errors import UsageError
 from kbkit.infra.paths import REPO_HELP
-from kbkit.lessons.extraction import extract
+from kbkit.lessons.bulk import extract_inputs
 from kbkit.lessons.store import LessonStore
-from kbkit.lessons.task_records import read_task, read_tasks_jsonl
 from kbkit.lessons.view import load_view
 
 
@@ -18,7 +17,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="kb lessons extract",
         description="Extract deterministic lessons from closed task records into "
-        "intake/lessons/. Non-terminal tasks are skipped; re-running adds nothing.",
+        "intake/lessons/. Every record is checked before anything is written. Non-terminal "
+        "tasks are skipped; re-running adds nothing (a record whose bytes did not change "
+        "since it was extracted is recognised without being read again).",
     )
     parser.add_argument(
         "tasks", nargs="*", metavar="TASK.json", help="task record files (- for stdin)"
@@ -37,16 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.tasks and not args.from_jsonl:
         raise UsageError("nothing to extract: pass TASK.json files or --from TASKS.jsonl")
     store = LessonStore.for_repo(args.repo)
-    records = [read_task(path) for path in args.tasks]
-    for path in args.from_jsonl:
-        records += read_tasks_jsonl(path)
-    result = store.add(extract(record, validate=False) for record in records)
-    if result.new_lessons or result.new_evidence:
+    result, unchanged = extract_inputs(store, args.tasks, args.from_jsonl)
+    if store.root.exists():
         # The writer is a batch job; readers (`show`, `bundle`, agents) are latency-bound.
         # Rebuild the derived selection view now so the next read opens it in milliseconds.
         load_view(store)
     if args.format == "json":
-        document = result._asdict()
+        document = dict(result._asdict(), unchanged=unchanged)
         document["refusals"] = [r._asdict() for r in result.refusals]
         print(json.dumps({"version": 1, **document}, ensure_ascii=False, indent=2))
         return 0
@@ -58,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{result.tasks} task(s): {result.new_lessons} new lesson(s), "
         f"{result.new_evidence} new evidence row(s), {result.new_outcomes} outcome card(s), "
         f"{len(result.refusals)} refused, {len(result.skipped_tasks)} not terminal"
+        + (f", {unchanged} unchanged since their last extraction" if unchanged else "")
     )
     return 0
 

@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.tasks:
         known |= {str(record["id"]) for record in read_tasks_jsonl(path)}
     usage = store.usage_rows()
-    used = {str(lid) for row in usage for lid in row.get("lessons") or []}
+    used = {state.lesson_id(str(lid)) for row in usage for lid in row.get("lessons") or []}
     signals = lesson_signals(state, usage)
     findings = lint_store(state, used, known, lambda log: rel_posix(store.log(log), root), signals)
     color = args.format == "text" and use_color(sys.stdout)

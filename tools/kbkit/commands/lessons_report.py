@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from kbkit.infra.paths import REPO_HELP
-from kbkit.lessons.report import METRICS, build_report, forgotten_tasks
+from kbkit.lessons.report import METRICS, MIN_TASKS, build_report, outcome_cards
 from kbkit.lessons.store import LessonStore
 
 TITLES = {
@@ -27,6 +27,8 @@ def _num(value: float, rate: bool, signed: bool = False) -> str:
 
 def _cell(estimate: dict[str, Any], rate: bool) -> str:
     if estimate["value"] is None:
+        if 0 < estimate["n"] < MIN_TASKS:
+            return f"not enough tasks (n={estimate['n']})"
         return "n/a"
     value = _num(estimate["value"], rate)
     if estimate["low"] is None:
@@ -40,16 +42,35 @@ def _print_comparison(comparison: dict[str, Any]) -> None:
     )
     for name, (title, rate) in TITLES.items():
         metric = comparison["metrics"][name]
+        if not metric["enough"]:
+            sizes = f"{metric['treated']['n']} vs {metric['control']['n']} task(s)"
+            print(
+                f"  {title:<22} not enough tasks ({sizes}; at least "
+                f"{metric['minimum_tasks_per_arm']} per arm)"
+            )
+            continue
         line = (
             f"  {title:<22} {_cell(metric['treated'], rate)}  vs  {_cell(metric['control'], rate)}"
         )
         diff = metric["difference"]
+        strata = [s for s in metric["strata"] if s["weight"] > 0]
         if diff is not None:
             line += (
                 f"; difference {_num(diff['value'], rate, True)} "
                 f"[{_num(diff['low'], rate, True)}, {_num(diff['high'], rate, True)}]"
+                f" within {len(strata)} categor{'y' if len(strata) == 1 else 'ies'}"
             )
         print(line)
+        for stratum in metric["strata"]:
+            cut = stratum["difference"]
+            if cut is None:
+                shown = f"not enough tasks ({stratum['tasks'][0]} vs {stratum['tasks'][1]})"
+            else:
+                shown = (
+                    f"{_num(cut['value'], rate, True)} "
+                    f"[{_num(cut['low'], rate, True)}, {_num(cut['high'], rate, True)}]"
+                )
+            print(f"    {stratum['stratum']}: {shown}")
         if comparison["kind"] == "randomised" and metric["mde"] is not None:
             need = metric["required_n_per_arm"]
             print(
@@ -62,23 +83,19 @@ def main(argv: list[str] | None = None) -> int:
     """Join the usage log with the outcome cards recorded by `kb lessons extract`."""
     parser = argparse.ArgumentParser(
         prog="kb lessons report",
-        description="Outcome metrics as ratios of totals over tasks, with 95% intervals "
-        "(delta method, within bounds). The headline compares the arms of `kb lessons bundle "
-        "--assign hash` in inject mode (randomised); comparisons of injected tasks with "
-        "shadow or never-considered tasks are labelled observational. Outcome cards of "
-        "forgotten sources are left out.",
+        description="Outcome metrics as ratios of totals over tasks, compared within each "
+        "category and combined with Mantel-Haenszel weights, with 95% score intervals "
+        "(Wilson/Newcombe for rates, Poisson score for counts, Student's t for costs). The "
+        "headline compares the arms of `kb lessons bundle --assign hash` in inject mode "
+        "(randomised); comparisons of injected tasks with shadow or never-considered tasks "
+        f"are labelled observational. Fewer than {MIN_TASKS} tasks in an arm: 'not enough "
+        "tasks' instead of a number. Outcome cards of forgotten sources are left out.",
     )
     parser.add_argument("--repo", default=None, metavar="DIR", help=REPO_HELP)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)
-    state = store.state()
-    gone = forgotten_tasks(state.tombstones)
-    cards = [
-        row["card"]
-        for task, row in state.outcomes.items()
-        if isinstance(row.get("card"), dict) and task not in gone
-    ]
+    cards = outcome_cards(store, store.state())
     report = build_report(cards, store.usage_rows())
     if args.format == "json":
         print(json.dumps({"version": 1, **report}, ensure_ascii=False, indent=2))

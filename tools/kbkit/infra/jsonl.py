@@ -97,7 +97,7 @@ def append_rows(path: Path, rows: Iterable[dict[str, Any]], *, timeout: float = 
 
 
 def append_together(
-    groups: Iterable[tuple[Path, Iterable[dict[str, Any]]]], *, timeout: float = 60.0
+    groups: Iterable[tuple[Path, Iterable[dict[str, Any] | bytes]]], *, timeout: float = 60.0
 ) -> list[int]:
     """Append rows to several files as one unit: every row of every file, or no byte at all.
 
@@ -105,7 +105,10 @@ def append_together(
     disk, a quota), every file written so far is truncated back to its old length before the
     error is raised as an EnvironmentFailure naming the file. Returns the count per file.
     """
-    encoded = [(path, [encode_row(row) for row in rows]) for path, rows in groups]
+    encoded = [
+        (path, [row if isinstance(row, bytes) else encode_row(row) for row in rows])
+        for path, rows in groups
+    ]  # a row may come already encoded (`encode_row`'s bytes)
     counts = [len(lines) for _, lines in encoded]
     work = [(path, lines) for path, lines in encoded if lines]
     if not work:

@@ -32,6 +32,11 @@ class Family(NamedTuple):
 # Leading lookbehinds instead of \b: a token glued to a letter after an invisible character
 # was stripped must still match, and most families need no trailing boundary.
 _B = r"(?<![A-Za-z0-9_])"
+_AWS_ID = r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}"
+_AWS_SECRET = (
+    r"(?<![0-9A-Za-z/+])(?=[0-9A-Za-z/+]{0,39}[A-Z])(?=[0-9A-Za-z/+]{0,39}[a-z])"
+    r"[0-9A-Za-z/+]{40}(?![0-9A-Za-z/+])"
+)
 
 FAMILIES: tuple[Family, ...] = (
     Family(
@@ -55,7 +60,22 @@ FAMILIES: tuple[Family, ...] = (
         r"|https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
     ),
     Family("azure", r"(?i:AccountKey|SharedAccessKey)=[A-Za-z0-9+/=]{20,}"),
-    Family("aws-access-key", _B + r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}"),
+    # a secret access key written next to its key id, in either order: both go (the
+    # secret alone has no shape of its own; 40 characters of mixed-case base64)
+    Family(
+        "aws-key-pair",
+        _B
+        + _AWS_ID
+        + r"(?![0-9A-Z])(.{0,40}?)"
+        + _AWS_SECRET
+        + r"|"
+        + _AWS_SECRET
+        + r"(.{0,40}?)"
+        + _B
+        + _AWS_ID
+        + r"(?![0-9A-Z])",
+    ),
+    Family("aws-access-key", _B + _AWS_ID),
     Family(
         "aws-secret-key",
         r"(?i:aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?)"
@@ -85,8 +105,9 @@ _COMPILED = tuple((family.name, re.compile(family.pattern, re.DOTALL)) for famil
 _RUN = re.compile(r"[A-Za-z0-9_+/=.\\-]{16}")
 _LITERALS = ("BEGIN", "PuTTY", "://", "xox", "AKC")
 
-# user:password@ in a URL (detect-secrets' BasicAuthDetector): both go.
-URL_CREDENTIALS = re.compile(r"(?i)((?:\b[a-z][a-z0-9+.-]*)?://)[^\s/@:]+:[^\s/@]+@")
+# user:password@ in a URL (detect-secrets' BasicAuthDetector): both go; also `redis://:pw@`,
+# a password with no user name.
+URL_CREDENTIALS = re.compile(r"(?i)((?:\b[a-z][a-z0-9+.-]*)?://)[^\s/@:]*:[^\s/@]+@")
 
 # Names whose value is a credential. A name ends at a separator, so `author:` and
 # `tokenizer=` are not credential names while `db_password`, `x-api-key`, `auth_token` are.
@@ -95,9 +116,11 @@ CREDENTIAL_NAME = (
     r"access[_-]?keys?|private[_-]?keys?|credentials?|auth|authorization|session[_-]?ids?|"
     r"cookies?|client[_-]?secret)(?:[_.-][A-Za-z0-9_.-]*)?"
 )
+# The name may be a quoted key (`{"password": "..."}`); an unquoted value runs on through
+# `&` unless `&name=` starts the next query parameter (`password=Tr0ub4dor&3xyz` is one value).
 ASSIGNMENT = re.compile(
-    r"(?<![A-Za-z0-9_.-])(" + CREDENTIAL_NAME + r")(\s*(?::=|=>|[:=])\s*)"
-    r"(\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
+    r"(?<![A-Za-z0-9_.-])(" + CREDENTIAL_NAME + r")([\"']?\s*(?::=|=>|[:=])\s*)"
+    r"(\"[^\"]*\"|'[^']*'|[^\s,;&]+(?:&(?![A-Za-z0-9_.-]+=)[^\s,;&]*)*)"
 )
 # Substrings every credential name contains (lower case): a cheap test before ASSIGNMENT.
 _NAME_HINTS = ("pass", "pwd", "secret", "token", "key", "credential", "auth", "session", "cookie")
@@ -163,6 +186,9 @@ def _token(name: str, match: re.Match[str]) -> str:
         return REDACTED_KEY
     if name == "azure":
         return match.group(0).split("=", 1)[0] + "=" + REDACTED
+    if name == "aws-key-pair":
+        between = match.group(1) if match.group(1) is not None else match.group(2)
+        return REDACTED + between + REDACTED
     if name == "aws-secret-key":
         # keep the `aws_secret_access_key = "` context, drop the 40 characters
         return match.group(0)[:-40] + REDACTED

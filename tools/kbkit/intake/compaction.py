@@ -8,6 +8,7 @@ temp files a killed compaction left are removed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -92,3 +93,28 @@ def compact(intake_dir: Path, *, write: bool = True) -> list[Compaction]:
                     atomic_write_bytes(path, b"".join(encode_row(row) for row in kept))
             results.append(result)
     return results
+
+
+def rewrite_events(intake_dir: Path, change: Callable[[Row], Row | None]) -> int:
+    """Replace event rows in place, atomically: `change(row)` returns the new row (same key)
+    or None to keep it. For privacy rewrites (`kb lessons forget --purge`); under the same
+    locks as compaction, which also drops unreadable lines. Returns how many rows changed."""
+    path = intake_dir / EVENTS_FILE
+    if not path.exists():
+        return 0
+    with locked(intake_dir / RECORD_LOCK), locked(path):
+        remove_temp_files_of(path)
+        rows, _problems = read_ledger(intake_dir, EVENTS_FILE)
+        changed = 0
+        kept: list[Row] = []
+        for row in rows:
+            new = change(row)
+            if new is not None and new != row:
+                if event_key(new) != event_key(row):
+                    raise AssertionError("an event rewrite must keep the event's key")
+                changed += 1
+                row = new
+            kept.append(row)
+        if changed:
+            atomic_write_bytes(path, b"".join(encode_row(row) for row in kept))
+    return changed

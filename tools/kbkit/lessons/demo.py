@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.outcomes import outcome_card
-from kbkit.lessons.report import build_report
+from kbkit.lessons.report import build_report, outcome_cards
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task, read_tasks_jsonl
 from kbkit.lessons.usage import bundle_prompts
@@ -60,7 +60,7 @@ def run(project: Path, work: Path) -> int:
             f"outcome {card['task']}: {card['confirmed']} confirmed of {card['reported']} "
             f"reported, {card['tokens']} tokens, FP rate {card['false_positive_rate']}"
         )
-    cards = [row["card"] for row in store.state().outcomes.values()]
+    cards = outcome_cards(store, store.state())
     report = build_report(cards, store.usage_rows())
     print(
         "report arms: "

@@ -2,20 +2,25 @@
 
 No model summarises anything: each lesson is a fixed sentence built from one finding or
 retest, and every lesson keeps the id of the finding or retest it came from. The same
-inputs always produce the same lesson ids (a hash of kind, scope, cue and action).
+inputs always produce the same lesson ids (a hash of kind, scope keys, cue and action).
+
+A source id is `TASK/ID` with `%` and `/` in the task id written `%25` and `%2F`, so task
+`A/B` finding `C` (`A%2FB/C`) and task `A` finding `B/C` (`A/B/C`) never share one.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from datetime import UTC, datetime
+import re
 from typing import Any, NamedTuple
 
 from kbkit.infra.errors import InputError
 from kbkit.intake.ledger import timestamp
+from kbkit.lessons.moments import normalize_time as normalize_time
 from kbkit.lessons.outcomes import CONFIRMED, NEGATIVE, SILENT, normalize_status, outcome_card
-from kbkit.lessons.redaction import clean_scope, clean_text, key_text
+from kbkit.lessons.redaction import clean_scope, clean_text, key_text, scope_key
 
 TERMINAL_STATUSES = frozenset({"done", "failed", "timeout"})
 POSITIVE_STATUSES = CONFIRMED
@@ -38,9 +43,11 @@ class Candidate(NamedTuple):
     action: str
     subject: str
     source_kind: str  # "finding" or "retest"
-    source_id: str  # "<task id>/<finding or retest id>"
+    source_id: str  # `source_id(task, finding or retest id)`
     task: str
     at: str
+    company_key: str | None  # `redaction.scope_key`: what compares and keys, never shown
+    category_key: str | None
 
 
 class RefusedLesson(NamedTuple):
@@ -57,30 +64,65 @@ class Extraction(NamedTuple):
     candidates: list[Candidate]
     refusals: list[RefusedLesson]
     outcome: dict[str, Any] | None
+    # `record_digest` of the bytes the record was read from, when known: an unchanged
+    # record is then recognised without being parsed again (`kb lessons extract`)
+    digest: str | None = None
 
 
+# Part of every record digest: a change to what extraction makes of a record changes it,
+# so records extracted by an earlier version are read again.
+EXTRACTION_FORMAT = b"kbkit-lessons-extraction-2\n"
+
+
+def record_digest(raw: bytes) -> str:
+    """The digest of one task record's bytes, as `Extraction.digest` holds it."""
+    return hashlib.sha256(EXTRACTION_FORMAT + raw).hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=65536)
 def lesson_id(kind: str, company: str | None, category: str | None, cue: str, action: str) -> str:
-    """The dedupe key over kind, scope, cue and action, as a short stable id."""
+    """The dedupe key over kind, scope keys, cue and action, as a short stable id.
+
+    `company` and `category` are scope keys (`redaction.scope_key`); for names already in
+    that form (`acme`, `web`) the ids are those earlier versions wrote.
+    """
     key = json.dumps([kind, company, category, cue, action], ensure_ascii=False)
     return "L" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+_ESCAPED = re.compile("%(25|2F)")
+
+
+def _escape_task(task: str) -> str:
+    return task.replace("%", "%25").replace("/", "%2F") if "%" in task or "/" in task else task
+
+
+def source_id(task: str, local_id: str) -> str:
+    """The id of a finding or retest: `TASK/ID`, `%` and `/` in TASK escaped (no collision)."""
+    return f"{_escape_task(task)}/{local_id}"
+
+
+def split_source(value: str) -> tuple[str, str]:
+    """(task id, finding or retest id) of a `source_id`; ValueError when it has no `/`."""
+    head, sep, local = value.partition("/")
+    if not sep:
+        raise ValueError(f"{value!r} is not TASK/ID")
+    task = _ESCAPED.sub(lambda m: "%" if m.group(1) == "25" else "/", head) if "%" in head else head
+    return task, local
+
+
+def migrate_source(raw: str, task: str) -> str:
+    """A source id as this version writes it, from one an earlier version wrote for `task`
+    (`TASK/ID` with TASK unescaped); ids already in this form come back unchanged."""
+    escaped = _escape_task(task)
+    if escaped == task or raw.startswith(escaped + "/") or not raw.startswith(task + "/"):
+        return raw
+    return escaped + raw[len(task) :]
 
 
 def utc_now() -> str:
     """The ledger's timestamp format (one writer of it: kbkit.intake.ledger.timestamp)."""
     return timestamp()
-
-
-def normalize_time(value: object, default: str) -> str:
-    """An ISO timestamp as `YYYY-MM-DDTHH:MM:SSZ` (UTC), or `default` when absent/unparsable."""
-    if not isinstance(value, str) or not value:
-        return default
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return default
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class _Fired(NamedTuple):
@@ -164,19 +206,24 @@ def extract(task: dict[str, Any], *, now: str | None = None, validate: bool = Tr
     task_id = str(task["id"])
     if normalize_status(task.get("status")) not in TERMINAL_STATUSES:
         return Extraction(task_id, False, [], [], None)
-    at = normalize_time(task.get("closed_at"), now or utc_now())
+    closed_at = task.get("closed_at")
+    at = normalize_time(closed_at, now or (utc_now() if not closed_at else ""))
+    if not at:
+        at = now or utc_now()
     company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
+    company_key, category_key = scope_key(task.get("company")), scope_key(task.get("category"))
     candidates: list[Candidate] = []
     refusals: list[RefusedLesson] = []
     for kind, cue, action, subject, source_kind, local_id, key_cue, key_action in _rules(task):
-        source = f"{source_kind}:{task_id}/{local_id}"
+        local_source = source_id(task_id, local_id)
+        source = f"{source_kind}:{local_source}"
         reason = _gate(cue, subject if kind != "caution" else cue, task_id, local_id)
         if reason:
             refusals.append(RefusedLesson(task_id, source, reason))
             continue
         # keyed on the text before redaction: "session_id: not rotated" and "... always
         # rotated" stay two lessons even if a redaction ever made them read alike
-        lid = lesson_id(kind, company, category, key_cue, key_action)
+        lid = lesson_id(kind, company_key, category_key, key_cue, key_action)
         candidates.append(
             Candidate(
                 lid,
@@ -187,9 +234,11 @@ def extract(task: dict[str, Any], *, now: str | None = None, validate: bool = Tr
                 action,
                 subject,
                 source_kind,
-                f"{task_id}/{local_id}",
+                local_source,
                 task_id,
                 at,
+                company_key,
+                category_key,
             )
         )
     return Extraction(task_id, True, candidates, refusals, outcome_card(task))

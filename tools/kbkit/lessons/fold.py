@@ -3,16 +3,24 @@
 First row per lesson id, first row per evidence key, tombstones and verdicts, last outcome
 card per task, last lifecycle transition per lesson. The fold is cached, and read
 incrementally, by `kbkit.lessons.index`; this module knows nothing of files.
+
+Rows written by earlier versions are migrated as they are folded: a lesson row without scope
+keys gets them from its company and category (and, when that changes its id, the old id
+becomes an alias of the new one, so `acme`, `ACME` and `Acme` fold into one lesson); a
+source id written with an unescaped task id is re-escaped (`extraction.migrate_source`).
+Evidence keys in tombstones, lesson ids in transitions and usage rows follow the aliases.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import marshal
 import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-FORMAT = (3, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
+FORMAT = (4, sys.version_info[:2])  # marshal is version-specific: rebuild on a new Python
 KINDS = ("positive", "negative", "caution")
 KIND_RANK = {kind: rank for rank, kind in enumerate(KINDS)}
 
@@ -26,6 +34,8 @@ class LessonRow(NamedTuple):
     subject: str
     created_at: str
     line: int
+    company_key: str | None  # `redaction.scope_key` of the company: what compares
+    category_key: str | None
 
 
 class FoldState:
@@ -43,13 +53,21 @@ class FoldState:
         # forget rows written before rows named their keys: they kill by source, forever
         self.legacy: dict[tuple[str, str], str] = {}
         self.lifecycle: dict[str, list[str]] = {}  # lesson -> [state, reason, at], last wins
-        self.outcomes: dict[str, dict[str, Any]] = {}
+        # task -> (a digest of its latest outcome card, the digest of the record it was read
+        # from): enough to tell a changed card; the cards themselves stay in outcomes.jsonl
+        self.outcomes: dict[str, tuple[str, str | None]] = {}
         self.problems: list[tuple[str, int, str]] = []  # (log, line, message)
         self.torn: dict[str, int] = {}  # log -> line of an unterminated fragment
         # lesson -> [live evidence rows, latest evidence time, tasks]: kept up to date while
         # folding, so readers never walk every evidence row; a new tombstone recomputes it
-        self.support: dict[str, list[Any]] = {}
+        self.support: dict[str, list[Any]] = {}  # [rows, latest at, tasks, evidence ats]
         self.support_stale = False
+        # migration of rows earlier versions wrote: old lesson id -> its id now, and old
+        # evidence key -> its key now (only keys whose source id was re-escaped)
+        self.alias: dict[str, str] = {}
+        self.key_alias: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+        self.forgotten: dict[str, str] = {}  # task -> at: its outcome card leaves the report
+        self.purges: dict[str, dict[str, Any]] = {}  # purge id -> its plan, until done
 
     def dump(self) -> bytes:
         payload = (
@@ -65,6 +83,10 @@ class FoldState:
             self.dead,
             self.legacy,
             self.lifecycle,
+            self.alias,
+            self.key_alias,
+            self.forgotten,
+            self.purges,
         )
         return marshal.dumps(payload, 4)
 
@@ -74,10 +96,10 @@ class FoldState:
             payload = marshal.loads(data)
         except (EOFError, ValueError, TypeError):
             return None
-        if not isinstance(payload, tuple) or len(payload) != 12 or payload[0] != FORMAT:
+        if not isinstance(payload, tuple) or len(payload) != 16 or payload[0] != FORMAT:
             return None
         # A cache of another shape (a damaged file) reads as no cache: the logs are folded.
-        kinds = (dict, dict, dict, dict, dict, list, dict, dict, dict, dict, dict)
+        kinds = (dict,) * 5 + (list,) + (dict,) * 9
         if any(type(value) is not kind for value, kind in zip(payload[1:], kinds, strict=True)):
             return None
         if not all(
@@ -99,6 +121,10 @@ class FoldState:
             state.dead,
             state.legacy,
             state.lifecycle,
+            state.alias,
+            state.key_alias,
+            state.forgotten,
+            state.purges,
         ) = payload
         return state
 
@@ -108,13 +134,32 @@ class FoldState:
             return False
         if not self.legacy:
             return True
-        return (key[1], key[2]) not in self.legacy and ("task", task) not in self.legacy
+        # forget rows without keys name the source as earlier versions wrote it
+        old = task + key[2][len(_escaped(task)) :] if key[1] != "task" else key[2]
+        return (key[1], old) not in self.legacy and ("task", task) not in self.legacy
+
+    def lesson_id(self, lid: str) -> str:
+        """The id a lesson id of any version's rows (usage, events) stands for now."""
+        return self.alias.get(lid, lid) if self.alias else lid
+
+    def migrate_key(self, key: tuple[str, str, str]) -> tuple[str, str, str]:
+        """An evidence key as an earlier version's tombstone named it, as it is now."""
+        if self.alias and key[0] in self.alias:
+            key = (self.alias[key[0]], key[1], key[2])
+        return self.key_alias.get(key, key) if self.key_alias else key
+
+
+def _escaped(task: str) -> str:
+    from kbkit.lessons.extraction import source_id
+
+    return source_id(task, "")[:-1]
 
 
 class Support(NamedTuple):
     rows: int  # live evidence rows: the lesson's support
     latest: str
     tasks: list[str]
+    times: list[str]  # the `at` of each of those rows, in the order of `tasks`
 
 
 def live_support(state: FoldState) -> dict[str, Support]:
@@ -129,19 +174,26 @@ def support_counts(state: FoldState) -> dict[str, int]:
 
 def count_support(state: FoldState) -> dict[str, list[Any]]:
     """The support aggregates from scratch: one walk over every evidence row."""
-    count: dict[str, int] = {}
-    latest: dict[str, str] = {}
-    tasks: dict[str, list[str]] = {}
+    support: dict[str, list[Any]] = {}
     check = bool(state.dead or state.legacy)
     for key, (task, at, _line) in state.evidence.items():
         if check and not state.is_live(key, task):
             continue
-        lesson = key[0]
-        count[lesson] = count.get(lesson, 0) + 1
-        if at > latest.get(lesson, ""):
-            latest[lesson] = at
-        tasks.setdefault(lesson, []).append(task)
-    return {lid: [n, latest[lid], tasks[lid]] for lid, n in count.items()}
+        count(support, key[0], task, at)
+    return support
+
+
+def count(support: dict[str, list[Any]], lesson: str, task: str, at: str) -> None:
+    """One live evidence row more in a lesson's support aggregate."""
+    aggregate = support.get(lesson)
+    if aggregate is None:
+        support[lesson] = [1, at, [task], [at]]
+    else:
+        aggregate[0] += 1
+        if at > aggregate[1]:
+            aggregate[1] = at
+        aggregate[2].append(task)
+        aggregate[3].append(at)
 
 
 def _strings(row: dict[str, Any], *names: str) -> bool:
@@ -167,19 +219,46 @@ def _fold_lesson(state: FoldState, row: dict[str, Any], line: int) -> str:
         and kind in KIND_RANK
     ):
         return "lesson row without id, kind, cue or action"
+    company, category = _opt(get("company")), _opt(get("category"))
+    if "company_key" in row:
+        company_key, category_key = _opt(get("company_key")), _opt(get("category_key"))
+    else:  # written before scope keys: key the display, and merge what now keys alike
+        company_key, category_key, lid = _migrate_lesson(state, lid, kind, company, category, row)
     lessons = state.lessons
     if lid not in lessons:
         lessons[sys.intern(lid)] = (
             kind,
-            _opt(get("company")),
-            _opt(get("category")),
+            company,
+            category,
             cue,
             action,
             str(get("subject") or ""),
-            str(get("created_at") or ""),
+            sys.intern(str(get("created_at") or "")),
             line,
+            company_key,
+            category_key,
         )
     return ""
+
+
+def _migrate_lesson(
+    state: FoldState,
+    lid: str,
+    kind: str,
+    company: str | None,
+    category: str | None,
+    row: dict[str, Any],
+) -> tuple[str | None, str | None, str]:
+    from kbkit.lessons.extraction import lesson_id
+    from kbkit.lessons.redaction import scope_key
+
+    company_key, category_key = _opt(scope_key(company)), _opt(scope_key(category))
+    if (company_key, category_key) != (company, category):
+        now = lesson_id(kind, company_key, category_key, row["cue"], row["action"])
+        if now != lid:
+            state.alias[sys.intern(lid)] = now = sys.intern(now)
+            lid = now
+    return company_key, category_key, lid
 
 
 def _opt(value: object) -> str | None:
@@ -201,38 +280,42 @@ def _fold_evidence(state: FoldState, row: dict[str, Any], line: int) -> str:
     ):
         return "evidence row without lesson, source_kind, source_id or task"
     intern = sys.intern
+    if state.alias:
+        lesson = state.alias.get(lesson, lesson)
     key = (intern(lesson), intern(kind), source)
+    if ("/" in task or "%" in task) and kind != "task":
+        from kbkit.lessons.extraction import migrate_source
+
+        now = migrate_source(source, task)
+        if now != source:  # an earlier version's unescaped task id
+            state.key_alias[key] = key = (key[0], key[1], now)
     evidence = state.evidence
     if key not in evidence:
         task, at = intern(task), intern(str(get("at") or ""))
         evidence[key] = (task, at, line)
         if (not state.dead and not state.legacy) or state.is_live(key, task):
-            aggregate = state.support.get(key[0])
-            if aggregate is None:
-                state.support[key[0]] = [1, at, [task]]
-            else:
-                aggregate[0] += 1
-                if at > aggregate[1]:
-                    aggregate[1] = at
-                aggregate[2].append(task)
+            count(state.support, key[0], task, at)
     return ""
 
 
-def _evidence_keys(value: object) -> list[tuple[str, str, str]] | None:
+def _evidence_keys(state: FoldState, value: object) -> list[tuple[str, str, str]] | None:
     if not isinstance(value, list):
         return None
     keys = []
     for item in value:
         if not (isinstance(item, list) and len(item) == 3 and all(type(x) is str for x in item)):
             return None
-        keys.append((sys.intern(item[0]), sys.intern(item[1]), item[2]))
+        keys.append(state.migrate_key((sys.intern(item[0]), sys.intern(item[1]), item[2])))
     return keys
 
 
 def _fold_tombstone(state: FoldState, row: dict[str, Any], line: int) -> str:
-    """Forget rows (by source) and verdict rows (supersede / revive named evidence keys)."""
-    keys = _evidence_keys(row.get("keys"))
+    """Forget rows (by source), verdict rows (supersede / revive named evidence keys), and a
+    purge's plan and completion rows."""
     action = row.get("action", "forget")
+    if action in ("purge", "purged"):
+        return _fold_purge(state, row, action)
+    keys = _evidence_keys(state, row.get("keys"))
     if action in ("supersede", "revive"):
         if keys is None:
             return f"{action} row without a list of evidence keys"
@@ -246,21 +329,68 @@ def _fold_tombstone(state: FoldState, row: dict[str, Any], line: int) -> str:
     if action != "forget" or not _strings(row, "source_kind", "source_id"):
         return "tombstone row without source_kind or source_id"
     source = (row["source_kind"], row["source_id"])
-    state.tombstones.setdefault(source, str(row.get("at") or ""))
+    at = str(row.get("at") or "")
+    state.tombstones.setdefault(source, at)
     if keys is None:
-        state.legacy.setdefault(source, str(row.get("at") or ""))
+        state.legacy.setdefault(source, at)
     else:
         for key in keys:
             state.dead[key] = "forgotten"
+    for task in _forgotten_tasks(state, row, keys):
+        state.forgotten.setdefault(task, at)
     state.support_stale = True
+    return ""
+
+
+def _forgotten_tasks(
+    state: FoldState, row: dict[str, Any], keys: list[tuple[str, str, str]] | None
+) -> list[str]:
+    """The tasks a forget row takes out of the report: named by the row (this version),
+    else found through its evidence keys, else (no keys) read off the source id."""
+    if row["source_kind"] == "task":
+        return [row["source_id"]]
+    if type(row.get("task")) is str:
+        return [row["task"]]
+    tasks = [state.evidence[key][0] for key in keys or [] if key in state.evidence]
+    return tasks or [row["source_id"].split("/", 1)[0]]
+
+
+def _fold_purge(state: FoldState, row: dict[str, Any], action: str) -> str:
+    purge = row.get("id")
+    if type(purge) is not str or not purge:
+        return f"{action} row without an id"
+    if action == "purged":
+        state.purges.pop(purge, None)
+    elif not (isinstance(row.get("lessons"), list) and isinstance(row.get("keys"), list)):
+        return "purge row without lists of lessons and evidence keys"
+    else:
+        state.purges[purge] = row
     return ""
 
 
 def _fold_outcome(state: FoldState, row: dict[str, Any], line: int) -> str:
     if not _strings(row, "task"):
         return "outcome row without task"
-    state.outcomes[row["task"]] = row
+    card, digest = row.get("card"), row.get("digest")
+    state.outcomes[sys.intern(row["task"])] = (
+        card_digest(card) if isinstance(card, dict) else "",
+        digest if isinstance(digest, str) else None,
+    )
     return ""
+
+
+def card_digest(card: dict[str, Any]) -> str:
+    """What the fold keeps of an outcome card: a digest of its canonical JSON."""
+    return text_digest(card_json(card))
+
+
+def card_json(card: dict[str, Any]) -> str:
+    """An outcome card's canonical JSON, as `encode_row` writes it inside its row."""
+    return json.dumps(card, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
 
 LIFECYCLE_STATES = ("candidate", "adopted", "retired")
@@ -269,7 +399,7 @@ LIFECYCLE_STATES = ("candidate", "adopted", "retired")
 def _fold_transition(state: FoldState, row: dict[str, Any], line: int) -> str:
     if not _strings(row, "lesson", "state") or row["state"] not in LIFECYCLE_STATES:
         return "transition row without lesson or a state of candidate, adopted, retired"
-    state.lifecycle[row["lesson"]] = [
+    state.lifecycle[state.lesson_id(row["lesson"])] = [
         row["state"],
         str(row.get("reason") or ""),
         str(row.get("at") or ""),

@@ -9,6 +9,7 @@ or union-merged file) triggers a full rebuild. Delete `.index/` at any time.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,48 @@ def refresh(state: FoldState, root: Path) -> FoldState:
         state.support = count_support(state)
         state.support_stale = False
     return state
+
+
+def absorb(
+    state: FoldState,
+    root: Path,
+    appended: list[tuple[str, list[dict[str, Any]], list[bytes]]],
+    *,
+    outcomes: dict[str, tuple[str, str | None]] | None = None,
+) -> None:
+    """Fold rows this process just appended (under the store lock, to a state that was
+    current) without reading them back: (log, rows, their encoded lines) per log, and the
+    outcome rows already folded (`outcomes`). When a log is not as expected (a torn last
+    line, another writer), fold it from the file instead."""
+    for name, rows, lines in appended:
+        if not rows:
+            continue
+        path = log_path(root, name)
+        mark = state.marks.get(name)
+        consumed, newlines = (mark[3], mark[4]) if mark else (0, 0)
+        sig = signature(path)
+        clean = (mark is None or mark[1] == mark[3]) and name not in state.torn
+        if sig is None or not clean or sig[1] != consumed + sum(len(line) for line in lines):
+            _fold_log(state, root, name)
+            continue
+        if name == "outcomes" and outcomes is not None:
+            state.outcomes.update((sys.intern(task), entry) for task, entry in outcomes.items())
+        else:
+            folder = FOLDERS[name]
+            for offset, row in enumerate(rows):
+                problem = folder(state, row, newlines + offset + 1)
+                if problem:
+                    state.problems.append((name, newlines + offset + 1, problem))
+        consumed = sig[1]
+        tail = b"".join(lines)[-TAIL:]
+        if len(tail) < TAIL and consumed > len(tail):
+            with path.open("rb") as handle:
+                handle.seek(max(0, consumed - TAIL))
+                tail = handle.read(min(TAIL, consumed))
+        state.marks[name] = (*sig, consumed, newlines + len(rows), tail)
+    if state.support_stale:
+        state.support = count_support(state)
+        state.support_stale = False
 
 
 def _can_continue(state: FoldState, root: Path) -> bool:

@@ -1,15 +1,15 @@
 """Store hygiene: duplicates, conflicts, dangling evidence, lessons nobody ever saw.
 
 Rules (ids are stable):
-- lessons-exact-duplicate (warning): two lesson ids whose kind, scope, cue and action differ
-  only in case or spacing.
+- lessons-exact-duplicate (warning): two lesson ids whose kind, scope (by scope key), cue
+  and action differ only in case or spacing.
 - lessons-near-duplicate (warning): same kind, scope and cue, actions at least 90% similar
   (neighbours in sorted order are compared, which keeps this linear-logarithmic).
 - lessons-conflict (error): the same finding (scope, class, summary) confirmed in one task
   and a false positive in another.
 - lessons-missing-task (error): evidence from a task the store has no outcome card for (and
   that is not in `--tasks`).
-- lessons-missing-lesson (error): evidence for a lesson id that `lessons.jsonl` lacks.
+- lessons-missing-lesson (error): live evidence for a lesson id that `lessons.jsonl` lacks.
 - lessons-unsupported (warning): a lesson with no live evidence; it is never selected.
 - lessons-never-selected (warning): a live lesson absent from every usage row.
 - lessons-harmful (warning): a lesson shown to tasks that then repeated what it warned
@@ -55,10 +55,9 @@ def lint_store(
     exact: dict[tuple[object, ...], list[str]] = defaultdict(list)
     groups: dict[tuple[object, ...], list[tuple[str, str]]] = defaultdict(list)
     for lid, row in lessons.items():
-        exact[(row.kind, row.company, row.category, _norm(row.cue), _norm(row.action))].append(lid)
-        groups[(row.kind, row.company, row.category, _norm(row.cue))].append(
-            (_norm(row.action), lid)
-        )
+        scope = (row.company_key, row.category_key)  # identities, as selection compares them
+        exact[(row.kind, *scope, _norm(row.cue), _norm(row.action))].append(lid)
+        groups[(row.kind, *scope, _norm(row.cue))].append((_norm(row.action), lid))
     for ids in exact.values():
         for other in sorted(ids, key=lambda i: lessons[i].line)[1:]:
             add(
@@ -92,7 +91,7 @@ def lint_store(
             )
     dangling_tasks: dict[str, int] = defaultdict(int)
     for key, (task, _at, line) in state.evidence.items():
-        if key[0] not in lessons:
+        if key[0] not in lessons and state.is_live(key, task):  # a purge leaves dead ones
             add(
                 "lessons-missing-lesson",
                 ERROR,
@@ -156,7 +155,7 @@ def _conflicts(
     for lid, row in lessons.items():
         if lid not in support or not row.subject:
             continue
-        key = (row.company, row.category, _norm(row.cue), _norm(row.subject))
+        key = (row.company_key, row.category_key, _norm(row.cue), _norm(row.subject))
         if row.kind == "positive" and row.action.startswith("Confirmed "):
             confirmed[key].append(lid)
         elif row.kind == "negative" and row.action.endswith("(prior false_positive)"):

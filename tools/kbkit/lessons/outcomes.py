@@ -5,9 +5,10 @@ The report that compares tasks with and without lessons is `kbkit.lessons.report
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from kbkit.lessons.redaction import clean_scope
+from kbkit.lessons.redaction import clean_scope, scope_key
 
 # The status vocabulary, shared with extraction so cards and lessons agree on "confirmed".
 CONFIRMED = frozenset({"confirmed", "resolved", "fixed"})
@@ -19,7 +20,14 @@ FINDING_STATUSES = CONFIRMED | SILENT | NEGATIVE
 
 def normalize_status(value: object) -> str:
     """`In-Progress` and `in progress` both mean `in_progress`."""
-    return str(value or "").strip().lower().replace("-", "_").replace(" ", "_")
+    if type(value) is str:
+        return _normalize(value)
+    return _normalize(str(value or ""))
+
+
+@functools.lru_cache(maxsize=1024)
+def _normalize(value: str) -> str:
+    return value.strip().lower().replace("-", "_").replace(" ", "_")
 
 
 def outcome_card(task: dict[str, Any]) -> dict[str, Any]:
@@ -36,6 +44,8 @@ def outcome_card(task: dict[str, Any]) -> dict[str, Any]:
         "status": normalize_status(task.get("status")),
         "company": clean_scope(task.get("company")),
         "category": clean_scope(task.get("category")),
+        "company_key": scope_key(task.get("company")),
+        "category_key": scope_key(task.get("category")),
         "reported": len(reported),
         "confirmed": confirmed,
         "false_positives": false_positives,

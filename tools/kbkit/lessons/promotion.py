@@ -11,6 +11,7 @@ promotion is idempotent and safe beside concurrent recorders.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -35,7 +36,7 @@ def plan_promotions(store: LessonStore, intake: Path, min_support: int) -> list[
     """Live lessons with at least `min_support` evidence rows not yet recorded as events."""
     state = store.state()
     present = {
-        str(row.get("source_id"))
+        state.lesson_id(str(row.get("source_id")))  # an earlier version's id counts as its lesson
         for row in iter_rows(intake / "events.jsonl")
         if row.get("source_kind") == SOURCE_KIND
     }
@@ -80,7 +81,9 @@ def promote(store: LessonStore, intake: Path, min_support: int) -> list[Promotio
     return [plan for plan in plans if plan.lesson_id in added]
 
 
-def withdraw_promotions(intake: Path, lessons: set[str], reason: str) -> list[str]:
+def withdraw_promotions(
+    intake: Path, lessons: set[str], reason: str, aliases: Mapping[str, str] | None = None
+) -> list[str]:
     """Pending `lesson` events of these lessons leave the queue: status `shadowed`, reason.
 
     Called when evidence behind a lesson is forgotten: its promotion cites that evidence
@@ -91,7 +94,7 @@ def withdraw_promotions(intake: Path, lessons: set[str], reason: str) -> list[st
     status = load_status(intake)
     withdrawn = []
     for key in load_events(intake):
-        if key[0] != SOURCE_KIND or key[1] not in lessons:
+        if key[0] != SOURCE_KIND or (aliases or {}).get(key[1], key[1]) not in lessons:
             continue
         current = status.get(key)
         if current is not None and current.get("state") != "pending":

@@ -6,18 +6,33 @@ or rendered. Credential shapes come from the shared rule set (`kbkit.infra.secre
 redacts values that look like secrets, not every word after `token:`. Dedupe keys hash the
 normalised text *before* redaction (`key_text`), so two findings that differ only in the
 redacted part stay two lessons.
+
+Company and category names are identities as well as text: `scope_key` is what compares and
+keys them (NFKC, case folding, whitespace), never the redacted display, so two clients whose
+names redact alike (`10.0.0.1` and `10.0.0.2` both show as `[private-ip]`) stay apart, and
+`acme`, `ACME` and `Acme` are one client.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+import unicodedata
 
 from kbkit.infra.charset import strip_invisible
 from kbkit.infra.secret_tokens import REDACTED, redact_secrets
 from kbkit.lessons.rendering import flatten
 
-__all__ = ["REDACTED", "clean_scope", "clean_text", "key_text", "normalise", "redact"]
+__all__ = [
+    "REDACTED",
+    "clean_scope",
+    "clean_text",
+    "key_text",
+    "normalise",
+    "redact",
+    "scope_key",
+]
 
 # Line breaks and other controls separate words: they become spaces before the invisible
 # characters (which join what they split) are removed.
@@ -91,3 +106,43 @@ def _key(text: str, cap: int) -> str:
 def clean_scope(value: object) -> str | None:
     """A company or category as stored: cleaned text, or None when empty."""
     return clean_text(value, 200) or None
+
+
+SCOPE_CAP = 200
+# A key that stands for a name redaction would hide. Folded names never hold an ASCII
+# capital, so no plain key can equal one of these.
+HIDDEN_KEY_PREFIX = "H:"
+
+
+@functools.lru_cache(maxsize=65536)
+def _fold_name(text: str) -> str:
+    text = normalise(text)
+    for _ in range(3):  # NFKC and case folding feed each other; a fixed point in 1-2 rounds
+        folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+        folded = " ".join(folded.split())
+        if folded == text:
+            break
+        text = folded
+    return folded[:SCOPE_CAP]
+
+
+@functools.lru_cache(maxsize=65536)
+def _scope_key(text: str) -> str | None:
+    folded = _fold_name(text)
+    if not folded:
+        return None
+    plain = normalise(text)
+    if redact(folded) != folded or redact(plain) != plain:
+        # the name holds something redaction hides: key it by a digest, never by the text
+        digest = hashlib.sha256(folded.encode("utf-8")).hexdigest()[:32]
+        return HIDDEN_KEY_PREFIX + digest
+    return folded
+
+
+def scope_key(value: object) -> str | None:
+    """The identity of a company or category name: what selection, isolation and lesson
+    ids compare, and never shown. NFKC, case-folded, whitespace collapsed (`\u212aorp` is
+    `korp`); a name redaction would change is keyed by a digest of that form instead."""
+    if value is None:
+        return None
+    return _scope_key(str(value))

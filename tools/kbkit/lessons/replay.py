@@ -39,6 +39,7 @@ def replay(state: fold.FoldState, scope: str) -> ReplayResult:
     """Count, in closing order, the negative outcomes an earlier lesson already described."""
     check = bool(state.dead or state.legacy)
     tasks: dict[str, list[Any]] = {}  # task -> [closed at, its negative lesson ids]
+    # scopes are (company key, category key): row[8], row[9] of fold.LessonRow
     lessons = state.lessons
     negative = {lid for lid, row in lessons.items() if row[0] == "negative"}
     for key, (task, at, _line) in state.evidence.items():
@@ -76,11 +77,11 @@ def replay(state: fold.FoldState, scope: str) -> ReplayResult:
                 status = _status(row[4])
                 totals[status] += 1
                 earlier = known.get((row[3], row[5]))
-                if earlier and any(visible(s, (row[1], row[2])) for s in earlier):
+                if earlier and any(visible(s, (row[8], row[9])) for s in earlier):
                     warned[status] += 1
         for _task, (_at, lids) in block:
             for lid in lids:
                 row = lessons[lid]
-                known.setdefault((row[3], row[5]), set()).add((row[1], row[2]))
+                known.setdefault((row[3], row[5]), set()).add((row[8], row[9]))
         start = end
     return ReplayResult(len(tasks), dict(sorted(totals.items())), dict(sorted(warned.items())))

@@ -2,9 +2,12 @@
 
 Every metric is a ratio of totals over tasks (tokens of all tasks of an arm divided by the
 confirmed findings of all of them), so a task that spent 900k tokens and found nothing
-counts against its arm instead of vanishing. Intervals use the delta method for a ratio of
-totals (tasks are the independent units) and are clipped to the metric's bounds (a rate
-stays in [0, 1], a count never goes below 0); they are deterministic, no resampling.
+counts against its arm instead of vanishing. Comparisons are made within categories (the
+task's domain: an easy and a hard category must not be pooled when the arms are spread
+over them unevenly) and combined with Mantel-Haenszel weights; intervals are score
+intervals that stay honest at small n (`kbkit.lessons.estimates`: Wilson and Newcombe for
+rates, Poisson score for counts, Student's t for cost ratios). Below MIN_TASKS tasks in an
+arm the report says "not enough tasks" instead of a number.
 
 Arms, from the usage log:
 - `randomised_inject` / `randomised_shadow`: tasks assigned by `bundle --assign hash` in
@@ -20,13 +23,17 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-Z95 = 1.959964
-Z80_POWER = 0.841621
+from kbkit.lessons import estimates
+from kbkit.lessons.estimates import Z80_POWER, Z95, Interval
+
 RELATIVE_EFFECT = 0.25  # the change the required-N line is computed for
+MIN_TASKS = 10  # per arm: below it a comparison says "not enough tasks"
 
 METHODS = (
-    "Ratios of totals over tasks (tasks without findings kept); 95% intervals by the delta "
-    "method, clipped to each metric's bounds."
+    "Ratios of totals over tasks (tasks without findings kept), compared within categories "
+    "and combined with Mantel-Haenszel weights; 95% intervals: Wilson/Newcombe (stratified, "
+    "MOVER) for rates, Poisson score for counts, Student's t for cost ratios, on tasks as "
+    f"the independent units; fewer than {MIN_TASKS} tasks in an arm: not enough tasks."
 )
 CAVEAT = (
     "Only the randomised comparison (kb lessons bundle --assign hash in inject mode) "
@@ -52,17 +59,17 @@ class Metric(NamedTuple):
     name: str
     numerator: Callable[[Card], float | None]
     denominator: Callable[[Card], float]
-    upper: float | None  # 1.0 for rates, None for unbounded counts
+    kind: str  # "rate" (findings as trials), "count" (per task) or "ratio" (a cost)
 
 
 METRICS = (
-    Metric("confirmed_per_task", lambda c: c["confirmed"], lambda c: 1, None),
-    Metric("tokens_per_confirmed", lambda c: c.get("tokens"), lambda c: c["confirmed"], None),
+    Metric("confirmed_per_task", lambda c: c["confirmed"], lambda c: 1, "count"),
+    Metric("tokens_per_confirmed", lambda c: c.get("tokens"), lambda c: c["confirmed"], "ratio"),
     Metric(
-        "tool_calls_per_confirmed", lambda c: c.get("tool_calls"), lambda c: c["confirmed"], None
+        "tool_calls_per_confirmed", lambda c: c.get("tool_calls"), lambda c: c["confirmed"], "ratio"
     ),
-    Metric("false_positive_rate", lambda c: c["false_positives"], lambda c: c["reported"], 1.0),
-    Metric("duplicate_rate", lambda c: c["duplicates"], lambda c: c["reported"], 1.0),
+    Metric("false_positive_rate", lambda c: c["false_positives"], lambda c: c["reported"], "rate"),
+    Metric("duplicate_rate", lambda c: c["duplicates"], lambda c: c["reported"], "rate"),
 )
 
 
@@ -72,10 +79,16 @@ class Estimate(NamedTuple):
     high: float | None
     se: float | None
     n: int  # tasks that entered the ratio
+    units: float = 0.0  # what a stratum weighs by: findings for a rate, tasks otherwise
+
+    def interval(self) -> Interval | None:
+        if self.value is None or self.low is None or self.high is None:
+            return None
+        return Interval(self.value, self.low, self.high)
 
 
 def ratio(cards: Iterable[Card], metric: Metric) -> Estimate:
-    """sum(y) / sum(x) with a delta-method 95% interval, clipped to [0, upper]."""
+    """sum(y) / sum(x) with the metric kind's 95% interval (none below two tasks)."""
     pairs = []
     for card in cards:
         y = metric.numerator(card)
@@ -87,37 +100,122 @@ def ratio(cards: Iterable[Card], metric: Metric) -> Estimate:
     if not n or total_x <= 0:
         return Estimate(None, None, None, None, n)
     value = sum(y for y, _ in pairs) / total_x
+    units = total_x if metric.kind == "rate" else float(n)
     if n < 2:
-        return Estimate(value, None, None, None, n)
-    residuals = sum((y - value * x) ** 2 for y, x in pairs)
-    se = math.sqrt(residuals * n / (n - 1)) / total_x
-    low = max(0.0, value - Z95 * se)
-    high = value + Z95 * se
-    if metric.upper is not None:
-        high = min(metric.upper, high)
-    return Estimate(value, low, high, se, n)
+        return Estimate(value, None, None, None, n, units)
+    # the delta-method variance of a ratio of totals, tasks as the independent units
+    variance = sum((y - value * x) ** 2 for y, x in pairs) * n / (n - 1) / total_x**2
+    if metric.kind == "ratio":
+        half = estimates.t_quantile(0.975, n - 1) * math.sqrt(variance)
+        found: Interval | None = Interval(value, max(0.0, value - half), value + half)
+    elif metric.kind == "rate":
+        simple = value * (1 - value) / total_x  # findings as independent trials
+        effective = total_x / max(1.0, variance / simple) if simple > 0 else total_x
+        found = estimates.wilson(value * effective, effective)
+    else:
+        simple = value / n
+        effective = n / max(1.0, variance / simple) if simple > 0 else float(n)
+        found = estimates.poisson_score(value * effective, effective)
+    assert found is not None
+    se = (found.high - found.low) / (2 * Z95)
+    return Estimate(value, found.low, found.high, se, n, units)
 
 
-def compare(treated: list[Card], control: list[Card], metric: Metric) -> dict[str, Any]:
-    """Both arms, their difference with a 95% interval, and what the arms' size can detect."""
-    a, b = ratio(treated, metric), ratio(control, metric)
-    out: dict[str, Any] = {"treated": a._asdict(), "control": b._asdict()}
-    if a.value is None or b.value is None or a.se is None or b.se is None:
-        out.update(difference=None, relative=None, mde=None, required_n_per_arm=None)
+def _stratum_key(card: Card) -> str:
+    key = card.get("category_key")
+    if "category_key" not in card:  # a card an earlier version wrote: key its display
+        from kbkit.lessons.redaction import scope_key
+
+        key = scope_key(card.get("category"))
+    return key if isinstance(key, str) else ""
+
+
+def _strata(cards: list[Card]) -> dict[str, list[Card]]:
+    strata: dict[str, list[Card]] = {}
+    for card in cards:
+        strata.setdefault(_stratum_key(card), []).append(card)
+    return strata
+
+
+def _interval_dict(found: Interval | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    se = (found.high - found.low) / (2 * Z95)
+    return {"value": found.value, "low": found.low, "high": found.high, "se": se}
+
+
+def _hidden(estimate: Estimate) -> dict[str, Any]:
+    """An arm below the minimum: its size, never a number."""
+    return dict(estimate._asdict(), value=None, low=None, high=None, se=None)
+
+
+def compare(
+    treated: list[Card], control: list[Card], metric: Metric, names: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Both arms and their difference within categories, combined with Mantel-Haenszel
+    weights; what the arms' size can detect. Below MIN_TASKS tasks in an arm: no number."""
+    names = names or {}
+    a_all, b_all = ratio(treated, metric), ratio(control, metric)
+    treated_by, control_by = _strata(treated), _strata(control)
+    rows: list[dict[str, Any]] = []
+    arms_a: list[tuple[float, Interval]] = []
+    arms_b: list[tuple[float, Interval]] = []
+    diffs: list[tuple[float, Interval]] = []
+    for key in sorted(set(treated_by) | set(control_by)):
+        a, b = ratio(treated_by.get(key, []), metric), ratio(control_by.get(key, []), metric)
+        ia, ib = a.interval(), b.interval()
+        weight = estimates.mantel_haenszel_weight(a.units, b.units) if ia and ib else 0.0
+        diff = estimates.difference(ia, ib) if ia and ib else None
+        if ia is not None and ib is not None and diff is not None and weight > 0:
+            arms_a.append((weight, ia))
+            arms_b.append((weight, ib))
+            diffs.append((weight, diff))
+        enough = a.n >= MIN_TASKS and b.n >= MIN_TASKS
+        rows.append(
+            {
+                "stratum": names.get(key, key or "(none)"),
+                "tasks": [a.n, b.n],
+                "weight": weight,
+                "enough": enough,
+                "difference": _interval_dict(diff) if enough else None,
+            }
+        )
+    enough = a_all.n >= MIN_TASKS and b_all.n >= MIN_TASKS and bool(diffs)
+    out: dict[str, Any] = {
+        "enough": enough,
+        "minimum_tasks_per_arm": MIN_TASKS,
+        "strata": rows,
+        "treated": a_all._asdict() if enough else _hidden(a_all),
+        "control": b_all._asdict() if enough else _hidden(b_all),
+        "difference": None,
+        "relative": None,
+        "mde": None,
+        "required_n_per_arm": None,
+    }
+    if not enough:
         return out
-    diff = a.value - b.value
-    se = math.hypot(a.se, b.se)
-    bound = metric.upper if metric.upper is not None else math.inf
-    low, high = max(-bound, diff - Z95 * se), min(bound, diff + Z95 * se)
-    # minimum detectable effect at 5% two-sided and 80% power, for the arms as they are
-    mde = (Z95 + Z80_POWER) * se
-    target = RELATIVE_EFFECT * b.value
-    per_task = a.se**2 * a.n + b.se**2 * b.n  # the two arms' per-task variances
-    required = math.ceil((Z95 + Z80_POWER) ** 2 * per_task / target**2) if target > 0 else None
+    std_a, std_b, diff = (
+        estimates.combine(arms_a),
+        estimates.combine(arms_b),
+        estimates.combine(diffs),
+    )
+    assert std_a is not None and std_b is not None and diff is not None
+    se_a = (std_a.high - std_a.low) / (2 * Z95)
+    se_b = (std_b.high - std_b.low) / (2 * Z95)
+    se = (diff.high - diff.low) / (2 * Z95)
+    target = RELATIVE_EFFECT * std_b.value
+    per_task = se_a**2 * a_all.n + se_b**2 * b_all.n  # the two arms' per-task variances
+    required = (
+        max(MIN_TASKS, math.ceil((Z95 + Z80_POWER) ** 2 * per_task / target**2))
+        if target > 0
+        else None
+    )
     out.update(
-        difference={"value": diff, "low": low, "high": high, "se": se},
-        relative=(a.value / b.value - 1) if b.value else None,
-        mde=mde,
+        treated=dict(a_all._asdict(), value=std_a.value, low=std_a.low, high=std_a.high, se=se_a),
+        control=dict(b_all._asdict(), value=std_b.value, low=std_b.low, high=std_b.high, se=se_b),
+        difference=_interval_dict(diff),
+        relative=(std_a.value / std_b.value - 1) if std_b.value else None,
+        mde=(Z95 + Z80_POWER) * se,
         required_n_per_arm=required,
     )
     return out
@@ -140,30 +238,42 @@ def task_arms(usage_rows: Iterable[dict[str, Any]]) -> dict[str, str]:
     return arms
 
 
-def _comparison(label: str, kind: str, treated: list[Card], control: list[Card]) -> dict[str, Any]:
+def _comparison(
+    label: str, kind: str, treated: list[Card], control: list[Card], names: dict[str, str]
+) -> dict[str, Any]:
     return {
         "comparison": label,
         "kind": kind,
         "tasks": [len(treated), len(control)],
-        "metrics": {m.name: compare(treated, control, m) for m in METRICS},
+        "metrics": {m.name: compare(treated, control, m, names) for m in METRICS},
     }
 
 
 def _arm(cards: list[Card]) -> dict[str, Any]:
-    return {"tasks": len(cards), **{m.name: ratio(cards, m)._asdict() for m in METRICS}}
+    arm: dict[str, Any] = {"tasks": len(cards)}
+    for m in METRICS:
+        estimate = ratio(cards, m)
+        arm[m.name] = estimate._asdict() if estimate.n >= MIN_TASKS else _hidden(estimate)
+    return arm
 
 
-def forgotten_tasks(tombstones: Iterable[tuple[str, str]]) -> set[str]:
-    """Tasks whose outcome cards leave the report: a forgotten task, finding or retest."""
-    return {
-        source_id if kind == "task" else source_id.split("/", 1)[0]
-        for kind, source_id in tombstones
-    }
+def outcome_cards(store: Any, state: Any) -> list[Card]:
+    """The outcome cards the report counts: every closed task's latest, forgotten ones out
+    (a forgotten task, or a task one of whose findings or retests was forgotten)."""
+    cards = store.outcome_cards()
+    return [
+        card
+        for task, card in cards.items()
+        if task in state.outcomes and task not in state.forgotten
+    ]
 
 
 def build_report(cards: list[Card], usage_rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The randomised headline, labelled observational comparisons, and per-group arms."""
     assigned = task_arms(usage_rows)
+    names: dict[str, str] = {}  # category key -> the first display name seen
+    for card in cards:
+        names.setdefault(_stratum_key(card), str(card.get("category") or "(none)"))
     by_arm: dict[str, list[Card]] = {arm: [] for arm in ARMS}
     for card in cards:
         by_arm[assigned.get(str(card["task"]), "history")].append(card)
@@ -174,21 +284,30 @@ def build_report(cards: list[Card], usage_rows: list[dict[str, Any]]) -> dict[st
             "randomised",
             by_arm["randomised_inject"],
             by_arm["randomised_shadow"],
+            names,
         )
     observational = [
         _comparison(
-            f"{a} vs {b} (observational, not causal)", "observational", by_arm[a], by_arm[b]
+            f"{a} vs {b} (observational, not causal)", "observational", by_arm[a], by_arm[b], names
         )
         for a, b in OBSERVATIONAL
         if by_arm[a] and by_arm[b]
     ]
     groups: dict[tuple[str, str], list[Card]] = {}
+    shown: dict[tuple[str, str], str] = {}
     for card in cards:
         for dimension in ("company", "category"):
-            value = (card.get(dimension) or "(none)").casefold()
-            groups.setdefault((dimension, value), []).append(card)
+            key = card.get(f"{dimension}_key") if f"{dimension}_key" in card else None
+            if f"{dimension}_key" not in card:
+                from kbkit.lessons.redaction import scope_key
+
+                key = scope_key(card.get(dimension))
+            group = (dimension, key or "")
+            groups.setdefault(group, []).append(card)
+            shown.setdefault(group, str(card.get(dimension) or "(none)"))
     group_rows = []
-    for (dimension, value), members in sorted(groups.items()):
+    for (dimension, key), members in sorted(groups.items()):
+        value = shown[(dimension, key)]
         arms: dict[str, list[Card]] = {}
         for card in members:
             arms.setdefault(assigned.get(str(card["task"]), "history"), []).append(card)
@@ -200,7 +319,7 @@ def build_report(cards: list[Card], usage_rows: list[dict[str, Any]]) -> dict[st
             }
         )
     return {
-        "version": 2,
+        "version": 3,
         "methods": METHODS,
         "caveat": CAVEAT,
         "arms": {arm: len(by_arm[arm]) for arm in ARMS},

@@ -6,15 +6,19 @@ Visibility depends on the client-isolation scope (`--scope`, `KB_LESSONS_SCOPE`)
   that name no company at all (generic, or scoped by category only);
 - `open`: also other companies' lessons of the task's category.
 A lesson of another company is never shown to a task unless the scope is `open`; names
-compare case-insensitively. Ranking, first key first:
+compare by their scope keys (`redaction.scope_key`: NFKC, case folded, whitespace
+collapsed; never the redacted display). Ranking, first key first:
 1. scope tier: same company and category (0) > same company (1) > same category (2) >
    generic (3);
 2. kind: positive > negative > caution;
 3. support (live evidence rows), higher first;
 4. recency (latest evidence time), newer first;
-5. lesson id, for a total order.
+5. lesson id, for a total order;
+and a lesson the helpful/harmful signal demotes goes after the rest of its tier.
 A lesson whose evidence includes the task itself is never shown to it, a lesson without
 live evidence is never shown at all, and at most 8 lessons / 1800 rendered characters are.
+With a moment (`--as-of`, else the task's `started_at`) the same view is stopped there
+(`SelectionView.cut`): support, recency, own evidence and signal as known at that moment.
 
 A lesson that would push the block past the budget ends the selection (lower-ranked lessons
 never jump the queue). The ranked view (`kbkit.lessons.view`) is derived from the store's
@@ -29,11 +33,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from kbkit.infra.errors import InputError, UsageError
-from kbkit.lessons.extraction import normalize_time
-from kbkit.lessons.redaction import clean_scope
+from kbkit.lessons.moments import normalize_time
+from kbkit.lessons.redaction import scope_key
 from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line
 from kbkit.lessons.store import LessonStore
-from kbkit.lessons.view import TASK_SEPARATOR, Scope, SelectionView, load_view, view_as_of
+from kbkit.lessons.view import KIND_RANK, Cut, Scope, SelectionView, load_view
 
 __all__ = [
     "DEFAULT_SCOPE",
@@ -92,18 +96,10 @@ def scope_tier(
 ) -> int | None:
     """0 same company and category, 1 same company, 2 same category, 3 generic, None hidden.
 
-    Names compare case-insensitively: an `ACME`/`Web` task sees acme/web lessons.
+    All four are scope keys (`redaction.scope_key`), compared as they are.
     """
-    same_company = (
-        company is not None
-        and task_company is not None
-        and company.casefold() == task_company.casefold()
-    )
-    same_category = (
-        category is not None
-        and task_category is not None
-        and category.casefold() == task_category.casefold()
-    )
+    same_company = company is not None and company == task_company
+    same_category = category is not None and category == task_category
     if same_company and same_category:
         return 0
     if same_company:
@@ -122,12 +118,23 @@ def scope_tier(
 def _tiers(
     view: SelectionView, company: str | None, category: str | None, scope: str
 ) -> list[list[Scope]]:
+    """The buckets of each tier, found through the view's company and category indexes."""
     tiers: list[list[Scope]] = [[], [], [], []]
-    for bucket in view.buckets:
+    near = [*view.by_company.get(company, []), *view.by_category.get(category, [])]
+    if (None, None) in view.buckets:
+        near.append((None, None))
+    for bucket in dict.fromkeys(near):  # once each, in a stable order
         tier = scope_tier(bucket[0], bucket[1], company, category, scope)
         if tier is not None:
             tiers[tier].append(bucket)
     return tiers
+
+
+class Ranked(NamedTuple):
+    tier: int
+    position: int
+    support: int
+    recency: str
 
 
 def ranked(
@@ -136,17 +143,44 @@ def ranked(
     company: str | None,
     category: str | None,
     scope: str = DEFAULT_SCOPE,
-) -> Iterator[tuple[int, int]]:
-    """(tier, view position) of every lesson visible to the task, best first."""
+    cut: Cut | None = None,
+) -> Iterator[Ranked]:
+    """Every lesson visible to the task, best first (`company`/`category` are scope keys).
+
+    Live, positions are ranks and each tier is a merge of sorted buckets; stopped at a
+    moment, each tier's lessons are ranked by what was known then.
+    """
+    own = view.task_index(task_id)
     for tier, buckets in enumerate(_tiers(view, company, category, scope)):
-        for position in heapq.merge(*(view.buckets[b] for b in buckets)):
-            if task_id in view.tasks[position].split(TASK_SEPARATOR):
-                continue  # the task's own evidence: never shown to it
-            yield tier, position
+        if cut is None:
+            for position in heapq.merge(*(view.buckets[b] for b in buckets)):
+                start, end = view.first[position], view.first[position + 1]
+                if own is not None and own in view.ev_task[start:end]:
+                    continue  # the task's own evidence: never shown to it
+                yield Ranked(tier, position, end - start, view.recency(position))
+            continue
+        keyed = []
+        for bucket in buckets:
+            for position in view.buckets[bucket]:
+                support = cut.support(position)
+                if not support:
+                    continue  # nothing known yet at that moment
+                start = view.first[position]
+                if own is not None and own in view.ev_task[start : start + support]:
+                    continue
+                recent = view.ev_time[start + support - 1]
+                rank = KIND_RANK[view.kinds[position]]
+                keyed.append(
+                    (cut.demoted(position), rank, -support, -recent, view.ids[position], position)
+                )
+        keyed.sort()
+        for _d, _r, support_, recent_, _id, position in keyed:
+            yield Ranked(tier, position, -support_, view.times[-recent_])
 
 
 def selection_cutoff(task: dict[str, Any], as_of: str | None) -> str | None:
     """`as_of`, else the task's `started_at`, as a UTC timestamp; None when neither is set."""
+
     for value, source in ((as_of, "--as-of"), (task.get("started_at"), "started_at")):
         if value is None:
             continue
@@ -196,18 +230,17 @@ def select_lessons(
     if not isinstance(task, dict) or not task.get("id"):
         raise InputError("a task record needs an id to select lessons for it")
     cutoff = selection_cutoff(task, as_of)
-    if cutoff is not None:
-        view = view_as_of(store if store is not None else LessonStore.for_repo(), cutoff)
-    elif view is None:
+    if view is None:
         view = load_view(store if store is not None else LessonStore.for_repo())
     task_id = str(task["id"])
-    company, category = clean_scope(task.get("company")), clean_scope(task.get("category"))
-    picked: list[tuple[int, int]] = []
+    company, category = scope_key(task.get("company")), scope_key(task.get("category"))
     rendered: list[RenderedLesson] = []
     actions: list[str] = []
     merged_ids: list[tuple[str, ...]] = []
-    slots: dict[tuple[str, str, str, str], int] = {}  # one finding -> its slot in `picked`
-    for tier, position in ranked(view, task_id, company, category, scope):
+    slots: dict[tuple[str, str, str, str], int] = {}  # one finding -> its slot in `chosen`
+    chosen: list[Ranked] = []
+    for found in ranked(view, task_id, company, category, scope, view.cut(cutoff)):
+        position = found.position
         kind, cue, action = view.kinds[position], view.cues[position], view.actions[position]
         subject = finding_subject(kind, cue, action)
         slot_key = (
@@ -219,8 +252,7 @@ def select_lessons(
             # the finding's other positive lesson: merge into its slot instead of a second one
             slot = slots[slot_key]
             merged = f"Confirmed and reproduced on retest {cue}: {slot_key[3]}"
-            first = picked[slot][1]
-            line = render_line(kind, view.supports[first], cue, merged)
+            line = render_line(kind, chosen[slot].support, cue, merged)
             trial = [
                 *rendered[:slot],
                 RenderedLesson(rendered[slot].lesson_id, line),
@@ -230,29 +262,29 @@ def select_lessons(
                 rendered, actions[slot] = trial, merged
             merged_ids[slot] += (view.ids[position],)
             continue
-        line = render_line(kind, view.supports[position], cue, action)
+        line = render_line(kind, found.support, cue, action)
         candidate = RenderedLesson(view.ids[position], line)
         if len(fit_lines([*rendered, candidate], limit=limit)) <= len(rendered):
             break
         if slot_key is not None:
-            slots[slot_key] = len(picked)
+            slots[slot_key] = len(chosen)
         rendered.append(candidate)
-        picked.append((tier, position))
+        chosen.append(found)
         actions.append(action)
         merged_ids.append(())
     return [
         SelectedLesson(
-            view.ids[p],
-            view.kinds[p],
-            view.companies[p] or None,
-            view.categories[p] or None,
-            view.cues[p],
+            view.ids[c.position],
+            view.kinds[c.position],
+            view.companies[c.position] or None,
+            view.categories[c.position] or None,
+            view.cues[c.position],
             action,
-            view.supports[p],
-            view.recency[p],
-            tier,
+            c.support,
+            c.recency,
+            c.tier,
             item.line,
             also,
         )
-        for (tier, p), item, action, also in zip(picked, rendered, actions, merged_ids, strict=True)
+        for c, item, action, also in zip(chosen, rendered, actions, merged_ids, strict=True)
     ]

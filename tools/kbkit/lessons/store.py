@@ -2,11 +2,14 @@
 
 - `lessons.jsonl`: one row per dedupe key (kind, scope, cue, action), `status: candidate`.
 - `evidence.jsonl`: one row per (lesson, source_kind, source_id); support = live rows.
-- `tombstones.jsonl`: `forget` records (the evidence keys they end, for good) and verdict
-  records: when a task is extracted again with a different verdict, its evidence that the
-  new extraction no longer yields is `supersede`d, and superseded evidence it yields again
-  is `revive`d. History stays in the log; support is recomputed from it.
-- `outcomes.jsonl`: one outcome card per closed task (a changed card is appended again).
+- `tombstones.jsonl`: `forget` records (the evidence keys they end, for good: live and
+  superseded alike, so nothing forgotten is ever revived) and verdict records: when a task
+  is extracted again with a different verdict, its evidence that the new extraction no
+  longer yields is `supersede`d, and superseded evidence it yields again is `revive`d; and
+  a purge's plan and completion rows (`kbkit.lessons.purge`). History stays in the log;
+  support is recomputed from it.
+- `outcomes.jsonl`: one outcome card per closed task (a changed card, or the same task read
+  from different bytes, is appended again; `digest` names the record it was read from).
 - `usage.jsonl`: one row per consideration (task, lesson ids, mode, time).
 
 Writers hold the store lock across read-check-append, so concurrent extractions never write
@@ -18,15 +21,24 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from json.encoder import encode_basestring as _quote  # ensure_ascii=False's string encoder
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kbkit.infra import json_input
+from kbkit.infra.clock import timestamp as utc_now
 from kbkit.infra.file_lock import locked
-from kbkit.infra.jsonl import append_rows, append_together, atomic_write_bytes, gc_paused
+from kbkit.infra.jsonl import (
+    append_rows,
+    append_together,
+    encode_row,
+    gc_paused,
+)
 from kbkit.infra.paths import intake_root, repo_root
+from kbkit.infra.steps import reached
 from kbkit.lessons import fold, index
-from kbkit.lessons.extraction import Extraction, RefusedLesson, utc_now
+
+if TYPE_CHECKING:  # extraction is not needed to read the store (`kb lessons show`)
+    from kbkit.lessons.extraction import Extraction, RefusedLesson
 
 STORE_DIR = "lessons"
 
@@ -41,10 +53,12 @@ class AddResult(NamedTuple):
 
 
 class ForgetResult(NamedTuple):
-    removed: int  # evidence rows that stop counting
+    removed: int  # live evidence rows that stop counting
     orphaned: list[str]  # lessons left without live evidence
-    affected: list[str] = []  # every lesson whose evidence was hit
+    affected: list[str] = []  # every lesson whose live evidence was hit
     purged: int = 0  # rows removed from the logs by --purge
+    ended: int = 0  # evidence keys ended for good (live or superseded)
+    purge: Any = None  # kbkit.lessons.purge.PurgeReport of a --purge
 
 
 class LessonStore:
@@ -53,6 +67,7 @@ class LessonStore:
     def __init__(self, root: Path):
         self.root = root
         self.cache_dir = root / ".index"
+        self._folded: fold.FoldState | None = None  # the last fold, while no log changes
 
     @classmethod
     def for_repo(cls, repo: str | os.PathLike[str] | None = None) -> LessonStore:
@@ -70,7 +85,21 @@ class LessonStore:
     # -- reading -----------------------------------------------------------------------
 
     def state(self) -> fold.FoldState:
-        """The folded logs, from the cache when it is current (refreshed and saved if not)."""
+        """The folded logs, from the cache when it is current (refreshed and saved if not).
+
+        Read-only for callers: the same object comes back while no log changes.
+        """
+        folded = self._folded
+        if folded is not None and index.is_current(folded, self.root):
+            return folded
+        with gc_paused():
+            state = index.refresh(folded, self.root) if folded is not None else self._read_state()
+        if state is not folded and state.marks or folded is not None and state.marks:
+            index.write_cache(self.cache_dir / "state.marshal", state.dump())
+        self._folded = state
+        return state
+
+    def _read_state(self) -> fold.FoldState:
         with gc_paused():
             cached = index.read_cache(self.cache_dir / "state.marshal")
             state = (fold.FoldState.load(cached) if cached else None) or fold.FoldState()
@@ -85,6 +114,16 @@ class LessonStore:
                 index.write_cache(self.cache_dir / "state.marshal", state.dump())
             return state
 
+    def outcome_cards(self) -> dict[str, dict[str, Any]]:
+        """Each task's latest outcome card, from outcomes.jsonl (the fold keeps digests)."""
+        from kbkit.infra.jsonl import iter_rows
+
+        cards = {}
+        for row in iter_rows(self.log("outcomes")):
+            if isinstance(row.get("task"), str) and isinstance(row.get("card"), dict):
+                cards[row["task"]] = row["card"]
+        return cards
+
     def usage_rows(self) -> list[dict[str, Any]]:
         from kbkit.infra.jsonl import iter_rows
 
@@ -93,157 +132,201 @@ class LessonStore:
     # -- writing -----------------------------------------------------------------------
 
     def add(self, extractions: Iterable[Extraction]) -> AddResult:
-        """Append what is new: lessons, evidence and outcome cards; nothing twice."""
+        """Append what is new: lessons, evidence and outcome cards; nothing twice.
+
+        A task listed twice in one batch: its last record is the verdict, as across batches.
+        The whole batch is one unit: all of its rows or none.
+        """
         batch = list(extractions)
-        # a task listed twice in one batch: its last record is the verdict, as across batches
         last = {e.task: n for n, e in enumerate(batch)}
-        latest = [e for n, e in enumerate(batch) if last[e.task] == n]
+        result = self.add_verdicts(
+            [e for n, e in enumerate(batch) if last[e.task] == n], chunk=len(batch) or 1
+        )
+        return result._replace(
+            tasks=len(batch),
+            skipped_tasks=[e.task for e in batch if not e.terminal],
+            refusals=[r for e in batch for r in e.refusals],
+        )
+
+    def add_verdicts(self, extractions: Iterable[Extraction], *, chunk: int = 5000) -> AddResult:
+        """Append what is new for tasks that each come at most once (their verdicts), in
+        units of `chunk` tasks: every row of a unit or none. A run killed between units
+        leaves whole tasks recorded; the same call again adds the rest."""
+        totals = [0, 0, 0, 0]  # tasks, lessons, evidence, outcome rows
+        skipped: list[str] = []
+        refusals: list[RefusedLesson] = []
+        with self.lock():
+            state = self.state()
+            if state.purges:  # a purge a killed run left open comes first
+                self._finish_purges(state)
+                state = self.state()
+            group: list[Extraction] = []
+            for extraction in extractions:
+                totals[0] += 1
+                if not extraction.terminal:
+                    skipped.append(extraction.task)
+                refusals += extraction.refusals
+                group.append(extraction)
+                if len(group) >= chunk:
+                    self._append_verdicts(state, group, totals)
+                    group = []
+            if group:
+                self._append_verdicts(state, group, totals)
+            if state.marks:
+                index.write_cache(self.cache_dir / "state.marshal", state.dump())
+            self._folded = state
+        return AddResult(totals[0], skipped, totals[1], totals[2], totals[3], refusals)
+
+    def _append_verdicts(
+        self, state: fold.FoldState, latest: list[Extraction], totals: list[int]
+    ) -> None:
+        """One unit: the rows `latest` adds to the logs, appended and folded into `state`."""
         lessons: list[dict[str, Any]] = []
         evidence: list[dict[str, Any]] = []
         outcomes: list[dict[str, Any]] = []
         now = utc_now()
-        with self.lock():
-            state = self.state()
-            # tasks extracted before (their card is on file): the only ones re-triage can hit
-            again = {e.task for e in latest if e.terminal and e.task in state.outcomes}
-            seen_lessons: set[str] = set()
-            seen_evidence: set[tuple[str, str, str]] = set()
-            for extraction in latest:
-                for c in extraction.candidates:
-                    if c.lesson_id not in state.lessons and c.lesson_id not in seen_lessons:
-                        seen_lessons.add(c.lesson_id)
-                        lessons.append(
-                            {
-                                "id": c.lesson_id,
-                                "kind": c.kind,
-                                "company": c.company,
-                                "category": c.category,
-                                "cue": c.cue,
-                                "action": c.action,
-                                "subject": c.subject,
-                                "status": "candidate",
-                                "created_at": now,
-                            }
-                        )
-                    key = (c.lesson_id, c.source_kind, c.source_id)
-                    if key not in state.evidence and key not in seen_evidence:
-                        seen_evidence.add(key)
-                        evidence.append(
-                            {
-                                "lesson": c.lesson_id,
-                                "source_kind": c.source_kind,
-                                "source_id": c.source_id,
-                                "task": c.task,
-                                "at": c.at,
-                            }
-                        )
-                card = extraction.outcome
-                if card is not None and state.outcomes.get(card["task"], {}).get("card") != card:
-                    state.outcomes[card["task"]] = {"task": card["task"], "card": card}
-                    outcomes.append({"task": card["task"], "card": card, "at": now})
-            verdicts = _verdicts(state, [e for e in latest if e.task in again], now)
-            # Lessons before evidence: a crash in between leaves a lesson with no support
-            # (never selectable), and the next extraction appends the missing evidence.
-            # One unit: a full disk leaves all four logs exactly as they were. The
-            # tombstones come after the new evidence: a crash in between leaves old and new
-            # verdict both counting until the task is extracted again, never neither.
-            append_together(
-                [
-                    (self.log("lessons"), lessons),
-                    (self.log("evidence"), evidence),
-                    (self.log("tombstones"), verdicts),
-                    (self.log("outcomes"), outcomes),
-                ]
-            )
-            # No refold here: the next reader folds just these appended bytes, lazily.
-        return AddResult(
-            tasks=len(batch),
-            skipped_tasks=[e.task for e in batch if not e.terminal],
-            new_lessons=len(lessons),
-            new_evidence=len(evidence),
-            new_outcomes=len(outcomes),
-            refusals=[r for e in batch for r in e.refusals],
+        # tasks extracted before (their card is on file): the only ones re-triage can hit
+        again = [e for e in latest if e.terminal and e.task in state.outcomes]
+        seen_lessons: set[str] = set()
+        seen_evidence: set[tuple[str, str, str]] = set()
+        for extraction in latest:
+            for c in extraction.candidates:
+                if c.lesson_id not in state.lessons and c.lesson_id not in seen_lessons:
+                    seen_lessons.add(c.lesson_id)
+                    lessons.append(
+                        {
+                            "id": c.lesson_id,
+                            "kind": c.kind,
+                            "company": c.company,
+                            "category": c.category,
+                            "company_key": c.company_key,
+                            "category_key": c.category_key,
+                            "cue": c.cue,
+                            "action": c.action,
+                            "subject": c.subject,
+                            "status": "candidate",
+                            "created_at": now,
+                        }
+                    )
+                key = (c.lesson_id, c.source_kind, c.source_id)
+                if key not in state.evidence and key not in seen_evidence:
+                    seen_evidence.add(key)
+                    evidence.append(
+                        {
+                            "lesson": c.lesson_id,
+                            "source_kind": c.source_kind,
+                            "source_id": c.source_id,
+                            "task": c.task,
+                            "at": c.at,
+                        }
+                    )
+            card = extraction.outcome
+            known_card, known_digest = state.outcomes.get(extraction.task, ("", None))
+            if card is not None and (
+                known_digest != extraction.digest or known_card != fold.card_digest(card)
+            ):
+                row = {"task": card["task"], "card": card, "at": now}
+                if extraction.digest is not None or known_digest is not None:
+                    row["digest"] = extraction.digest  # None: read from no known bytes
+                outcomes.append(row)
+        verdicts = _verdicts(state, again, now)
+        # Lessons before evidence: a crash in between leaves a lesson with no support
+        # (never selectable), and the next extraction appends the missing evidence.
+        # One unit: a full disk leaves all four logs exactly as they were. The
+        # tombstones come after the new evidence: a crash in between leaves old and new
+        # verdict both counting until the task is extracted again, never neither.
+        groups = [
+            ("lessons", [text_row(row) for row in lessons]),
+            ("evidence", [text_row(row) for row in evidence]),
+            ("tombstones", [encode_row(row) for row in verdicts]),
+        ]
+        cards = [fold.card_json(row["card"]) for row in outcomes]
+        groups.append(
+            ("outcomes", [_outcome_line(r, c) for r, c in zip(outcomes, cards, strict=True)])
         )
+        append_together([(self.log(name), lines) for name, lines in groups])
+        folded = {  # what folding the outcome rows gives, without encoding the cards again
+            row["task"]: (fold.text_digest(card), row.get("digest"))
+            for row, card in zip(outcomes, cards, strict=True)
+        }
+        rows_of = (lessons, evidence, verdicts, outcomes)
+        index.absorb(
+            state,
+            self.root,
+            [(name, rows, lines) for (name, lines), rows in zip(groups, rows_of, strict=True)],
+            outcomes=folded,
+        )
+        totals[1] += len(lessons)
+        totals[2] += len(evidence)
+        totals[3] += len(outcomes)
 
     def forget(
         self, source_kind: str, source_id: str, *, reason: str = "", purge: bool = False
     ) -> ForgetResult:
         """Tombstone one source (`finding`, `retest` or a whole `task`); recompute support.
 
-        With `purge`, the source's evidence rows, the lesson rows it leaves without live
-        evidence (their text) and, for a task, its outcome cards are also removed from the
-        logs, rewritten atomically under the lock (for privacy requests); the tombstone stays.
+        Every evidence key of the source that is not forgotten yet ends for good, the
+        superseded ones too (a later re-extraction can revive none of them). With `purge`,
+        the source's rows and the text of the lessons it leaves without live evidence are
+        also removed from every copy kbkit made (`kbkit.lessons.purge`); a purge killed
+        half-way is finished by the next write to the store.
         """
+        from kbkit.lessons import purge as purging
+
         with self.lock():
             state = self.state()
-            hit = [
-                key
-                for key, (task, _at, _line) in state.evidence.items()
-                if state.is_live(key, task)
-                and (
-                    (key[1], key[2]) == (source_kind, source_id)
-                    or (source_kind == "task" and task == source_id)
-                )
-            ]
-            if not hit:
-                if purge:
-                    return self._purge(state, source_kind, source_id, [])
-                return ForgetResult(0, [])
-            row = {
-                "source_kind": source_kind,
-                "source_id": source_id,
-                "keys": [
-                    list(key) for key in hit
-                ],  # exactly these: a corrected re-extraction counts
-                "at": utc_now(),
-                "reason": reason,
-            }
-            append_rows(self.log("tombstones"), [row])
-            state = self.state()
+            finished = None
+            if state.purges:  # a purge a killed run left open comes first
+                finished = self._finish_purges(state, (source_kind, source_id))
+                state = self.state()
+            of_source = _source_filter(source_kind, source_id)
+            keys = [key for key, (task, _at, _l) in state.evidence.items() if of_source(key, task)]
+            hit = [k for k in keys if state.dead.get(k) != "forgotten" and _legacy_alive(state, k)]
+            live = [k for k in hit if state.is_live(k, state.evidence[k][0])]
+            if hit:
+                row: dict[str, Any] = {
+                    "source_kind": source_kind,
+                    "source_id": source_id,
+                    "keys": [list(key) for key in sorted(hit)],  # exactly these, for good
+                    "at": utc_now(),
+                    "reason": reason,
+                }
+                if source_kind != "task":
+                    row["task"] = state.evidence[hit[0]][0]
+                append_rows(self.log("tombstones"), [row])
+                state = self.state()
+            affected = {key[0] for key in live}
+            alive = {lid for lid in affected if state.support.get(lid, (0,))[0]}
+            purged = finished
             if purge:
-                return self._purge(state, source_kind, source_id, hit)
-        affected = {key[0] for key in hit}
-        alive = {
-            key[0]
-            for key, (task, _at, _line) in state.evidence.items()
-            if key[0] in affected and state.is_live(key, task)
-        }
-        return ForgetResult(len(hit), sorted(affected - alive), sorted(affected))
-
-    def _purge(
-        self,
-        state: fold.FoldState,
-        source_kind: str,
-        source_id: str,
-        hit: list[tuple[str, str, str]],
-    ) -> ForgetResult:
-        """Remove a forgotten source's rows from the logs (the caller holds the lock)."""
-
-        def of_source(key: tuple[str, str, str], task: str) -> bool:
-            if source_kind == "task":
-                return task == source_id
-            return (key[1], key[2]) == (source_kind, source_id)
-
-        keys = {
-            key
-            for key, (task, _at, _line) in state.evidence.items()
-            if of_source(key, task) and not state.is_live(key, task)
-        }
-        affected = {key[0] for key in keys}
-        alive = {
-            key[0]
-            for key, (task, _at, _line) in state.evidence.items()
-            if key[0] in affected and state.is_live(key, task)
-        }
-        orphaned = affected - alive
-        tasks = {source_id} if source_kind == "task" else set()
-        purged = _rewrite(
-            self.log("evidence"),
-            lambda r: (r.get("lesson"), r.get("source_kind"), r.get("source_id")) in keys,
+                plan = purging.plan(state, source_kind, source_id, keys, utc_now())
+                if plan is not None:
+                    append_rows(self.log("tombstones"), [plan])
+                    reached("purge-planned")
+                    purged = purging.finish(self, self.state(), plan)
+        return ForgetResult(
+            len(live),
+            sorted(affected - alive),
+            sorted(affected),
+            purged.rows if purged else 0,
+            ended=len(hit),
+            purge=purged,
         )
-        purged += _rewrite(self.log("lessons"), lambda r: r.get("id") in orphaned)
-        purged += _rewrite(self.log("outcomes"), lambda r: r.get("task") in tasks)
-        return ForgetResult(len(hit), sorted(orphaned), sorted(affected), purged)
+
+    def _finish_purges(self, state: fold.FoldState, source: tuple[str, str] | None = None) -> Any:
+        """Complete the purges a killed run left open (the caller holds the lock); the
+        report of the one of `source`, if any."""
+        if not state.purges:
+            return None
+        from kbkit.lessons import purge as purging
+
+        mine = None
+        for plan in list(state.purges.values()):
+            report = purging.finish(self, state, plan)
+            state = self.state()
+            if (plan["source_kind"], plan["source_id"]) == source:
+                mine = report
+        return mine
 
     def record_usage(self, row: dict[str, Any]) -> None:
         append_rows(self.log("usage"), [row])
@@ -289,21 +372,36 @@ def _verdict(action: str, task: str, keys: list[tuple[str, str, str]], now: str)
     }
 
 
-def _rewrite(path: Path, drop: Callable[[dict[str, Any]], bool]) -> int:
-    """Rewrite a log atomically without the rows `drop` selects; other lines stay as they are."""
-    if not path.exists():
-        return 0
-    kept: list[bytes] = []
-    dropped = 0
-    for line in path.read_bytes().splitlines(keepends=True):
-        try:
-            row = json_input.loads(line)
-        except ValueError:
-            row = None
-        if isinstance(row, dict) and drop(row):
-            dropped += 1
+def text_row(row: dict[str, Any]) -> bytes:
+    """`encode_row` for a row of strings and nulls only (lessons and evidence rows), byte for
+    byte, without the general encoder's cost: a quarter of a large extraction's time."""
+    parts = []
+    for key in sorted(row):
+        value = row[key]
+        if value is None:
+            parts.append(f"{_quote(key)}:null")
+        elif type(value) is str:
+            parts.append(f"{_quote(key)}:{_quote(value)}")
         else:
-            kept.append(line)
-    if dropped:
-        atomic_write_bytes(path, b"".join(kept))
-    return dropped
+            return encode_row(row)
+    return ("{" + ",".join(parts) + "}\n").encode()
+
+
+def _outcome_line(row: dict[str, Any], card: str) -> bytes:
+    """`encode_row(row)` of an outcome row whose card is already encoded as `card`."""
+    digest = row.get("digest")
+    middle = (
+        f'"digest":{_quote(digest) if digest is not None else "null"},' if "digest" in row else ""
+    )
+    return f'{{"at":{_quote(row["at"])},"card":{card},{middle}"task":{_quote(row["task"])}}}\n'.encode()
+
+
+def _source_filter(source_kind: str, source_id: str) -> Callable[[tuple[str, str, str], str], bool]:
+    if source_kind == "task":
+        return lambda key, task: task == source_id
+    return lambda key, task: key[1] == source_kind and key[2] == source_id
+
+
+def _legacy_alive(state: fold.FoldState, key: tuple[str, str, str]) -> bool:
+    """False when a forget row of an earlier version (no keys) already ended the key."""
+    return not state.legacy or state.is_live(key, state.evidence[key][0]) or key in state.dead

@@ -59,6 +59,22 @@ def _word(value: object) -> bool:
     return type(value) is str and 0 < len(value) <= 64
 
 
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})")
+
+
+def _rfc3339(value: object) -> bool:
+    """A `date-time` every format checker accepts: RFC 3339's shape and a real moment."""
+    if type(value) is not str or not _RFC3339.fullmatch(value):
+        return False
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
 def _optional_text(record: dict[str, Any], key: str, cap: int) -> bool:
     value = record.get(key)
     return value is None or (type(value) is str and len(value) <= cap)
@@ -69,13 +85,15 @@ def _plainly_valid(record: dict[str, Any]) -> bool:
 
     True only when the schema certainly accepts the record (a property test holds it to
     that); anything unusual (a closed_at to format-check, a float count, a wrong type)
-    returns False and goes to jsonschema, which decides and words the error.
+    returns False and goes to jsonschema, which decides and words the error. A `closed_at`
+    in RFC 3339's exact shape naming a real moment passes every date-time format checker.
     """
     if not (_ident(record.get("id")) and _word(record.get("status"))):
         return False
     if not (_optional_text(record, "company", 200) and _optional_text(record, "category", 200)):
         return False
-    if record.get("closed_at") is not None:
+    closed_at = record.get("closed_at")
+    if closed_at is not None and not _rfc3339(closed_at):
         return False
     findings = record.get("findings", [])
     retests = record.get("retests", [])
@@ -134,6 +152,21 @@ def _decode(data: bytes, path: str, line: int | None = None) -> str:
             path=path,
             line=line,
         ) from exc
+
+
+def parse_record(
+    raw: bytes, path: str, line: int | None = None, *, validate: bool = True
+) -> dict[str, Any]:
+    """One task record from its bytes, checked (an InputError names `path` and `line`)."""
+    if not validate:
+        record: dict[str, Any] = loads(raw)
+        return record
+    return _parse(_decode(raw, path, line), path, line)
+
+
+def read_input(path: str) -> bytes:
+    """The bytes of an input file (`-` reads stdin), with a clear error when unreadable."""
+    return _read_bytes(path)
 
 
 def _parse(text: str, path: str, line: int | None = None) -> dict[str, Any]:

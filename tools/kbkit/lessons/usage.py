@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from kbkit.infra.errors import UsageError
 from kbkit.lessons.extraction import utc_now
-from kbkit.lessons.redaction import clean_scope
+from kbkit.lessons.redaction import clean_scope, scope_key
 from kbkit.lessons.rendering import render_block
 from kbkit.lessons.selection import SelectedLesson, lesson_scope, select_lessons
 from kbkit.lessons.store import LessonStore
@@ -84,10 +84,13 @@ def bundle_prompts(
     assign: str = "none",
     scope: str | None = None,
     as_of: str | None = None,
+    out: str | None = None,
 ) -> Bundle:
     """Consider lessons for a task and return the final planner and worker prompts.
 
-    `scope` is the client-isolation setting (see `kbkit.lessons.selection`).
+    `scope` is the client-isolation setting (see `kbkit.lessons.selection`). `out` is the
+    folder the caller writes the bundle to (`kb lessons bundle --out`): the usage row
+    names it, so `kb lessons forget --purge` can rewrite it later.
     """
     if assign not in ASSIGNMENTS:
         raise UsageError(f"assign={assign!r}: expected one of {', '.join(ASSIGNMENTS)}")
@@ -103,18 +106,21 @@ def bundle_prompts(
     store = store if store is not None else LessonStore.for_repo()
     scope = lesson_scope(scope)
     lessons = select_lessons(task, store, scope=scope, as_of=as_of)
-    store.record_usage(
-        {
-            "task": str(task["id"]),
-            "company": clean_scope(task.get("company")),
-            "category": clean_scope(task.get("category")),
-            "lessons": [lid for lesson in lessons for lid in lesson.ids()],
-            "mode": effective,
-            "assign": assign,
-            "scope": scope,
-            "at": utc_now(),
-        }
-    )
+    row = {
+        "task": str(task["id"]),
+        "company": clean_scope(task.get("company")),
+        "category": clean_scope(task.get("category")),
+        "company_key": scope_key(task.get("company")),
+        "category_key": scope_key(task.get("category")),
+        "lessons": [lid for lesson in lessons for lid in lesson.ids()],
+        "mode": effective,
+        "assign": assign,
+        "scope": scope,
+        "at": utc_now(),
+    }
+    if out is not None:
+        row["bundle"] = out
+    store.record_usage(row)
     if effective != "inject" or not lessons:
         return Bundle(effective, assign, lessons, "", planner, worker)
     block = render_block(lesson.line for lesson in lessons)

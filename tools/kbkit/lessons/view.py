@@ -1,10 +1,18 @@
-"""The ranked view: every selectable lesson, ordered once, cached as flat columns.
+"""The ranked view: every selectable lesson, ordered once, cached as flat columns; and the
+same view stopped at any moment (`cut`).
 
-Derived from the store's fold (never a source of truth): support, recency and evidence
-tasks per live lesson, sorted by kind, support, recency and id, with one bucket of positions
-per (company, category) scope. Text columns are stored as one UTF-8 blob plus an offsets
-array each, in one file that is memory-mapped: opening it parses a small header, and a
-selection decodes only the handful of rows it looks at.
+Derived from the store's fold (never a source of truth): per selectable lesson (a live
+candidate: not forgotten, superseded, adopted or retired) its evidence rows (time and task,
+in time order), ranked by demotion, kind, support, recency and id, with one bucket of
+positions per (company key, category key) scope. Text columns are stored as one UTF-8 blob
+plus an offsets array each, in one file that is memory-mapped: opening it parses a small
+header, and a selection decodes only the handful of rows it looks at.
+
+The view at a moment T is the live view of the store cut at T: the same fold (tombstones,
+supersedes, revives, life cycle) with only the evidence closed before T counted, so support,
+recency, a task's own evidence and the helpful/harmful signal are those known at T. A lesson
+whose every evidence row closed at or after T is not in it. Past the latest moment the view
+depends on (`last`), the cut is the live view itself.
 """
 
 from __future__ import annotations
@@ -12,16 +20,16 @@ from __future__ import annotations
 import marshal
 import mmap
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from kbkit.infra.jsonl import gc_paused
 from kbkit.lessons import fold, index
-from kbkit.lessons.signal import Signal, lesson_signals
+from kbkit.lessons.signal import signal_times
 from kbkit.lessons.store import LessonStore
 
-TASK_SEPARATOR = "\x1f"  # task ids cannot hold control characters (task record schema)
 VIEW_LOGS = ("lessons", "evidence", "tombstones", "transitions")
 VIEW_FILE = "view.bin"
 Marks = dict[str, tuple[int, int, int] | None]
@@ -60,23 +68,52 @@ class Column:
         return (self[position] for position in range(len(self)))
 
 
-TEXT_COLUMNS = ("ids", "kinds", "companies", "categories", "cues", "actions", "recency", "tasks")
+TEXT_COLUMNS = ("ids", "kinds", "companies", "categories", "cues", "actions", "times", "names")
+INT_COLUMNS = ("first", "ev_time", "ev_task")
 
 
 class SelectionView(NamedTuple):
-    """Selectable lessons in global rank order; '' stands for a missing company/category."""
+    """Selectable lessons in live rank order; '' stands for a missing company/category.
+
+    Position p's evidence rows are ev_time/ev_task[first[p] : first[p + 1]], in time order:
+    indexes into `times` (every evidence time, sorted) and `names` (every task id, sorted).
+    """
 
     marks: Marks
     ids: Column
     kinds: Column
-    companies: Column
+    companies: Column  # what is shown (redacted); the bucket keys are what compares
     categories: Column
     cues: Column
     actions: Column
-    supports: Ints
-    recency: Column
-    tasks: Column
+    times: Column
+    names: Column
+    first: Ints
+    ev_time: Ints
+    ev_task: Ints
     buckets: dict[Scope, Ints]
+    by_company: dict[str | None, list[Scope]]
+    by_category: dict[str | None, list[Scope]]
+    signals: dict[int, tuple[list[str], list[str]]]  # position -> helpful, harmful `at`s
+    last: str  # the latest evidence or judgement time the view holds
+
+    def support(self, position: int) -> int:
+        return self.first[position + 1] - self.first[position]
+
+    def recency(self, position: int) -> str:
+        return self.times[self.ev_time[self.first[position + 1] - 1]]
+
+    def task_index(self, task: str) -> int | None:
+        """The index of a task id in `names`, or None when no evidence row names it."""
+        at = bisect_left(self.names, task)
+        return at if at < len(self.names) and self.names[at] == task else None
+
+    def cut(self, moment: str | None) -> Cut | None:
+        """The view stopped at `moment` (evidence closed strictly before it), or None when
+        that is the live view (no moment, or one after everything the view holds)."""
+        if moment is None or moment > self.last:
+            return None
+        return Cut(self, moment, bisect_left(self.times, moment))
 
     def dump(self) -> bytes:
         """MAGIC, header length, marshal header (sections, buckets), 8-aligned raw sections."""
@@ -95,14 +132,27 @@ class SelectionView(NamedTuple):
             column: Column = getattr(self, name)
             put(f"{name}.blob", bytes(column.blob))
             put(f"{name}.offsets", _int_bytes(column.offsets))
-        put("supports", _int_bytes(self.supports))
+        for name in INT_COLUMNS:
+            put(name, _int_bytes(getattr(self, name)))
         spans: dict[Scope, tuple[int, int]] = {}
         flat = array("Q")
         for scope, positions in self.buckets.items():
             spans[scope] = (len(flat), len(positions))
             flat.extend(positions)
         put("buckets", flat.tobytes())
-        header = marshal.dumps((fold.FORMAT, self.marks, sections, spans), 4)
+        header = marshal.dumps(
+            (
+                fold.FORMAT,
+                self.marks,
+                sections,
+                spans,
+                self.by_company,
+                self.by_category,
+                self.signals,
+                self.last,
+            ),
+            4,
+        )
         padding = -(len(MAGIC) + 8 + len(header)) % 8
         head = MAGIC + (len(header) + padding).to_bytes(8, "little") + header + b"\0" * padding
         return head + b"".join(raw)
@@ -120,7 +170,8 @@ class SelectionView(NamedTuple):
                 return None
             start = len(MAGIC) + 8
             length = int.from_bytes(mapped[len(MAGIC) : start], "little")
-            fmt, marks, sections, spans = marshal.loads(mapped[start : start + length])
+            head = marshal.loads(mapped[start : start + length])
+            fmt, marks, sections, spans, by_company, by_category, signals, last = head
             if fmt != fold.FORMAT:
                 return None
             body = memoryview(mapped)[start + length :]
@@ -131,17 +182,51 @@ class SelectionView(NamedTuple):
                 offset, size = sections[name]
                 return body[offset : offset + size]
 
-            columns = {
+            columns: dict[str, object] = {
                 name: Column(section(f"{name}.blob"), section(f"{name}.offsets").cast("Q"))
                 for name in TEXT_COLUMNS
             }
+            columns.update((name, section(name).cast("Q")) for name in INT_COLUMNS)
             flat = section("buckets").cast("Q")
             buckets: dict[Scope, Ints] = {
                 scope: flat[first : first + n] for scope, (first, n) in spans.items()
             }
-            return cls(marks, supports=section("supports").cast("Q"), buckets=buckets, **columns)
+            return cls(
+                marks,
+                buckets=buckets,
+                by_company=by_company,
+                by_category=by_category,
+                signals=signals,
+                last=last,
+                **columns,  # type: ignore[arg-type]
+            )
         except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError):
             return None  # a view of another shape (a damaged file) is rebuilt
+
+
+class Cut(NamedTuple):
+    """A view stopped at `moment`: `before` of its times are earlier than the moment."""
+
+    view: SelectionView
+    moment: str
+    before: int
+
+    def support(self, position: int) -> int:
+        view = self.view
+        start, end = view.first[position], view.first[position + 1]
+        return bisect_left(view.ev_time, self.before, start, end) - start
+
+    def recency(self, position: int, support: int) -> str:
+        view = self.view
+        return view.times[view.ev_time[view.first[position] + support - 1]]
+
+    def demoted(self, position: int) -> bool:
+        judged = self.view.signals.get(position)
+        if judged is None:
+            return False
+        helpful = bisect_left(judged[0], self.moment)
+        harmful = bisect_left(judged[1], self.moment)
+        return helpful + harmful >= SIGNAL_MIN and harmful > helpful
 
 
 MAGIC = b"KBKIT-LESSONS-VIEW\n"
@@ -153,76 +238,101 @@ def _int_bytes(values: Ints) -> bytes:
     )
 
 
+KIND_RANK = fold.KIND_RANK
 # A lesson is ranked last in its tier once this many outcomes judged it and most were harmful.
 SIGNAL_MIN = 3
 
 
 def build_view(
-    state: fold.FoldState, marks: Marks, signals: Mapping[str, Signal] | None = None
+    state: fold.FoldState,
+    marks: Marks,
+    signals: Mapping[str, tuple[list[str], list[str]]] | None = None,
 ) -> SelectionView:
-    """Support, recency and evidence tasks per live lesson, ranked once for every task.
+    """Every selectable lesson with its evidence in time order, ranked once for every task.
 
-    With `signals`, a lesson with enough outcomes (SIGNAL_MIN) that were mostly harmful
-    goes after every other lesson of its scope (a stable sort: ties keep the usual order).
+    With `signals` (`signal.signal_times`), a lesson with enough outcomes (SIGNAL_MIN) that
+    were mostly harmful goes after every other lesson of its scope (a stable sort: ties keep
+    the usual order).
     """
-    supports = fold.live_support(state)
+    supports = state.support
     # only candidates are selectable: adopted ones live on as rules, retired ones are withdrawn
+    lifecycle = state.lifecycle
     live = [
         lid
-        for lid in supports
-        if lid in state.lessons and state.lifecycle.get(lid, ("candidate",))[0] == "candidate"
+        for lid, agg in supports.items()
+        if agg[0] and lid in state.lessons and lifecycle.get(lid, ("candidate",))[0] == "candidate"
     ]
     rows = [fold.LessonRow(*state.lessons[lid]) for lid in live]
     order = list(range(len(live)))
     order.sort(key=lambda i: live[i])
-    order.sort(key=lambda i: supports[live[i]].latest, reverse=True)  # stable sorts: ties
-    order.sort(key=lambda i: supports[live[i]].rows, reverse=True)  # keep the last order
+    order.sort(key=lambda i: supports[live[i]][1], reverse=True)  # stable sorts: ties
+    order.sort(key=lambda i: supports[live[i]][0], reverse=True)  # keep the last order
     order.sort(key=lambda i: fold.KIND_RANK[rows[i].kind])
+    judged = signals or {}
     demoted = {
         lid
-        for lid, s in (signals or {}).items()
-        if s.helpful + s.harmful >= SIGNAL_MIN and s.harmful > s.helpful
+        for lid, (helpful, harmful) in judged.items()
+        if len(helpful) + len(harmful) >= SIGNAL_MIN and len(harmful) > len(helpful)
     }
     if demoted:
         order.sort(key=lambda i: live[i] in demoted)
+    every_at: set[str] = set()
+    every_task: set[str] = set()
+    for lid in live:  # C-level set updates: a million rows cost a fraction of a second
+        every_at.update(supports[lid][3])
+        every_task.update(supports[lid][2])
+    times, names = sorted(every_at), sorted(every_task)
+    time_index = {at: n for n, at in enumerate(times)}
+    name_index = {task: n for n, task in enumerate(names)}
+    to_time, to_name = time_index.__getitem__, name_index.__getitem__
+    first, ev_time, ev_task = array("Q", [0]), array("Q"), array("Q")
     buckets: dict[Scope, Ints] = {}
+    position_signals: dict[int, tuple[list[str], list[str]]] = {}
+    last = times[-1] if times else ""
     for position, i in enumerate(order):  # positions are ranks: every bucket comes sorted
-        scope = (rows[i].company, rows[i].category)
+        lid, row = live[i], rows[i]
+        _n, _latest, tasks, ats = supports[lid]
+        if len(ats) == 1:
+            ev_time.append(to_time(ats[0]))
+            ev_task.append(to_name(tasks[0]))
+        else:
+            pairs = sorted(zip(map(to_time, ats), map(to_name, tasks), strict=True))
+            ev_time.extend(pair[0] for pair in pairs)
+            ev_task.extend(pair[1] for pair in pairs)
+        first.append(len(ev_time))
+        scope = (row.company_key, row.category_key)
         bucket = buckets.get(scope)
         if bucket is None:
             bucket = buckets[scope] = array("Q")
         bucket.append(position)  # type: ignore[attr-defined]
+        if lid in judged:
+            position_signals[position] = judged[lid]
+            last = max([last, *judged[lid][0], *judged[lid][1]])
+    by_company: dict[str | None, list[Scope]] = {}
+    by_category: dict[str | None, list[Scope]] = {}
+    for scope in buckets:
+        by_company.setdefault(scope[0], []).append(scope)
+        by_category.setdefault(scope[1], []).append(scope)
     ranked_rows = [rows[i] for i in order]
-    ranked_ids = [live[i] for i in order]
     return SelectionView(
         marks,
-        Column.build(ranked_ids),
+        Column.build([live[i] for i in order]),
         Column.build([r.kind for r in ranked_rows]),
         Column.build([r.company or "" for r in ranked_rows]),
         Column.build([r.category or "" for r in ranked_rows]),
         Column.build([r.cue for r in ranked_rows]),
         Column.build([r.action for r in ranked_rows]),
-        array("Q", [supports[lid].rows for lid in ranked_ids]),
-        Column.build([supports[lid].latest for lid in ranked_ids]),
-        Column.build([TASK_SEPARATOR.join(sorted(set(supports[lid].tasks))) for lid in ranked_ids]),
+        Column.build(times),
+        Column.build(names),
+        first,
+        ev_time,
+        ev_task,
         buckets,
+        by_company,
+        by_category,
+        position_signals,
+        last,
     )
-
-
-def view_as_of(store: LessonStore, as_of: str) -> SelectionView:
-    """The view built from evidence closed strictly before `as_of` only (never cached).
-
-    For replays of history: a task must not see outcomes that were not known when it
-    started. It walks every evidence row, so it costs a fold, not a cached read.
-    """
-    state = store.state()
-    past = fold.FoldState()
-    past.lessons = state.lessons
-    past.tombstones = state.tombstones
-    past.lifecycle = state.lifecycle
-    past.evidence = {key: row for key, row in state.evidence.items() if row[1] < as_of}
-    past.support = fold.count_support(past)
-    return build_view(past, {})
 
 
 def load_view(store: LessonStore) -> SelectionView:
@@ -238,7 +348,7 @@ def load_view(store: LessonStore) -> SelectionView:
         marks = {n: (state.marks[n][:3] if n in state.marks else None) for n in VIEW_LOGS}
         # Signals change only when a shown task closes with findings, which appends evidence
         # and so rebuilds this view: usage appends alone need not (bundles stay cheap).
-        signals = lesson_signals(state, store.usage_rows()) if store.log("usage").exists() else {}
+        signals = signal_times(state, store.usage_rows()) if store.log("usage").exists() else {}
         view = build_view(state, marks, signals)
         if state.marks:  # an empty store stays empty
             index.write_cache(path, view.dump())

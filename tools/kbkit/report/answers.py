@@ -83,8 +83,9 @@ def lessons_effects(report: dict[str, Any]) -> list[Effect]:
     for name, more_is_better in HELPING_METRICS:
         metric = headline["metrics"].get(name)
         diff = metric.get("difference") if metric else None
-        if not diff or diff.get("low") is None or diff.get("high") is None:
-            out.append(Effect(name, diff, "not-enough"))
+        enough = bool(metric) and metric.get("enough", True)
+        if not enough or not diff or diff.get("low") is None or diff.get("high") is None:
+            out.append(Effect(name, None, "not-enough"))
             continue
         if diff["low"] > 0 or diff["high"] < 0:
             up = diff["low"] > 0
@@ -110,7 +111,13 @@ def lessons_verdict(lessons: dict[str, Any]) -> Verdict:
         )
     judged = {e.judged for e in effects}
     if judged == {"not-enough"}:
-        return Verdict("none", "Not known yet: not enough tasks in the randomised arms")
+        treated, control = report["headline"]["tasks"]
+        least = _minimum(report["headline"])
+        return Verdict(
+            "none",
+            f"Not known yet: not enough tasks ({treated} and {control} in the randomised arms"
+            + (f"; at least {least} per arm)" if least else ")"),
+        )
     if "better" in judged and "worse" not in judged:
         return Verdict("good", "Helping, in the randomised comparison")
     if "worse" in judged and "better" not in judged:
@@ -118,3 +125,12 @@ def lessons_verdict(lessons: dict[str, Any]) -> Verdict:
     if "better" in judged:
         return Verdict("warn", "Mixed: better on one measure, worse on another")
     return Verdict("none", "No clear effect yet in the randomised comparison")
+
+
+def _minimum(comparison: dict[str, Any]) -> int | None:
+    """The lessons report's minimum of tasks per arm for a number, if it states one."""
+    for metric in comparison["metrics"].values():
+        least = metric.get("minimum_tasks_per_arm")
+        if isinstance(least, int):
+            return least
+    return None

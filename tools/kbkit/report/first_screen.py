@@ -204,7 +204,8 @@ def _lessons(les: dict[str, Any]) -> str:
         for e in effects:
             rate = e.metric in answers.RATES
             if e.difference is None:
-                shown = "not enough tasks"
+                items.append(f"<li>{esc(words.metric(e.metric))}: not enough tasks</li>")
+                continue
             else:
                 path = ("headline", "metrics", e.metric, "difference")
                 value = fig(e.difference["value"], "lessons", *path, "value",

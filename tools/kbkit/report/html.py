@@ -30,6 +30,8 @@ def number(value: float | None, rate: bool = False, signed: bool = False) -> str
     `kb lessons report` prints them: rates in percent with one decimal, others with two."""
     if value is None:
         return "n/a"
+    if isinstance(value, float) and value == 0:
+        value = 0.0  # never "-0.0%"
     if rate:
         return f"{value:+.1%}" if signed else f"{value:.1%}"
     if isinstance(value, int):

@@ -56,7 +56,7 @@ def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
             for (low, high), n in zip(SUPPORT_BUCKETS, buckets, strict=True)
         ],
         "usage_by_mode": dict(sorted(modes.items())),
-        "report": (report := lessons_report(state, usage)),
+        "report": (report := lessons_report(store, state, usage)),
         "comparison": comparison(report),
         "signals": lesson_signals(state, usage),
     }
@@ -81,17 +81,13 @@ def usage_rows(store: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def lessons_report(state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
+def lessons_report(store: Any, state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
     """Adapter: what `kb lessons report --format json` prints (without its `version`), from
-    the same store: the outcome cards of tasks not forgotten, joined with the usage log."""
-    from kbkit.lessons.report import build_report, forgotten_tasks
+    the same store and the same calls: the outcome cards of tasks not forgotten
+    (`outcome_cards`), joined with the usage log (`build_report`)."""
+    from kbkit.lessons.report import build_report, outcome_cards
 
-    gone = forgotten_tasks(state.tombstones)
-    cards = [
-        row["card"]
-        for task, row in state.outcomes.items()
-        if isinstance(row.get("card"), dict) and task not in gone
-    ]
+    cards = outcome_cards(store, state)
     try:
         return {"tasks": len(cards), **build_report(cards, usage)}
     except (KeyError, TypeError, ValueError) as exc:

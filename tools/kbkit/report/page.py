@@ -623,26 +623,7 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
         path: tuple[object, ...] = (
             ("headline",) if where == "headline" else ("observational", where)
         )
-        rows = []
-        for name, m in c["metrics"].items():
-            rate = name in answers.RATES
-            cells = []
-            for side in ("treated", "control"):
-                e = m[side]
-                base = (*path, "metrics", name, side)
-                text = fig(e["value"], "lessons", *base, "value", shown=number(e["value"], rate))
-                if e["low"] is not None:
-                    text += (f" [{fig(e['low'], 'lessons', *base, 'low', shown=number(e['low'], rate))}, "
-                             f"{fig(e['high'], 'lessons', *base, 'high', shown=number(e['high'], rate))}]")  # fmt: skip
-                cells.append(Cell(text + f' <span class="id">n={e["n"]}</span>'))
-            d = m["difference"]
-            diff = "not enough tasks for an interval"
-            if d is not None:
-                base = (*path, "metrics", name, "difference")
-                diff = (f"{fig(d['value'], 'lessons', *base, 'value', shown=number(d['value'], rate, True))} "
-                        f"[{fig(d['low'], 'lessons', *base, 'low', shown=number(d['low'], rate, True))}, "
-                        f"{fig(d['high'], 'lessons', *base, 'high', shown=number(d['high'], rate, True))}]")  # fmt: skip
-            rows.append((words.metric(name), *cells, Cell(diff)))
+        rows = [_measure(name, m, path) for name, m in c["metrics"].items()]
         treated, control = c["tasks"]
         out.append(f"<h3>{esc(c['comparison'].replace('_', ' '))}</h3>")
         out.append(
@@ -652,6 +633,7 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
                     f"with lessons ({treated} tasks)",
                     f"without ({control} tasks)",
                     "difference",
+                    "within each category",
                 ),
                 rows,
             )
@@ -678,6 +660,51 @@ def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
         )
     out.append(f'<p class="source">{esc(report["methods"])} {esc(report["caveat"])}</p>')
     return as_markup(out)
+
+
+def _measure(name: str, m: dict[str, Any], path: tuple[object, ...]) -> tuple[object, ...]:
+    """One metric of a comparison as `kb lessons report` gives it: each arm with its interval,
+    the difference, and the difference within each category (stratum); below the report's
+    minimum of tasks per arm, the words "not enough tasks" instead of a number."""
+    rate = name in answers.RATES
+    base = (*path, "metrics", name)
+    least = m.get("minimum_tasks_per_arm")
+    cells: list[object] = [words.metric(name)]
+    for side in ("treated", "control"):
+        e = m[side]
+        if e["value"] is None and not m.get("enough", True):
+            cells.append(Cell(f'not enough tasks <span class="id">n={e["n"]}</span>'))
+            continue
+        text = _interval(e, ("lessons", *base, side), rate, False)
+        cells.append(Cell(text + f' <span class="id">n={e["n"]}</span>'))
+    if m["difference"] is not None:
+        cells.append(Cell(_interval(m["difference"], ("lessons", *base, "difference"), rate, True)))
+    elif not m.get("enough", True):
+        cells.append(Cell("not enough tasks" + (f" (at least {least} per arm)" if least else "")))
+    else:
+        cells.append("not enough tasks for an interval")
+    strata = []
+    for i, stratum in enumerate(m.get("strata") or []):
+        d = stratum["difference"]
+        if d is None:
+            a, b = stratum["tasks"]
+            shown = f"not enough tasks ({a} vs {b})"
+        else:
+            shown = _interval(d, ("lessons", *base, "strata", i, "difference"), rate, True)
+        strata.append(f"{esc(stratum['stratum'])}: {shown}")
+    cells.append(Cell("<br>".join(strata) or "—"))
+    return tuple(cells)
+
+
+def _interval(e: dict[str, Any], where: tuple[object, ...], rate: bool, signed: bool) -> str:
+    """`value [low, high]`, each figure marked with where it is in the lessons report."""
+    owner, *path = where
+    text = fig(e["value"], str(owner), *path, "value", shown=number(e["value"], rate, signed))
+    if e.get("low") is not None:
+        low = fig(e["low"], str(owner), *path, "low", shown=number(e["low"], rate, signed))
+        high = fig(e["high"], str(owner), *path, "high", shown=number(e["high"], rate, signed))
+        text += f" [{low}, {high}]"
+    return text
 
 
 def render_html(report: dict[str, Any], files: FileLinks | None = None) -> str:
