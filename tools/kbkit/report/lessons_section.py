@@ -1,8 +1,8 @@
 """Lessons: by kind and scope, support, usage per mode, the with/without comparison.
 
-The lessons package is changing on another branch (a per-lesson helpful/harmful signal and
-a new `kb lessons report`); everything here goes through the small adapters below so the
-lead can rewire them after the merge.
+The comparison is `kb lessons report`'s own: the same library calls (`outcome_cards`,
+`build_report`), kept whole under `report`, so the page shows what the command prints and
+never a copy of its statistics. The store is read through the small adapters below.
 """
 
 from __future__ import annotations
