@@ -326,7 +326,6 @@ class Month:
         self.mid_run: tuple[int, str] | None = None
         self.requests = 0
         self.logs: list[str] = []
-        self.mover: threading.Thread | None = None
         self._build()
         self.last_main = len(self.main_rule_ids())
 
@@ -423,8 +422,10 @@ class Month:
             self.mid_run = (left - 1, what)
             return
         self.mid_run = None
-        self.mover = threading.Thread(target=self._move_main, args=(what,), daemon=True)
-        self.mover.start()
+        # The person acts while the request waits for its answer, so the move is done before
+        # the run reads that answer: the run must see it before it ends. (A move after the
+        # run's last look at main is the next run's to catch, like the reviewers' of a day.)
+        self._move_main(what)
 
     def _move_main(self, what: str) -> None:
         self.moved_mid_run = True  # a person on GitHub, while the run waits for an answer
@@ -534,9 +535,6 @@ class Month:
         self.clock = f"{today.isoformat()}T{RUN_AT}Z"
         self.faults, self.moved_mid_run = 0, False
         outcomes, summary, runner = self._run_workflow(index, today, model_base, gh_env)
-        if self.mover is not None:
-            self.mover.join()
-            self.mover = None
         refuse.unlink(missing_ok=True)
         row.faults = self.faults
         if self.moved_mid_run:

@@ -11,9 +11,10 @@ import time
 import pytest
 
 from kbkit.distill.models import RecordingGateway
+from kbkit.intake.ledger import load_status
 from kbkit.vcs import git
 from tests.conftest import PROJECT
-from tests.distill.world import DAY, ScriptedGateway, World
+from tests.distill.world import DAY, VAL, ScriptedGateway, World, section
 
 BRANCH = f"knowledge/intake-{DAY}"
 STAGES = ("reply", "apply", "commit", "push", "pr", "status")
@@ -150,3 +151,27 @@ def test_sigkill_in_a_rebuild_between_body_and_push(world: World) -> None:
     git.fetch(world.clone)
     clean = git.run_git(world.clone, "merge-tree", "--write-tree", "origin/main", second["headRefOid"], check=False, code=True)  # fmt: skip
     assert clean == "0" and second["record"].rule_ids() == ["VAL-2d"]
+
+
+def test_sigkill_after_a_rebuild_drops_a_rule_leaves_its_row_pending_not_published(
+    world: World,
+) -> None:
+    """The rebuild's body stops listing an event whose rule no longer applies: its row is
+    pending before the body changes, so a kill right after the body edit never leaves a row
+    published by a PR that does not list it."""
+    world.review()
+    world.record(1, 2)
+    replay = world.root / "replay.jsonl"
+    rules = {"acme/app#1": "VAL-2c", "acme/app#2": "VAL-2d"}
+    world.run(RecordingGateway(ScriptedGateway(rules), replay))
+    took = section("VAL-2c", "PR #99", "Added by hand")
+    world.commit_on_main(VAL, lambda text: text.rstrip("\n") + "\n\n" + took + "\n")
+    killed = distill_process(world, str(replay), "rebuilt")
+    _, err = killed.communicate(timeout=120)
+    assert killed.returncode == -9, err.decode()
+    (pr,) = world.prs()
+    assert pr["record"].sources() == [("merged_pr", "acme/app#2")]  # the body changed
+    row = load_status(world.intake)[("merged_pr", "acme/app#1")]
+    assert row["state"] == "pending" and "no longer lists it" in row["reason"]
+    kept = load_status(world.intake)[("merged_pr", "acme/app#2")]
+    assert kept["state"] == "published" and kept["url"].endswith(f"/pull/{pr['number']}")

@@ -147,6 +147,29 @@ def test_main_moving_during_the_run_is_caught_before_it_ends(world: World) -> No
         assert pr["state"] != "OPEN" or merges_cleanly(world, pr["headRefOid"])
 
 
+def test_main_moving_again_while_the_open_prs_are_rebuilt_is_caught_too(world: World) -> None:
+    """A second edit lands while the run brings the PRs up to date after the first one (it
+    reads the PRs back after its fetch of main): the run looks at main again."""
+    two_open_prs(world)
+    moved: list[str] = []
+
+    def during(method: str, path: str) -> None:
+        if method == "POST" and path.endswith("/comments") and not moved:
+            moved.append("edit")  # the run is adding its batch
+            world.commit_on_main(VAL, append_rule("VAL-3a"))
+        elif method == "GET" and "/pulls" in path and moved == ["edit"]:
+            moved.append("again")  # the run reads the PRs back to rebuild them
+            world.commit_on_main(VAL, append_rule("VAL-3b"))
+
+    world.hub.during = during
+    world.record(3)
+    report = world.run(ScriptedGateway({"acme/app#3": "VAL-2e"}), day=NEXT_DAY)
+    assert moved == ["edit", "again"]
+    assert sum("main moved during the run" in note for note in report.notes) == 2
+    for pr in world.prs():
+        assert pr["state"] != "OPEN" or merges_cleanly(world, pr["headRefOid"])
+
+
 def test_a_dry_run_only_says_which_prs_it_would_rebuild(world: World) -> None:
     two_open_prs(world)
     world.merge_pr(1)

@@ -211,12 +211,18 @@ def _after_main_moved(
 ) -> None:
     """Main moved while this run worked (a merge, a hand edit): bring the open PRs up to
     date once more, so every open PR merges cleanly when the run ends."""
-    git.fetch(clone.path)
-    main = git.rev_parse(clone.path, f"origin/{clone.base_branch}")
-    if main is None or main == review.main:
-        return
-    s.note(f"main moved during the run (now {main[:12]}); bringing the open PRs up to date again")
-    open_review(s, publisher)
+    seen = review.main
+    for _ in range(MAIN_MOVED_ROUNDS):  # it may move again while they are rebuilt
+        git.fetch(clone.path)
+        main = git.rev_parse(clone.path, f"origin/{clone.base_branch}")
+        if main is None or main == seen:
+            return
+        s.note(f"main moved during the run (now {main[:12]}); bringing the open PRs up to date again")  # fmt: skip
+        seen = open_review(s, publisher).main
+    s.note("main kept moving during the run; the next run brings the open PRs up to date")
+
+
+MAIN_MOVED_ROUNDS = 3
 
 
 class _Batch:

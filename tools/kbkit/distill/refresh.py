@@ -33,10 +33,11 @@ from kbkit.distill.knowledge_prs import KnowledgePr
 from kbkit.distill.pr_body import REPORT_HEADING, Extras, rebuild_comment, render
 from kbkit.distill.pr_record import TRANSCRIPT_CHARS, BatchRecord, PrRecord
 from kbkit.distill.publication import PublicationError, Publisher
+from kbkit.distill.rows import mark
 from kbkit.distill.session import Session
 from kbkit.distill.taken import taken_ids
 from kbkit.infra.steps import reached
-from kbkit.intake.ledger import Key, Row, load_events
+from kbkit.intake.ledger import Key, Row, load_events, load_status
 from kbkit.vcs import git
 
 
@@ -112,6 +113,7 @@ def _rebuild(
     extras = Extras(report=_report_of(pr.pull.body), commits=commits)
     body = render(new, extras)
     comment = rebuild_comment(state.main, new.rule_ids(), dropped, "\n".join(transcripts), already)  # fmt: skip
+    _pending_before_unlisted(s, pr, record, new)
     if not new.rule_ids():
         publisher.comment(pr.number, comment + "\nNothing is left to propose, so kbkit closes this PR.\n")  # fmt: skip
         publisher.close(pr.number, body)
@@ -130,6 +132,31 @@ def _rebuild(
         f"rule(s) kept, {len(dropped)} no longer apply"
     )
     return new, tip
+
+
+def _pending_before_unlisted(
+    s: Session, pr: KnowledgePr, before: PrRecord, after: PrRecord
+) -> None:
+    """Rows the rebuilt record stops listing go back to pending *before* the body changes:
+    a run stopped in between leaves a row pending that the PR still lists (the next run reads
+    it back as published and drops it again), never one published by a PR that does not
+    list it."""
+    gone = set(before.sources()) - set(after.sources())
+    if not gone or s.o.dry_run:
+        return
+    status = load_status(s.o.intake_dir)
+    for key in sorted(gone):
+        current = status.get(key) or {}
+        if current.get("state") != "published" or current.get("url") != pr.pull.url:
+            continue
+        mark(
+            s.o.intake_dir,
+            key,
+            "pending",
+            attempts=int(current.get("attempts", 0)),
+            previous=current,
+            reason=f"knowledge PR #{pr.number} no longer lists it (rebuilt on main)",
+        )
 
 
 def _apply_again(
