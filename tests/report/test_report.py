@@ -335,3 +335,42 @@ def test_the_forked_reads_give_the_same_report_as_a_serial_run(
     assert read_here == []  # the child's result was used (marshal took every value)
     assert forked == assemble.build(sources, window, fork=False)
     assert forked["lessons"]["lessons"] and forked["intake"]["events"] == 5
+
+
+def test_knowledge_prs_carry_the_states_distill_last_read_from_github(
+    world: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """state/knowledge-prs.json (what kb distill saw on GitHub) gives each PR its state; a PR
+    only the ledger knows stays `opened`; entries that are not well formed are left out."""
+    repo = world
+    snapshot = {
+        "version": 1,
+        "read": "2026-11-30",
+        "prs": [
+            {"number": 99, "url": "https://github.com/kbkit-dev/kbkit/pull/99", "state": "merged",
+             "day": "2026-11-30", "title": "Knowledge intake 2026-11-30", "rules": ["VAL-2c"]},
+            {"number": 100, "url": "https://github.com/kbkit-dev/kbkit/pull/100", "state": "open",
+             "day": "2026-11-30", "title": "Knowledge intake 2026-11-30 (follow-up)", "rules": []},
+            {"number": 7, "url": "javascript:alert(1)//pull/7", "state": "open", "day": "x"},
+            {"number": 8, "url": "https://github.com/kbkit-dev/kbkit/pull/8", "state": "gone"},
+            "not an object",
+        ],
+    }  # fmt: skip
+    (repo / "state" / "knowledge-prs.json").write_text(json.dumps(snapshot))
+    curator = report_json(repo, capsys=capsys)["curator"]
+    assert curator["knowledge_prs_read"] == "2026-11-30"
+    assert [(p["url"].rsplit("/", 1)[1], p["state"], p["events"]) for p in curator["knowledge_prs"]] == [
+        ("99", "merged", 2), ("100", "open", 0)]  # fmt: skip
+    text = run(repo, "--format", "markdown").stdout
+    assert "- **Knowledge PRs**: 2 knowledge PRs: 1 open, 1 merged (" in text
+    assert "javascript:" not in text
+    assert run(repo, "--out", str(tmp_path / "a.html")).returncode == 0
+    page = (tmp_path / "a.html").read_text()
+    assert "2 knowledge PRs: 1 open, 1 merged" in page
+    assert "as GitHub showed them to kb distill on 2026-11-30" in page
+    # without the file: what the ledger knows, and where the states would come from
+    (repo / "state" / "knowledge-prs.json").unlink()
+    assert run(repo, "--out", str(tmp_path / "b.html")).returncode == 0
+    page = (tmp_path / "b.html").read_text()
+    assert "1 knowledge PR: 1 opened (state not read)" in page
+    assert "state/knowledge-prs.json" in page

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kbkit.curator import KnowledgeProposalValidation
-from kbkit.distill import work_clone
+from kbkit.distill import pr_snapshot, work_clone
 from kbkit.distill.artifacts import Artifacts, batch_folder
 from kbkit.distill.knowledge_prs import KnowledgePr
 from kbkit.distill.pr_body import Extras, batch_comment, render
@@ -121,6 +121,8 @@ def publish(
         s.note(f"publication failed: {exc}")
         return Published("failed")
     _mark(s, commits, status, state="published", branch=target.branch, url=pr.pull.url)
+    if not s.o.dry_run:
+        pr_snapshot.opened(s.o.state_dir, s.o.day, pr)
     return Published("done", pr.pull.url, pr)
 
 

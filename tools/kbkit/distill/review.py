@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kbkit.distill import knowledge_prs, refresh
+from kbkit.distill import knowledge_prs, pr_snapshot, refresh
 from kbkit.distill.knowledge_prs import KnowledgePr
 from kbkit.distill.publication import Publisher
 from kbkit.distill.rows import mark
@@ -56,6 +56,8 @@ def open_review(s: Session, publisher: Publisher) -> ReviewState:
             s.note(f"knowledge PR #{pr.number}: {pr.problem}; it is left as it is")
     state = refresh.bring_up_to_date(s, state, publisher)
     reconcile(s, state)  # rows a rebuild dropped are pending now
+    if not o.dry_run:
+        pr_snapshot.write(o.state_dir, o.day, state.prs)  # for the offline report
     return state
 
 

@@ -11,6 +11,10 @@ INTAKE_DIR = "intake"
 # Distill's per-batch files, under the state folder (written by kbkit.distill.artifacts,
 # read by the report).
 BATCH_ARTIFACTS = Path("artifacts") / "knowledge-intake"
+# The knowledge PRs as GitHub showed them to distill's last run in review mode (number, url,
+# open / merged / closed, day, rule IDs), under the state folder (written by
+# kbkit.distill.pr_snapshot, read by the report, which is offline).
+KNOWLEDGE_PRS = Path("knowledge-prs.json")
 
 
 REPO_HELP = (

@@ -9,6 +9,7 @@ from typing import Any
 
 from kbkit.infra import json_input
 from kbkit.infra.paths import BATCH_ARTIFACTS as ARTIFACTS
+from kbkit.infra.paths import KNOWLEDGE_PRS
 from kbkit.intake.ledger import Row, sequence
 from kbkit.report.window import Window
 
@@ -103,6 +104,7 @@ def collect(
                     for row in proposals
                 ]
             )
+    snapshot = read_object(state_dir / KNOWLEDGE_PRS)
     return {
         "source": f"{_shown(top, shown)}/<day>/<batch>/ (validation.json, apply.json, reply.txt, "
         "commit.txt) and intake/status.jsonl (state, PR url)",
@@ -121,7 +123,8 @@ def collect(
             for k, v in sorted(reasons.items(), key=lambda i: (-i[1], i[0]))
         ],
         "decisions": [d for batch in decisions[::-1] for d in batch][:MAX_DECISIONS],
-        "knowledge_prs": knowledge_prs(status_rows, window),
+        "knowledge_prs": knowledge_prs(status_rows, window, snapshot),
+        "knowledge_prs_read": _snapshot_day(snapshot),
         "batches": rows[-MAX_ROWS:][::-1],
     }
 
@@ -166,10 +169,14 @@ def _proposed_titles(folder: Path) -> dict[int, str]:
     }
 
 
-def knowledge_prs(status_rows: list[Row], window: Window) -> list[dict[str, Any]]:
-    """Adapter: the knowledge PRs the ledger knows, newest first, from the `url` its
-    `published` rows carry (one PR per url, with the day it was last updated and the events it
-    carries). The ledger records that a PR was opened, not whether it was merged since."""
+def knowledge_prs(
+    status_rows: list[Row], window: Window, snapshot: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Adapter: the knowledge PRs, newest first: one per `url` the ledger's `published` rows
+    carry (with the day it was last updated and the events it carries), and every PR of
+    distill's last reading of GitHub (`snapshot`, state/knowledge-prs.json), whose state
+    (open, merged, closed) it gives. A PR only the ledger knows is `opened` (merged since or
+    not: the report does not ask GitHub)."""
     prs: dict[str, dict[str, Any]] = {}
     refused: set[str] = set()
     for row in status_rows:
@@ -186,12 +193,41 @@ def knowledge_prs(status_rows: list[Row], window: Window) -> list[dict[str, Any]
         at = row.get("at")
         if isinstance(at, str) and at > pr["at"]:
             pr["at"] = at
+    for entry in _snapshot_prs(snapshot):
+        pr = prs.setdefault(entry["url"], {"url": entry["url"], "events": set(), "at": ""})
+        pr["state"] = entry["state"]
+        if not pr["at"]:
+            pr["at"] = f"{entry['day']}T00:00:00Z" if entry["day"] else ""
     listed = [
         {"url": pr["url"], "state": pr["state"], "events": len(pr["events"]), "at": pr["at"]}
         for pr in prs.values()
-        if window.contains(pr["at"]) or not pr["at"]
+        if window.contains(pr["at"]) or not pr["at"] or pr["state"] == "open"
     ]
     return sorted(listed, key=lambda pr: (pr["at"], pr["url"]), reverse=True)
+
+
+_SNAPSHOT_STATES = ("open", "merged", "closed")
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _snapshot_prs(snapshot: dict[str, Any] | None) -> list[dict[str, str]]:
+    """The well-formed PR entries of a snapshot (anything else is left out)."""
+    entries = snapshot.get("prs") if snapshot else None
+    out = []
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        url, state, day = entry.get("url"), entry.get("state"), entry.get("day")
+        if isinstance(url, str) and _PR_URL.fullmatch(url) and state in _SNAPSHOT_STATES:
+            shown_day = day if isinstance(day, str) and _DAY.fullmatch(day) else ""
+            out.append({"url": url, "state": str(state), "day": shown_day})
+    return out
+
+
+def _snapshot_day(snapshot: dict[str, Any] | None) -> str | None:
+    """The day distill last read the knowledge PRs from GitHub, when it did."""
+    day = snapshot.get("read") if snapshot else None
+    return day if isinstance(day, str) and _DAY.fullmatch(day) else None
 
 
 def _shown(path: Path, base: Path) -> str:

@@ -155,9 +155,7 @@ def _prs(
 ) -> str:
     prs = cur["knowledge_prs"]
     if prs:
-        verdict = answers.Verdict(
-            "good", f"{plural(len(prs), 'knowledge PR')} opened in the window"
-        )
+        verdict = answers.Verdict("good", words.pr_states(prs))
         body = (
             "<ul>"
             + "".join(
@@ -167,7 +165,7 @@ def _prs(
             )
             + "</ul>"
         )
-        body += "<p>The ledger records that a PR was opened, not whether it was merged since.</p>"
+        body += f"<p>{esc(words.pr_states_source(cur['knowledge_prs_read']))}</p>"
         return _card("Which knowledge PRs are open or merged?", verdict, body, "Curator", "curator")
     t = cur["totals"]
     shadowed = fig(intake["states"]["shadowed"], "intake", "totals", "shadowed")

@@ -85,7 +85,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{t['rejected']} rejected _(from {cell(cur['source'])})_",
         "- **Knowledge PRs**: "
         + (
-            ", ".join(link(p["url"], words.pull_request(p["url"])) for p in prs)
+            words.pr_states(prs)
+            + " ("
+            + ", ".join(f"{link(p['url'], words.pull_request(p['url']))} {p['state']}" for p in prs)
+            + ")"
             if prs
             else "none in the window"
         ),

@@ -77,6 +77,31 @@ def pull_request(url: str) -> str:
     return url
 
 
+def pr_states(prs: list[dict[str, object]]) -> str:
+    """`3 knowledge PRs: 1 open, 2 merged` (states in the order a reader looks for them)."""
+    counts: dict[str, int] = {}
+    for pr in prs:
+        counts[str(pr["state"])] = counts.get(str(pr["state"]), 0) + 1
+    order = ("open", "merged", "closed", "opened")
+    named = {"opened": "opened (state not read)"}
+    parts = [f"{counts[s]} {named.get(s, s)}" for s in order if counts.get(s)]
+    noun = "knowledge PR" if len(prs) == 1 else "knowledge PRs"
+    return f"{len(prs)} {noun}: " + ", ".join(parts)
+
+
+def pr_states_source(read: str | None) -> str:
+    """Where the PRs' states come from."""
+    if read:
+        return (
+            f"Open, merged and closed as GitHub showed them to kb distill on {read} "
+            "(the report itself asks GitHub nothing)."
+        )
+    return (
+        "The ledger records that a PR was opened, not whether it was merged since: kb distill "
+        "in review mode leaves the states it reads in state/knowledge-prs.json."
+    )
+
+
 def reason(decision: dict[str, object]) -> str:
     """Why a proposal was rejected: its reason code and the curator's message (`—` when it
     was accepted)."""
