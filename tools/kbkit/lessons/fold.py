@@ -103,7 +103,11 @@ class FoldState:
         if any(type(value) is not kind for value, kind in zip(payload[1:], kinds, strict=True)):
             return None
         if not all(
-            type(name) is str and type(mark) is tuple and len(mark) == 6
+            type(name) is str
+            and type(mark) is tuple
+            and len(mark) == 6
+            and all(type(part) is int for part in mark[:5])
+            and type(mark[5]) is bytes
             for name, mark in payload[1].items()
         ):
             return None
