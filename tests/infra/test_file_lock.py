@@ -20,9 +20,8 @@ from kbkit.infra.file_lock import lock_path_for, locked
 def test_filelock_cannot_take_a_lock_kbkit_holds_and_gets_it_after(tmp_path: Path) -> None:
     guarded = tmp_path / "store"
     oracle = filelock.FileLock(str(lock_path_for(guarded)), thread_local=False)
-    with locked(guarded):
-        with pytest.raises(filelock.Timeout):
-            oracle.acquire(timeout=0)
+    with locked(guarded), pytest.raises(filelock.Timeout):
+        oracle.acquire(timeout=0)
     oracle.acquire(timeout=0)
     oracle.release()
 
@@ -76,9 +75,7 @@ for _ in range(25):
 def test_processes_never_lose_an_update(tmp_path: Path) -> None:
     counter = tmp_path / "counter"
     counter.write_text("0")
-    workers = [
-        subprocess.Popen([sys.executable, "-c", COUNTER, str(counter)]) for _ in range(4)
-    ]
+    workers = [subprocess.Popen([sys.executable, "-c", COUNTER, str(counter)]) for _ in range(4)]
     assert [w.wait(timeout=120) for w in workers] == [0, 0, 0, 0]
     assert counter.read_text() == "100"
 
@@ -96,9 +93,8 @@ def test_a_lock_of_a_killed_process_is_free(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
     )
     assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
-    with pytest.raises(LockTimeoutError):
-        with locked(guarded, 0.1):
-            pass
+    with pytest.raises(LockTimeoutError), locked(guarded, 0.1):
+        pass
     holder.kill()
     holder.wait()
     with locked(guarded, 5):

@@ -97,6 +97,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("artifactory", _B + r"AKC[A-Za-z0-9]{10,}"),
 )
 
+
 # Each family searched on its own: Python's re finds a literal prefix fast in one pattern,
 # while one alternation of all of them is 2.5x slower than the separate searches together.
 # Compiled on first use (module attributes `_COMPILED` and `_SCANS` too): a short command

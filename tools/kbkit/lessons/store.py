@@ -352,7 +352,8 @@ def _saved_marks(state: fold.FoldState) -> dict[str, tuple[int, int]]:
 
 
 def _far_behind(
-    saved: dict[str, tuple[int, int]] | None, marks: dict[str, tuple[int, int, int, int, int, bytes]]
+    saved: dict[str, tuple[int, int]] | None,
+    marks: dict[str, tuple[int, int, int, int, int, bytes]],
 ) -> bool:
     """Whether a cache that folded `saved` lags too far behind a state at `marks`."""
     if saved is None or saved.keys() != marks.keys():

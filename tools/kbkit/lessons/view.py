@@ -22,6 +22,7 @@ import mmap
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
 
@@ -52,10 +53,7 @@ class Column:
     def build(cls, values: Sequence[str]) -> Column:
         encoded = [value.encode("utf-8") for value in values]
         offsets = array("Q", [0])
-        total = 0
-        for item in encoded:
-            total += len(item)
-            offsets.append(total)
+        offsets.extend(accumulate(map(len, encoded)))
         return cls(b"".join(encoded), offsets)
 
     def __getitem__(self, position: int) -> str:
@@ -263,11 +261,12 @@ def build_view(
         if agg[0] and lid in state.lessons and lifecycle.get(lid, ("candidate",))[0] == "candidate"
     ]
     rows = [fold.LessonRow(*state.lessons[lid]) for lid in live]
-    order = list(range(len(live)))
-    order.sort(key=lambda i: live[i])
-    order.sort(key=lambda i: supports[live[i]][1], reverse=True)  # stable sorts: ties
-    order.sort(key=lambda i: supports[live[i]][0], reverse=True)  # keep the last order
-    order.sort(key=lambda i: fold.KIND_RANK[rows[i].kind])
+    aggregates = [supports[lid] for lid in live]
+    # stable sorts, last key first: ties keep the order of the sort before
+    order = sorted(range(len(live)), key=live.__getitem__)
+    order.sort(key=[agg[1] for agg in aggregates].__getitem__, reverse=True)
+    order.sort(key=[agg[0] for agg in aggregates].__getitem__, reverse=True)
+    order.sort(key=[fold.KIND_RANK[row.kind] for row in rows].__getitem__)
     judged = signals or {}
     demoted = {
         lid
@@ -286,12 +285,8 @@ def build_view(
     name_index = {task: n for n, task in enumerate(names)}
     to_time, to_name = time_index.__getitem__, name_index.__getitem__
     first, ev_time, ev_task = array("Q", [0]), array("Q"), array("Q")
-    buckets: dict[Scope, Ints] = {}
-    position_signals: dict[int, tuple[list[str], list[str]]] = {}
-    last = times[-1] if times else ""
-    for position, i in enumerate(order):  # positions are ranks: every bucket comes sorted
-        lid, row = live[i], rows[i]
-        _n, _latest, tasks, ats = supports[lid]
+    for i in order:
+        _n, _latest, tasks, ats = aggregates[i]
         if len(ats) == 1:
             ev_time.append(to_time(ats[0]))
             ev_task.append(to_name(tasks[0]))
@@ -300,6 +295,11 @@ def build_view(
             ev_time.extend(pair[0] for pair in pairs)
             ev_task.extend(pair[1] for pair in pairs)
         first.append(len(ev_time))
+    buckets: dict[Scope, Ints] = {}
+    position_signals: dict[int, tuple[list[str], list[str]]] = {}
+    last = times[-1] if times else ""
+    for position, i in enumerate(order):  # positions are ranks: every bucket comes sorted
+        lid, row = live[i], rows[i]
         scope = (row.company_key, row.category_key)
         bucket = buckets.get(scope)
         if bucket is None:
