@@ -108,9 +108,13 @@ def test_without_flock_filelock_locks(tmp_path: Path, monkeypatch: pytest.Monkey
         oracle = filelock.FileLock(str(lock_path_for(guarded)), thread_local=False)
         with pytest.raises(filelock.Timeout):
             oracle.acquire(timeout=0)
-    with filelock.FileLock(str(lock_path_for(guarded)), thread_local=False).acquire(timeout=0):
-        with pytest.raises(LockTimeoutError, match="still locked after"), locked(guarded, 0.1):
-            pass
+    holder = filelock.FileLock(str(lock_path_for(guarded)), thread_local=False)
+    with (
+        holder.acquire(timeout=0),
+        pytest.raises(LockTimeoutError, match="still locked after"),
+        locked(guarded, 0.1),
+    ):
+        pass
 
 
 def test_flock_contention_and_absence_are_told_apart(tmp_path: Path) -> None:

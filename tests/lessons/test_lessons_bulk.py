@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,8 @@ import pytest
 from kbkit.infra.errors import InputError
 from kbkit.lessons import bulk
 from kbkit.lessons.store import LessonStore
-from tests.lessons.conftest import TaskFactory
+
+TaskFactory = Callable[..., dict[str, Any]]
 
 
 def _write(path: Path, records: list[dict[str, Any]]) -> None:
