@@ -16,7 +16,7 @@ import functools
 import math
 import re
 from collections import Counter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 REDACTED = "[redacted]"
 REDACTED_KEY = "[redacted private key]"
@@ -269,7 +269,7 @@ def _scans() -> tuple[Scan, ...]:
     return tuple(out)
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:  # `_COMPILED`, `_SCANS`: compiled on first use
     if name == "_COMPILED":
         return _compiled()
     if name == "_SCANS":

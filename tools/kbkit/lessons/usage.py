@@ -16,8 +16,8 @@ import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from kbkit.infra.errors import UsageError
 from kbkit.infra.clock import timestamp as utc_now  # extraction's clock, without its imports
+from kbkit.infra.errors import UsageError
 from kbkit.lessons.redaction import clean_scope, scope_key
 from kbkit.lessons.rendering import render_block
 from kbkit.lessons.selection import SelectedLesson, lesson_scope, select_lessons
