@@ -123,7 +123,7 @@ class SelectionView(NamedTuple):
             nonlocal size
             sections[name] = (size, len(data))
             padding = -len(data) % 8
-            raw.append(data + b"\0" * padding)
+            raw.extend((data, b"\0" * padding))  # no padded copy: the file is joined once
             size += len(data) + padding
 
         for name in TEXT_COLUMNS:
@@ -153,7 +153,7 @@ class SelectionView(NamedTuple):
         )
         padding = -(len(MAGIC) + 8 + len(header)) % 8
         head = MAGIC + (len(header) + padding).to_bytes(8, "little") + header + b"\0" * padding
-        return head + b"".join(raw)
+        return b"".join([head, *raw])
 
     @classmethod
     def open(cls, path: Path) -> SelectionView | None:
