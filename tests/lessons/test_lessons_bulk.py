@@ -56,7 +56,7 @@ def test_a_file_changed_after_it_was_checked_stops_with_whole_tasks(
         return add(self, extractions, chunk=5)
 
     monkeypatch.setattr(LessonStore, "add_verdicts", edit_then_add)
-    with pytest.raises(InputError, match="changed while") as raised:
+    with pytest.raises(InputError, match="changed since it was checked") as raised:
         bulk.extract_inputs(store, [], [str(source)])
     assert str(source) in str(raised.value)
     recorded = sorted(store.state().outcomes)

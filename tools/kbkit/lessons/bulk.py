@@ -71,7 +71,7 @@ def _extract_inputs(
 class _Rereader:
     """The bytes of a checked record, read again from its file (or the kept stdin); an
     InputError when they are no longer the bytes that were checked (the file changed
-    while it was read: the tasks before it are recorded, run the command again)."""
+    while it was read: whole units of tasks before it may be recorded; run it again)."""
 
     def __init__(self, paths: list[str], kept: list[bytes | None]):
         self.paths = paths
@@ -99,8 +99,8 @@ class _Rereader:
             raise InputError(f"cannot read again: {exc.strerror}", path=path) from exc
         if record_digest(raw) != line.digest:
             raise InputError(
-                "changed while `kb lessons extract` read it (the tasks before this record "
-                "are recorded); run the command again",
+                "changed since it was checked (the store holds whole tasks only: some of "
+                "those before may be recorded); run the command again",
                 path=path,
             )
         return raw
