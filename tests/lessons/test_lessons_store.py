@@ -340,3 +340,23 @@ def test_outcome_lines_are_encoded_as_encode_row_encodes_them(card, task, digest
     if digest != "absent":
         row["digest"] = digest
     assert _outcome_line(row, card_json(card)) == encode_row(row)
+
+
+def test_a_small_write_to_a_large_store_leaves_the_cache_and_a_fresh_reader_folds_the_rest(
+    store: LessonStore, make_task
+) -> None:
+    store.add(extract(t) for t in corpus(200))
+    cache = store.cache_dir / "state.marshal"
+    written = cache.stat()
+    assert LessonStore(store.root).state() is not None  # a reader of a current cache
+    assert cache.stat().st_ino == written.st_ino  # does not write it again
+    finding = [("F1", "confirmed", "sqli", "one more")]
+    store.add([extract(make_task("T-more", findings=finding))])
+    assert cache.stat().st_ino == written.st_ino  # 1 task of 201: below the share
+    fresh = LessonStore(store.root)  # another process: the older cache plus the log tails
+    assert any(task == "T-more" for task, _at, _line in fresh.state().evidence.values())
+    assert_folds_like_fresh(fresh)
+    store.add(extract(make_task(f"T-batch{n}", findings=finding)) for n in range(40))
+    assert cache.stat().st_ino != written.st_ino  # a fifth more: rewritten
+    cached = fold.FoldState.load(cache.read_bytes())
+    assert cached is not None and cached.evidence == store.state().evidence

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from kbkit.infra.errors import UsageError
+from kbkit.infra.jsonl import gc_paused
 from kbkit.infra.paths import REPO_HELP
 from kbkit.lessons.bulk import extract_inputs
 from kbkit.lessons.store import LessonStore
@@ -38,11 +39,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.tasks and not args.from_jsonl:
         raise UsageError("nothing to extract: pass TASK.json files or --from TASKS.jsonl")
     store = LessonStore.for_repo(args.repo)
-    result, unchanged = extract_inputs(store, args.tasks, args.from_jsonl)
-    if store.root.exists():
-        # The writer is a batch job; readers (`show`, `bundle`, agents) are latency-bound.
-        # Rebuild the derived selection view now so the next read opens it in milliseconds.
-        load_view(store)
+    # One pause of the cyclic GC over both steps: between them the fold (millions of
+    # acyclic tuples, all young) would otherwise be scanned by every generation in turn.
+    with gc_paused():
+        result, unchanged = extract_inputs(store, args.tasks, args.from_jsonl)
+        if store.root.exists():
+            # The writer is a batch job; readers (`show`, `bundle`, agents) are
+            # latency-bound. Rebuild the derived selection view now so the next read opens
+            # it in milliseconds.
+            load_view(store)
     if args.format == "json":
         document = dict(result._asdict(), unchanged=unchanged)
         document["refusals"] = [r._asdict() for r in result.refusals]

@@ -16,7 +16,7 @@ import functools
 import math
 import re
 from collections import Counter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 REDACTED = "[redacted]"
 REDACTED_KEY = "[redacted private key]"
@@ -97,9 +97,16 @@ FAMILIES: tuple[Family, ...] = (
     Family("artifactory", _B + r"AKC[A-Za-z0-9]{10,}"),
 )
 
+
 # Each family searched on its own: Python's re finds a literal prefix fast in one pattern,
 # while one alternation of all of them is 2.5x slower than the separate searches together.
-_COMPILED = tuple((family.name, re.compile(family.pattern, re.DOTALL)) for family in FAMILIES)
+# Compiled on first use (module attributes `_COMPILED` and `_SCANS` too): a short command
+# whose text holds no token-like run (`kb lessons show`) never pays the ~10 ms.
+@functools.cache
+def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((family.name, re.compile(family.pattern, re.DOTALL)) for family in FAMILIES)
+
+
 # Every family's match holds a 16-character run of token characters or one of these
 # literals; text without either (most prose) skips the families altogether.
 _RUN = re.compile(r"[A-Za-z0-9_+/=.\\-]{16}")
@@ -135,7 +142,7 @@ def _may_hold_token(text: str) -> bool:
 def family_of(text: str) -> str | None:
     """The name of the first family (in rule order) with a token in `text`, or None."""
     if _may_hold_token(text):
-        for name, pattern in _COMPILED:
+        for name, pattern in _compiled():
             if pattern.search(text):
                 return name
     return None
@@ -198,7 +205,7 @@ def _token(name: str, match: re.Match[str]) -> str:
 def redact_secrets(text: str) -> str:
     """Replace every token-family match and secret-looking credential value in `text`."""
     if _may_hold_token(text):
-        for name, pattern in _COMPILED:
+        for name, pattern in _compiled():
             text = pattern.sub(functools.partial(_token, name), text)
         text = URL_CREDENTIALS.sub(r"\1" + REDACTED + "@", text)
     if ":" in text or "=" in text:
@@ -250,9 +257,10 @@ _SHAPE_HINTS: dict[str, re.Pattern[str]] = {
 Scan = tuple[str, re.Pattern[str], re.Pattern[str] | None, tuple[tuple[re.Pattern[str], int], ...]]
 
 
+@functools.cache
 def _scans() -> tuple[Scan, ...]:
     out = []
-    for (name, full), family in zip(_COMPILED, FAMILIES, strict=True):
+    for (name, full), family in zip(_compiled(), FAMILIES, strict=True):
         lead = None
         if family.pattern.startswith(_B):
             lead = re.compile(family.pattern[len(_B) :], re.DOTALL)
@@ -261,7 +269,12 @@ def _scans() -> tuple[Scan, ...]:
     return tuple(out)
 
 
-_SCANS = _scans()
+def __getattr__(name: str) -> Any:  # `_COMPILED`, `_SCANS`: compiled on first use
+    if name == "_COMPILED":
+        return _compiled()
+    if name == "_SCANS":
+        return _scans()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def token_hits(text: str) -> list[TokenHit]:
@@ -272,7 +285,7 @@ def token_hits(text: str) -> list[TokenHit]:
         return []
     hits: list[TokenHit] = []
     lower: str | None = None
-    for name, full, lead, pieces in _SCANS:
+    for name, full, lead, pieces in _scans():
         if name in _TEXT_HINTS and not any(h in text for h in _TEXT_HINTS[name]):
             continue
         if name in _LOWER_HINTS:

@@ -13,7 +13,6 @@ Evidence keys in tombstones, lesson ids in transitions and usage rows follow the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import sys
@@ -103,7 +102,11 @@ class FoldState:
         if any(type(value) is not kind for value, kind in zip(payload[1:], kinds, strict=True)):
             return None
         if not all(
-            type(name) is str and type(mark) is tuple and len(mark) == 6
+            type(name) is str
+            and type(mark) is tuple
+            and len(mark) == 6
+            and all(type(part) is int for part in mark[:5])
+            and type(mark[5]) is bytes
             for name, mark in payload[1].items()
         ):
             return None
@@ -390,6 +393,8 @@ def card_json(card: dict[str, Any]) -> str:
 
 
 def text_digest(text: str) -> str:
+    import hashlib  # a reader of the fold never digests: `show` does not pay for OpenSSL
+
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
 

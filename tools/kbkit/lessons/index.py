@@ -185,8 +185,8 @@ def read_cache(path: Path) -> bytes | None:
         return None
 
 
-def write_cache(path: Path, data: bytes) -> None:
-    """Best effort: a read-only checkout still works, only slower."""
+def write_cache(path: Path, data: bytes) -> bool:
+    """Best effort: a read-only checkout still works, only slower. True when written."""
     from kbkit.infra.jsonl import atomic_write_bytes
     from kbkit.infra.state_folder import make_state_folder
 
@@ -194,4 +194,5 @@ def write_cache(path: Path, data: bytes) -> None:
         make_state_folder(path.parent, "derived cache of the lessons logs; safe to delete")
         atomic_write_bytes(path, data)  # also removes temp files of writers that died
     except OSError:
-        pass
+        return False
+    return True

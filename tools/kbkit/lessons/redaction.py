@@ -16,7 +16,6 @@ names redact alike (`10.0.0.1` and `10.0.0.2` both show as `[private-ip]`) stay 
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 import unicodedata
 
@@ -134,6 +133,8 @@ def _scope_key(text: str) -> str | None:
     plain = normalise(text)
     if redact(folded) != folded or redact(plain) != plain:
         # the name holds something redaction hides: key it by a digest, never by the text
+        import hashlib
+
         digest = hashlib.sha256(folded.encode("utf-8")).hexdigest()[:32]
         return HIDDEN_KEY_PREFIX + digest
     return folded

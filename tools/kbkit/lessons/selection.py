@@ -37,7 +37,7 @@ from kbkit.lessons.moments import normalize_time
 from kbkit.lessons.redaction import scope_key
 from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line
 from kbkit.lessons.store import LessonStore
-from kbkit.lessons.view import KIND_RANK, Cut, Scope, SelectionView, load_view
+from kbkit.lessons.view import KIND_RANK, Cut, SelectionView, load_view
 
 __all__ = [
     "DEFAULT_SCOPE",
@@ -117,14 +117,16 @@ def scope_tier(
 
 def _tiers(
     view: SelectionView, company: str | None, category: str | None, scope: str
-) -> list[list[Scope]]:
+) -> list[list[int]]:
     """The buckets of each tier, found through the view's company and category indexes."""
-    tiers: list[list[Scope]] = [[], [], [], []]
-    near = [*view.by_company.get(company, []), *view.by_category.get(category, [])]
-    if (None, None) in view.buckets:
-        near.append((None, None))
+    tiers: list[list[int]] = [[], [], [], []]
+    near = [*view.company_buckets(company), *view.category_buckets(category)]
+    generic = view.generic_bucket()
+    if generic is not None:
+        near.append(generic)
     for bucket in dict.fromkeys(near):  # once each, in a stable order
-        tier = scope_tier(bucket[0], bucket[1], company, category, scope)
+        found = view.scope(bucket)
+        tier = scope_tier(found[0], found[1], company, category, scope)
         if tier is not None:
             tiers[tier].append(bucket)
     return tiers
@@ -153,7 +155,7 @@ def ranked(
     own = view.task_index(task_id)
     for tier, buckets in enumerate(_tiers(view, company, category, scope)):
         if cut is None:
-            for position in heapq.merge(*(view.buckets[b] for b in buckets)):
+            for position in heapq.merge(*(view.bucket(b) for b in buckets)):
                 start, end = view.first[position], view.first[position + 1]
                 if own is not None and own in view.ev_task[start:end]:
                     continue  # the task's own evidence: never shown to it
@@ -161,7 +163,7 @@ def ranked(
             continue
         keyed = []
         for bucket in buckets:
-            for position in view.buckets[bucket]:
+            for position in view.bucket(bucket):
                 support = cut.support(position)
                 if not support:
                     continue  # nothing known yet at that moment

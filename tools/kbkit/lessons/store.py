@@ -41,6 +41,8 @@ if TYPE_CHECKING:  # extraction is not needed to read the store (`kb lessons sho
     from kbkit.lessons.extraction import Extraction, RefusedLesson
 
 STORE_DIR = "lessons"
+STATE_FILE = "state.marshal"
+UNSAVED_SHARE = 32
 
 
 class AddResult(NamedTuple):
@@ -68,6 +70,9 @@ class LessonStore:
         self.root = root
         self.cache_dir = root / ".index"
         self._folded: fold.FoldState | None = None  # the last fold, while no log changes
+        # per log, (inode, bytes folded) of the cached fold on disk, as far as this process
+        # knows; None: no usable cache
+        self._saved: dict[str, tuple[int, int]] | None = None
 
     @classmethod
     def for_repo(cls, repo: str | os.PathLike[str] | None = None) -> LessonStore:
@@ -85,7 +90,8 @@ class LessonStore:
     # -- reading -----------------------------------------------------------------------
 
     def state(self) -> fold.FoldState:
-        """The folded logs, from the cache when it is current (refreshed and saved if not).
+        """The folded logs, from the cache when it is current (refreshed if not; the cache
+        is rewritten when it lags far enough behind, see `_save`).
 
         Read-only for callers: the same object comes back while no log changes.
         """
@@ -94,25 +100,35 @@ class LessonStore:
             return folded
         with gc_paused():
             state = index.refresh(folded, self.root) if folded is not None else self._read_state()
-        if state is not folded and state.marks or folded is not None and state.marks:
-            index.write_cache(self.cache_dir / "state.marshal", state.dump())
+        self._save(state)
         self._folded = state
         return state
 
     def _read_state(self) -> fold.FoldState:
         with gc_paused():
-            cached = index.read_cache(self.cache_dir / "state.marshal")
+            cached = index.read_cache(self.cache_dir / STATE_FILE)
             state = (fold.FoldState.load(cached) if cached else None) or fold.FoldState()
+            self._saved = _saved_marks(state) if state.marks else None
             try:
                 if index.is_current(state, self.root):
                     return state
                 state = index.refresh(state, self.root)
             except (TypeError, ValueError, KeyError, IndexError, AttributeError):
                 # a cached state of another shape (a damaged file): fold the logs afresh
+                self._saved = None
                 state = index.refresh(fold.FoldState(), self.root)
-            if state.marks:  # an empty store stays empty: no cache folder for nothing
-                index.write_cache(self.cache_dir / "state.marshal", state.dump())
             return state
+
+    def _save(self, state: fold.FoldState) -> None:
+        """Rewrite the cached fold when it lacks more than 1/UNSAVED_SHARE of the logs it
+        covers (or when a log was replaced); an empty store stays empty. A process that
+        reads an older cache folds the rest from the logs, which for such a tail costs a
+        fraction of reading the cache, while a small write to a large store no longer
+        pays for rewriting all of it (75 MB at a million evidence rows)."""
+        if not state.marks or not _far_behind(self._saved, state.marks):
+            return
+        if index.write_cache(self.cache_dir / STATE_FILE, state.dump()):
+            self._saved = _saved_marks(state)
 
     def outcome_cards(self) -> dict[str, dict[str, Any]]:
         """Each task's latest outcome card, from outcomes.jsonl (the fold keeps digests)."""
@@ -172,8 +188,7 @@ class LessonStore:
                     group = []
             if group:
                 self._append_verdicts(state, group, totals)
-            if state.marks:
-                index.write_cache(self.cache_dir / "state.marshal", state.dump())
+            self._save(state)
             self._folded = state
         return AddResult(totals[0], skipped, totals[1], totals[2], totals[3], refusals)
 
@@ -330,6 +345,27 @@ class LessonStore:
 
     def record_usage(self, row: dict[str, Any]) -> None:
         append_rows(self.log("usage"), [row])
+
+
+def _saved_marks(state: fold.FoldState) -> dict[str, tuple[int, int]]:
+    return {name: (mark[0], mark[3]) for name, mark in state.marks.items()}
+
+
+def _far_behind(
+    saved: dict[str, tuple[int, int]] | None,
+    marks: dict[str, tuple[int, int, int, int, int, bytes]],
+) -> bool:
+    """Whether a cache that folded `saved` lags too far behind a state at `marks`."""
+    if saved is None or saved.keys() != marks.keys():
+        return True
+    unsaved = total = 0
+    for name, mark in marks.items():
+        inode, consumed = saved[name]
+        if inode != mark[0] or consumed > mark[3]:
+            return True  # a log replaced or cut: the cache cannot be continued
+        unsaved += mark[3] - consumed
+        total += mark[3]
+    return unsaved * UNSAVED_SHARE > total
 
 
 def _verdicts(state: fold.FoldState, batch: list[Extraction], now: str) -> list[dict[str, Any]]:

@@ -12,13 +12,12 @@ injects, whatever the assignment: random assignment to an inject arm needs `inje
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from kbkit.infra.clock import timestamp as utc_now  # extraction's clock, without its imports
 from kbkit.infra.errors import UsageError
-from kbkit.lessons.extraction import utc_now
 from kbkit.lessons.redaction import clean_scope, scope_key
 from kbkit.lessons.rendering import render_block
 from kbkit.lessons.selection import SelectedLesson, lesson_scope, select_lessons
@@ -63,6 +62,8 @@ def lesson_mode(environ: Mapping[str, str] | None = None) -> str:
 
 def hash_arm(task_id: str) -> str:
     """Stable 50/50 assignment of a task to shadow or inject."""
+    import hashlib  # only a hashed assignment needs it (OpenSSL's start-up: ~3 ms)
+
     digest = hashlib.sha256(f"kbkit-lessons-arm\x00{task_id}".encode()).digest()
     return "inject" if digest[0] % 2 else "shadow"
 

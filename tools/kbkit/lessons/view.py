@@ -20,8 +20,9 @@ from __future__ import annotations
 import marshal
 import mmap
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import NamedTuple
 
@@ -52,10 +53,7 @@ class Column:
     def build(cls, values: Sequence[str]) -> Column:
         encoded = [value.encode("utf-8") for value in values]
         offsets = array("Q", [0])
-        total = 0
-        for item in encoded:
-            total += len(item)
-            offsets.append(total)
+        offsets.extend(accumulate(map(len, encoded)))
         return cls(b"".join(encoded), offsets)
 
     def __getitem__(self, position: int) -> str:
@@ -68,8 +66,19 @@ class Column:
         return (self[position] for position in range(len(self)))
 
 
-TEXT_COLUMNS = ("ids", "kinds", "companies", "categories", "cues", "actions", "times", "names")
-INT_COLUMNS = ("first", "ev_time", "ev_task")
+TEXT_COLUMNS = (
+    "ids",
+    "kinds",
+    "companies",
+    "categories",
+    "cues",
+    "actions",
+    "times",
+    "names",
+    "scope_companies",
+    "scope_categories",
+)
+INT_COLUMNS = ("first", "ev_time", "ev_task", "bucket_first", "bucket_positions", "category_order")
 
 
 class SelectionView(NamedTuple):
@@ -77,6 +86,10 @@ class SelectionView(NamedTuple):
 
     Position p's evidence rows are ev_time/ev_task[first[p] : first[p + 1]], in time order:
     indexes into `times` (every evidence time, sorted) and `names` (every task id, sorted).
+    Bucket b (one scope: company key, category key; '' for none) holds the positions
+    bucket_positions[bucket_first[b] : bucket_first[b + 1]], in rank order; buckets are
+    sorted by (company, category), and `category_order` lists them by (category, company),
+    so a task's buckets are found by bisection in the mapped file (no table to decode).
     """
 
     marks: Marks
@@ -91,9 +104,11 @@ class SelectionView(NamedTuple):
     first: Ints
     ev_time: Ints
     ev_task: Ints
-    buckets: dict[Scope, Ints]
-    by_company: dict[str | None, list[Scope]]
-    by_category: dict[str | None, list[Scope]]
+    scope_companies: Column
+    scope_categories: Column
+    bucket_first: Ints
+    bucket_positions: Ints
+    category_order: Ints
     signals: dict[int, tuple[list[str], list[str]]]  # position -> helpful, harmful `at`s
     last: str  # the latest evidence or judgement time the view holds
 
@@ -102,6 +117,31 @@ class SelectionView(NamedTuple):
 
     def recency(self, position: int) -> str:
         return self.times[self.ev_time[self.first[position + 1] - 1]]
+
+    def bucket(self, index: int) -> Ints:
+        """The positions of bucket `index`, in rank order."""
+        return self.bucket_positions[self.bucket_first[index] : self.bucket_first[index + 1]]
+
+    def scope(self, index: int) -> Scope:
+        return (self.scope_companies[index] or None, self.scope_categories[index] or None)
+
+    def company_buckets(self, company: str | None) -> range:
+        """The buckets whose company key is `company` (None: lessons naming no company)."""
+        key, column = company or "", self.scope_companies
+        return range(bisect_left(column, key), bisect_right(column, key))
+
+    def category_buckets(self, category: str | None) -> list[int]:
+        """The buckets whose category key is `category` (None: no category)."""
+        ordered = _Permuted(self.scope_categories, self.category_order)
+        key = category or ""
+        found = range(bisect_left(ordered, key), bisect_right(ordered, key))
+        return [self.category_order[n] for n in found]
+
+    def generic_bucket(self) -> int | None:
+        """The bucket of lessons naming neither company nor category, if there is one."""
+        if len(self.scope_companies) and self.scope(0) == (None, None):
+            return 0  # '' sorts first
+        return None
 
     def task_index(self, task: str) -> int | None:
         """The index of a task id in `names`, or None when no evidence row names it."""
@@ -125,7 +165,7 @@ class SelectionView(NamedTuple):
             nonlocal size
             sections[name] = (size, len(data))
             padding = -len(data) % 8
-            raw.append(data + b"\0" * padding)
+            raw.extend((data, b"\0" * padding))  # no padded copy: the file is joined once
             size += len(data) + padding
 
         for name in TEXT_COLUMNS:
@@ -134,28 +174,10 @@ class SelectionView(NamedTuple):
             put(f"{name}.offsets", _int_bytes(column.offsets))
         for name in INT_COLUMNS:
             put(name, _int_bytes(getattr(self, name)))
-        spans: dict[Scope, tuple[int, int]] = {}
-        flat = array("Q")
-        for scope, positions in self.buckets.items():
-            spans[scope] = (len(flat), len(positions))
-            flat.extend(positions)
-        put("buckets", flat.tobytes())
-        header = marshal.dumps(
-            (
-                fold.FORMAT,
-                self.marks,
-                sections,
-                spans,
-                self.by_company,
-                self.by_category,
-                self.signals,
-                self.last,
-            ),
-            4,
-        )
+        header = marshal.dumps((fold.FORMAT, self.marks, sections, self.signals, self.last), 4)
         padding = -(len(MAGIC) + 8 + len(header)) % 8
         head = MAGIC + (len(header) + padding).to_bytes(8, "little") + header + b"\0" * padding
-        return head + b"".join(raw)
+        return b"".join([head, *raw])
 
     @classmethod
     def open(cls, path: Path) -> SelectionView | None:
@@ -171,7 +193,7 @@ class SelectionView(NamedTuple):
             start = len(MAGIC) + 8
             length = int.from_bytes(mapped[len(MAGIC) : start], "little")
             head = marshal.loads(mapped[start : start + length])
-            fmt, marks, sections, spans, by_company, by_category, signals, last = head
+            fmt, marks, sections, signals, last = head
             if fmt != fold.FORMAT:
                 return None
             body = memoryview(mapped)[start + length :]
@@ -187,15 +209,8 @@ class SelectionView(NamedTuple):
                 for name in TEXT_COLUMNS
             }
             columns.update((name, section(name).cast("Q")) for name in INT_COLUMNS)
-            flat = section("buckets").cast("Q")
-            buckets: dict[Scope, Ints] = {
-                scope: flat[first : first + n] for scope, (first, n) in spans.items()
-            }
             return cls(
                 marks,
-                buckets=buckets,
-                by_company=by_company,
-                by_category=by_category,
                 signals=signals,
                 last=last,
                 **columns,  # type: ignore[arg-type]
@@ -229,7 +244,23 @@ class Cut(NamedTuple):
         return helpful + harmful >= SIGNAL_MIN and harmful > helpful
 
 
-MAGIC = b"KBKIT-LESSONS-VIEW\n"
+MAGIC = b"KBKIT-LESSONS-VIEW-2\n"  # 2: buckets as sorted columns, not a decoded table
+
+
+class _Permuted:
+    """`column` read in the order of `order`: a sequence bisect can search."""
+
+    __slots__ = ("column", "order")
+
+    def __init__(self, column: Column, order: Ints):
+        self.column = column
+        self.order = order
+
+    def __getitem__(self, index: int) -> str:
+        return self.column[self.order[index]]
+
+    def __len__(self) -> int:
+        return len(self.order)
 
 
 def _int_bytes(values: Ints) -> bytes:
@@ -263,11 +294,12 @@ def build_view(
         if agg[0] and lid in state.lessons and lifecycle.get(lid, ("candidate",))[0] == "candidate"
     ]
     rows = [fold.LessonRow(*state.lessons[lid]) for lid in live]
-    order = list(range(len(live)))
-    order.sort(key=lambda i: live[i])
-    order.sort(key=lambda i: supports[live[i]][1], reverse=True)  # stable sorts: ties
-    order.sort(key=lambda i: supports[live[i]][0], reverse=True)  # keep the last order
-    order.sort(key=lambda i: fold.KIND_RANK[rows[i].kind])
+    aggregates = [supports[lid] for lid in live]
+    # stable sorts, last key first: ties keep the order of the sort before
+    order = sorted(range(len(live)), key=live.__getitem__)
+    order.sort(key=[agg[1] for agg in aggregates].__getitem__, reverse=True)
+    order.sort(key=[agg[0] for agg in aggregates].__getitem__, reverse=True)
+    order.sort(key=[fold.KIND_RANK[row.kind] for row in rows].__getitem__)
     judged = signals or {}
     demoted = {
         lid
@@ -286,12 +318,8 @@ def build_view(
     name_index = {task: n for n, task in enumerate(names)}
     to_time, to_name = time_index.__getitem__, name_index.__getitem__
     first, ev_time, ev_task = array("Q", [0]), array("Q"), array("Q")
-    buckets: dict[Scope, Ints] = {}
-    position_signals: dict[int, tuple[list[str], list[str]]] = {}
-    last = times[-1] if times else ""
-    for position, i in enumerate(order):  # positions are ranks: every bucket comes sorted
-        lid, row = live[i], rows[i]
-        _n, _latest, tasks, ats = supports[lid]
+    for i in order:
+        _n, _latest, tasks, ats = aggregates[i]
         if len(ats) == 1:
             ev_time.append(to_time(ats[0]))
             ev_task.append(to_name(tasks[0]))
@@ -300,6 +328,11 @@ def build_view(
             ev_time.extend(pair[0] for pair in pairs)
             ev_task.extend(pair[1] for pair in pairs)
         first.append(len(ev_time))
+    buckets: dict[Scope, Ints] = {}
+    position_signals: dict[int, tuple[list[str], list[str]]] = {}
+    last = times[-1] if times else ""
+    for position, i in enumerate(order):  # positions are ranks: every bucket comes sorted
+        lid, row = live[i], rows[i]
         scope = (row.company_key, row.category_key)
         bucket = buckets.get(scope)
         if bucket is None:
@@ -308,11 +341,12 @@ def build_view(
         if lid in judged:
             position_signals[position] = judged[lid]
             last = max([last, *judged[lid][0], *judged[lid][1]])
-    by_company: dict[str | None, list[Scope]] = {}
-    by_category: dict[str | None, list[Scope]] = {}
-    for scope in buckets:
-        by_company.setdefault(scope[0], []).append(scope)
-        by_category.setdefault(scope[1], []).append(scope)
+    scopes = sorted(buckets, key=lambda scope: (scope[0] or "", scope[1] or ""))
+    bucket_first, bucket_positions = array("Q", [0]), array("Q")
+    for scope in scopes:
+        bucket_positions.extend(buckets[scope])
+        bucket_first.append(len(bucket_positions))
+    by_category = sorted(range(len(scopes)), key=lambda n: (scopes[n][1] or "", scopes[n][0] or ""))
     ranked_rows = [rows[i] for i in order]
     return SelectionView(
         marks,
@@ -327,9 +361,11 @@ def build_view(
         first,
         ev_time,
         ev_task,
-        buckets,
-        by_company,
-        by_category,
+        Column.build([scope[0] or "" for scope in scopes]),
+        Column.build([scope[1] or "" for scope in scopes]),
+        bucket_first,
+        bucket_positions,
+        array("Q", by_category),
         position_signals,
         last,
     )
