@@ -89,3 +89,26 @@ def test_the_fast_scan_finds_what_each_family_finds() -> None:
         matched += bool(want)
         assert [(hit.start, hit.family) for hit in token_hits(text)] == want, text
     assert matched > 1000  # the fuzz really makes tokens
+
+
+def test_key_pairs_are_found_in_either_order_and_only_beside_a_key_id() -> None:
+    """The key-pair family is searched only in texts holding a key id: pairs in both orders,
+    at every distance the pattern allows, and secrets with no id beside them, found exactly
+    as the family's own pattern finds them."""
+    rng = random.Random(2028)
+    base64 = string.ascii_letters + string.digits + "/+"
+    pairs = 0
+    for _ in range(3000):
+        key_id = rng.choice(["AKIA", "ASIA", "ABIA", "A3TX"]) + "".join(
+            rng.choice(string.ascii_uppercase + string.digits) for _ in range(16)
+        )
+        secret = "".join(rng.choice(base64) for _ in range(40)) + "aZ"[: rng.randint(0, 2)]
+        gap = "".join(rng.choice(" =:\"'\nx") for _ in range(rng.randint(0, 45)))
+        parts = [key_id, gap, secret] if rng.random() < 0.5 else [secret, gap, key_id]
+        if rng.random() < 0.2:
+            parts = [secret, gap, secret[::-1]]  # no key id at all
+        text = rng.choice(["", "prose ", "x"]) + "".join(parts) + rng.choice(["", " end", "Q"])
+        want = _naive(text)
+        pairs += any(name == "aws-key-pair" for _, name in want)
+        assert [(hit.start, hit.family) for hit in token_hits(text)] == want, text
+    assert pairs > 200  # the pattern's own limits refuse many of the random pairs

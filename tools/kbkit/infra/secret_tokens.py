@@ -242,6 +242,9 @@ _LEADS: dict[str, tuple[tuple[str, int], ...]] = {
     "mailchimp": (("-us[0-9]", 32),),
 }
 _SHAPE_HINTS: dict[str, re.Pattern[str]] = {
+    # a key pair holds a key id: without one, the pattern (a class first) would be tried at
+    # every position of the text, the scan's costliest family by far
+    "aws-key-pair": re.compile(_AWS_ID),
     "telegram": re.compile(r":[0-9A-Za-z_-]{35}"),
     "discord": re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}"),
 }
