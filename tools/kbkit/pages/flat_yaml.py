@@ -63,6 +63,7 @@ _LINE: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*):(?: 
 # nested mapping, a comment), no `:` or blank last.
 _WIDE: Final = re.compile(r"[^\s!&*#|>'\"%@`,\[\]{}?:\-](?:[^\n]*[^\s:])?")
 _SCALAR: Final = re.compile(_ITEM)
+_FLOW_ITEM: Final = re.compile(f"({_ITEM})(?:, (?=[^ ])|\\Z)")
 _BLOCK_ITEM: Final = re.compile(r"( *)- (.*)")
 _SAFE_TEXT: Final = re.compile(f"[^\\x00-\\x09\\x0b-\\x1f{_OTHER}]*")  # `\n` is fine
 
@@ -116,16 +117,8 @@ def load_flat(raw: str) -> dict[str, Any] | None:
                 return None
             data[key] = items
         elif value[:1] == "[":
-            # `[a, "b"]`: items split at `, ` must each be a whole scalar token (a quoted
-            # item holding `, ` splits into pieces that are not, and PyYAML reads it)
-            if value[-1] != "]":
-                return None
-            inner = value[1:-1]
-            parsed = [
-                _scalar(token) if _SCALAR.fullmatch(token) else None
-                for token in (inner.split(", ") if inner else ())
-            ]
-            if None in parsed:
+            parsed = _flow_list(value)
+            if parsed is None:
                 return None
             data[key] = parsed
             _remember(line, key, tuple(parsed))
@@ -136,6 +129,27 @@ def load_flat(raw: str) -> dict[str, Any] | None:
             data[key] = scalar
             _remember(line, key, scalar)
     return data
+
+
+def _flow_list(value: str) -> list[str] | None:
+    """`[a, "b, c"]`: whole scalar tokens, each followed by `, ` and another token or by the
+    end (a quoted item may hold `, `: DocFX keyword lists do, on a third of some docsets'
+    pages); None for anything else."""
+    if value[-1] != "]":
+        return None
+    inner = value[1:-1]
+    items: list[str] = []
+    position, end = 0, len(inner)
+    while position < end:
+        found = _FLOW_ITEM.match(inner, position)
+        if found is None:
+            return None
+        scalar = _scalar(found[1])
+        if scalar is None:
+            return None
+        items.append(scalar)
+        position = found.end()
+    return items
 
 
 def _wide(token: str) -> str | None:
