@@ -94,14 +94,16 @@ def _error_page(rng: random.Random, code: str, siblings: list[str]) -> str:
     lines.append(
         f"## Example\n\nThe following example generates {code}:\n\n```cpp\n// {code}.cpp\n"
         f"// compile with: /c\n#include <stdio.h>\nint main() {{\n   "
-        f"{rng.choice(WORDS)}(\"{_words(rng, 3)}\");   // {code}\n}}\n```\n"
+        f'{rng.choice(WORDS)}("{_words(rng, 3)}");   // {code}\n}}\n```\n'
     )
     return "\n".join(lines)
 
 
 def _conceptual(rng: random.Random, title: str, siblings: list[str]) -> str:
     """An article: sections of prose, notes, a list, an include, sometimes a table."""
-    headings = [f"{_words(rng, 3).capitalize()}" for _ in range(rng.choice((1, 1, 2, 2, 3, 4, 6, 9)))]
+    headings = [
+        f"{_words(rng, 3).capitalize()}" for _ in range(rng.choice((1, 1, 2, 2, 3, 4, 6, 9)))
+    ]
     out = [_front(rng, title, [title.replace(" ", "_")]), f"# {title}\n"]
     out.append(f"## Remarks\n\n{_prose(rng, rng.randint(15, 60), siblings)}\n")
     if rng.random() < 0.3:
@@ -129,7 +131,10 @@ def _conceptual(rng: random.Random, title: str, siblings: list[str]) -> str:
 
 def _class_page(rng: random.Random, name: str, members: int, siblings: list[str]) -> str:
     """A class reference: member tables linking `#member`, a section per member."""
-    names = [f"{rng.choice(WORDS).capitalize()}{rng.choice(WORDS).capitalize()}{i}" for i in range(members)]
+    names = [
+        f"{rng.choice(WORDS).capitalize()}{rng.choice(WORDS).capitalize()}{i}"
+        for i in range(members)
+    ]
     out = [
         _front(rng, f"{name} Class", [name, *(f"AFX/{name}::{m}" for m in names)]),
         f"# `{name}` Class\n\n>[!NOTE]\n> {_words(rng, 20)}.\n\n{_words(rng, 20).capitalize()}.\n",
@@ -171,9 +176,12 @@ def generate_reference_docset(out: Path, pages: int, seed: int = 28) -> int:
     folders += [f"error-messages/{name}" for name in ERROR_FOLDERS]
     # a quarter of the pages are compiler errors and warnings, as on the real docset
     error_pages = max(1, pages * 26 // 100 // len(ERROR_FOLDERS))
-    other_pages = max(1, (pages - error_pages * len(ERROR_FOLDERS)) // (len(folders) - len(ERROR_FOLDERS)))
+    other_pages = max(
+        1, (pages - error_pages * len(ERROR_FOLDERS)) // (len(folders) - len(ERROR_FOLDERS))
+    )
     count = 0
     redirects = []
+
     def page_names(folder: str) -> list[str]:
         count = error_pages if folder.startswith("error-messages/") else other_pages
         return [f"topic-{folder.replace('/', '-')}-{i}.md" for i in range(count)]

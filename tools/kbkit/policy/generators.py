@@ -52,14 +52,14 @@ class TocLoader(_BaseLoader):  # type: ignore[misc,valid-type]
     `!ENV` as plain null."""
 
 
-class _Text(str):
+class LinedText(str):
     """A YAML string that knows its line (findings on an entry name the entry's line)."""
 
     line = 0
 
 
-def _text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> _Text:
-    value = _Text(loader.construct_scalar(node))
+def _text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> LinedText:
+    value = LinedText(loader.construct_scalar(node))
     value.line = node.start_mark.line + 1
     return value
 
