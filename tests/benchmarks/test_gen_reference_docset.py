@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks.gen_reference_docset import generate_reference_docset
+
 from tests.kbtree import kb
 
 
