@@ -104,7 +104,11 @@ def _conceptual(rng: random.Random, title: str, siblings: list[str]) -> str:
     headings = [
         f"{_words(rng, 3).capitalize()}" for _ in range(rng.choice((1, 1, 2, 2, 3, 4, 6, 9)))
     ]
-    out = [_front(rng, title, [title.replace(" ", "_")]), f"# {title}\n"]
+    keywords = [
+        title.replace(" ", "_"),
+        *(_words(rng, 2) for _ in range(rng.choice((0, 0, 1, 3, 8)))),
+    ]
+    out = [_front(rng, title, keywords), f"# {title}\n"]
     out.append(f"## Remarks\n\n{_prose(rng, rng.randint(15, 60), siblings)}\n")
     if rng.random() < 0.3:
         out.append(f"> [!NOTE]\n> {_words(rng, 25)}.\n")
