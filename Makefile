@@ -38,8 +38,8 @@ lint: $(STAMP) ## Run ruff on the package, tests and benchmarks; mypy (strict fl
 demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample
 	$(BIN)/python -m kbkit.demo
 
-report-screenshot: $(STAMP) ## Regenerate docs/report.png, the README's picture of the demo's report (needs chromium)
-	KBKIT_NOW=2026-11-30T12:00:00Z $(BIN)/python tools/report_screenshot.py docs/report.png
+report-screenshot: $(STAMP) ## Regenerate docs/report-1400.png and docs/report-400.png, the README's pictures of the demo's report (needs chromium)
+	KBKIT_NOW=2026-11-30T12:00:00Z $(BIN)/python tools/report_screenshot.py docs
 
 bench: $(STAMP) ## Measure speed against the named floors (synthetic trees)
 	$(BIN)/python -m benchmarks.run

@@ -1,8 +1,11 @@
-"""`make report-screenshot`: the demo's report, photographed by headless chromium for the README.
+"""`make report-screenshot`: the demo's report, photographed by headless chromium for the
+README at both widths it is read at: `report-1400.png` (a desktop's first screen) and
+`report-400.png` (a phone's).
 
 A checkout-only script (not part of the package: the report never imports the demo). Needs
 Debian's chromium and Playwright (a dev dependency); run with `KBKIT_NOW` pinned so the
-picture only changes when the report does.
+pictures only change when the report does. The browser tests use the same `browser` and
+`photograph`.
 """
 
 from __future__ import annotations
@@ -12,58 +15,76 @@ import io
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run", "--disable-sync"]  # fmt: skip
-WIDTH, HEIGHT = 1200, 1500  # the top of the page: headline figures and the first charts
+         "--disable-component-update", "--no-first-run", "--disable-sync",
+         "--font-render-hinting=none"]  # fmt: skip
+# (width, height) of each picture: the first screen at that width
+SIZES = {"1400": (1400, 900), "400": (400, 860)}
 
 
-def photograph(html: Path, png: Path) -> None:
-    """A viewport screenshot of `html` (JavaScript off, fresh profile) written to `png`."""
+@contextlib.contextmanager
+def browser() -> Iterator[Any]:
+    """Headless chromium with a fresh profile (Playwright's launch)."""
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="kbkit-shot-") as profile, sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            headless=True,
-            args=FLAGS,
-            java_script_enabled=False,
-            viewport={"width": WIDTH, "height": HEIGHT},
-        )
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
-            page = context.new_page()
-            page.goto(html.as_uri(), wait_until="load")
-            png.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(png))
+            yield launched
         finally:
-            context.close()
+            launched.close()
+
+
+@contextlib.contextmanager
+def opened(chromium: Any, html: Path, width: int, height: int) -> Iterator[Any]:
+    """`html` in a new page of that viewport, JavaScript off (the page must read without it)."""
+    context = chromium.new_context(
+        viewport={"width": width, "height": height}, java_script_enabled=False,
+        device_scale_factor=1,
+    )  # fmt: skip
+    try:
+        page = context.new_page()
+        page.goto(html.as_uri(), wait_until="load")
+        yield page
+    finally:
+        context.close()
+
+
+def photograph(chromium: Any, html: Path, png: Path, width: int, height: int) -> None:
+    """The first screen of `html` at `width` x `height`, written to `png`."""
+    with opened(chromium, html, width, height) as page:
+        png.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(png))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the demo in a temporary folder and photograph its report."""
+    """Run the demo in a temporary folder and photograph its report at both widths."""
     from kbkit import demo
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python tools/report_screenshot.py OUT.png", file=sys.stderr)
+        print("usage: python tools/report_screenshot.py OUT_FOLDER", file=sys.stderr)
         return 2
-    # a fixed folder, so the path the report shows (and so the picture) does not change
-    folder = Path(tempfile.gettempdir()) / "kbkit-demo"
-    shutil.rmtree(folder, ignore_errors=True)
+    out = Path(args[0])
+    folder = Path(tempfile.mkdtemp(prefix="kbkit-demo-shot-"))
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             code = demo.main(["--dir", str(folder)])
         if code != 0:
             print("the demo failed; run `make demo` to see why", file=sys.stderr)
             return code
-        photograph(folder / "report.html", Path(args[0]))
+        with browser() as chromium:
+            for name, (width, height) in SIZES.items():
+                png = out / f"report-{name}.png"
+                photograph(chromium, folder / "report.html", png, width, height)
+                print(f"wrote {png} ({png.stat().st_size // 1024} KB)")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    size = Path(args[0]).stat().st_size
-    print(f"wrote {args[0]} ({size // 1024} KB)")
     return 0
 
 

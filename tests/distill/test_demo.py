@@ -47,6 +47,11 @@ def test_demo_runs_end_to_end_and_a_second_run_adds_nothing(tmp_path: Path) -> N
     page = (tmp_path / "demo" / "report.html").read_text(encoding="utf-8")
     assert "2026-11-30T" in page and "Curator and publication" in page
     assert "rule-id-taken" in page  # the demo's rejected proposal, by reason
-    assert page.count('<figure class="chart">') == 14
+    assert "VAL-2c" in page and "Normalize link targets before counting them" in page  # decided
+    # the trend and the events per day; the lessons' forest plot has no number to draw at
+    # the demo's 1 and 4 tasks per arm (`kb lessons report` says "not enough tasks")
+    assert page.count('<figure class="chart">') == 2
+    assert "not enough tasks" in page
+    assert "lessons-repo/intake/lessons/" in page  # the demo's own lessons repository
     again = run_demo(tmp_path / "demo")  # a later `--dir` run over the same folder: still nothing
     assert "recorded 7 new" not in again and again.count("this run adds nothing") == 2

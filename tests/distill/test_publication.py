@@ -316,7 +316,8 @@ def test_the_pr_body_carries_the_days_report_rebuilt_for_each_added_batch(world:
     body = world.gh()["prs"][0]["body"]
     assert body.count(REPORT) == 1 and body.index("## Batch ") < body.index(REPORT)
     report = body[body.index(REPORT) :]
-    assert "- **Tree**: 29 pages, 0 errors" in report and "- **Curator**: 1 batches" in report
+    assert "- **Tree**: Healthy: no findings on 29 pages" in report
+    assert "- **Proposed**: 1 proposal in 1 batch: 1 accepted" in report
     assert first.batch_id is not None
     assert first.batch_id.replace("_", "\\_") in report  # the batches table
     assert f"_Generated {PINNED_NOW} by `kb report`" in report  # kbkit's clock: deterministic
@@ -327,7 +328,7 @@ def test_the_pr_body_carries_the_days_report_rebuilt_for_each_added_batch(world:
     second = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}))
     (pr,) = world.gh()["prs"]
     report = pr["body"][pr["body"].index(REPORT) :]
-    assert pr["body"].count(REPORT) == 1 and "- **Curator**: 2 batches" in report
+    assert pr["body"].count(REPORT) == 1 and "- **Proposed**: 2 proposals in 2 batches" in report
     assert second.batch_id is not None
     assert second.batch_id.replace("_", "\\_") in report
     assert REPORT not in pr["comments"][0]["body"]  # the comment names only the new batch

@@ -1,32 +1,27 @@
-"""The report in a real browser: Debian's chromium, headless, driven by Playwright."""
+"""The report in a real browser: Debian's chromium, headless, driven by Playwright, at a
+desktop's 1400 px and a phone's 400 px, on the test world, the demo, a newcomer's tree and
+an empty one. JavaScript is off: the page must read without it."""
 
 from __future__ import annotations
 
-import shutil
+import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kbkit.commands import report as report_command
-from tests.report.test_report import TASK
-from tests.report.world import build_world
+from tests.conftest import PROJECT
+from tests.report.conftest import Case
 
 CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 ENABLE = (
     "install it with `apt-get update && apt-get install -y chromium` (`.ci/run` does) "
     "and `make setup` for Playwright"
 )
 MIN_CONTRAST = 4.5  # WCAG AA for normal text
+WIDTHS = (400, 1400)
+HEIGHT = {400: 860, 1400: 900}
 
 # For every element that shows text (HTML text nodes and SVG <text>), its text colour and
 # the first opaque background behind it, from computed styles. Colours are rgb()/rgba().
@@ -57,69 +52,132 @@ CONTRAST_JS = """
   return out;
 }
 """
+# Every element wider than the viewport or reaching past its right edge, by tag and class.
+OVERFLOW_JS = """
+() => { const w = document.documentElement.clientWidth; const out = [];
+  for (const el of document.querySelectorAll('body *')) { const r = el.getBoundingClientRect();
+    if (r.width && r.right > w + 0.5) out.push(el.tagName + '.' + (el.getAttribute('class') || '') + ' ' + Math.round(r.right)); }
+  return out.slice(0, 10); }
+"""
 
 
-def _playwright() -> Any:
+def _shots() -> Any:
+    """tools/report_screenshot.py: the browser and camera `make report-screenshot` uses."""
+    spec = importlib.util.spec_from_file_location(
+        "report_screenshot", PROJECT / "tools" / "report_screenshot.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is not installed: {ENABLE}")
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         pytest.skip(f"playwright is not installed: {ENABLE}")
-    return sync_playwright
+    with _shots().browser() as launched:
+        yield launched
 
 
-def test_report_in_headless_chromium(tmp_path: Path, monkeypatch, capsys) -> None:
-    sync_playwright = _playwright()
-    repo = build_world(tmp_path / "repo", monkeypatch, TASK)
-    out = tmp_path / "report.html"
-    assert report_command.main(["--repo", str(repo), "--out", str(out)]) == 0
-    capsys.readouterr()
+def _look(chromium: Any, case: Case, width: int, shot: Path) -> dict[str, Any]:
+    """Open the page at `width`, photograph its first screen, and measure it."""
     messages: list[str] = []
     requests: list[str] = []
-    profile = tmp_path / "profile"  # a fresh user-data dir
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=FLAGS,
-            java_script_enabled=False,  # the page must read without it
-            viewport={"width": 1280, "height": 900},
-        )
-        try:
-            page = context.new_page()
-            page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
-            page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(out.as_uri(), wait_until="load")
-            charts = page.locator("figure.chart svg")
-            assert charts.count() == 14
-            for n in range(charts.count()):
-                box = charts.nth(n).bounding_box()
-                assert box is not None and box["width"] > 0 and box["height"] > 0, n
-            assert page.locator("h2").all_inner_texts() == [
-                "Tree health",
-                "Intake funnel",
-                "Curator and publication",
-                "Lessons",
-            ]
-            assert "<script>" in page.locator("body").inner_text()  # hostile text, as text
-            contrast = page.evaluate(CONTRAST_JS)
-            shot = tmp_path / "report.png"
-            page.screenshot(path=str(shot), full_page=True)
-            # the measure itself can fail: grey on white, as HTML and as SVG text
-            page.set_content(
-                "<p style='color:#bbb'>low</p><svg><text x='5' y='20' fill='#ddd'>low</text></svg>"
-            )
-            control = page.evaluate(CONTRAST_JS)
-        finally:
-            context.close()
-    assert not [m for m in messages if m.startswith(("error", "pageerror"))], messages
-    assert requests == [out.as_uri()]  # nothing fetched but the page itself
-    assert len(contrast) > 50
-    low = [c for c in contrast if c["ratio"] < MIN_CONTRAST]
-    assert not low, low[:5]
-    assert [c["ratio"] < 2 for c in control] == [True, True]
+    shots = _shots()
+    with shots.opened(chromium, case.html, width, HEIGHT[width]) as page:
+        page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
+        page.on("request", lambda r: requests.append(r.url))
+        page.reload(wait_until="load")  # the listeners see the whole load
+        page.screenshot(path=str(shot))
+        answers = page.locator("article.answer h2")
+        return {
+            "messages": messages,
+            "requests": requests,
+            "scroll": page.evaluate(
+                "[document.documentElement.scrollWidth, document.body.scrollWidth]"
+            ),
+            "viewport": page.evaluate("document.documentElement.clientWidth"),
+            "overflow": page.evaluate(OVERFLOW_JS),
+            "answers": [
+                (answers.nth(n).inner_text(), answers.nth(n).bounding_box())
+                for n in range(answers.count())
+            ],
+            "sections": page.locator("section.part > h2").all_inner_texts(),
+            "charts": [
+                page.locator("figure.chart svg").nth(n).bounding_box()
+                for n in range(page.locator("figure.chart svg").count())
+            ],  # fmt: skip
+            "folded": page.locator("p.folded").count(),
+            "contrast": page.evaluate(CONTRAST_JS) if width == 1400 else [],
+            "csp": page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute(
+                "content"
+            ),
+        }
+
+
+QUESTIONS = [
+    "Is the tree healthy, and getting better?",
+    "What came in?",
+    "What did the model propose",
+    "Which knowledge PRs are open or merged?",
+    "Are lessons helping?",
+]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", ["world", "demo", "newcomer", "empty", "randomised"])
+def test_the_page_reads_at_both_widths_without_scrolling_sideways(
+    chromium: Any, report_cases: dict[str, Case], name: str, width: int, tmp_path: Path
+) -> None:
+    case = report_cases[name]
+    shot = tmp_path / f"{name}-{width}.png"
+    seen = _look(chromium, case, width, shot)
+    assert not [m for m in seen["messages"] if m.startswith(("error", "pageerror"))], seen[
+        "messages"
+    ]
+    assert seen["requests"] == [case.html.as_uri()]  # nothing fetched but the page itself
+    assert seen["csp"] is not None and seen["csp"].startswith("default-src 'none'")
+    assert seen["viewport"] == width
+    assert max(seen["scroll"]) <= width, seen["overflow"]  # no horizontal scroll
+    assert not seen["overflow"]
+    for box in seen["charts"]:
+        assert box is not None and box["width"] > 0 and box["x"] + box["width"] <= width
+    assert seen["sections"] == ["Tree health", "Intake", "Curator and publication", "Lessons"]
+    # the five questions, in order; all five on a desktop's first screen, the first on a phone's
+    texts = [text for text, _ in seen["answers"]]
+    assert len(texts) == 5 and all(t.startswith(q) for t, q in zip(texts, QUESTIONS, strict=True))
+    visible = [box["y"] + box["height"] <= HEIGHT[width] for _, box in seen["answers"]]
+    assert visible[0] and (all(visible) if width == 1400 else True), seen["answers"]
     assert shot.stat().st_size > 10_000
-    shutil.copy(shot, tmp_path / "kept.png")  # the screenshot stays in the test's tmp dir
+    if width == 1400:
+        low = [c for c in seen["contrast"] if c["ratio"] < MIN_CONTRAST]
+        assert len(seen["contrast"]) > 20 and not low, low[:5]
+
+
+def test_an_empty_tree_folds_every_empty_part_to_one_line(
+    chromium: Any, report_cases: dict[str, Case], tmp_path: Path
+) -> None:
+    seen = _look(chromium, report_cases["empty"], 1400, tmp_path / "empty.png")
+    assert seen["charts"] == []  # no empty axes
+    assert seen["folded"] == 4  # tree, intake, curator, lessons: one line each
+    page = report_cases["empty"].page
+    assert "No data" not in page and "<svg" not in page
+
+
+def test_the_contrast_measure_can_fail(chromium: Any, tmp_path: Path) -> None:
+    """Grey on white, as HTML and as SVG text: the measure itself reports it."""
+    page_file = tmp_path / "grey.html"
+    page_file.write_text(
+        "<p style='color:#bbb'>low</p><svg><text x='5' y='20' fill='#ddd'>low</text></svg>"
+    )
+    with _shots().opened(chromium, page_file, 400, 300) as page:
+        control = page.evaluate(CONTRAST_JS)
+        assert [c["ratio"] < 2 for c in control] == [True, True]
+        page.set_content("<div style='width:900px'>wide</div>")
+        assert page.evaluate("document.documentElement.scrollWidth") > 400  # and overflow shows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import pytest
 
 from kbkit.commands import report as report_command
 from tests.conftest import PROJECT
-from tests.report.world import HOSTILE_FILE, build_world, load_json
+from tests.report.world import HOSTILE, HOSTILE_FILE, build_world, load_json
 
 TASK: dict[str, Any] = {
     "id": "T1",
@@ -51,35 +52,54 @@ def report_json(repo: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> d
 
 def test_json_has_every_section_with_its_numbers_and_sources(world: Path, capsys) -> None:
     data = report_json(world, capsys=capsys)
-    assert data["version"] == 1
+    assert data["version"] == 2
+    assert data["repo"] == "repo"  # the repository's name, never a path
     assert data["window"]["since"] == "2026-11-01" and data["window"]["until"] == "2026-11-30"
     tree = data["tree"]
-    assert tree["pages"] == 5
+    assert tree["pages"] == 5 and tree["outside_roots"] == 0
     assert tree["age"]["stale_pages"] == 1 and tree["age"]["buckets"][-1]["pages"] == 1
+    assert tree["age"]["dated_pages"] == tree["age"]["linted_pages"] == 5
     assert tree["orphans"]["count"] == 1 and HOSTILE_FILE in tree["orphans"]["pages"][0]
     assert tree["links"]["broken"] == 1  # guides/_index.md links missing.md
-    rules = {r["rule"]: r["count"] for r in tree["findings"]["by_rule"]}
-    assert rules["lint/stale"] == 1 and rules["tree/link-broken"] == 1
+    rules = {r["rule"]: r for r in tree["findings"]["by_rule"]}
+    assert rules["lint/stale"]["count"] == 1 and rules["tree/link-broken"]["count"] == 1
+    assert rules["tree/link-broken"]["title"].startswith("a relative link")  # in words
     assert tree["largest"]["pages"][0]["path"] == "knowledge/general/guides/old.md"
     assert tree["baseline"] is None
+    assert [p["commit"] for p in tree["trend"]["points"]] == [None]  # not a git repository
+    assert "no git history" in tree["trend"]["note"]
     intake = data["intake"]
-    assert intake["events"] == 4 and intake["recorded_in_window"] == 3  # #4 is from October
+    assert intake["events"] == 5 and intake["recorded_in_window"] == 4  # #4 is from October
     per_day = {d["day"]: d["merged_pr"] for d in intake["per_day"]}
     assert per_day["2026-11-28"] == 2 and per_day["2026-11-29"] == 1
-    assert intake["states"] == {"pending": 1, "published": 2, "shadowed": 0, "failed": 1}
+    assert intake["states"] == {"pending": 2, "published": 2, "shadowed": 0, "failed": 1}
+    assert intake["by_kind"] == {"bugfix_run": {"pending": 1},
+                                 "merged_pr": {"failed": 1, "pending": 1, "published": 2}}  # fmt: skip
     assert intake["oldest_pending"]["key"] == ["merged_pr", "kbkit-dev/kbkit#4"]
-    assert intake["attempts"] == {"0": 1, "1": 2, "3": 1}
+    assert intake["pending_attempts"] == {"0": 2}
     assert intake["cursor"][0]["repo"] == "kbkit-dev/kbkit"
+    assert intake["by_source"] == [
+        {"kind": "merged_pr", "repo": "kbkit-dev/kbkit", "via": "github", "events": 3},
+        {"kind": "bugfix_run", "repo": "kbkit-dev/kbkit", "via": None, "events": 1},
+    ]
+    arrived = {e["source_id"]: e for e in intake["arrived"]}
+    assert arrived["kbkit-dev/kbkit#3"]["url"] == "https://github.com/kbkit-dev/kbkit/pull/3"
+    assert arrived["kbkit-dev/kbkit#3"]["state"] == "failed"
+    assert arrived["bugfix-hostile"]["url"] is None  # `javascript:` is never an address
     curator = data["curator"]
-    assert curator["totals"]["batches"] == 1
+    assert curator["totals"]["batches"] == 1 and curator["totals"]["proposals"] == 3
     batch = curator["batches"][0]
     assert (batch["accepted"], batch["rejected"], batch["pages_touched"]) == (1, 2, 1)
     assert batch["gate"] == "passed" and batch["state"] == "published"
     assert batch["pr"] == "https://github.com/kbkit-dev/kbkit/pull/99"
+    assert curator["knowledge_prs"] == [{"url": "https://github.com/kbkit-dev/kbkit/pull/99",
+                                         "state": "opened", "events": 2,
+                                         "at": "2026-11-30T10:00:00Z"}]  # fmt: skip
     lessons = data["lessons"]
     assert lessons["lessons"] >= 1 and sum(lessons["by_kind"].values()) == lessons["lessons"]
     assert lessons["usage_by_mode"] == {"inject": 1}
-    assert lessons["comparison"]["tasks"] == 1
+    assert lessons["comparison"]["tasks"] == lessons["report"]["tasks"] == 1
+    assert lessons["report"]["arms"]["randomised_inject"] == 1
     # the lessons store's own helpful/harmful signal (kbkit.lessons.signal), never "not provided"
     assert isinstance(lessons["signals"], list)
     for section in ("tree", "intake", "curator", "lessons"):
@@ -88,13 +108,112 @@ def test_json_has_every_section_with_its_numbers_and_sources(world: Path, capsys
     assert "state/artifacts/knowledge-intake" in curator["source"]
 
 
+def test_every_proposal_is_listed_with_rule_title_page_and_reason(world: Path, capsys) -> None:
+    decisions = report_json(world, capsys=capsys)["curator"]["decisions"]
+    assert [(d["decision"], d["rule_id"], d["title"], d["page"]) for d in decisions] == [
+        ("accepted", "VAL-2c", "Normalize link targets", "knowledge/general/guides/fresh.md"),
+        (
+            "rejected",
+            "VAL-1b",
+            "Rule IDs keep their group digit",
+            "knowledge/general/guides/old.md",
+        ),
+        ("rejected", "VAL-1c", HOSTILE, None),
+    ]  # a rejected row's title comes from the model's reply (reply.txt), by its position
+    assert decisions[1]["reason"] == "rule-id-taken"
+    assert decisions[1]["message"] == "already defined in general/guides/old"
+
+
+def test_the_page_count_is_kb_checks_and_pages_outside_the_roots_are_named(
+    tmp_path: Path, capsys
+) -> None:
+    """A newcomer's tree: pages at the top of knowledge/ lie outside every root, so kb check
+    neither counts nor checks them; the report says so instead of counting them."""
+    from kbkit.commands import check
+
+    repo = tmp_path / "newcomer"
+    root = repo / "knowledge"
+    (root / "ops").mkdir(parents=True)
+    (root / "policy.yaml").write_text("roots: [ops]\nindex_page: README.md\n")
+    (root / "README.md").write_text("---\nupdated: 2026-11-01\n---\n# Home\n\n[d](ops/deploy.md)\n")
+    (root / "notes.md").write_text("---\nupdated: 2026-11-02\n---\n# Notes\n")  # nobody links it
+    for name in ("deploy", "rollback"):
+        (root / "ops" / f"{name}.md").write_text(f"---\nupdated: 2026-11-03\n---\n# {name}\n")
+    check.main(["--repo", str(repo), "--format", "json"])
+    checked = json.loads(capsys.readouterr().out)
+    data = report_json(repo, capsys=capsys)
+    tree = data["tree"]
+    assert tree["pages"] == checked["summary"]["pages"] == 2
+    assert tree["outside_roots"] == 2
+    orphans = [f["path"] for f in checked["findings"] if f["rule"] == "lint/orphan"]
+    assert tree["orphans"]["pages"] == orphans == ["knowledge/ops/rollback.md"]
+    assert tree["age"]["dated_pages"] == tree["age"]["linted_pages"] == 2
+    assert all(p["path"].startswith("knowledge/ops/") for p in tree["largest"]["pages"])
+    done = run(repo, "--out", str(tmp_path / "r.html"))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "2 more pages" in page and "outside the roots" in page and str(tmp_path) not in page
+
+
+def test_lessons_kept_in_another_repository_are_read_with_lessons(
+    world: Path, tmp_path: Path, capsys
+) -> None:
+    from tests.report.world import build_lessons
+
+    other = tmp_path / "lessons-repo"
+    (other / "kbkit.yaml").parent.mkdir(parents=True)
+    (other / "kbkit.yaml").write_text("")
+    build_lessons(other, dict(TASK, id="T7", company="globex"))
+    store = other / "intake" / "lessons"
+    data = report_json(world, "--lessons", str(store), capsys=capsys)
+    scopes = [s["scope"] for s in data["lessons"]["by_scope"]]
+    assert (
+        scopes == ["globex / web"] and "lessons-repo/intake/lessons/" in data["lessons"]["source"]
+    )
+    assert str(tmp_path) not in data["lessons"]["source"]  # named from the folder holding both
+
+
+def test_json_output_never_carries_raw_controls(world: Path) -> None:
+    from kbkit.infra.jsonl import append_rows
+
+    append_rows(world / "intake" / "events.jsonl", [{"source_kind": "bugfix_run",
+                "source_id": "bidi", "title": "evil \u202e txt.exe \x1b[2J", "recorded_at": "2026-11-30T01:00:00Z"}])  # fmt: skip
+    done = run(world, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert "\u202e" not in done.stdout and "\x1b" not in done.stdout
+    assert "evil \\u202e txt.exe \\u001b[2J" in done.stdout
+    titles = [e["title"] for e in json.loads(done.stdout)["intake"]["arrived"]]
+    assert "evil \u202e txt.exe \x1b[2J" in titles  # the same value, escaped
+
+
+def test_too_few_randomised_tasks_say_not_enough_tasks(tmp_path: Path, capsys) -> None:
+    """Four tasks per arm: `kb lessons report` gives no number, and neither does the page."""
+    from tests.report.conftest import randomised
+
+    repo = randomised(tmp_path / "few", tasks_per_arm=4)
+    data = report_json(repo, capsys=capsys)
+    headline = data["lessons"]["report"]["headline"]
+    assert headline["tasks"] == [4, 4] and not headline["metrics"]["confirmed_per_task"]["enough"]
+    done = run(repo, "--out", str(tmp_path / "few.html"))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "few.html").read_text(encoding="utf-8")
+    assert (
+        "Not known yet: not enough tasks (4 and 4 in the randomised arms; at least 10 per arm)"
+        in page
+    )
+    assert "confirmed findings per task: not enough tasks" in page
+    assert "not enough tasks (at least 10 per arm)" in page  # the comparison's difference
+    assert "not enough tasks (2 vs 2)" in page  # and each category's
+
+
 def test_window_limits_per_day_figures_and_batches(world: Path, capsys) -> None:
     data = report_json(world, "--since", "2026-11-29", "--until", "2026-11-29", capsys=capsys)
     assert [d["day"] for d in data["intake"]["per_day"]] == ["2026-11-29"]
-    assert data["intake"]["recorded_in_window"] == 1
+    assert data["intake"]["recorded_in_window"] == 2
     assert data["curator"]["totals"]["batches"] == 0  # the batch is from the 30th
+    assert data["curator"]["decisions"] == []
     data = report_json(world, "--since", "2026-09-01", capsys=capsys)
-    assert data["intake"]["recorded_in_window"] == 4
+    assert data["intake"]["recorded_in_window"] == 5
 
 
 def test_default_window_follows_the_pinned_clock(world: Path, capsys, monkeypatch) -> None:
@@ -122,12 +241,22 @@ def test_markdown_has_headline_figures_and_inert_hostile_text(world: Path) -> No
     done = run(world, "--format", "markdown")
     assert done.returncode == 0, done.stderr
     text = done.stdout
-    assert "- **Tree**: 5 pages" in text and "2 published" in text
+    assert "- **Tree**: Not healthy: 3 errors on 5 pages" in text
+    assert "2 published" in text and "1 orphan," in text
     assert (
         "| 2026-11-30T100000Z-abcdef12 | 1 | 2 | 1 | passed | https://github.com/kbkit-dev/kbkit/pull/99 |"
         in text
     )
+    assert (
+        "| VAL-1b | Rule IDs keep their group digit | knowledge/general/guides/old.md | rejected |"
+        in text
+    )
+    assert "[Validators: fix edge case 3](https://github.com/kbkit-dev/kbkit/pull/3)" in text
     assert "<script>" not in text and "\x1b" not in text
+    # a copied mention or reference notifies nobody where the summary is posted
+    assert "@kbkit-dev/core" not in text and "@&#8203;kbkit-dev/core" in text
+    assert "#12" not in text and "#&#8203;12" in text
+    assert "javascript:" not in text
 
 
 def test_html_is_self_contained_and_escapes_hostile_names(world: Path, tmp_path: Path) -> None:
@@ -136,12 +265,27 @@ def test_html_is_self_contained_and_escapes_hostile_names(world: Path, tmp_path:
     assert done.returncode == 0, done.stderr
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
+    assert "default-src 'none'" in page
     assert "<script" not in page.lower()  # no script at all: readable with JavaScript off
     assert "\x1b" not in page and "&lt;U+001B&gt;" in page  # ESC shown, never sent
     assert "&lt;script&gt;" in page  # the hostile page name and reason are shown, escaped
     # nothing is fetched: no external resource, stylesheet or font
-    assert not re.search(r"""(src|href)\s*=|<link|@import|url\(""", page, re.I)
-    assert page.count("<svg") == len(re.findall(r'<figure class="chart">', page)) == 14
+    assert not re.search(r"""src\s*=|<link|@import|url\(""", page, re.I)
+    # links only to places in the page and to the https addresses the ledgers recorded
+    links = re.findall(r'href="([^"]*)"', page)
+    assert links and all(
+        h.startswith(("#", "https://github.com/kbkit-dev/kbkit/pull/")) for h in links
+    )  # (a batch with a PR links the PR, not its artifact: tests/report/test_figures.py)
+    assert "https://github.com/kbkit-dev/kbkit/pull/99" in links and "javascript" not in page
+    assert page.count("<svg") == len(re.findall(r'<figure class="chart">', page)) >= 1
+    assert str(tmp_path) not in page  # no absolute path
+
+
+def test_the_page_is_the_same_on_every_run(world: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.html", tmp_path / "b.html"
+    assert run(world, "--out", str(first)).returncode == 0  # cold: no parse cache
+    assert run(world, "--out", str(second)).returncode == 0  # warm
+    assert first.read_bytes() == second.read_bytes()
 
 
 def test_an_unwritable_out_file_is_an_environment_error(world: Path, tmp_path: Path) -> None:
@@ -190,4 +334,4 @@ def test_the_forked_reads_give_the_same_report_as_a_serial_run(
     forked = assemble.build(sources, window, fork=True)
     assert read_here == []  # the child's result was used (marshal took every value)
     assert forked == assemble.build(sources, window, fork=False)
-    assert forked["lessons"]["lessons"] and forked["intake"]["events"] == 4
+    assert forked["lessons"]["lessons"] and forked["intake"]["events"] == 5

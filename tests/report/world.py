@@ -11,13 +11,21 @@ import pytest
 from kbkit.commands import intake_record_prs
 from kbkit.distill.artifacts import Artifacts, batch_folder
 from kbkit.infra.jsonl import append_rows
-from kbkit.intake.ledger import append_status, load_status
+from kbkit.intake.ledger import append_status, load_status, record_events
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
 from tests.intake.intake_factories import make_pr, write_pages
 
 HOSTILE = "<script>alert(\"x\")</script> 'q' \x1b[31mred"
 HOSTILE_FILE = "evil-<script>alert(1)<-'q'-\x1b[31m.md"
+HOSTILE_EVENT = {
+    "source_kind": "bugfix_run",
+    "source_id": "bugfix-hostile",
+    "repo": "kbkit-dev/kbkit",
+    "title": "Ping @kbkit-dev/core about #12",
+    "url": "javascript:alert(1)",
+    "recorded_at": "2026-11-29T12:00:00Z",
+}
 FRONT = '---\ntitle: "{title}"\ncreated: 2020-01-01\nupdated: {updated}\ntype: guide\ntags: [guide]\nsources: []\n---\n'
 
 
@@ -53,6 +61,8 @@ def build_intake(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             repo / f"pulls-{day}.json", [[make_pr(n, updated_at=merged) for n in numbers]]
         )
         assert intake_record_prs.main(["--repo", str(repo), "--from", str(pages)]) == 0
+    # a hand-edited row: a title that pings people, an address that is a script
+    record_events(intake, [HOSTILE_EVENT])
     monkeypatch.setenv("KBKIT_NOW", "2026-11-30T10:00:00Z")
     status = load_status(intake)
     batch = "2026-11-30T100000Z-abcdef12"
@@ -71,18 +81,29 @@ def build_intake(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     art.write(
         "validation.json",
         {
-            "accepted": [{"rule_id": "VAL-2c"}],
+            "accepted": [
+                {"rule_id": "VAL-2c", "title": "Normalize link targets", "model_index": 0,
+                 "target": "general/guides/fresh"},
+            ],
             "rejected": [
-                {"reason": "rule-id-taken", "rule_id": "VAL-1b"},
-                {"reason": HOSTILE, "rule_id": "VAL-1c"},
+                {"reason": "rule-id-taken", "rule_id": "VAL-1b", "model_index": 1,
+                 "message": "already defined in general/guides/old", "target": "general/guides/old"},
+                {"reason": HOSTILE, "rule_id": "VAL-1c", "model_index": 2, "message": HOSTILE},
             ],
         },
-    )
+    )  # fmt: skip
+    art.write(
+        "reply.txt",
+        json.dumps({"proposals": [{"title": "Normalize link targets"},
+                                  {"title": "Rule IDs keep their group digit"},
+                                  {"title": HOSTILE}]}),
+    )  # fmt: skip
     art.write(
         "apply.json",
         {"changes": [{"document_id": "general/guides/fresh"}], "validators": {"status": "passed"}},
     )
     art.write("commit.txt", "0123456789abcdef0123456789abcdef01234567\n")
+    art.write("pr-body.md", "Knowledge intake for 2026-11-30, distilled by `kb distill`.\n")
 
 
 def build_lessons(repo: Path, task: dict[str, object]) -> None:

@@ -4,16 +4,24 @@ Copies kbkit's own `knowledge/` (plus the validator shims) into a throwaway know
 repository, records the sample PRs and drop records, distills them with the recorded
 replies in `intake/samples/replay.jsonl`, commits on the day branch of a work clone and
 leaves a shadow artifact. A second run over the same folder adds nothing.
+
+Every commit the demo makes is dated on the demo's day (its history a few weeks before), so
+the commits, and the report's look at the tree's past, are the same on every run: the
+sample repository's history has the tree three weeks before the day without its pre-commit
+guide (which three pages already linked: three broken links), and the guide a week before.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +42,11 @@ from kbkit.vcs import git
 DAY = "2026-11-30"  # fixed: the replay keys are hashes of a deterministic prompt
 SLUG = "kbkit-dev/kbkit"
 SHIMS = ("check_knowledge_tree.py", "check_wiki_lint.py")
+LATE_PAGE = "knowledge/repos/kbkit/ci/guides/use-kbkit-as-a-pre-commit-hook.md"
+HISTORY = (  # the sample repository's commits: days before DAY, message
+    (21, "Sample knowledge tree (kbkit's own), before its pre-commit guide\n"),
+    (8, "Add the pre-commit hook guide\n"),
+)
 
 
 def project_root() -> Path:
@@ -44,15 +57,49 @@ def project_root() -> Path:
     return root
 
 
-def make_knowledge_repo(project: Path, dest: Path) -> None:
-    """A real git repository holding the sample tree and the validator shims."""
+def make_knowledge_repo(project: Path, dest: Path, *, history: bool = False) -> None:
+    """A real git repository holding the sample tree and the validator shims in one commit;
+    with `history`, in the demo's short dated history (HISTORY)."""
     shutil.copytree(project / "knowledge", dest / "knowledge")
     (dest / "tools").mkdir()
     for shim in SHIMS:
         shutil.copyfile(project / "tools" / shim, dest / "tools" / shim)
     (dest / ".gitignore").write_text(".kbkit-cache/\n.kbkit-journal/\n")
     git.run_git(dest, "init", "--quiet", "--initial-branch=main")
-    git.commit_paths(dest, ["."], "Sample knowledge tree (kbkit's own)\n")
+    if not history:
+        git.commit_paths(dest, ["."], "Sample knowledge tree (kbkit's own)\n")
+        return
+    late = dest / LATE_PAGE
+    text = late.read_bytes()
+    late.unlink()
+    (before, first), (after, second) = HISTORY
+    with commit_dates(_day_minus(before)):
+        git.commit_paths(dest, ["."], first)
+    late.write_bytes(text)
+    with commit_dates(_day_minus(after)):
+        git.commit_paths(dest, [LATE_PAGE], second)
+
+
+def _day_minus(days: int) -> str:
+    from datetime import date, timedelta
+
+    return (date.fromisoformat(DAY) - timedelta(days=days)).isoformat()
+
+
+@contextlib.contextmanager
+def commit_dates(day: str) -> Iterator[None]:
+    """git commits made inside are dated `day` at noon UTC (author and committer)."""
+    names = ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.update({name: f"{day}T12:00:00+00:00" for name in names})
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def record(project: Path, work: Path, intake: Path) -> int:
@@ -130,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.rekey:
         return rekey(project_root())
     try:
-        return _demo(args.dir)
+        with commit_dates(DAY):  # distill's commit too
+            return _demo(args.dir)
     except KbkitError as exc:
         print(f"kbkit demo: error: {exc}", file=sys.stderr)
         if isinstance(exc, ReplayMissError):
@@ -162,19 +210,29 @@ def _demo(folder: Path | None) -> int:
 
 def write_report(work: Path) -> Path:
     """The last step: `kb report` of the demo run (the work clone's tree, the demo's ledgers
-    and artifacts) as one HTML file; its window covers the demo's day and today."""
+    and artifacts, and the lessons repository's store) as one HTML file; its window covers
+    the demo's day and today."""
     from datetime import date, timedelta
 
     from kbkit.infra import clock
+    from kbkit.lessons import demo as lessons_demo
     from kbkit.report.assemble import Sources, build
+    from kbkit.report.html import FileLinks
     from kbkit.report.page import render_html
     from kbkit.report.window import DEFAULT_DAYS, Window
 
     today, day = clock.today(), date.fromisoformat(DAY)
     window = Window(min(day, today - timedelta(days=DEFAULT_DAYS - 1)), max(day, today))
-    sources = Sources(work / "state" / "clone", work / "intake", work / "state", shown_from=work)
+    sources = Sources(
+        work / "state" / "clone",
+        work / "intake",
+        work / "state",
+        shown_from=work,
+        lessons=lessons_demo.store_dir(work),
+    )
     out = work / "report.html"
-    atomic_write_text(out, render_html(build(sources, window, use_cache=False)))
+    files = FileLinks(work.resolve(), work.resolve())  # the page sits in `work`
+    atomic_write_text(out, render_html(build(sources, window, use_cache=False), files))
     return out
 
 
@@ -182,7 +240,7 @@ def _pass(project: Path, work: Path, label: str) -> str:
     """Record the sample events and distill them once; print what happened."""
     upstream = work / "knowledge-repo"
     if not upstream.exists():
-        make_knowledge_repo(project, upstream)
+        make_knowledge_repo(project, upstream, history=True)
     added = record(project, work, work / "intake")
     options = _options(work, ReplayGateway(project / "intake" / "samples" / "replay.jsonl"))
     report = job.run(options)

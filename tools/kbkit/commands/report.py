@@ -41,6 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="distill's state folder with artifacts/ (default: DIR/state or $KBKIT_STATE_ROOT)",
     )
     parser.add_argument(
+        "--lessons",
+        metavar="DIR",
+        default=None,
+        help="the lessons store (default: the ledger folder's lessons/); lessons kept in "
+        "another repository: that repository's intake/lessons",
+    )
+    parser.add_argument(
         "--since",
         metavar="YYYY-MM-DD",
         default=None,
@@ -72,6 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _shown_from(repo: Path, *folders: Path | None) -> Path | None:
+    """The folder the page names files from: the repository, or the folder that holds it and
+    every ledger folder given outside it (None when that would be the file system's root)."""
+    import os
+
+    paths = [repo.resolve(), *(f.resolve() for f in folders if f is not None)]
+    common = Path(os.path.commonpath(paths))
+    if common == repo.resolve():
+        return None
+    return common if common.parent != common else None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Collect every section once and render it in the chosen format."""
     from kbkit.infra.paths import intake_root, repo_root, state_root
@@ -81,17 +100,20 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     window = make_window(args.since, args.until)
     repo = repo_root(args.repo)
-    sources = Sources(
-        repo=repo,
-        intake=Path(args.intake) if args.intake else intake_root(repo),
-        state=Path(args.state) if args.state else state_root(repo),
-    )
+    intake = Path(args.intake) if args.intake else intake_root(repo)
+    state = Path(args.state) if args.state else state_root(repo)
+    lessons = Path(args.lessons) if args.lessons else None
+    sources = Sources(repo, intake, state, shown_from=_shown_from(repo, intake, state, lessons),
+                      lessons=lessons)  # fmt: skip
     fmt = args.format or ("html" if args.out else "markdown")
     report = build(sources, window, use_cache=not args.no_cache)
     if fmt == "html":
+        from kbkit.report.html import FileLinks
         from kbkit.report.page import render_html
 
-        text = render_html(report)
+        out_dir = Path(args.out).resolve().parent if args.out else None
+        base = (sources.shown_from or repo).resolve()
+        text = render_html(report, FileLinks(base, out_dir) if out_dir else None)
     else:
         from kbkit.report.text import render_json, render_markdown
 

@@ -20,10 +20,15 @@ PLANNER = "You plan a security review of the target. List what to test first."
 WORKER = "You test one hypothesis at a time and report findings with evidence."
 
 
+def store_dir(work: Path) -> Path:
+    """The demo's lessons store: a lessons repository of its own beside the knowledge one."""
+    return work / "lessons-repo" / "intake" / "lessons"
+
+
 def run(project: Path, work: Path) -> int:
     """Print each step; 0 when the shadow bundle left prompts alone and inject appended."""
     samples = project / "intake" / "samples"
-    store = LessonStore(work / "lessons-repo" / "intake" / "lessons")
+    store = LessonStore(store_dir(work))
     tasks = read_tasks_jsonl(str(samples / "tasks.jsonl"))
     added = store.add([extract(task, validate=False) for task in tasks])
     print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,13 @@ from kbkit.intake.ledger import Row, sequence
 from kbkit.report.window import Window
 
 MAX_ROWS = 50  # newest batches listed one by one; totals cover the whole window
+MAX_DECISIONS = 100  # newest proposals listed one by one
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+_PR_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[^\s<>\"'`\\]+/pull/[0-9]+")
 
 
-def _json(path: Path) -> dict[str, Any]:
+def read_object(path: Path) -> dict[str, Any]:
+    """A JSON object from a file kbkit wrote; empty when it is missing or not an object."""
     try:
         data = json_input.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
@@ -48,22 +53,27 @@ def _gate(apply: dict[str, Any], folder: Path) -> str:
     return "not reached"
 
 
-def collect(state_dir: Path, status_rows: list[Row], window: Window, shown: Path) -> dict[str, Any]:
-    """Aggregate every batch folder whose day is in the window."""
+def collect(
+    state_dir: Path, status_rows: list[Row], window: Window, shown: Path, root: str = "knowledge"
+) -> dict[str, Any]:
+    """Aggregate every batch folder whose day is in the window: per batch, and each proposal
+    the model made with what was decided (rule id, title, page, reason)."""
     top = state_dir / ARTIFACTS
     published = _publication(status_rows)
     rows: list[dict[str, Any]] = []
+    decisions: list[list[dict[str, Any]]] = []  # per batch, oldest batch first
     reasons: Counter[str] = Counter()
     days = sorted(p for p in top.iterdir() if p.is_dir()) if top.is_dir() else []
     for day in days:
         if not window.contains(day.name):
             continue
         for folder in sorted(p for p in day.iterdir() if p.is_dir()):
-            validation = _json(folder / "validation.json")
-            apply = _json(folder / "apply.json")
-            batch = _json(folder / "batch.json")
-            rejected = validation.get("rejected") or []
-            by_reason = Counter(str(r.get("reason")) for r in rejected if isinstance(r, dict))
+            validation = read_object(folder / "validation.json")
+            apply = read_object(folder / "apply.json")
+            batch = read_object(folder / "batch.json")
+            accepted = [r for r in validation.get("accepted") or [] if isinstance(r, dict)]
+            rejected = [r for r in validation.get("rejected") or [] if isinstance(r, dict)]
+            by_reason = Counter(str(r.get("reason")) for r in rejected)
             reasons.update(by_reason)
             pub = published.get(folder.name, {})
             commit = folder / "commit.txt"
@@ -72,7 +82,7 @@ def collect(state_dir: Path, status_rows: list[Row], window: Window, shown: Path
                     "batch": folder.name,
                     "day": day.name,
                     "events": len(batch.get("events") or []),
-                    "accepted": len(validation.get("accepted") or []),
+                    "accepted": len(accepted),
                     "rejected": len(rejected),
                     "rejected_by_reason": dict(sorted(by_reason.items())),
                     "pages_touched": len(apply.get("changes") or []),
@@ -85,11 +95,20 @@ def collect(state_dir: Path, status_rows: list[Row], window: Window, shown: Path
                     "artifact": _shown(folder, shown),
                 }
             )
+            titles = _proposed_titles(folder)
+            decisions.append(
+                [
+                    _decision(folder.name, day.name, decision, row, titles, root)
+                    for decision, proposals in (("accepted", accepted), ("rejected", rejected))
+                    for row in proposals
+                ]
+            )
     return {
-        "source": f"{_shown(top, shown)}/<day>/<batch>/ (validation.json, apply.json, commit.txt) "
-        "and intake/status.jsonl (state, PR url)",
+        "source": f"{_shown(top, shown)}/<day>/<batch>/ (validation.json, apply.json, reply.txt, "
+        "commit.txt) and intake/status.jsonl (state, PR url)",
         "totals": {
             "batches": len(rows),
+            "proposals": sum(len(d) for d in decisions),
             "accepted": sum(r["accepted"] for r in rows),
             "rejected": sum(r["rejected"] for r in rows),
             "pages_touched": sum(r["pages_touched"] for r in rows),
@@ -101,8 +120,78 @@ def collect(state_dir: Path, status_rows: list[Row], window: Window, shown: Path
             {"reason": k, "count": v}
             for k, v in sorted(reasons.items(), key=lambda i: (-i[1], i[0]))
         ],
+        "decisions": [d for batch in decisions[::-1] for d in batch][:MAX_DECISIONS],
+        "knowledge_prs": knowledge_prs(status_rows, window),
         "batches": rows[-MAX_ROWS:][::-1],
     }
+
+
+def _decision(
+    batch: str, day: str, decision: str, row: dict[str, Any], titles: dict[int, str], root: str
+) -> dict[str, Any]:
+    target = row.get("target")
+    index = row.get("model_index")
+    title = row.get("title")
+    if not isinstance(title, str) and isinstance(index, int):
+        title = titles.get(index)
+    return {
+        "batch": batch,
+        "day": day,
+        "decision": decision,
+        "rule_id": row.get("rule_id") if isinstance(row.get("rule_id"), str) else None,
+        "title": title if isinstance(title, str) else None,
+        "page": f"{root}/{target}.md" if isinstance(target, str) and target else None,
+        "reason": row.get("reason") if decision == "rejected" else None,
+        "message": row.get("message") if decision == "rejected" else None,
+    }
+
+
+def _proposed_titles(folder: Path) -> dict[int, str]:
+    """The title of each row of the model's reply (`reply.txt`), by its position: a rejected
+    row's record carries no title of its own."""
+    reply = folder / "reply.txt"
+    try:
+        if reply.stat().st_size > MAX_REPLY_BYTES:
+            return {}
+        data = json_input.loads(reply.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    rows = data.get("proposals") if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        return {}
+    return {
+        n: row["title"]
+        for n, row in enumerate(rows)
+        if isinstance(row, dict) and isinstance(row.get("title"), str)
+    }
+
+
+def knowledge_prs(status_rows: list[Row], window: Window) -> list[dict[str, Any]]:
+    """Adapter: the knowledge PRs the ledger knows, newest first, from the `url` its
+    `published` rows carry (one PR per url, with the day it was last updated and the events it
+    carries). The ledger records that a PR was opened, not whether it was merged since."""
+    prs: dict[str, dict[str, Any]] = {}
+    refused: set[str] = set()
+    for row in status_rows:
+        url = row.get("url")
+        if url is None or row.get("state") != "published" or url in refused:
+            continue
+        pr = prs.get(url) if isinstance(url, str) else None
+        if pr is None:
+            if not isinstance(url, str) or not _PR_URL.fullmatch(url):
+                refused.add(str(url))
+                continue
+            pr = prs[url] = {"url": url, "state": "opened", "events": set(), "at": ""}
+        pr["events"].add((row.get("source_kind"), row.get("source_id")))
+        at = row.get("at")
+        if isinstance(at, str) and at > pr["at"]:
+            pr["at"] = at
+    listed = [
+        {"url": pr["url"], "state": pr["state"], "events": len(pr["events"]), "at": pr["at"]}
+        for pr in prs.values()
+        if window.contains(pr["at"]) or not pr["at"]
+    ]
+    return sorted(listed, key=lambda pr: (pr["at"], pr["url"]), reverse=True)
 
 
 def _shown(path: Path, base: Path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -22,19 +23,23 @@ from kbkit.intake.merged_prs import read_cursor, scan_since
 from kbkit.report.window import Window
 
 AGE_BUCKETS = ((0, 1), (1, 7), (7, 30), (30, None))
+MAX_ARRIVED = 50  # events listed one by one (newest first); the counts cover the window
+_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[^\s<>\"'`\\]*")
 
 
 class Ledgers:
     """Both ledgers folded once; the curator section reads the status rows too."""
 
-    def __init__(self, intake_dir: Path):
+    def __init__(self, intake_dir: Path, shown: str | None = None):
+        """`shown`: how problems name the ledger folder (default: its path)."""
         self.dir = intake_dir
         event_rows, event_problems = read_ledger(intake_dir, EVENTS_FILE)
         self.status_rows, status_problems = read_ledger(intake_dir, STATUS_FILE)
         self.events: dict[Key, Row] = fold_events(event_rows)
         self.status: dict[Key, Row] = fold_status(self.status_rows)
         self.problems = [
-            f"{p.path}:{p.line}: {p.message}" for p in event_problems + status_problems
+            f"{f'{shown}/{p.path.name}' if shown else p.path}:{p.line}: {p.message}"
+            for p in event_problems + status_problems
         ]
 
 
@@ -52,24 +57,33 @@ def _days(since: str, now: datetime) -> float | None:
 
 
 def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dict[str, Any]:
-    """Aggregate the folded ledgers; per-day figures are limited to the window."""
+    """Aggregate the folded ledgers; per-day figures and the event list are limited to the
+    window. The state figures are `kb intake status`'s (`kbkit.intake.ledger_summary`)."""
     per_day: dict[str, Counter[str]] = {day: Counter() for day in window.days()}
     kinds: set[str] = set()
-    states: Counter[str] = Counter()
+    by_kind: dict[str, Counter[str]] = {}
     ages = {state: [0] * len(AGE_BUCKETS) for state in STATES}
     attempts: Counter[int] = Counter()
-    oldest: tuple[str, Key, Row] | None = None
+    oldest: tuple[str, Key, Row, Any] | None = None
+    arrived: list[tuple[str, Key, Row, str]] = []
+    by_source: Counter[tuple[str, str, str]] = Counter()
     first, last = window.since.isoformat(), window.until.isoformat()  # `window.contains`, inlined
     for key, event in ledgers.events.items():
         recorded = str(event.get("recorded_at") or "")
         kinds.add(key[0])
-        if first <= recorded[:10] <= last:
-            per_day.setdefault(recorded[:10], Counter())[key[0]] += 1
         current = ledgers.status.get(key)
         state = str(current.get("state")) if current else "pending"
-        states[state] += 1
-        tries = current.get("attempts", 0) if current else 0
-        attempts[tries if isinstance(tries, int) else 0] += 1
+        counts = by_kind.get(key[0])
+        if counts is None:
+            counts = by_kind[key[0]] = Counter()
+        counts[state] += 1
+        if first <= recorded[:10] <= last:
+            day = per_day.get(recorded[:10])
+            if day is None:
+                day = per_day[recorded[:10]] = Counter()
+            day[key[0]] += 1
+            arrived.append((recorded, key, event, state))
+            by_source[(key[0], _text(event.get("repo")), _text(event.get("via")))] += 1
         since = str(current.get("at") or recorded) if current else recorded
         age = _days(since, now)
         if age is not None and state in ages:
@@ -79,30 +93,52 @@ def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dic
                     break
             else:
                 ages[state][0] += 1  # stamped in the future: counted as new
-        if state == "pending" and (oldest is None or (recorded, key) < (oldest[0], oldest[1])):
-            oldest = (recorded, key, event)
+        if state != "pending":
+            continue
+        tries = current.get("attempts", 0) if current else 0
+        attempts[tries if isinstance(tries, int) else 0] += 1
+        if oldest is None or (recorded, key) < (oldest[0], oldest[1]):
+            oldest = (recorded, key, event, tries)
     cursor = read_cursor(ledgers.dir)
+    arrived.sort(key=lambda item: (item[0], item[1]), reverse=True)
     return {
         "source": source,
         "events": len(ledgers.events),
         "kinds": sorted(kinds),
+        "by_kind": {kind: dict(sorted(c.items())) for kind, c in sorted(by_kind.items())},
+        "states": {state: sum(c.get(state, 0) for c in by_kind.values()) for state in STATES},
         "per_day": [
             {"day": day, **{kind: per_day[day].get(kind, 0) for kind in sorted(kinds)}}
             for day in sorted(per_day)
         ],
-        "recorded_in_window": sum(sum(c.values()) for c in per_day.values()),
-        "states": {state: states.get(state, 0) for state in STATES},
+        "recorded_in_window": len(arrived),
+        "by_source": [
+            {"kind": kind, "repo": repo or None, "via": via or None, "events": n}
+            for (kind, repo, via), n in sorted(by_source.items(), key=lambda i: (-i[1], i[0]))
+        ],
+        "arrived": [
+            {
+                "kind": key[0],
+                "source_id": key[1],
+                "title": _text(event.get("title")),
+                "url": _link(event.get("url")),
+                "recorded_at": recorded,
+                "state": state,
+            }
+            for recorded, key, event, state in arrived[:MAX_ARRIVED]
+        ],
         "state_age": {
             "buckets": [_age_label(low, high) for low, high in AGE_BUCKETS],
             "by_state": ages,
         },
-        "attempts": {str(k): v for k, v in sorted(attempts.items())},
+        "pending_attempts": {str(k): v for k, v in sorted(attempts.items())},
         "oldest_pending": None
         if oldest is None
         else {
             "key": list(oldest[1]),
             "title": oldest[2].get("title"),
             "recorded_at": oldest[0],
+            "attempts": oldest[3],
         },
         "cursor": [
             {"repo": repo, "at": at, "next_scan_from": scan_since(at)}
@@ -110,3 +146,14 @@ def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dic
         ],
         "problems": ledgers.problems[:20],
     }
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _link(value: object) -> str | None:
+    """An event's web address, only when it is a plain https URL (never `javascript:`)."""
+    if isinstance(value, str) and _URL.fullmatch(value):
+        return value
+    return None

@@ -1,8 +1,8 @@
 """Lessons: by kind and scope, support, usage per mode, the with/without comparison.
 
-The lessons package is changing on another branch (a per-lesson helpful/harmful signal and
-a new `kb lessons report`); everything here goes through the small adapters below so the
-lead can rewire them after the merge.
+The comparison is `kb lessons report`'s own: the same library calls (`outcome_cards`,
+`build_report`), kept whole under `report`, so the page shows what the command prints and
+never a copy of its statistics. The store is read through the small adapters below.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
             for (low, high), n in zip(SUPPORT_BUCKETS, buckets, strict=True)
         ],
         "usage_by_mode": dict(sorted(modes.items())),
-        "comparison": comparison(store, state, usage),
+        "report": (report := lessons_report(store, state, usage)),
+        "comparison": comparison(report),
         "signals": lesson_signals(state, usage),
     }
 
@@ -80,18 +81,26 @@ def usage_rows(store: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def comparison(store: Any, state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
-    """Adapter: `kbkit.lessons.report.build_report`, reduced to forest-plot rows (the treated
-    and the control arm of the randomised headline and of each observational comparison) of
-    one metric with its 95% interval."""
+def lessons_report(store: Any, state: Any, usage: list[dict[str, Any]]) -> dict[str, Any]:
+    """Adapter: what `kb lessons report --format json` prints (without its `version`), from
+    the same store and the same calls: the outcome cards of tasks not forgotten
+    (`outcome_cards`), joined with the usage log (`build_report`)."""
     from kbkit.lessons.report import build_report, outcome_cards
 
-    cards = outcome_cards(store, state)  # forgotten tasks left out, as `kb lessons report` does
+    cards = outcome_cards(store, state)
     try:
-        report = build_report(cards, usage)
+        return {"tasks": len(cards), **build_report(cards, usage)}
     except (KeyError, TypeError, ValueError) as exc:
         # a hand-edited or older outcome card: the rest of the report still renders
-        return {"metric": FOREST_METRIC, "tasks": len(cards), "error": f"outcomes.jsonl: unusable outcome card ({exc!r})",
+        return {"tasks": len(cards), "error": f"outcomes.jsonl: unusable outcome card ({exc!r})"}
+
+
+def comparison(report: dict[str, Any]) -> dict[str, Any]:
+    """The lessons report reduced to forest-plot rows (the treated and the control arm of the
+    randomised headline and of each observational comparison) of one metric with its 95%
+    interval."""
+    if "error" in report:
+        return {"metric": FOREST_METRIC, "tasks": report["tasks"], "error": report["error"],
                 "assignment": {}, "methods": "", "caveat": "", "rows": []}  # fmt: skip
     comparisons = [c for c in [report["headline"], *report["observational"]] if c]
     rows = []
@@ -102,6 +111,7 @@ def comparison(store: Any, state: Any, usage: list[dict[str, Any]]) -> dict[str,
             rows.append(
                 {
                     "group": compared["comparison"],
+                    "kind": compared["kind"],
                     "arm": arm,
                     "tasks": estimate["n"],
                     "value": estimate["value"],
@@ -111,7 +121,7 @@ def comparison(store: Any, state: Any, usage: list[dict[str, Any]]) -> dict[str,
             )
     return {
         "metric": FOREST_METRIC,
-        "tasks": len(cards),
+        "tasks": report["tasks"],
         "assignment": report["arms"],
         "methods": report["methods"],
         "caveat": report["caveat"],
@@ -120,11 +130,30 @@ def comparison(store: Any, state: Any, usage: list[dict[str, Any]]) -> dict[str,
 
 
 def lesson_signals(state: Any, usage: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The per-lesson helpful/harmful signal (`kbkit.lessons.signal`), most judged first."""
+    """The per-lesson helpful/harmful signal (`kbkit.lessons.signal`), most judged first, each
+    lesson named by what it says (its kind, finding class and text)."""
     from kbkit.lessons.signal import lesson_signals as signals_of
 
     judged = sorted(
         ((lid, s) for lid, s in signals_of(state, usage).items() if s.helpful or s.harmful),
         key=lambda item: (-(item[1].helpful + item[1].harmful), -item[1].harmful, item[0]),
     )
-    return [{"lesson": lid, "helpful": s.helpful, "harmful": s.harmful} for lid, s in judged[:TOP]]
+    return [
+        {
+            "lesson": lid,
+            "says": lesson_words(state.lessons.get(lid)),
+            "helpful": s.helpful,
+            "harmful": s.harmful,
+        }  # fmt: skip
+        for lid, s in judged[:TOP]
+    ]
+
+
+def lesson_words(row: tuple[Any, ...] | None) -> str:
+    """A lesson as a reader sees it in a prompt: `negative · xss: Do not re-report ...`."""
+    from kbkit.lessons.rendering import flatten
+
+    if row is None:
+        return "(lesson no longer in the store)"
+    kind, _company, _category, cue, action = row[:5]
+    return f"{kind} · {flatten(str(cue), 60)}: {flatten(str(action), 160)}"

@@ -8,13 +8,17 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from kbkit.infra.charset import visible
+from kbkit.infra.charset import INVISIBLE, visible
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~])")
 
 
 def render_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    """The report as JSON; invisible characters (bidi, zero-width) inside strings written as
+    `\\uXXXX` escapes, so copied text cannot reorder a terminal's line (json.dumps escapes
+    the control characters itself)."""
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    return INVISIBLE.sub(lambda m: json.dumps(m.group())[1:-1], text) + "\n"
 
 
 def cell(value: object) -> str:
@@ -33,25 +37,60 @@ def table(headers: Iterable[str], rows: Iterable[Iterable[object]]) -> list[str]
     return lines
 
 
+def link(url: str | None, text: object) -> str:
+    """A markdown link to an https address kbkit recorded, or the text alone."""
+    shown = cell(text)
+    return f"[{shown}]({url})" if url and url.startswith("https://") else shown
+
+
+def folded(title: str, text: str) -> list[str]:
+    return ["", f"**{title}**: {text}"]
+
+
 def render_markdown(report: dict[str, Any]) -> str:
+    """The first screen's answers as a list, then the decisions, what came in, findings and
+    batches as small tables; a part with nothing to show is one line. Posted text: copied
+    mentions and references are inert (`kbkit.infra.inert`)."""
+    from kbkit.infra import inert
+    from kbkit.report import answers, words
+    from kbkit.report.words import plural
+
     w, tree, intake = report["window"], report["tree"], report["intake"]
     cur, les = report["curator"], report["lessons"]
-    f = tree["findings"]
+    f, t = tree["findings"], cur["totals"]
+    trend = answers.trend_verdict(tree["trend"])
+    changes = answers.trend_changes(tree["trend"])
+    moved = (
+        " (" + ", ".join(f"{c.name} {c.first} → {c.last}" for c in changes[1]) + ")"
+        if changes
+        else ""
+    )
+    sources = ", ".join(f"{s['events']} {cell(words.source(s))}" for s in intake["by_source"])
+    prs = cur["knowledge_prs"]
     out = [
         f"## kbkit report, {w['since']} to {w['until']}",
         "",
-        f"- **Tree**: {tree['pages']} pages, {f['errors']} errors, {f['warnings']} warnings, "
-        f"{tree['age']['stale_pages']} stale, {tree['orphans']['count']} orphans, "
-        f"{tree['links']['broken']} broken links _(from {cell(tree['source'])})_",
-        f"- **Intake**: {intake['events']} events ({intake['recorded_in_window']} recorded in "
-        "the window); "
-        + ", ".join(f"{n} {s}" for s, n in intake["states"].items())
-        + f" _(from {cell(intake['source'])})_",
-        f"- **Curator**: {cur['totals']['batches']} batches, {cur['totals']['accepted']} "
-        f"proposals accepted, {cur['totals']['rejected']} rejected, "
-        f"{cur['totals']['published']} PRs _(from {cell(cur['source'])})_",
-        f"- **Lessons**: {les['lessons']} lessons in {les['scopes']} scopes, "
-        f"{les['comparison']['tasks']} closed tasks with outcome cards _(from {cell(les['source'])})_",
+        f"- **Tree**: {answers.tree_verdict(tree).text}; {cell(trend.text[:1].lower() + trend.text[1:])}{moved}. "
+        f"{plural(f['errors'], 'error')}, {plural(f['warnings'], 'warning')}, "
+        f"{sum(r['count'] for r in f['by_rule'] if r['rule'] == 'lint/stale')} stale, "
+        f"{plural(tree['orphans']['count'], 'orphan')}, "
+        f"{plural(tree['links']['broken'], 'broken link')} "
+        f"_(from {cell(tree['source'])})_",
+        f"- **Came in**: {plural(intake['recorded_in_window'], 'event')} recorded in the window"
+        + (f": {sources}" if sources else "")
+        + f"; in the ledger {', '.join(f'{n} {s}' for s, n in intake['states'].items())} "
+        f"_(from {cell(intake['source'])})_",
+        f"- **Proposed**: {plural(t['proposals'], 'proposal')} in "
+        f"{plural(t['batches'], 'batch', 'batches')}: {t['accepted']} accepted, "
+        f"{t['rejected']} rejected _(from {cell(cur['source'])})_",
+        "- **Knowledge PRs**: "
+        + (
+            ", ".join(link(p["url"], words.pull_request(p["url"])) for p in prs)
+            if prs
+            else "none in the window"
+        ),
+        f"- **Lessons**: {answers.lessons_verdict(les).text}; {les['lessons']} lessons, "
+        f"{les['report']['tasks']} closed tasks with outcome cards _(from {cell(les['source'])})_",
     ]
     baseline = tree.get("baseline")
     if baseline and "error" not in baseline:
@@ -59,25 +98,62 @@ def render_markdown(report: dict[str, Any]) -> str:
             f"- **Baseline**: {baseline['fixed']} of {baseline['baselined']} fixed, "
             f"{baseline['new']} new _(from {cell(baseline['source'])})_"
         )
-    out += ["", "### Findings by rule", ""]
-    out += table(("rule", "findings"), ((r["rule"], r["count"]) for r in f["by_rule"][:10]))
-    out += ["", "### Top folders by findings", ""]
-    out += table(("folder", "findings"), ((r["folder"], r["count"]) for r in f["by_folder"][:5]))
-    out += ["", "### Batches", ""]
-    out += table(
-        ("batch", "accepted", "rejected", "pages", "gate", "PR or artifact"),
-        (
+    if cur["decisions"]:
+        out += ["", "### Proposals and decisions", ""]
+        out += table(
+            ("rule", "title", "page", "decision", "reason"),
             (
-                b["batch"],
-                b["accepted"],
-                b["rejected"],
-                b["pages_touched"],
-                b["gate"],
-                b["pr"] or b["artifact"],
-            )
-            for b in cur["batches"][:10]
-        ),
-    )
+                (
+                    d["rule_id"],
+                    d["title"],
+                    d["page"],
+                    d["decision"],
+                    words.reason(d),
+                )
+                for d in cur["decisions"][:20]
+            ),
+        )
+    else:
+        out += folded("Proposals", "none in the window.")
+    if intake["arrived"]:
+        out += ["", "### Came in", ""]
+        out += _table_raw(
+            ("event", "kind", "state"),
+            (
+                (
+                    link(e["url"], e["title"] or e["source_id"]) + f" ({cell(e['source_id'])})",
+                    cell(words.kind(e["kind"], 1)),
+                    cell(e["state"]),
+                )  # fmt: skip
+                for e in intake["arrived"][:20]
+            ),
+        )
+    else:
+        out += folded("Came in", "nothing recorded in the window.")
+    if f["by_rule"]:
+        out += ["", "### Findings by rule", ""]
+        out += table(
+            ("rule", "what it checks", "findings"),
+            ((r["rule"], r["title"], r["count"]) for r in f["by_rule"][:10]),
+        )
+    else:
+        out += folded("Findings", "none.")
+    if cur["batches"]:
+        out += ["", "### Batches", ""]
+        out += table(
+            ("batch", "accepted", "rejected", "pages changed", "gate", "PR or artifact"),
+            (
+                (
+                    b["batch"],
+                    b["accepted"],
+                    b["rejected"],
+                    b["pages_touched"],
+                    b["gate"],
+                    b["pr"] or b["artifact"],
+                )
+                for b in cur["batches"][:10]
+            ),
+        )
     old = intake["oldest_pending"]
     if old:
         out += [
@@ -89,4 +165,12 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"_Generated {report['generated_at']} by `kb report`; the HTML report has the charts._",
         "",
     ]
-    return "\n".join(out)
+    return inert.markdown("\n".join(out))
+
+
+def _table_raw(headers: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
+    """A table whose cells are markdown already (links)."""
+    heads = list(headers)
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines

@@ -10,6 +10,7 @@ from typing import Any
 
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.tree.model import Tree
 from kbkit.tree.walk import PACKED_KEY
 
 TOP = 10  # rows in each "top" table
@@ -19,21 +20,28 @@ VALIDATORS = ("tree", "lint")
 
 
 def collect(repo: Path, policy: Policy, today: date, use_cache: bool) -> dict[str, Any]:
-    """Load the tree once as the validators do, run them, and aggregate."""
+    """Load the tree once as the validators do, run them, and aggregate. Every figure is
+    over the pages `kb check` counts (those under the policy's roots)."""
+    from kbkit.checks import wiki_lint
     from kbkit.checks.runner import check_tree, checked_pages, load_for_checks
 
     tree = load_for_checks(repo, policy, use_cache=use_cache)
     findings = check_tree(tree, VALIDATORS, today)
     root = tree.root
-    pages = list(tree.summaries)
+    checked = [rel for rel in tree.summaries if tree.in_roots(rel)]
+    linted = [rel for rel in wiki_lint.scope(tree) if tree.summaries[rel].error is None]
+    pages = checked_pages(tree, VALIDATORS)
     return {
         "source": f"{root}/ (kb check: both validators, policy {_policy_source(repo, policy)})",
-        "pages": checked_pages(tree, VALIDATORS),  # the count `kb check` prints
+        "root": root,
+        "roots": sorted(str(r) for r in policy.data["roots"]),
+        "pages": pages,
+        "outside_roots": len(tree.summaries) - pages,
         "findings": _findings(findings),
-        "age": _ages(tree.facts, policy.limit("stale_days"), today, root),
-        "largest": _largest(pages, tree.packed_keys, tree.facts, policy, root),
+        "age": _ages(tree.facts, linted, policy.limit("stale_days"), today, root),
+        "largest": _largest(checked, tree, policy, root),
         "orphans": _orphans(findings),
-        "links": _links(tree.summaries, findings, root),
+        "links": _links(checked, tree.summaries, findings, root),
         "baseline": baseline_progress(repo, policy, findings),
     }
 
@@ -48,15 +56,22 @@ def _folder(path: str) -> str:
 
 
 def _findings(findings: list[Finding]) -> dict[str, Any]:
+    from kbkit.report.words import rule
+
     by_rule = Counter(f.rule_id for f in findings)
+    severity = {f.rule_id: f.severity for f in findings}
     by_folder = Counter(_folder(f.path) for f in findings)
     errors = sum(1 for f in findings if f.severity == ERROR)
     return {
         "total": len(findings),
         "errors": errors,
         "warnings": len(findings) - errors,
-        "by_rule": [{"rule": r, "count": n} for r, n in _top(by_rule, len(by_rule))],
+        "by_rule": [
+            {"rule": r, "title": rule(r), "severity": severity[r], "count": n}
+            for r, n in _top(by_rule, len(by_rule))
+        ],
         "by_folder": [{"folder": d, "count": n} for d, n in _top(by_folder, TOP)],
+        "folders": len(by_folder),
     }
 
 
@@ -65,16 +80,16 @@ def _top(counter: Counter[str], limit: int) -> list[tuple[str, int]]:
 
 
 def _ages(
-    facts: dict[str, dict[str, Any]], stale_days: int, today: date, root: str
+    facts: dict[str, dict[str, Any]], linted: list[str], stale_days: int, today: date, root: str
 ) -> dict[str, Any]:
-    """Days since `updated:` per page, in buckets relative to the staleness limit."""
+    """Days since `updated:` per page lint checks, in buckets relative to the staleness limit."""
     # a page is stale once its age exceeds the limit (lint/stale): the last bucket is > limit
     edges = [(0, 30), (30, 90), (90, 180), (180, stale_days + 1), (stale_days + 1, None)]
     edges = [(low, high) for low, high in edges if high is None or low < high]
     counts = [0] * len(edges)
     oldest: list[tuple[int, str]] = []
-    for rel, page_facts in facts.items():
-        updated = page_facts.get("updated")
+    for rel in linted:
+        updated = facts.get(rel, {}).get("updated")
         if not updated:
             continue
         age = (today - date.fromisoformat(updated[0])).days
@@ -88,27 +103,27 @@ def _ages(
     oldest.sort(key=lambda item: (-item[0], item[1]))
     return {
         "stale_days": stale_days,
+        "linted_pages": len(linted),
         "dated_pages": len(oldest),
         "stale_pages": sum(1 for age, _ in oldest if age > stale_days),
         "buckets": [
-            {"label": f"{low}-{high - 1} d" if high else f"> {low - 1} d (stale)", "pages": n}
+            {
+                "label": f"{low}–{high - 1} days" if high else f"over {low - 1} days (stale)",
+                "pages": n,
+            }
             for (low, high), n in zip(edges, counts, strict=True)
         ],
         "oldest": [{"path": f"{root}/{rel}", "days": age} for age, rel in oldest[:TOP]],
     }
 
 
-def _largest(
-    pages: list[str],
-    packed: bytes | bytearray,
-    facts: dict[str, dict[str, Any]],
-    policy: Policy,
-    root: str,
-) -> dict[str, Any]:
+def _largest(checked: list[str], tree: Tree, policy: Policy, root: str) -> dict[str, Any]:
+    packed, facts = tree.packed_keys, tree.facts
+    place = {rel: n for n, rel in enumerate(tree.summaries)}
     sizes = [
-        (PACKED_KEY.unpack_from(packed, n * PACKED_KEY.size)[0], rel)
-        for n, rel in enumerate(pages)
-        if (n + 1) * PACKED_KEY.size <= len(packed)
+        (PACKED_KEY.unpack_from(packed, place[rel] * PACKED_KEY.size)[0], rel)
+        for rel in checked
+        if (place[rel] + 1) * PACKED_KEY.size <= len(packed)
     ]
     sizes.sort(key=lambda item: (-item[0], item[1]))
     rows = []
@@ -122,8 +137,8 @@ def _largest(
             name: policy.limit(name)
             for name in ("near_bytes", "split_bytes", "near_lines", "split_lines")
         },
-        "over_split_limit": sum(1 for rel in pages if "oversize" in facts.get(rel, {})),
-        "over_near_bytes": sum(1 for size, _ in sizes if size > policy.limit("near_bytes")),
+        "over_split_limit": sum(1 for rel in checked if "oversize" in facts.get(rel, {})),
+        "over_near_bytes": sum(1 for size, _ in sizes if size >= policy.limit("near_bytes")),
         "pages": rows,
     }
 
@@ -133,15 +148,18 @@ def _orphans(findings: list[Finding]) -> dict[str, Any]:
     return {"count": len(paths), "pages": paths[:TOP]}
 
 
-def _links(summaries: dict[str, Any], findings: list[Finding], root: str) -> dict[str, Any]:
+def _links(
+    checked: list[str], summaries: dict[str, Any], findings: list[Finding], root: str
+) -> dict[str, Any]:
     inbound: Counter[str] = Counter()
     total = 0
     without = 0
-    for summary in summaries.values():
-        total += len(summary.links)
-        if not summary.links:
+    for rel in checked:
+        links = summaries[rel].links
+        total += len(links)
+        if not links:
             without += 1
-        for target, _line, _written in summary.links:
+        for target, _line, _written in links:
             inbound[target] += 1
     return {
         "relative_links": total,

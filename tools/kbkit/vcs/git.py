@@ -303,3 +303,62 @@ def fetch_branch(repo: Path, url: str, branch: str) -> str | None:
 
 def show_stat(repo: Path, rev: str) -> str:
     return run_git(repo, "show", "--stat", "--format=commit %H%n%n    %s%n", rev)
+
+
+# --- history (the report's trend) -----------------------------------------------------------
+
+
+def first_parent_history(repo: Path) -> list[tuple[str, int]]:
+    """(commit id, committer time in Unix seconds) along HEAD's first parents, newest first;
+    empty outside a work tree or before the first commit."""
+    done = _run(repo, ("log", "--first-parent", "--format=%H %ct", "HEAD"), None)
+    if done.returncode != 0:
+        return []
+    out = []
+    for line in done.stdout.decode("ascii", "replace").splitlines():
+        sha, _, stamp = line.partition(" ")
+        if len(sha) >= 40 and stamp.isdigit():
+            out.append((sha, int(stamp)))
+    return out
+
+
+def path_prefix(repo: Path) -> str:
+    """Where `repo` sits inside its work tree (`sub/dir/`, or empty at the top)."""
+    return run_git(repo, "rev-parse", "--show-prefix").strip()
+
+
+def object_id(repo: Path, rev: str, path: str) -> str | None:
+    """The id of the tree or blob at `path` (from the work tree's top) in commit `rev`."""
+    out = run_git(repo, "rev-parse", "--verify", "--quiet", f"{rev}:{path}", check=False)
+    return out.strip() or None
+
+
+def archive_tree(repo: Path, tree: str, out: Path, paths: tuple[str, ...] = ()) -> None:
+    """Write a tar archive of the tree object `tree` (its files at the archive's top), or of
+    only `paths` in it, to the file `out`."""
+    done = _run(repo, ("archive", "--format=tar", "-o", str(out), tree, "--", *paths), None)
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git archive failed in {repo}: {detail[-1] if detail else done.returncode}")
+
+
+def tree_changes(repo: Path, old: str, new: str) -> list[tuple[str, str, str]]:
+    """(status A/M/D/T, new mode, path) of every file that differs between two tree objects."""
+    done = _run(repo, ("diff-tree", "-r", "-z", "--no-renames", old, new), None)
+    if done.returncode != 0:
+        raise GitError(f"git diff-tree failed in {repo} for {old[:12]}..{new[:12]}")
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    out = []
+    for head, path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = head.split()
+        if len(parts) == 5 and path:
+            out.append((parts[4][:1], parts[1], path))
+    return out
+
+
+def blob(repo: Path, object_id: str) -> bytes:
+    """The bytes of a blob."""
+    done = _run(repo, ("cat-file", "blob", object_id), None)
+    if done.returncode != 0:
+        raise GitError(f"git cat-file failed in {repo} for {object_id}")
+    return done.stdout
