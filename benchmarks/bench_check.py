@@ -4,8 +4,10 @@ Figures are ratios measured in this one run on synthetic trees from `gen_tree.py
 cold (no cache) and warm (unchanged; one page changed) at 10k pages, cold on a real-shaped
 10k-page tree (`gen_real.py`), on a Learn-shaped 10k-page docset (`gen_docset.py`, the
 docfx profile) and on a C++-reference-shaped one (`gen_reference_docset.py`, shaped after
-MicrosoftDocs/cpp-docs: the proxy for a real 9-10k-page docset) against their own floors, growth to 50k pages, 20k vs 10k pages
-in one folder, and the peak memory of the whole process tree at 50k.
+MicrosoftDocs/cpp-docs: the proxy for a real 9-10k-page docset) against their own floors,
+growth to 50k pages, 20k vs 10k pages in one folder, and the peak memory of the whole
+process tree at 50k. `python -m benchmarks.bench_check reference` times the cpp-docs-shaped
+figure alone.
 Generated files get an mtime an hour in the past, like a real checkout (files changed in the
 last seconds are "racy" for the cache and are re-read by design).
 Each timed figure is the median of three runs (one with --quick), on a tree written to disk

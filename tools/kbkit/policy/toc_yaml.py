@@ -1,11 +1,12 @@
 """A fast path for tables of contents in block YAML (DocFX `toc.yml`): nested mappings and
-sequences of `key: value` lines with one-line plain or quoted scalars, read in one pass.
+sequences of `key: value` lines with plain or quoted scalars, read in one pass.
 
 libyaml parses a docset's tables of contents quickly, but PyYAML builds every node in Python
 afterwards: MicrosoftDocs/cpp-docs' 31 `toc.yml` (1 MB) took 0.45 s to load, on the serial
 tail of every cold check. This reader accepts only a narrow, unambiguous subset and answers
-None for anything else (comments, flow collections, anchors, tags, multi-line or escaped
-scalars, numbers, repeated keys, a scalar list item, tabs, ...); the caller then asks PyYAML
+None for anything else (comments, flow collections, anchors, tags, block scalars, quoted
+scalars with escapes or over several lines, a plain one continued below a blank line,
+numbers, repeated keys, a scalar list item, tabs, ...); the caller then asks PyYAML
 with `TocLoader`, which stays the reference (tests/policy/test_toc_yaml.py compares the two).
 Where it answers, the value is what `yaml.load(text, Loader=TocLoader)` gives: strings are
 `LinedText` with their line, `true`/`false` and `null` as PyYAML resolves them.
