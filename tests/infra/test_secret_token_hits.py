@@ -6,7 +6,16 @@ from __future__ import annotations
 import random
 import string
 
-from kbkit.infra.secret_tokens import _COMPILED, _may_hold_token, token_hits
+import pytest
+
+from kbkit.infra import secret_tokens
+from kbkit.infra.secret_tokens import (
+    _COMPILED,
+    _STARTS,
+    _families_present,
+    _may_hold_token,
+    token_hits,
+)
 
 PIECES = [
     "ghp_",
@@ -89,3 +98,46 @@ def test_the_fast_scan_finds_what_each_family_finds() -> None:
         matched += bool(want)
         assert [(hit.start, hit.family) for hit in token_hits(text)] == want, text
     assert matched > 1000  # the fuzz really makes tokens
+
+
+def test_key_pairs_are_found_in_either_order_and_only_beside_a_key_id() -> None:
+    """The key-pair family is searched only in texts holding a key id: pairs in both orders,
+    at every distance the pattern allows, and secrets with no id beside them, found exactly
+    as the family's own pattern finds them."""
+    rng = random.Random(2028)
+    base64 = string.ascii_letters + string.digits + "/+"
+    pairs = 0
+    for _ in range(3000):
+        key_id = rng.choice(["AKIA", "ASIA", "ABIA", "A3TX"]) + "".join(
+            rng.choice(string.ascii_uppercase + string.digits) for _ in range(16)
+        )
+        secret = "".join(rng.choice(base64) for _ in range(40)) + "aZ"[: rng.randint(0, 2)]
+        gap = "".join(rng.choice(" =:\"'\nx") for _ in range(rng.randint(0, 45)))
+        parts = [key_id, gap, secret] if rng.random() < 0.5 else [secret, gap, key_id]
+        if rng.random() < 0.2:
+            parts = [secret, gap, secret[::-1]]  # no key id at all
+        text = rng.choice(["", "prose ", "x"]) + "".join(parts) + rng.choice(["", " end", "Q"])
+        want = _naive(text)
+        pairs += any(name == "aws-key-pair" for _, name in want)
+        assert [(hit.start, hit.family) for hit in token_hits(text)] == want, text
+    assert pairs > 200  # the pattern's own limits refuse many of the random pairs
+
+
+def test_the_one_pass_over_the_starts_finds_every_family_whose_start_occurs() -> None:
+    """The automaton answers which families' starts a text holds, overlapping starts too
+    (`ACCAKIA` holds both `ACCA` and `AKIA`), as substring tests would."""
+    rng = random.Random(4028)
+    texts = ["ACCAKIA", "sk-sk_live_", "xeyJx", "PRIVATE KEY", "", "plain prose"]
+    texts += [_fuzz(rng) for _ in range(2000)]
+    for text in texts:
+        want = {name for name, starts in _STARTS.items() if any(s in text for s in starts)}
+        assert _families_present(text) == want, text
+
+
+def test_without_the_automaton_every_family_is_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the ahocorasick_rs wheel cannot be imported, the scan finds the same tokens."""
+    monkeypatch.setattr(secret_tokens, "_families_present", lambda text: None)
+    rng = random.Random(5028)
+    for _ in range(1500):
+        text = _fuzz(rng)
+        assert [(hit.start, hit.family) for hit in token_hits(text)] == _naive(text), text

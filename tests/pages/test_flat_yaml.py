@@ -101,6 +101,14 @@ VALUES = (
     "[]",
     "[a, b]",
     '["PR #841", "docs/layer.md"]',
+    '["data members [C++], in __asm blocks", "x"]',
+    "['a, b', c d, \"e,f\"]",
+    '["a, b"c, d]',
+    '["a", b, ]',
+    '[ "a, b" ]',
+    '["a, b",c]',
+    '["a,  b", "]", "[x"]',
+    "['it''s, x']",
     "[a,b]",
     "[a, 1]",
     "[on, x]",
@@ -152,6 +160,7 @@ def test_fast_path_agrees_with_pyyaml_on_fuzzed_front_matter(lines: list[str], e
 def test_fast_path_declines_what_it_cannot_be_sure_of() -> None:
     for raw in ("a: 1\n", "on: x\n", "a: x\na: y\n", "a: x # c\n", "a:\n  b: c\n", "a: *x\n"):
         assert load_flat(raw) is None, raw
+    assert load_flat('k: ["a, b", "[C++], c", d e]\n') == {"k": ["a, b", "[C++], c", "d e"]}
     assert load_flat("a: x\nb: [c, 'd']\nc:\n  - e\nd:\n") == {
         "a": "x",
         "b": ["c", "d"],

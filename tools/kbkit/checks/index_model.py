@@ -40,6 +40,7 @@ from kbkit.pages.page import Page
 from kbkit.pages.page_summary import is_absolute
 from kbkit.policy.generators import TocLoader
 from kbkit.policy.model import Policy
+from kbkit.policy.toc_yaml import load_toc
 from kbkit.rulebook.findings import ERROR, Finding, quote
 from kbkit.tree.model import Tree
 
@@ -377,6 +378,9 @@ def _broken_entry(tree: Tree, toc: Toc, entry: Entry) -> Finding:
 def _read_yaml(path: Path) -> Any:
     data = read_config_bytes(path, MAX_TOC_BYTES, "the table of contents")
     text = data.decode("utf-8", "replace")
+    read, value = load_toc(text)  # the common shape, without PyYAML's Python constructors
+    if read:
+        return value
     from kbkit.policy.schema import check_expansion
 
     check_expansion(text, str(path), "table of contents")

@@ -249,9 +249,70 @@ _LEADS: dict[str, tuple[tuple[str, int], ...]] = {
     "mailchimp": (("-us[0-9]", 32),),
 }
 _SHAPE_HINTS: dict[str, re.Pattern[str]] = {
+    # a key pair holds a key id: without one, the pattern (a class first) would be tried at
+    # every position of the text, the scan's costliest family by far
+    "aws-key-pair": re.compile(_AWS_ID),
     "telegram": re.compile(r":[0-9A-Za-z_-]{35}"),
     "discord": re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}"),
 }
+
+
+# Substrings one of which every match of the family holds. One Aho-Corasick pass over the
+# text finds which of them occur (`_families_present`), so a family none of whose starts
+# occurs is not searched at all: one pass instead of one search (or hint test) per family,
+# each as costly as the pass over a page. Families not listed here (case-insensitive
+# hints, shapes without a literal, `AC`/`SK` which most uppercase text holds) keep their
+# own tests below.
+_STARTS: dict[str, tuple[str, ...]] = {
+    "private-key": ("PRIVATE KEY",),
+    "putty-key": ("PuTTY-User-Key-File-",),
+    "github": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab": (
+        *(f"{kind}-" for kind in ("glpat", "gldt", "glft", "glsoat", "glrt", "glcbt")),
+        *(f"{kind}-" for kind in ("glimt", "glptt", "glagent", "gloas")),
+        "GR1348941",
+    ),
+    "stripe": ("rk_live_", "rk_test_", "sk_live_", "sk_test_"),
+    "npm": ("npm_", "_authToken="),
+    "slack": (*(f"xox{kind}-" for kind in "abposr"), "https://hooks.slack.com/services/T"),
+    "aws-key-pair": ("A3T", "ABIA", "ACCA", "AKIA", "ASIA"),
+    "aws-access-key": ("A3T", "ABIA", "ACCA", "AKIA", "ASIA"),
+    "jwt": ("eyJ",),
+    "openai": ("sk-",),
+    "google": ("AIza",),
+    "sendgrid": ("SG.",),
+    "pypi": ("pypi-AgE",),
+    "square": ("sq0csp-", "sq0atp-"),
+    "mailchimp": ("-us",),
+    "artifactory": ("AKC",),
+}
+
+
+@functools.cache
+def _starts_automaton() -> tuple[Any, tuple[frozenset[str], ...]] | None:
+    """The automaton of every start (over UTF-8 bytes) and the families of each start, or
+    None when the `ahocorasick_rs` wheel cannot be imported (every family is then searched)."""
+    try:
+        import ahocorasick_rs
+    except ImportError:
+        return None
+    starts = sorted({start for family in _STARTS.values() for start in family})
+    owners = tuple(
+        frozenset(name for name, family in _STARTS.items() if start in family) for start in starts
+    )
+    return ahocorasick_rs.BytesAhoCorasick([start.encode() for start in starts]), owners
+
+
+def _families_present(text: str) -> frozenset[str] | None:
+    """The families of `_STARTS` one of whose starts `text` holds (None: no automaton)."""
+    made = _starts_automaton()
+    if made is None:
+        return None
+    automaton, owners = made
+    found = automaton.find_matches_as_indexes(
+        text.encode("utf-8", "surrogatepass"), overlapping=True
+    )
+    return frozenset().union(*(owners[index] for index, _, _ in found)) if found else frozenset()
 
 
 Scan = tuple[str, re.Pattern[str], re.Pattern[str] | None, tuple[tuple[re.Pattern[str], int], ...]]
@@ -285,7 +346,10 @@ def token_hits(text: str) -> list[TokenHit]:
         return []
     hits: list[TokenHit] = []
     lower: str | None = None
+    present = _families_present(text)
     for name, full, lead, pieces in _scans():
+        if present is not None and name in _STARTS and name not in present:
+            continue
         if name in _TEXT_HINTS and not any(h in text for h in _TEXT_HINTS[name]):
             continue
         if name in _LOWER_HINTS:

@@ -67,25 +67,35 @@ def slug(text: str, style: str = GITHUB) -> str:
     return made
 
 
-def _unique(candidate: str, seen: set[str], style: str) -> str:
+def _unique(candidate: str, seen: set[str], style: str, counters: dict[str, int]) -> str:
+    """The candidate, or the first of `candidate-1`, `candidate-2`... not yet `seen`.
+    `counters` keeps the last number each candidate took: every smaller one was taken then
+    and `seen` only grows, so the search resumes there (a class reference repeats
+    "Parameters", "Remarks" and "Example" under each of hundreds of members)."""
     if style == PYTHON_MARKDOWN:  # markdown.extensions.toc.unique
         while candidate in seen or not candidate:
             match = _PM_COUNT.match(candidate)
             candidate = f"{match.group(1)}_{int(match.group(2)) + 1}" if match else f"{candidate}_1"
         return candidate
-    base, number = candidate, 0
+    if candidate not in seen:
+        return candidate
+    base = candidate
+    number = counters.get(base, 0)
+    candidate = f"{base}-{number}" if number else base
     while candidate in seen:
         number += 1
         candidate = f"{base}-{number}"
+    counters[base] = number
     return candidate
 
 
 def page_anchors(texts: Iterable[str], style: str = GITHUB) -> tuple[str, ...]:
     """The anchors of a page's headings in order, repeats numbered as the style does."""
     seen: set[str] = set()
+    counters: dict[str, int] = {}
     out = []
     for text in texts:
-        candidate = _unique(slug(text, style), seen, style)
+        candidate = _unique(slug(text, style), seen, style, counters)
         seen.add(candidate)
         out.append(candidate)
     return tuple(out)
@@ -110,6 +120,7 @@ def heading_ids(texts: Iterable[str], style: str = GITHUB, attr_list: bool = Fal
     """The id of each heading (plain text): its `{ #id }` when `attr_list` is on, else its
     slug, with repeats numbered as the style does."""
     seen: set[str] = set()
+    counters: dict[str, int] = {}
     out = []
     for text in texts:
         given = None
@@ -118,7 +129,7 @@ def heading_ids(texts: Iterable[str], style: str = GITHUB, attr_list: bool = Fal
             if match is not None:
                 given = _attr_id(match.group(1))
                 text = text[: match.start()]
-        candidate = given if given else _unique(slug(text, style), seen, style)
+        candidate = given if given else _unique(slug(text, style), seen, style, counters)
         seen.add(candidate)
         out.append(candidate)
     return out

@@ -63,6 +63,8 @@ _LINE: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*):(?: 
 # nested mapping, a comment), no `:` or blank last.
 _WIDE: Final = re.compile(r"[^\s!&*#|>'\"%@`,\[\]{}?:\-](?:[^\n]*[^\s:])?")
 _SCALAR: Final = re.compile(_ITEM)
+_QUOTED: Final = re.compile(f"{_DOUBLE}|{_SINGLE}")
+_FLOW_ITEM: Final = re.compile(f"({_ITEM})(?:, (?=[^ ])|\\Z)")
 _BLOCK_ITEM: Final = re.compile(r"( *)- (.*)")
 _SAFE_TEXT: Final = re.compile(f"[^\\x00-\\x09\\x0b-\\x1f{_OTHER}]*")  # `\n` is fine
 
@@ -85,7 +87,7 @@ def _scalar(token: str) -> str | None:
 def load_flat(raw: str) -> dict[str, Any] | None:
     """The mapping of flat front matter `raw`, exactly as PyYAML would load it, or None when
     `raw` is outside the subset this reader is sure about."""
-    if not _SAFE_TEXT.fullmatch(raw):
+    if not safe_text(raw):
         return None
     data: dict[str, Any] = {}
     lines = raw.split("\n")
@@ -116,16 +118,8 @@ def load_flat(raw: str) -> dict[str, Any] | None:
                 return None
             data[key] = items
         elif value[:1] == "[":
-            # `[a, "b"]`: items split at `, ` must each be a whole scalar token (a quoted
-            # item holding `, ` splits into pieces that are not, and PyYAML reads it)
-            if value[-1] != "]":
-                return None
-            inner = value[1:-1]
-            parsed = [
-                _scalar(token) if _SCALAR.fullmatch(token) else None
-                for token in (inner.split(", ") if inner else ())
-            ]
-            if None in parsed:
+            parsed = _flow_list(value)
+            if parsed is None:
                 return None
             data[key] = parsed
             _remember(line, key, tuple(parsed))
@@ -138,11 +132,50 @@ def load_flat(raw: str) -> dict[str, Any] | None:
     return data
 
 
+def _flow_list(value: str) -> list[str] | None:
+    """`[a, "b, c"]`: whole scalar tokens, each followed by `, ` and another token or by the
+    end (a quoted item may hold `, `: DocFX keyword lists do, on a third of some docsets'
+    pages); None for anything else."""
+    if value[-1] != "]":
+        return None
+    inner = value[1:-1]
+    items: list[str] = []
+    position, end = 0, len(inner)
+    while position < end:
+        found = _FLOW_ITEM.match(inner, position)
+        if found is None:
+            return None
+        scalar = _scalar(found[1])
+        if scalar is None:
+            return None
+        items.append(scalar)
+        position = found.end()
+    return items
+
+
+def plain_scalar(token: str) -> bool:
+    """Whether `token` (one line, no leading or trailing blanks) is a whole plain scalar in
+    block context within this reader's subset: no indicator first, never `: ` or ` #`
+    inside, no `:` last (what it stands for is up to PyYAML's implicit resolver)."""
+    return _WIDE.fullmatch(token) is not None and ": " not in token and " #" not in token
+
+
+def quoted_scalar(token: str) -> str | None:
+    """The string of a one-line quoted scalar without escapes (`"..."`, `'...'`), or None."""
+    if token[:1] in "\"'" and _QUOTED.fullmatch(token):
+        return token[1:-1]
+    return None
+
+
+def safe_text(text: str) -> bool:
+    """Whether `text` is free of the characters no reader here may see (tabs, controls,
+    YAML's extra line breaks, a byte order mark...)."""
+    return _SAFE_TEXT.fullmatch(text) is not None
+
+
 def _wide(token: str) -> str | None:
     """A top-level value `_SCALAR` is too narrow for, as PyYAML reads it in block context."""
-    if not _WIDE.fullmatch(token) or ": " in token or " #" in token:
-        return None
-    return _scalar(token)
+    return _scalar(token) if plain_scalar(token) else None
 
 
 def _remember(line: str, key: str, value: Any) -> None:
