@@ -19,12 +19,12 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 setup: $(STAMP) ## Create .venv/ with kbkit (editable) and the dev tools
 	@echo "kbkit is installed: $(BIN)/kb"
 
-test: $(STAMP) ## Run the test suite
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m 'not stress'
+test: $(STAMP) ## Run the test suite (two workers)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m 'not stress'
 
 test-dates: $(STAMP) ## Run the test suite with the wall clock moved to 2019 and to 2041
-	KBKIT_TEST_WALL_CLOCK=2019-03-01T08:00:00Z $(BIN)/python -m pytest -q -p no:cacheprovider -m 'not stress'
-	KBKIT_TEST_WALL_CLOCK=2041-07-15T20:00:00Z $(BIN)/python -m pytest -q -p no:cacheprovider -m 'not stress'
+	KBKIT_TEST_WALL_CLOCK=2019-03-01T08:00:00Z $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m 'not stress'
+	KBKIT_TEST_WALL_CLOCK=2041-07-15T20:00:00Z $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m 'not stress'
 
 check: $(STAMP) ## Run both validators on the project's own knowledge/ tree
 	$(BIN)/kb check
