@@ -23,33 +23,27 @@ VERSION = 1
 
 def write(state_dir: Path, day: str, prs: list[KnowledgePr]) -> None:
     """The PRs as read today (replaces the last snapshot)."""
-    entries = [
-        {
-            "number": pr.number,
-            "url": pr.pull.url,
-            "state": pr.state,
-            "title": pr.pull.title,
-            "day": pr.day,
-            "rules": pr.record.rule_ids() if pr.record else [],
-        }
-        for pr in sorted(prs, key=lambda p: p.number)
-    ]
+    entries = [_entry(pr, pr.state) for pr in sorted(prs, key=lambda p: p.number)]
     _save(state_dir, {"version": VERSION, "read": day, "prs": entries})
 
 
 def opened(state_dir: Path, day: str, pr: KnowledgePr) -> None:
     """Add (or refresh) the PR this run opened or updated, as open."""
     document = _load(state_dir) or {"version": VERSION, "read": day, "prs": []}
-    entry = {
+    entry = _entry(pr, "open")
+    kept = [e for e in document["prs"] if e.get("url") != pr.pull.url]
+    _save(state_dir, {**document, "read": day, "prs": sorted([*kept, entry], key=_number)})
+
+
+def _entry(pr: KnowledgePr, state: str) -> dict[str, Any]:
+    return {
         "number": pr.number,
         "url": pr.pull.url,
-        "state": "open",
+        "state": state,
         "title": pr.pull.title,
         "day": pr.day,
         "rules": pr.record.rule_ids() if pr.record else [],
     }
-    kept = [e for e in document["prs"] if e.get("url") != pr.pull.url]
-    _save(state_dir, {**document, "read": day, "prs": sorted([*kept, entry], key=_number)})
 
 
 def _number(entry: dict[str, Any]) -> int:
