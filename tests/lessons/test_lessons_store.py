@@ -8,7 +8,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +21,29 @@ from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
 
 NOW = "2026-11-30T00:00:00Z"
+# Extracts the tasks from line START on, one `add` each, and SIGKILLs itself half way through
+# its WRITE-th write to the store: it writes a random prefix of those bytes (maybe none), then
+# dies. Where it dies is chosen by the test, never by how fast the machine happens to be.
 DRIVER = """
-import json, sys
+import json, os, random, signal, sys
 from pathlib import Path
 from kbkit.lessons.extraction import extract
 from kbkit.lessons.store import LessonStore
-store = LessonStore(Path(sys.argv[1]))
-lines = open(sys.argv[2], encoding="utf-8").read().splitlines()
-for line in lines[int(sys.argv[4]):]:
-    store.add([extract(json.loads(line), now=sys.argv[3])])
+root, task_file, now, start, kill_write, seed = sys.argv[1:7]
+rng = random.Random(int(seed))
+real_write = os.write
+writes = [0]
+def write(fd, data):
+    writes[0] += 1
+    if writes[0] == int(kill_write):
+        real_write(fd, bytes(data)[: rng.randrange(len(data) + 1)])
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real_write(fd, data)
+os.write = write
+store = LessonStore(Path(root))
+lines = open(task_file, encoding="utf-8").read().splitlines()
+for line in lines[int(start):]:
+    store.add([extract(json.loads(line), now=now)])
 """
 
 
@@ -209,31 +222,32 @@ def _kill_runs(tmp_path: Path, kills: int, tasks_count: int) -> None:
     root = tmp_path / "store"
     rng = random.Random(kills)
     progress: list[int] = []
-    evidence = root / "evidence.jsonl"
     for run in range(kills):
-        before = evidence.stat().st_size if evidence.exists() else 0
         # each run starts a little further on, overlapping what earlier runs wrote
         start = str(run * 40)
-        proc = subprocess.Popen(
-            [sys.executable, "-c", DRIVER, str(root), str(task_file), NOW, start],
+        kill_write = str(rng.randrange(3, 40))
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                DRIVER,
+                str(root),
+                str(task_file),
+                NOW,
+                start,
+                kill_write,
+                str(rng.randrange(1 << 30)),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            timeout=120,
         )
-        # kill while it writes, however slow the machine: once the log grew, within 0.1 s
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
-            if evidence.exists() and evidence.stat().st_size > before:
-                break
-            time.sleep(0.005)
-        time.sleep(rng.uniform(0, 0.1))
-        proc.send_signal(signal.SIGKILL)
-        assert proc.stderr is not None
-        assert proc.wait(timeout=30) == -signal.SIGKILL, proc.stderr.read().decode()
+        assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
         snapshot(root)  # never a duplicate row, even mid-crash
         state = assert_folds_like_fresh(LessonStore(root))
         progress.append(len(state.evidence))
-    # every kill landed mid-extraction: the store grew across the interrupted runs
-    assert progress == sorted(set(progress)) and progress[-1] < len(reference_keys[1])
+    # every kill landed mid-extraction: the store grew across the interrupted runs, unfinished
+    assert progress == sorted(progress) and progress[0] < progress[-1] < len(reference_keys[1])
     store = LessonStore(root)
     store.add(extract(t, now=NOW) for t in tasks)  # finish the job after the last crash
     assert snapshot(root) == reference_keys

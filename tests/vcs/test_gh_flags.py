@@ -20,6 +20,11 @@ from tests.distill.world import ScriptedGateway, World, world_fixture
 
 __all__ = ["world_fixture"]
 
+pytestmark = pytest.mark.skipif(
+    shutil.which("gh") is None,
+    reason="the real gh CLI is not installed: `apt-get install -y gh` (.ci/run installs it)",
+)
+
 FLAG = re.compile(r"^\s+(?:-(\w), )?--([\w-]+)(?: (\S+))?\s{2,}")
 TEAM = "kbkit-dev/kbkit"  # the recorded review discussion of PR 57 is this repository's
 
