@@ -10,7 +10,9 @@ import pytest
 
 from kbkit.infra import secret_tokens
 from kbkit.infra.secret_tokens import (
+    _CASELESS_HINTS,
     _COMPILED,
+    _LOWER_HINTS,
     _STARTS,
     _families_present,
     _may_hold_token,
@@ -36,6 +38,9 @@ PIECES = [
     "AWS key: ",
     "AccountKey=",
     "sharedaccesskey=",
+    "ACCOUNTKEY=",
+    "SharedAccess\u212aey=",
+    "aWs secret ",
     "eyJ",
     ".",
     "sk-",
@@ -131,7 +136,35 @@ def test_the_one_pass_over_the_starts_finds_every_family_whose_start_occurs() ->
     texts += [_fuzz(rng) for _ in range(2000)]
     for text in texts:
         want = {name for name, starts in _STARTS.items() if any(s in text for s in starts)}
-        assert _families_present(text) == want, text
+        present = _families_present(text)
+        assert present is not None
+        assert {name for name in present if not name.startswith("lower:")} == want, text
+
+
+def test_a_caseless_hint_is_found_in_every_spelling_a_lower_cased_hint_needs() -> None:
+    """A family with hints in the lower-cased text is skipped only when the automaton saw
+    no spelling of its caseless hint: every lower-cased hint holds one (so no page is
+    skipped that the hint test would search), in any mix of cases and the Kelvin sign."""
+    for name, hints in _LOWER_HINTS.items():
+        assert all(any(c in hint for c in _CASELESS_HINTS[name]) for hint in hints), name
+    lowers_to: dict[str, set[str]] = {}
+    for code in range(0x110000):
+        lowered = chr(code).lower()
+        if lowered != chr(code) and any(
+            c in lowered for hs in _CASELESS_HINTS.values() for h in hs for c in h
+        ):
+            lowers_to.setdefault(lowered, set()).add(chr(code))
+    assert all(len(lowered) == 1 for lowered in lowers_to), lowers_to  # one char each
+    rng = random.Random(6028)
+    for name, hints in _CASELESS_HINTS.items():
+        for hint in hints:
+            for _ in range(200):
+                spelled = "".join(rng.choice([c, *sorted(lowers_to.get(c, ()))]) for c in hint)
+                text = f"x {spelled} y"
+                assert spelled.lower() == hint
+                present = _families_present(text)
+                assert present is not None and f"lower:{name}" in present, spelled
+    assert _families_present("plain prose, no hint") == frozenset()
 
 
 def test_without_the_automaton_every_family_is_searched(monkeypatch: pytest.MonkeyPatch) -> None:

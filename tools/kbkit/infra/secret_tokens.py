@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import string
 from collections import Counter
 from typing import Any, NamedTuple
 
@@ -288,23 +289,58 @@ _STARTS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Substrings that every text whose lower-cased form holds one of a family's `_LOWER_HINTS`
+# also holds in some mix of cases: the automaton looks for every such spelling, so a page
+# none of which spells them skips `text.lower()` and the hint searches altogether.
+_CASELESS_HINTS: dict[str, tuple[str, ...]] = {"aws-secret-key": ("aws",), "azure": ("key=",)}
+
+
+# The characters whose lower case is each ASCII letter (`str.lower`, all of Unicode)
+_LOWERS_TO: dict[str, tuple[str, ...]] = {
+    letter: (letter, letter.upper(), *(("\u212a",) if letter == "k" else ()))
+    for letter in string.ascii_lowercase
+}
+
+
+def _spellings(word: str) -> list[str]:
+    """Every string whose `str.lower()` is `word`: each character may be any one whose lower
+    case it is (`K`, and the Kelvin sign, for `k`). Only U+0130 lowers to two characters,
+    `i` and a combining dot, and no caseless hint holds an `i`."""
+    spellings = [""]
+    for char in word:
+        options = _LOWERS_TO.get(char, (char,))
+        spellings = [done + option for done in spellings for option in options]
+    return spellings
+
+
 @functools.cache
 def _starts_automaton() -> tuple[Any, tuple[frozenset[str], ...]] | None:
-    """The automaton of every start (over UTF-8 bytes) and the families of each start, or
-    None when the `ahocorasick_rs` wheel cannot be imported (every family is then searched)."""
+    """The automaton of every start and every spelling of a caseless hint (over UTF-8
+    bytes), and what each one shows present: the families of a start, and `lower:FAMILY` for
+    a caseless hint of FAMILY; None when the `ahocorasick_rs` wheel cannot be imported
+    (every family is then searched)."""
     try:
         import ahocorasick_rs
     except ImportError:
         return None
-    starts = sorted({start for family in _STARTS.values() for start in family})
-    owners = tuple(
-        frozenset(name for name, family in _STARTS.items() if start in family) for start in starts
+    owners: dict[str, set[str]] = {}
+    for name, family in _STARTS.items():
+        for start in family:
+            owners.setdefault(start, set()).add(name)
+    for name, hints in _CASELESS_HINTS.items():
+        for hint in hints:
+            for spelling in _spellings(hint):
+                owners.setdefault(spelling, set()).add(f"lower:{name}")
+    literals = sorted(owners)
+    return (
+        ahocorasick_rs.BytesAhoCorasick([literal.encode() for literal in literals]),
+        tuple(frozenset(owners[literal]) for literal in literals),
     )
-    return ahocorasick_rs.BytesAhoCorasick([start.encode() for start in starts]), owners
 
 
 def _families_present(text: str) -> frozenset[str] | None:
-    """The families of `_STARTS` one of whose starts `text` holds (None: no automaton)."""
+    """The families of `_STARTS` one of whose starts `text` holds, and `lower:FAMILY` for
+    each family of `_CASELESS_HINTS` whose hint it spells (None: no automaton)."""
     made = _starts_automaton()
     if made is None:
         return None
@@ -353,6 +389,8 @@ def token_hits(text: str) -> list[TokenHit]:
         if name in _TEXT_HINTS and not any(h in text for h in _TEXT_HINTS[name]):
             continue
         if name in _LOWER_HINTS:
+            if present is not None and f"lower:{name}" not in present:
+                continue  # no spelling of its caseless hint: no lower-cased hint either
             lower = text.lower() if lower is None else lower
             if not any(h in lower for h in _LOWER_HINTS[name]):
                 continue
