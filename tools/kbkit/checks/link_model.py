@@ -45,6 +45,7 @@ them; the redirects files' digest is part of the snapshot's namespace.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import sys
@@ -117,6 +118,7 @@ def _prefix(path: str) -> str:
     return ("/" + path.strip("/") + "/").replace("//", "/")
 
 
+@functools.lru_cache(maxsize=8192)  # a docset's pages repeat the same few site paths
 def site_candidates(model: LinkModel, path: str) -> tuple[str, ...] | None:
     """The root-relative paths a site path (`/x/y`, query and fragment cut) may name, first
     choice first: through the longest `url_map` prefix (letter case ignored), else from the

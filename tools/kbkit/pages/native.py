@@ -69,11 +69,11 @@ def atx_text(line: str) -> str:
     """The inline text of an ATX heading line, as markdown-it's heading rule cuts it: after
     the opening `#`s, without trailing blanks and without a closing `#` sequence that a
     blank precedes."""
-    after = line.lstrip(" ").lstrip("#")
-    end = after.rstrip(" \t")
-    unclosed = end.rstrip("#")
-    if unclosed and unclosed != end and unclosed[-1] in " \t":
-        end = unclosed
+    end = line.lstrip(" ").lstrip("#").rstrip(" \t")
+    if end.endswith("#"):  # a closing sequence counts only after a blank
+        unclosed = end.rstrip("#")
+        if unclosed and unclosed[-1] in " \t":
+            end = unclosed
     return end.strip()
 
 
@@ -193,7 +193,7 @@ def _heading(data: bytes, heading: list[Any]) -> Any:
     source = data[start:end].decode().rstrip("\n")
     # setext: the text lines above the underline
     text = source.rsplit("\n", 1)[0].strip() if "\n" in source else atx_text(source)
-    return Heading(level, text, line, plain.strip())
+    return _new(Heading, (level, text, line, plain.strip()))
 
 
 def _wikilinks(body: str, data: bytes, body_line: int) -> list[Link]:
