@@ -129,12 +129,9 @@ def heading_ids(texts: Iterable[str], style: str = GITHUB, attr_list: bool = Fal
             if match is not None:
                 given = _attr_id(match.group(1))
                 text = text[: match.start()]
-        if not given:
-            given = slug(text, style)
-            if given in seen or (not given and style == PYTHON_MARKDOWN):
-                given = _unique(given, seen, style, counters)  # (most ids are new: no call)
-        seen.add(given)
-        out.append(given)
+        candidate = given if given else _unique(slug(text, style), seen, style, counters)
+        seen.add(candidate)
+        out.append(candidate)
     return out
 
 
