@@ -151,6 +151,27 @@ def test_init_root_sets_up_a_docs_tree_the_team_already_has(tmp_path: Path) -> N
     assert paths and all(p.startswith("docs/") for p in paths)  # the docs tree is checked
 
 
+def test_init_root_on_a_flat_docs_tree_checks_every_page(tmp_path: Path) -> None:
+    """A docs folder whose pages all sit at its top (no subfolder): the knowledge root itself
+    is the root, so every page is checked (a leaked token too) and no missing
+    general/ or repos/ root is reported; the first check is printed."""
+    repo = new_repo(tmp_path / "r")
+    (repo / "docs").mkdir()
+    (repo / "docs/index.md").write_text("---\ntitle: Home\n---\n# Home\n\n[g](guide.md)\n")
+    (repo / "docs/guide.md").write_text(
+        "---\ntitle: Guide\n---\n# Guide\n\nghp_R8fK2mQz7LxW4nVb9TcY3hJd6GsP1aEo5uNi\n"
+    )
+    done = kb(repo, "init", "--root", "docs", "--local-hook")
+    assert done.returncode == 0, done.stderr
+    assert "created docs/policy.yaml (inferred from 2 existing page(s))" in done.stdout
+    assert "kb check on docs/ (2 page(s))" in done.stdout
+    assert yaml.safe_load((repo / "docs/policy.yaml").read_text())["roots"] == ["."]
+    checked = kb(repo, "check", "--format", "json")
+    assert checked.returncode == 1, checked.stderr
+    found = {(f["path"], f["rule"]) for f in json.loads(checked.stdout)["findings"]}
+    assert found == {("docs/guide.md", "tree/secret-token")}
+
+
 def test_init_root_infers_from_a_tree_with_its_own_root_index_and_no_tags(
     tmp_path: Path,
 ) -> None:

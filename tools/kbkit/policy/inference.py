@@ -35,7 +35,7 @@ def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
         return None
     roots = sorted(
         {p.relative_to(top).parts[0] for p in pages if len(p.relative_to(top).parts) > 1}
-    )
+    ) or ["."]  # a flat tree (every page at the top): the knowledge root itself is the root
     names = Counter(
         name
         for folder in {p.parent for p in pages}
