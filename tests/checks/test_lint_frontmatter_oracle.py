@@ -151,12 +151,13 @@ def test_an_exported_real_tree_agrees(path: Path) -> None:
         pytest.skip("set KBKIT_REAL_TREES=DIR with DIR/<tree>/ an export of the tree")
     policy = policy_from_file(path)
     fast, oracle = verdicts(tree, policy)
-    assert len(fast) > 200
+    if not fast:  # mdBook pages carry none (rust-lang/book)
+        pytest.skip("no page of this tree has front matter: there is nothing to compare")
     assert fast == oracle
     # the default profile's frontmatter rules flag nearly every page of these trees
     data = {**policy.data, "frontmatter": builtin_policy("default").data["frontmatter"]}
     fast, oracle = verdicts(tree, Policy({**data, "overrides": []}, "default frontmatter"))
-    assert sum(1 for keys in fast.values() if keys) > 200
+    assert sum(1 for keys in fast.values() if keys) >= 0.9 * len(fast) > 0
     assert fast == oracle
 
 
