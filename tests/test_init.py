@@ -340,6 +340,39 @@ def test_init_detects_each_generator(
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+def test_init_names_the_index_page_a_plain_docs_folder_uses(tmp_path: Path) -> None:
+    """A docs/ folder built by no known generator, its folders' home pages `index.md`: the
+    policy names that index page, so a home page no page links to is no orphan, and the
+    policy is block YAML that loads (a scalar key once came out as `{index_page: ...}`)."""
+    repo = new_repo(tmp_path / "r")
+    (repo / "docs/guide").mkdir(parents=True)
+    (repo / "docs/index.md").write_text("# Docs\n\n[guide](guide/index.md)\n")
+    (repo / "docs/guide/index.md").write_text("# Guide\n\n[setup](setup.md)\n")
+    (repo / "docs/guide/setup.md").write_text("# Setup\n")
+    (repo / "docs/guide/lost.md").write_text("# Lost\n")
+    done = kb(repo, "init", "--local-hook")
+    assert done.returncode == 0, done.stderr
+    text = (repo / "kbkit.yaml").read_text()
+    assert "\nindex_page: index.md\n" in text
+    assert yaml.safe_load(text)["index_page"] == "index.md"
+    checked = kb(repo, "check", "--format", "json")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    found = {(f["path"], f["rule"]) for f in json.loads(checked.stdout)["findings"]}
+    assert found == {("docs/guide/lost.md", "lint/orphan")}  # the page nothing links to
+
+
+def test_the_index_page_most_folders_hold_wins_ties_to_the_earlier_name(tmp_path: Path) -> None:
+    from kbkit.policy.inference import most_common_index
+
+    for name, folder in (("index.md", "a"), ("README.md", "b"), ("README.md", "c")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text("# x\n")
+    folders = [tmp_path / f for f in "abc"]
+    assert most_common_index(folders) == "README.md"
+    assert most_common_index(folders[:2]) == most_common_index(folders[1::-1]) == "index.md"
+    assert most_common_index([tmp_path]) is None
+
+
 def test_init_turns_title_quoting_off_for_a_tree_that_never_quotes(tmp_path: Path) -> None:
     """A newcomer's docs/ with unquoted titles: the inferred policy must not fail them all."""
     repo = new_repo(tmp_path / "r")

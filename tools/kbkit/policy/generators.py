@@ -80,15 +80,26 @@ def detect_site(repo: Path) -> Site | None:
         return _docfx(repo, docfx)
     for suffix in ("js", "ts", "mjs", "cjs"):
         if (repo / f"docusaurus.config.{suffix}").is_file() and _has_pages(repo / "docs"):
-            return Site("Docusaurus", f"docusaurus.config.{suffix}", "public-docs", "docs", {})
+            config = f"docusaurus.config.{suffix}"
+            return Site("Docusaurus", config, "public-docs", "docs", _index_keys(repo / "docs"))
     hugo = [p for p in ("hugo.toml", "hugo.yaml", "hugo.json") if (repo / p).is_file()]
     if not hugo and _has_pages(repo / "content"):
         hugo = [p for p in ("config.toml", "config.yaml") if (repo / p).is_file()]
     if hugo and _has_pages(repo / "content"):
         return Site("Hugo", hugo[0], "public-docs", "content", {})
     if _has_pages(repo / "docs") and not (repo / "knowledge").exists():
-        return Site("a docs/ folder", "docs/", "public-docs", "docs", {})
+        return Site("a docs/ folder", "docs/", "public-docs", "docs", _index_keys(repo / "docs"))
     return None
+
+
+def _index_keys(folder: Path) -> dict[str, Any]:
+    """`index_page` for docs whose folders mostly hold `index.md` or `README.md` (a folder's
+    home page, which no page needs to link: it is never an orphan). Hugo's `_index.md` is
+    the profile's own."""
+    from kbkit.policy.inference import most_common_index
+
+    name = most_common_index({page.parent for page in folder.rglob("*.md")})
+    return {"index_page": name} if name not in (None, "_index.md") else {}
 
 
 def _has_pages(folder: Path) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,15 @@ HALF = 0.5  # frontmatter on fewer than this share of pages: frontmatter is opti
 WIKILINK_SHARE = 0.1  # pages with a `[[wikilink]]`: at least this share turns them on
 
 
+def most_common_index(folders: Iterable[Path]) -> str | None:
+    """The index page name (`INDEX_NAMES`) most of `folders` hold, ties to the earlier name;
+    None when no folder holds one."""
+    names = Counter(name for folder in folders for name in INDEX_NAMES if (folder / name).is_file())
+    if not names:
+        return None
+    return max(INDEX_NAMES, key=lambda name: (names[name], -INDEX_NAMES.index(name)))
+
+
 def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
     """Policy keys for the tree under `top` and the number of pages read, or None when it
     holds no markdown page."""
@@ -36,12 +46,7 @@ def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
     roots = sorted(
         {p.relative_to(top).parts[0] for p in pages if len(p.relative_to(top).parts) > 1}
     ) or ["."]  # a flat tree (every page at the top): the knowledge root itself is the root
-    names = Counter(
-        name
-        for folder in {p.parent for p in pages}
-        for name in INDEX_NAMES
-        if (folder / name).is_file()
-    )
+    index_name = most_common_index({p.parent for p in pages})
     keys: Counter[str] = Counter()
     types: set[str] = set()
     tags: set[str] = set()
@@ -75,8 +80,8 @@ def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:
     policy: dict[str, Any] = {"version": 1}
     if roots:
         policy["roots"] = roots
-    if names:
-        policy["index_page"] = names.most_common(1)[0][0]
+    if index_name is not None:
+        policy["index_page"] = index_name
     else:  # no folder has an index page: links alone place a page
         policy["index"] = {"model": "none"}
     links: dict[str, Any] = {}
@@ -114,8 +119,17 @@ def policy_text(policy: dict[str, Any], pages: int) -> str:
         f"# kbkit policy inferred by `kb init` from {pages} page(s): what the tree already does,\n"
         "# written down. Edit it; every key not set here comes from kbkit's `default` profile.\n"
     )
-    # lists of plain values on one line each (roots: [a, b]); mappings as blocks
-    body = yaml.safe_dump(policy, sort_keys=False, allow_unicode=True, default_flow_style=None)
+    # lists of plain values on one line each (roots: [a, b]); mappings as blocks; the top
+    # level always as a block (alone, `{index_page: index.md}` would come out in flow style)
+    body = "".join(
+        yaml.safe_dump(
+            {key: value},
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=None if isinstance(value, dict | list) else False,
+        )
+        for key, value in policy.items()
+    )
     # PyYAML writes an empty key ('': extensionless link targets) as a complex `? ''` key
     return header + re.sub(r"\? ''\n *: ", "'': ", body)
 
