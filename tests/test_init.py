@@ -322,6 +322,15 @@ def test_init_finds_the_site_generator_and_writes_its_profile(tmp_path: Path) ->
             "content",
         ),
         ({"docs/index.md": "# Docs\n"}, "public-docs", "docs"),
+        (  # a book one folder down (rust-lang/mdBook's own guide/), its redirects beside it
+            {
+                "guide/book.toml": '[book]\ntitle = "G"\n[output.html.redirect]\n"a.html" = "b.html"\n',
+                "guide/src/SUMMARY.md": "# Summary\n\n- [B](b.md)\n",
+                "guide/src/b.md": "# B\n\n[old](a.html)\n",
+            },
+            "mdbook",
+            "guide/src",
+        ),
     ],
 )
 def test_init_detects_each_generator(

@@ -93,6 +93,45 @@ def test_mdbook_summary_html_links_and_book_toml_redirects(tmp_path: Path) -> No
     ]
 
 
+def test_mdbook_folder_index_404_page_and_included_pages(tmp_path: Path) -> None:
+    """mdBook builds a folder's README.md as its index.html, the 404 page without an entry,
+    and `{{#include}}`s a page into the chapter that names it: none of them is a finding.
+    A page included nowhere, an `index.html` of a folder with no README.md and an included
+    page written as text (`\\{{#include}}`) still are."""
+    write(
+        tmp_path,
+        {
+            "kbkit.yaml": "extends: mdbook\n",
+            "book.toml": '[book]\ntitle = "B"\n',
+            "src/SUMMARY.md": "# Summary\n\n- [Intro](README.md)\n- [CLI](cli/README.md)\n"
+            "  - [serve](cli/serve.md)\n",
+            "src/README.md": "# Intro\n\n[cli](cli/index.html) [serve](cli/serve.html)\n",
+            "src/404.md": "# Not found\n",
+            "src/cli/README.md": "# CLI\n",
+            "src/cli/serve.md": "# serve\n\n{{#include flags.md}}\n\n```rust\n"
+            "{{#rustdoc_include ../../listings/main.rs:2}}\n```\n",
+            "src/cli/flags.md": "## Flags\n",
+        },
+    )
+    assert found(tmp_path) == []
+    write(
+        tmp_path,
+        {
+            "src/cli/serve.md": "# serve\n\n\\{{#include flags.md}}\n\n[x](../guide/index.html)\n"
+            "[y](myindex.html)\n",
+            "src/cli/myREADME.md": "# Mine\n",  # the name `myindex.html` is not `index.html`
+        },
+    )
+    assert found(tmp_path) == [
+        ("src/cli/flags.md", 0, "lint/orphan"),
+        ("src/cli/flags.md", 0, "tree/page-unregistered"),
+        ("src/cli/myREADME.md", 0, "lint/orphan"),
+        ("src/cli/myREADME.md", 0, "tree/page-unregistered"),
+        ("src/cli/serve.md", 5, "tree/link-broken"),  # guide/ holds no README.md
+        ("src/cli/serve.md", 6, "tree/link-broken"),
+    ]
+
+
 def docfx_site(repo: Path) -> None:
     redirection = {
         "redirections": [

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -253,6 +254,7 @@ def toc_targets(tree: Tree) -> set[str]:
     placed = _placed(tables, tree.policy)
     if placed:
         out.update(_matching(tree, placed))
+    out.update(included_pages(tree))
     for toc in tables:
         if toc.rel is not None:
             out.add(toc.rel)
@@ -284,7 +286,7 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
 
     resolver = Resolver(tree)
     tables = tocs(tree)
-    listed: set[str] = set()
+    listed: set[str] = included_pages(tree)
     findings: list[Finding] = []
     for toc in tables:
         counts: Counter[str] = Counter()
@@ -334,6 +336,35 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
             )
         )
     return findings
+
+
+# `{{#include path}}`, `{{#include path:anchor}}`, `{{#rustdoc_include path:1:3}}`; a
+# backslash before the braces writes the directive as text
+_INCLUDE = re.compile(r"(?<!\\)\{\{#(?:include|rustdoc_include)[ \t]+([^\s:}]+)")
+
+
+def include_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
+    """The pages (root-relative `.md` paths) the page includes with mdBook's directives,
+    when `index.includes` is on: a page fact, as the page's links are."""
+    if not (policy.data.get("index") or {}).get("includes") or "{{#" not in page.text:
+        return ()
+    folder = posixpath.dirname(rel)
+    found = (
+        posixpath.normpath(posixpath.join(folder, match[1]))
+        for match in _INCLUDE.finditer(page.text)
+        if match[1].endswith(".md")
+    )
+    return tuple(dict.fromkeys(found))
+
+
+def included_pages(tree: Tree) -> set[str]:
+    """The pages some page includes (`include_fact`): placed by it, so listed and linked."""
+    return {
+        target
+        for facts in tree.facts.values()
+        for target in facts.get("includes", ())
+        if target in tree.summaries
+    }
 
 
 def _matching(tree: Tree, globs: tuple[str, ...]) -> list[str]:

@@ -21,7 +21,7 @@ from kbkit.checks.incidents import (
     is_incident,
     name_pattern,
 )
-from kbkit.checks.index_model import parent_fact
+from kbkit.checks.index_model import include_fact, parent_fact
 from kbkit.checks.link_model import (
     Resolver,
     anchor_ids,
@@ -113,7 +113,8 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     """What the cross-page checks need once the page text is gone (plain, marshal-friendly):
     `fingerprint` (T25), `incident_id` as (value, line) (T22), `oversize` as (lines, bytes)
     (T11); for index pages `children_marker` (T5) and `no_split` lines (T11); `site_links`
-    (T10, lint/orphan) when the policy names a site root; `wikilinks` when they are on."""
+    (T10, lint/orphan) when the policy names a site root; `wikilinks` when they are on;
+    `includes` (the pages it includes) under `index.includes`."""
     scope = page_scope(rel, policy)
     if page.error is not None or scope is None:
         return {}
@@ -129,6 +130,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     aliases = wikilink_aliases(page, policy)
     if aliases:
         facts["aliases"] = aliases  # names of this page for wikilinks (links.aliases)
+    included = include_fact(rel, page, policy)
+    if included:
+        facts["includes"] = included  # mdBook's {{#include}}: placed pages (index.includes)
     if scope != ROOT:
         return facts
     if rel.rsplit("/", 1)[-1] == policy.data["index_page"]:

@@ -13,7 +13,8 @@
 - `extensions`: `{".html": [".html.md", ".md"]}` — a target ending in the key that names
   nothing is tried with each replacement (Middleman pages are linked as the HTML they build);
   the key `""` stands for a name written without the page's extension (`/manual/pingdom`,
-  `about_Types.ps1xml` for `about_Types.ps1xml.md`).
+  `about_Types.ps1xml` for `about_Types.ps1xml.md`); a key that is a whole file name
+  (`index.html: [README.md]`, mdBook's folder index) matches that name only.
 - `generated`: gitignore globs (knowledge-root paths) of pages the site builds from data,
   not from files (`repos/**`), or publishes beside this tree (`../std/**`: the books a
   Rust book links as siblings): links to them are never broken.
@@ -134,6 +135,11 @@ def site_candidates(model: LinkModel, path: str) -> tuple[str, ...] | None:
     if model.site_root is None:
         return None
     return (_clean(posixpath.join(model.site_root, path.lstrip("/"))),)
+
+
+def _whole_name(rel: str, name: str) -> bool:
+    """Whether the file name of `rel` is `name` (`x/index.html`, not `x/myindex.html`)."""
+    return rel == name or rel.endswith("/" + name)
 
 
 def has_site_root(policy: Policy) -> bool:
@@ -412,7 +418,7 @@ class Resolver:
         """`rel`, then each name `links.extensions` gives it."""
         candidates = [rel]
         for suffix, replacements in self.model.extensions:
-            if suffix and rel.endswith(suffix):
+            if suffix and rel.endswith(suffix) and (suffix[0] == "." or _whole_name(rel, suffix)):
                 stem = rel[: len(rel) - len(suffix)]
                 candidates.extend(stem + replacement for replacement in replacements)
             elif not suffix:  # a name written without the page's extension (`x`, `x.ps1xml`)

@@ -6,7 +6,7 @@ root, read from the generator's own configuration:
 
 - MkDocs (`mkdocs.yml`): `docs_dir` (default `docs`); attr_list and pymdownx.tabbed ids only
   when `markdown_extensions` lists them.
-- mdBook (`book.toml`): `[book] src` (default `src`).
+- mdBook (`book.toml` at the top or one folder down): `[book] src` (default `src`).
 - DocFX (`docfx.json` at the top or one folder down): its folder is the root; `build.content`
   gives the URL map (`src` -> `dest` under the site's base path, which the pages' own
   site-root links reveal), several `src` folders publishing into one `dest` are versions
@@ -74,7 +74,7 @@ def detect_site(repo: Path) -> Site | None:
         if (repo / name).is_file():
             return _mkdocs(repo, name)
     if (repo / "book.toml").is_file():
-        return _mdbook(repo)
+        return _mdbook(repo, repo / "book.toml")
     docfx = _docfx_file(repo)
     if docfx is not None:
         return _docfx(repo, docfx)
@@ -87,6 +87,9 @@ def detect_site(repo: Path) -> Site | None:
         hugo = [p for p in ("config.toml", "config.yaml") if (repo / p).is_file()]
     if hugo and _has_pages(repo / "content"):
         return Site("Hugo", hugo[0], "public-docs", "content", {})
+    books = sorted(repo.glob("*/book.toml"))  # a book one folder down (`guide/`, `docs/`)
+    if books:
+        return _mdbook(repo, books[0])
     if _has_pages(repo / "docs") and not (repo / "knowledge").exists():
         return Site("a docs/ folder", "docs/", "public-docs", "docs", _index_keys(repo / "docs"))
     return None
@@ -132,14 +135,20 @@ def _mkdocs(repo: Path, name: str) -> Site:
     return Site("MkDocs", name, "mkdocs", root, keys)
 
 
-def _mdbook(repo: Path) -> Site:
+def _mdbook(repo: Path, path: Path) -> Site:
+    """The book whose `book.toml` is `path`: its `[book] src` folder, from the book's own."""
     try:
-        data = tomllib.loads(_read(repo / "book.toml"))
+        data = tomllib.loads(_read(path))
     except ValueError:
         data = {}
     book: dict[str, Any] = data["book"] if isinstance(data.get("book"), dict) else {}
-    root = str(book.get("src") or "src").strip("/") or "."
-    return Site("mdBook", "book.toml", "mdbook", root, {})
+    src = str(book.get("src") or "src").strip("/") or "."
+    folder = path.parent.relative_to(repo).as_posix()
+    root = posixpath.normpath(posixpath.join(folder, src))
+    config = path.relative_to(repo).as_posix()
+    # the profile reads the redirects of a book.toml at the top
+    keys = {} if folder == "." else {"links": {"redirects": config}}
+    return Site("mdBook", config, "mdbook", root, keys)
 
 
 def _docfx_file(repo: Path) -> Path | None:
