@@ -382,6 +382,29 @@ def test_the_index_page_most_folders_hold_wins_ties_to_the_earlier_name(tmp_path
     assert most_common_index([tmp_path]) is None
 
 
+@pytest.mark.parametrize(
+    ("config", "inserted"),
+    [
+        ("markdown_extensions:\n  - attr_list\n", False),
+        ("markdown_extensions:\n  - pymdownx.snippets\n", True),
+        ("markdown_extensions:\n  - mkdocs-click\n", True),
+        ("plugins:\n  - mkdocstrings:\n      default_handler: python\n", True),
+    ],
+)
+def test_init_reads_which_mkdocs_pages_can_pull_in_text(
+    tmp_path: Path, config: str, inserted: bool
+) -> None:
+    """Pages of a site with snippets or an autodoc extension may take headings from text
+    kbkit does not read; without one, every fragment is checked."""
+    repo = new_repo(tmp_path / "r")
+    (repo / "docs").mkdir()
+    (repo / "docs/index.md").write_text("# Home\n")
+    (repo / "mkdocs.yml").write_text("site_name: S\n" + config)
+    assert kb(repo, "init", "--local-hook").returncode == 0
+    policy = yaml.safe_load((repo / "kbkit.yaml").read_text())
+    assert policy.get("links", {}).get("inserted_text", True) is inserted
+
+
 def test_init_turns_title_quoting_off_for_a_tree_that_never_quotes(tmp_path: Path) -> None:
     """A newcomer's docs/ with unquoted titles: the inferred policy must not fail them all."""
     repo = new_repo(tmp_path / "r")

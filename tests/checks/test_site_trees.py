@@ -71,6 +71,70 @@ def test_mkdocs_without_nav_lists_every_page(tmp_path: Path) -> None:
     assert found(tmp_path) == []
 
 
+def test_mkdocs_literate_nav_files_list_their_folders(tmp_path: Path) -> None:
+    """mkdocs-literate-nav: a nav entry naming a folder takes that folder's nav file, whose
+    links list its pages (and sub-folders, one level down each); a page none lists is
+    unregistered. With no `nav`, the docs folder's own nav file lists the pages."""
+    write(
+        tmp_path,
+        {
+            "kbkit.yaml": "extends: mkdocs\n",
+            "mkdocs.yml": "site_name: S\nnav:\n  - Home: index.md\n  - Guide: guide/\n"
+            "plugins:\n  - literate-nav:\n      nav_file: README.md\n",
+            "docs/index.md": "# Home\n",
+            "docs/guide/README.md": "# Guide\n\n- [A](a.md)\n- [Deep](deep/)\n",
+            "docs/guide/a.md": "# A\n",
+            "docs/guide/deep/README.md": "# Deep\n\n- [C](c.md)\n",
+            "docs/guide/deep/c.md": "# C\n",
+        },
+    )
+    assert found(tmp_path) == []
+    write(tmp_path, {"docs/guide/b.md": "# B\n"})
+    assert found(tmp_path) == [
+        ("docs/guide/b.md", 0, "lint/orphan"),
+        ("docs/guide/b.md", 0, "tree/page-unregistered"),
+    ]
+    write(
+        tmp_path,
+        {
+            "mkdocs.yml": "site_name: S\nplugins:\n  - literate-nav\n",
+            "docs/SUMMARY.md": "- [Home](index.md)\n- [Guide](guide/README.md)\n",
+        },
+    )
+    unregistered = {path for path, _, rule in found(tmp_path) if rule == "tree/page-unregistered"}
+    assert unregistered == {"docs/guide/a.md", "docs/guide/b.md", "docs/guide/deep/README.md",
+                            "docs/guide/deep/c.md"}  # fmt: skip
+
+
+def test_mkdocs_pages_that_pull_in_text_have_fragments_kbkit_cannot_check(
+    tmp_path: Path,
+) -> None:
+    """A page with a pymdownx.snippets line or an autodoc block (`::: x`) has headings from
+    text kbkit does not read: a fragment that names it is not reported. `;--8<--` is text."""
+    write(
+        tmp_path,
+        {
+            "kbkit.yaml": "extends: mkdocs\n",
+            "mkdocs.yml": "site_name: S\n",
+            "docs/index.md": "# Home\n\n[a](contributing.md#setup) [b](cli.md#serve) "
+            "[c](plain.md#gone) [d](escaped.md#gone)\n",
+            "docs/contributing.md": '--8<-- "CONTRIBUTING.md"\n\n[self](#anything)\n',
+            "docs/cli.md": "# CLI\n\n::: mkdocs-click\n    :module: x\n",
+            "docs/plain.md": "# Plain\n",
+            "docs/escaped.md": '# Escaped\n\n;--8<-- "x.md"\n',
+        },
+    )
+    assert found(tmp_path) == [
+        ("docs/index.md", 3, "tree/link-anchor"),
+        ("docs/index.md", 3, "tree/link-anchor"),
+    ]
+    assert {f.message.split(":")[0] for f in run_validators(
+        tmp_path, load_policy(tmp_path), ("tree",), TODAY, False)[0]} == {
+        "link 'plain.md#gone'", "link 'escaped.md#gone'"}  # fmt: skip
+    write(tmp_path, {"kbkit.yaml": "extends: mkdocs\nlinks: {inserted_text: false}\n"})
+    assert len(found(tmp_path)) == 5  # every fragment checked, the page's own one too
+
+
 def test_mdbook_summary_html_links_and_book_toml_redirects(tmp_path: Path) -> None:
     write(
         tmp_path,

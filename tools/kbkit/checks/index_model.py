@@ -106,7 +106,12 @@ def tocs(tree: Tree) -> list[Toc]:
     found: list[Toc] = []
     toc = index.get("toc")
     if toc:
-        found.append(_toc_file(tree, str(toc)))
+        data = None if str(toc).endswith(".md") else _read_yaml(tree.repo / str(toc))
+        main = _toc_file(tree, str(toc), data)
+        navs = _literate_navs(tree, main, data)
+        if navs and main.every_page:  # a nav file at the top lists the pages instead
+            main = main._replace(every_page=False)
+        found.extend((main, *navs))
     names = set(map(str, index.get("toc_files") or ()))
     if names:
         for rel in sorted(tree.files):
@@ -116,8 +121,8 @@ def tocs(tree: Tree) -> list[Toc]:
     return list(found)
 
 
-def _toc_file(tree: Tree, toc: str) -> Toc:
-    """The one table of contents `index.toc` names."""
+def _toc_file(tree: Tree, toc: str, data: Any) -> Toc:
+    """The one table of contents `index.toc` names (`data`: the YAML file's contents)."""
     if toc.endswith(".md"):
         rel = posixpath.normpath(toc)
         summary = tree.summaries.get(rel)
@@ -129,7 +134,6 @@ def _toc_file(tree: Tree, toc: str) -> Toc:
         site = tree.facts.get(rel, {}).get("site_links", ())
         entries += tuple(Entry(target, line, written, True) for target, line, written in site)
         return Toc(tree.repo_path(rel), rel, "", entries, False, ())
-    data = _read_yaml(tree.repo / toc)
     written: list[str] = []
     unlisted: list[str] = []
     placed: list[str] = []
@@ -148,6 +152,43 @@ def _toc_file(tree: Tree, toc: str) -> Toc:
             rel += ".md"  # Jupyter Book leaves the extension out
         listed.append(Entry("" if rel == "." else rel, getattr(entry, "line", 0), entry, False))
     return Toc(toc, None, "", tuple(listed), every, tuple(unlisted), tuple(placed))
+
+
+def _literate_navs(tree: Tree, main: Toc, data: Any) -> list[Toc]:
+    """The navigation files of mkdocs-literate-nav: a nav entry that names a folder (or, with
+    no `nav`, the docs folder itself) takes its nav from the folder's `nav_file` (default
+    SUMMARY.md), a page whose links list the section, and whose own folder links do the same
+    one level down."""
+    nav_file = _literate_nav_file(data) if isinstance(data, dict) else None
+    if nav_file is None:
+        return []
+    folders = [entry.target for entry in main.entries if entry.target in tree.folders]
+    if main.every_page:
+        folders = [""]
+    out: list[Toc] = []
+    seen: set[str] = set()
+    while folders:
+        folder = folders.pop(0)
+        rel = posixpath.join(folder, nav_file) if folder else nav_file
+        if rel in seen or rel not in tree.summaries:
+            continue
+        seen.add(rel)
+        table = _docfx_toc(tree, rel)  # a page's links as entries
+        out.append(table)
+        folders.extend(entry.target for entry in table.entries if entry.target in tree.folders)
+    return out
+
+
+def _literate_nav_file(data: dict[str, Any]) -> str | None:
+    """The `nav_file` of the literate-nav plugin (None: the plugin is not on)."""
+    for plugin in data.get("plugins") or ():
+        if isinstance(plugin, str) and plugin == "literate-nav":
+            return "SUMMARY.md"
+        if isinstance(plugin, dict) and "literate-nav" in plugin:
+            options = plugin["literate-nav"]
+            options = options if isinstance(options, dict) else {}
+            return str(options.get("nav_file") or "SUMMARY.md")
+    return None
 
 
 def _not_in_nav(data: dict[str, Any]) -> list[str]:

@@ -25,6 +25,7 @@ from kbkit.checks.index_model import include_fact, parent_fact
 from kbkit.checks.link_model import (
     Resolver,
     anchor_ids,
+    anchors_known,
     anchors_on,
     site_links,
     wikilink_aliases,
@@ -122,7 +123,7 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     site = site_links(page, policy)
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
-    if anchors_on(policy):
+    if anchors_on(policy) and anchors_known(page, policy):
         facts["anchors"] = anchor_ids(page, policy)  # tree/link-anchor
     wiki = wikilink_refs(page, policy)
     if wiki:

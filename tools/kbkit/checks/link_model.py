@@ -520,5 +520,18 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
     return ignore is not None and ignore.match(fragment) is not None
 
 
+# pymdownx.snippets' include line (`;--8<--` writes it as text), and an autodoc block of
+# mkdocstrings (`::: package.module`) or mkdocs-click (`::: mkdocs-click`)
+_INSERTED = re.compile(r"(?m)^[ \t]*(?:--8<--|::: \S)")
+
+
+def anchors_known(page: Page, policy: Policy) -> bool:
+    """Whether the page's ids are all in its own text: not when `links.inserted_text` is on
+    and the page pulls in text (and headings) kbkit does not read."""
+    if not (policy.data.get("links") or {}).get("inserted_text"):
+        return True
+    return ("--8<--" not in page.text and ":::" not in page.text) or not _INSERTED.search(page.text)
+
+
 def anchors_on(policy: Policy) -> bool:
     return bool((policy.data.get("links") or {}).get("anchors"))

@@ -14,6 +14,7 @@ from kbkit.checks.link_model import (
     Resolver,
     anchor_ids,
     anchor_options,
+    anchors_known,
     anchors_on,
     fragment_known,
     has_site_root,
@@ -108,7 +109,7 @@ def _broken(tree: Tree, rel: str, line: int, written: str, resolved: str) -> Fin
 def same_page_anchor_findings(page: Page, policy: Policy) -> list[Finding]:
     """tree/link-anchor for `[x](#fragment)`: the fragment names no id of this page."""
     own = [link for link in page.links if not link.path_part and link.target.startswith("#")]
-    if not own:
+    if not own or not anchors_known(page, policy):
         return []
     known = frozenset(anchor_ids(page, policy))
     return [

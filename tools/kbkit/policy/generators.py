@@ -130,6 +130,14 @@ def _mkdocs(repo: Path, name: str) -> Site:
         links["attr_list"] = False
     if "pymdownx.tabbed" not in extensions:
         links["tabbed"] = False
+    plugins = {
+        str(next(iter(p)) if isinstance(p, dict) and p else p) for p in data.get("plugins") or ()
+    }
+    if (
+        not {"pymdownx.snippets", "mkdocs-click", "mkautodoc"} & extensions
+        and "mkdocstrings" not in plugins
+    ):
+        links["inserted_text"] = False  # no page can pull in text (and headings)
     if links:
         keys["links"] = links
     return Site("MkDocs", name, "mkdocs", root, keys)
