@@ -15,6 +15,7 @@ import pytest
 from kbkit.checks.runner import run_validators
 from kbkit.pages.anchors import heading_ids, page_anchors, slug, tab_ids
 from kbkit.policy.model import load_policy
+from kbkit.policy.scaffold import initialize
 
 TODAY = date(2026, 11, 30)
 LONG = "\n\nThe same long paragraph, copied word for word, " * 12
@@ -244,6 +245,37 @@ def test_docfx_tocs_redirect_files_url_maps_backslashes_and_versions(tmp_path: P
         ("docs/area/unused.md", 0, "lint/orphan"),
         ("docs/area/unused.md", 0, "tree/page-unregistered"),
         ("docs/toc.yml", 9, "tree/link-broken"),  # missing.md
+    ]
+
+
+def test_docfx_redirect_pages_content_tabs_and_generated_api_pages(tmp_path: Path) -> None:
+    """dotnet/docfx's own docs: a page whose frontmatter says `redirect_url` needs no entry,
+    `# [Linux](#tab/linux)` defines a content tab (no anchor), and the API pages
+    `docfx metadata` writes (`dest: api`, read by kb init from docfx.json, with its byte
+    order mark) are linked and listed before they exist."""
+    write(
+        tmp_path,
+        {
+            "docs/docfx.json": "\ufeff"
+            + json.dumps(
+                {
+                    "metadata": [{"src": [{"files": ["**/*.csproj"]}], "dest": "api"}],
+                    "build": {"content": [{"files": ["**/*.{md,yml}"]}]},
+                }
+            ),  # fmt: skip
+            "docs/toc.yml": "- name: Guide\n  href: guide.md\n- name: API\n  href: api/\n",
+            "docs/guide.md": "# Guide\n\n# [Linux](#tab/linux)\n\nOn Linux.\n\n"
+            "[api](api/Docfx.yml) [old](old.md) [gone](#nowhere)\n",
+            "docs/old.md": "---\nredirect_url: guide.html\n---\n",
+            "docs/stale.md": "# Stale\n",
+        },
+    )
+    initialize(tmp_path, TODAY, "", detect=True)
+    assert "generated: [/api]" in (tmp_path / "kbkit.yaml").read_text()
+    assert found(tmp_path) == [
+        ("docs/guide.md", 7, "tree/link-anchor"),  # #nowhere
+        ("docs/stale.md", 0, "lint/orphan"),
+        ("docs/stale.md", 0, "tree/page-unregistered"),
     ]
 
 

@@ -295,7 +295,7 @@ def toc_targets(tree: Tree) -> set[str]:
     placed = _placed(tables, tree.policy)
     if placed:
         out.update(_matching(tree, placed))
-    out.update(included_pages(tree))
+    out.update(pages_placed_by_pages(tree))
     for toc in tables:
         if toc.rel is not None:
             out.add(toc.rel)
@@ -327,7 +327,7 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
 
     resolver = Resolver(tree)
     tables = tocs(tree)
-    listed: set[str] = included_pages(tree)
+    listed: set[str] = pages_placed_by_pages(tree)
     findings: list[Finding] = []
     for toc in tables:
         counts: Counter[str] = Counter()
@@ -398,14 +398,24 @@ def include_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def included_pages(tree: Tree) -> set[str]:
-    """The pages some page includes (`include_fact`): placed by it, so listed and linked."""
-    return {
+def is_redirect(page: Page, policy: Policy) -> bool:
+    """Whether the page's frontmatter makes it a redirect (`index.redirect_keys`)."""
+    keys = (policy.data.get("index") or {}).get("redirect_keys") or ()
+    data = page.frontmatter.data
+    return isinstance(data, dict) and any(str(key) in data for key in keys)
+
+
+def pages_placed_by_pages(tree: Tree) -> set[str]:
+    """The pages other pages place: those some page includes (`include_fact`) and those
+    that are redirects (the `redirect` fact): they need no entry and count as linked."""
+    placed = {rel for rel, facts in tree.facts.items() if facts.get("redirect")}
+    placed.update(
         target
         for facts in tree.facts.values()
         for target in facts.get("includes", ())
         if target in tree.summaries
-    }
+    )
+    return placed
 
 
 def _matching(tree: Tree, globs: tuple[str, ...]) -> list[str]:

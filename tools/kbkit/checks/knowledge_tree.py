@@ -21,7 +21,7 @@ from kbkit.checks.incidents import (
     is_incident,
     name_pattern,
 )
-from kbkit.checks.index_model import include_fact, parent_fact
+from kbkit.checks.index_model import include_fact, is_redirect, parent_fact
 from kbkit.checks.link_model import (
     Resolver,
     anchor_ids,
@@ -115,7 +115,7 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     `fingerprint` (T25), `incident_id` as (value, line) (T22), `oversize` as (lines, bytes)
     (T11); for index pages `children_marker` (T5) and `no_split` lines (T11); `site_links`
     (T10, lint/orphan) when the policy names a site root; `wikilinks` when they are on;
-    `includes` (the pages it includes) under `index.includes`."""
+    `includes` (the pages it includes) under `index.includes`; `redirect` for a redirect page."""
     scope = page_scope(rel, policy)
     if page.error is not None or scope is None:
         return {}
@@ -134,6 +134,8 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     included = include_fact(rel, page, policy)
     if included:
         facts["includes"] = included  # mdBook's {{#include}}: placed pages (index.includes)
+    if is_redirect(page, policy):
+        facts["redirect"] = True  # DocFX's redirect_url: needs no entry (index.redirect_keys)
     if scope != ROOT:
         return facts
     if rel.rsplit("/", 1)[-1] == policy.data["index_page"]:

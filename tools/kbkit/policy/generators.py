@@ -209,6 +209,9 @@ def _docfx(repo: Path, path: Path) -> Site:
         links["redirects"] = publish.name
     elif (repo / ".openpublishing.redirection.json").is_file():
         links["redirects"] = ".openpublishing.redirection.json"
+    generated = _metadata_dests(data)
+    if generated:  # `docfx metadata` writes the API pages there: links to them are not broken
+        links["generated"] = [f"/{dest}" for dest in generated]  # the folder and its pages
     if links:
         keys["links"] = links
     if generated_tocs:
@@ -216,8 +219,21 @@ def _docfx(repo: Path, path: Path) -> Site:
     return Site("DocFX", config, "docfx", root, keys)
 
 
+def _metadata_dests(data: Any) -> list[str]:
+    """The folders (docfx.json-relative) `metadata` entries write their API pages into."""
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    dests = (
+        str(entry.get("dest") or "").strip("/")
+        for entry in (metadata if isinstance(metadata, list) else [])
+        if isinstance(entry, dict)
+    )
+    return sorted({dest for dest in dests if dest and ".." not in dest.split("/")})
+
+
 def _lenient_json(text: str) -> Any:
-    """JSON as DocFX reads it (Json.NET): trailing commas and `//` line comments allowed."""
+    """JSON as DocFX reads it (Json.NET): a byte order mark, trailing commas and `//` line
+    comments allowed."""
+    text = text.removeprefix("\ufeff")
     try:
         return json_input.loads(text)
     except ValueError:
