@@ -318,7 +318,7 @@ def test_init_finds_the_site_generator_and_writes_its_profile(tmp_path: Path) ->
         ),
         (
             {"hugo.toml": "baseURL = 'https://x.example/'\n", "content/_index.md": "# Home\n"},
-            "public-docs",
+            "hugo",
             "content",
         ),
         ({"docs/index.md": "# Docs\n"}, "public-docs", "docs"),

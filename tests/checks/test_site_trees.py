@@ -279,6 +279,54 @@ def test_docfx_redirect_pages_content_tabs_and_generated_api_pages(tmp_path: Pat
     ]
 
 
+def test_hugo_links_are_urls_and_definition_terms_take_ids(tmp_path: Path) -> None:
+    """gohugoio/hugoDocs' shape: the config mounts content/en as content; `/x/y/` names
+    x/Y.md (case ignored), a section's _index.md or a bundle's index.md; a shortcode target
+    is not checked; a definition term takes an id before a later heading of the same text
+    (`#matchers-1` is the heading); a page with a `{{% x %}}` line has fragments kbkit
+    cannot check; no page is an orphan (Hugo lists every page in its section)."""
+    write(
+        tmp_path,
+        {
+            "hugo.toml": 'baseURL = "https://x.example/"\n[markup.goldmark.parser]\n'
+            "autoDefinitionTermID = true\n[module]\n[[module.mounts]]\n"
+            'source = "content/en"\ntarget = "content"\n',
+            "content/en/_index.md": "# Home\n\n[timer](/functions/debug/timer/) "
+            "[sec](/functions/) [bundle](/guide/) [tag]({{% ref x %}}) "
+            "[m](/config/deploy/#matchers-1) [t](/config/deploy/#matchers) "
+            "[i](/config/inc/#from-the-include)\n",
+            "content/en/functions/_index.md": "# Functions\n",
+            "content/en/functions/debug/Timer.md": "# Timer\n",
+            "content/en/guide/index.md": "# Guide\n",
+            "content/en/config/deploy.md": "# Deploy\n\n`matchers`\n: A slice.\n\n## Matchers\n",
+            "content/en/config/inc.md": '# Inc\n\n{{% include "/_common/x.md" %}}\n',
+            "content/en/lonely.md": "# Lonely\n\n[gone](/nowhere/) [x](#nothing)\n",
+        },
+    )
+    initialize(tmp_path, TODAY, "", detect=True)
+    policy = (tmp_path / "kbkit.yaml").read_text()
+    assert "extends: hugo" in policy and "knowledge_root: content/en" in policy
+    assert "definition_ids: true" in policy
+    assert found(tmp_path) == [
+        ("content/en/lonely.md", 3, "tree/link-anchor"),
+        ("content/en/lonely.md", 3, "tree/link-broken"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("config", "root"),
+    [
+        ('contentDir = "pages"\n', "pages"),
+        ('[languages.en]\ncontentDir = "pages/en"\n', "pages/en"),
+        ("", "content"),
+    ],
+)
+def test_hugo_content_folder_from_the_config(tmp_path: Path, config: str, root: str) -> None:
+    write(tmp_path, {"hugo.toml": config, "content/a.md": "# A\n", f"{root}/b.md": "# B\n"})
+    initialize(tmp_path, TODAY, "", detect=True)
+    assert f"knowledge_root: {root}\n" in (tmp_path / "kbkit.yaml").read_text()
+
+
 def test_a_warm_run_sees_a_changed_toc_yml(tmp_path: Path) -> None:
     docfx_site(tmp_path)
     first = found(tmp_path, use_cache=True)

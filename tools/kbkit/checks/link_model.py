@@ -471,6 +471,7 @@ class AnchorOptions(NamedTuple):
     attr_list: bool  # `{ #id }` attribute lists give ids
     tabbed: bool  # pymdownx.tabbed's `=== "Tab"` give ids
     ignore: re.Pattern[str] | None  # fragments that are never checked
+    definitions: bool = False  # definition terms give ids (goldmark's autoDefinitionTermID)
 
 
 def anchor_options(policy: Policy) -> AnchorOptions:
@@ -481,6 +482,7 @@ def anchor_options(policy: Policy) -> AnchorOptions:
         bool(links.get("attr_list")),
         bool(links.get("tabbed")),
         re.compile(str(ignore)) if ignore else None,
+        bool(links.get("definition_ids")),
     )
 
 
@@ -495,8 +497,10 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
     if _LAST_PAGE[0] is page and _LAST_PAGE[1] is policy.data:
         return tuple(_LAST_PAGE[2])
     options = compiled(policy, anchor_options)
-    texts = [heading.plain for heading in page.headings]
-    ids = anchors.heading_ids(texts, options.style, options.attr_list)
+    named = [(heading.line, heading.plain) for heading in page.headings]
+    if options.definitions:  # terms and headings take ids in one run, in text order
+        named = sorted(named + anchors.definition_terms(page.text), key=lambda item: item[0])
+    ids = anchors.heading_ids([text for _, text in named], options.style, options.attr_list)
     out = list(ids)
     if options.attr_list:
         out.extend(anchors.attr_list_ids(page.text))
@@ -504,7 +508,7 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
     if page.footnotes:
         out.extend(anchors.footnote_ids(f.label for f in page.footnotes if f.definition))
     if options.tabbed:
-        lines = [heading.line for heading in page.headings]
+        lines = [line for line, _ in named]
         out.extend(anchors.tab_ids(page.text, list(zip(lines, ids, strict=True)), options.style))
     found = tuple(dict.fromkeys(out))
     _LAST_PAGE[:] = [page, policy.data, found]
@@ -520,9 +524,10 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
     return ignore is not None and ignore.match(fragment) is not None
 
 
-# pymdownx.snippets' include line (`;--8<--` writes it as text), and an autodoc block of
-# mkdocstrings (`::: package.module`) or mkdocs-click (`::: mkdocs-click`)
-_INSERTED = re.compile(r"(?m)^[ \t]*(?:--8<--|::: \S)")
+# pymdownx.snippets' include line (`;--8<--` writes it as text), an autodoc block of
+# mkdocstrings (`::: package.module`) or mkdocs-click (`::: mkdocs-click`), and a Hugo
+# shortcode on a line of its own whose output is markdown (`{{% include "x.md" %}}`)
+_INSERTED = re.compile(r"(?m)^[ \t]*(?:--8<--|::: \S|\{\{%)")
 
 
 def anchors_known(page: Page, policy: Policy) -> bool:
@@ -530,7 +535,10 @@ def anchors_known(page: Page, policy: Policy) -> bool:
     and the page pulls in text (and headings) kbkit does not read."""
     if not (policy.data.get("links") or {}).get("inserted_text"):
         return True
-    return ("--8<--" not in page.text and ":::" not in page.text) or not _INSERTED.search(page.text)
+    text = page.text
+    if "--8<--" not in text and ":::" not in text and "{{%" not in text:
+        return True
+    return _INSERTED.search(text) is None
 
 
 def anchors_on(policy: Policy) -> bool:

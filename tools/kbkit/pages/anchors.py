@@ -152,6 +152,32 @@ def html_ids(text: str) -> list[str]:
     return [match.group(1) for match in _HTML_ID.finditer(text)]
 
 
+# A definition list's definition line (`: text`), whose term is the line above it (or the
+# line above a blank one)
+_DEFINITION = re.compile(r"(?m)^[^\S\n]{0,3}:[ \t]")
+_TERM_MARKUP = re.compile(r"[`*_]")
+
+
+def definition_terms(text: str) -> list[tuple[int, str]]:
+    """The definition terms of `text` (goldmark gives them ids with Hugo's
+    `autoDefinitionTermID`, numbered with the headings' in one run): (line, the term's text
+    with its code and emphasis marks dropped)."""
+    if "\n:" not in text and not text.startswith(":"):
+        return []
+    lines = text.split("\n")
+    out = []
+    for index, line in enumerate(lines):
+        if not _DEFINITION.match(line) or index == 0:
+            continue
+        above = index - 1
+        if not lines[above].strip() and above > 0:
+            above -= 1  # a blank line may part the term from its definition
+        term = lines[above].strip()
+        if term and not _DEFINITION.match(lines[above]):
+            out.append((above + 1, _TERM_MARKUP.sub("", term)))
+    return out
+
+
 def footnote_ids(labels: Iterable[str]) -> list[str]:
     """The ids footnotes get, in each generator's spelling: Python-Markdown and markdig
     (`fn:x`, `fnref:x`), GitHub (`fn-x`, `user-content-fn-x`), mdBook (`footnote-x`); by

@@ -53,12 +53,17 @@ def resolve(base: str, path: str) -> str:
 
 
 def relative_links(rel: str, links: tuple[Link, ...]) -> tuple[LinkRef, ...]:
-    """The links that name a file by a relative path, resolved from the page at `rel`."""
+    """The links that name a file by a relative path, resolved from the page at `rel`. A
+    target with template code in it (Hugo's `{{% ref x %}}`, Jekyll's `{{ site.url }}`, a
+    `{% link %}` tag) is what the site's build writes, not a path: it is left out."""
     base = posixpath.dirname(rel)
     return tuple(
         (resolve(base, link.path_part), link.line, _shared(link.target))
         for link in links
-        if link.path_part and not link.is_external and not is_absolute(link.target)
+        if link.path_part
+        and not link.is_external
+        and not is_absolute(link.target)
+        and not ("{{" in link.target or "{%" in link.target)
     )
 
 

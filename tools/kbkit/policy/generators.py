@@ -13,8 +13,9 @@ root, read from the generator's own configuration:
   of the docs (and a URL space other docsets share), a `toc.yml` the build lists but the
   tree lacks is generated (its folder's pages are placed by it); Open Publishing's
   redirection files when the repository has them.
-- Docusaurus (`docusaurus.config.*`: `docs/`) and Hugo (`hugo.*`, or `config.*` beside a
-  `content/` folder: `content/`): the `public-docs` stance.
+- Docusaurus (`docusaurus.config.*`: `docs/`): the `public-docs` stance.
+- Hugo (`hugo.*`, or `config.*` beside a `content/` folder): the `hugo` profile on the
+  folder mounted as content (`module.mounts`, a language's `contentDir`; `content/`).
 - No generator, a `docs/` folder with pages and no `knowledge/`: `public-docs` on `docs/`.
 """
 
@@ -86,7 +87,8 @@ def detect_site(repo: Path) -> Site | None:
     if not hugo and _has_pages(repo / "content"):
         hugo = [p for p in ("config.toml", "config.yaml") if (repo / p).is_file()]
     if hugo and _has_pages(repo / "content"):
-        return Site("Hugo", hugo[0], "public-docs", "content", {})
+        root, keys = _hugo(repo / hugo[0])
+        return Site("Hugo", hugo[0], "hugo", root, keys)
     books = sorted(repo.glob("*/book.toml"))  # a book one folder down (`guide/`, `docs/`)
     if books:
         return _mdbook(repo, books[0])
@@ -141,6 +143,52 @@ def _mkdocs(repo: Path, name: str) -> Site:
     if links:
         keys["links"] = links
     return Site("MkDocs", name, "mkdocs", root, keys)
+
+
+def _hugo(config: Path) -> tuple[str, dict[str, Any]]:
+    """The folder Hugo reads pages from: the source a module mount maps to `content`, else
+    the one language's `contentDir`, else the top `contentDir`, else `content`; and the
+    policy keys the configuration implies (definition term ids)."""
+    text = _read(config)
+    try:
+        if config.suffix == ".toml":
+            data: Any = tomllib.loads(text)
+        elif config.suffix == ".json":
+            data = json_input.loads(text)
+        else:
+            data = yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError):
+        data = None
+    data = data if isinstance(data, dict) else {}
+    module: dict[str, Any] = data["module"] if isinstance(data.get("module"), dict) else {}
+    mounts: list[Any] = module["mounts"] if isinstance(module.get("mounts"), list) else []
+    languages: dict[str, Any] = data["languages"] if isinstance(data.get("languages"), dict) else {}
+    candidates = [
+        *(m.get("source") for m in mounts if isinstance(m, dict) and m.get("target") == "content"),
+        *(
+            [lang.get("contentDir") for lang in languages.values() if isinstance(lang, dict)]
+            if len(languages) == 1
+            else []
+        ),
+        data.get("contentDir"),
+    ]
+    keys: dict[str, Any] = {}
+    if _dig(data, "markup", "goldmark", "parser", "autoDefinitionTermID") is True:
+        keys["links"] = {"definition_ids": True}
+    for found in candidates:
+        folder = str(found or "").strip("/")
+        if folder and ".." not in folder.split("/") and (config.parent / folder).is_dir():
+            return posixpath.normpath(folder), keys
+    return "content", keys
+
+
+def _dig(data: Any, *keys: str) -> Any:
+    """`data[k1][k2]...`, or None where a level is missing or no mapping."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
 
 
 def _mdbook(repo: Path, path: Path) -> Site:

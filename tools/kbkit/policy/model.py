@@ -24,7 +24,16 @@ from kbkit.infra.errors import UsageError
 from kbkit.pages.frontmatter import FrontmatterLoader
 from kbkit.policy.schema import check_expansion, check_schema, read_policy_text
 
-PROFILES = ("default", "infermatrix", "infermatrix-sdk", "public-docs", "mkdocs", "mdbook", "docfx")
+PROFILES = (
+    "default",
+    "infermatrix",
+    "infermatrix-sdk",
+    "public-docs",
+    "mkdocs",
+    "mdbook",
+    "docfx",
+    "hugo",
+)
 POLICY_FILE = "policy.yaml"
 TOP_LEVEL_FILE = "kbkit.yaml"
 WHOLE_ROOT = (".", "")  # a root that names the knowledge root itself
