@@ -317,12 +317,13 @@ def test_hugo_links_are_urls_and_definition_terms_take_ids(tmp_path: Path) -> No
     ("config", "root"),
     [
         ('contentDir = "pages"\n', "pages"),
+        ('contentDir = "site/pages"\n', "site/pages"),
         ('[languages.en]\ncontentDir = "pages/en"\n', "pages/en"),
         ("", "content"),
     ],
 )
 def test_hugo_content_folder_from_the_config(tmp_path: Path, config: str, root: str) -> None:
-    write(tmp_path, {"hugo.toml": config, "content/a.md": "# A\n", f"{root}/b.md": "# B\n"})
+    write(tmp_path, {"hugo.toml": config, f"{root}/b.md": "# B\n"})
     initialize(tmp_path, TODAY, "", detect=True)
     assert f"knowledge_root: {root}\n" in (tmp_path / "kbkit.yaml").read_text()
 

@@ -84,9 +84,9 @@ def detect_site(repo: Path) -> Site | None:
             config = f"docusaurus.config.{suffix}"
             return Site("Docusaurus", config, "public-docs", "docs", _index_keys(repo / "docs"))
     hugo = [p for p in ("hugo.toml", "hugo.yaml", "hugo.json") if (repo / p).is_file()]
-    if not hugo and _has_pages(repo / "content"):
+    if not hugo and _has_pages(repo / "content"):  # the older name, beside content pages
         hugo = [p for p in ("config.toml", "config.yaml") if (repo / p).is_file()]
-    if hugo and _has_pages(repo / "content"):
+    if hugo:
         root, keys = _hugo(repo / hugo[0])
         return Site("Hugo", hugo[0], "hugo", root, keys)
     books = sorted(repo.glob("*/book.toml"))  # a book one folder down (`guide/`, `docs/`)
