@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kbkit.checks.runner import run_validators
-from kbkit.pages.anchors import heading_ids, page_anchors, slug, tab_ids
+from kbkit.pages.anchors import definition_terms, heading_ids, page_anchors, slug, tab_ids
 from kbkit.policy.model import load_policy
 from kbkit.policy.scaffold import initialize
 
@@ -406,3 +406,11 @@ def test_the_ascii_fast_path_makes_github_slugs_exactly() -> None:
     for _ in range(20_000):
         text = "".join(rng.choice(string.printable + "éß—") for _ in range(rng.randint(0, 30)))
         assert slug(text) == drop.sub("", text.strip().lower()).replace(" ", "-"), text
+
+
+def test_definition_terms_with_their_lines() -> None:
+    """A term is the line above `: definition` (up to three spaces before the colon), or
+    the line above a blank one; its code and emphasis marks are dropped."""
+    text = "# T\n\n`archetypeDir`\n  : The folder.\n\n*build*\n\n: More.\n: A second definition.\n"
+    assert definition_terms(text) == [(3, "archetypeDir"), (6, "build")]
+    assert definition_terms("No list: here.\n") == []

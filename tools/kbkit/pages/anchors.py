@@ -162,7 +162,7 @@ def definition_terms(text: str) -> list[tuple[int, str]]:
     """The definition terms of `text` (goldmark gives them ids with Hugo's
     `autoDefinitionTermID`, numbered with the headings' in one run): (line, the term's text
     with its code and emphasis marks dropped)."""
-    if "\n:" not in text and not text.startswith(":"):
+    if ":" not in text or _DEFINITION.search(text) is None:
         return []
     lines = text.split("\n")
     out = []
