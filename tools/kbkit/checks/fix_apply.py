@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kbkit.checks.fixes import Edit, apply_edits
+from kbkit.infra import boundary
 from kbkit.infra.errors import KbkitError
 from kbkit.infra.jsonl import atomic_write_bytes
 from kbkit.rulebook.findings import Finding
@@ -33,14 +34,38 @@ class Fixed(NamedTuple):
     after: list[Finding]  # the findings of the re-check
 
 
-def new_texts(repo: Path, edits: list[Edit]) -> dict[str, tuple[bytes, bytes]]:
-    """Each edited file's (old bytes, new bytes)."""
+def targets(repo: Path, edits: list[Edit], top: Path | None = None) -> dict[str, Path]:
+    """Where each edited file is read and written: its real path, which must lie inside
+    `top` (the knowledge root; default the repository), else OutsideRepository (exit 2)
+    before any read (`kbkit.infra.boundary`). A symlinked page inside is written through,
+    so the link stays a link. Two names of one file (a link and its target) are edited
+    once, under the target's own name when it has edits, else under the first name."""
+    top = top if top is not None else repo
+    out: dict[str, Path] = {}
+    taken: dict[Path, str] = {}
+    for path in sorted({edit.path for edit in edits}, key=lambda p: (boundary.is_link(repo / p), p)):
+        real = boundary.write_target(top, repo / path, "the page", repo=repo)
+        if real not in taken:
+            taken[real] = path
+            out[path] = real
+    return out
+
+
+def new_texts(
+    repo: Path, edits: list[Edit], top: Path | None = None
+) -> dict[str, tuple[bytes, bytes]]:
+    """Each edited file's (old bytes, new bytes), read at its real path inside `top`."""
+    return _changes(targets(repo, edits, top), edits)
+
+
+def _changes(where: dict[str, Path], edits: list[Edit]) -> dict[str, tuple[bytes, bytes]]:
     by_path: dict[str, list[Edit]] = {}
     for edit in edits:
-        by_path.setdefault(edit.path, []).append(edit)
+        if edit.path in where:
+            by_path.setdefault(edit.path, []).append(edit)
     out = {}
     for path, mine in sorted(by_path.items()):
-        old = (repo / path).read_bytes()
+        old = where[path].read_bytes()
         new = apply_edits(old.decode("utf-8"), mine).encode("utf-8")
         if new != old:
             out[path] = (old, new)
@@ -52,15 +77,19 @@ def apply_fixes(
     edits: list[Edit],
     before: list[Finding],
     recheck: Callable[[], list[Finding]],
+    top: Path | None = None,
 ) -> Fixed:
-    """Write the edits, re-check with `recheck`, keep them only if they hold (see module)."""
-    changes = new_texts(repo, edits)
+    """Write the edits, re-check with `recheck`, keep them only if they hold (see module).
+    Every file is read and written at its real path inside `top` (`targets`)."""
+    where = targets(repo, edits, top)
+    edits = [edit for edit in edits if edit.path in where]
+    changes = _changes(where, edits)
     if not changes:
         return Fixed([], [], before)
     written: list[str] = []
     try:
         for path, (_, new) in changes.items():
-            atomic_write_bytes(repo / path, new)
+            atomic_write_bytes(where[path], new)
             written.append(path)
         after = recheck()
         problems = _problems(edits, before, after)
@@ -70,7 +99,7 @@ def apply_fixes(
             )
     except BaseException:
         for path in written:
-            atomic_write_bytes(repo / path, changes[path][0])
+            atomic_write_bytes(where[path], changes[path][0])
         raise
     return Fixed(edits, sorted(changes), after)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kbkit.checks.reporting import report
+from kbkit.infra import boundary
 from kbkit.rulebook.findings import Finding
 
 if TYPE_CHECKING:
@@ -34,7 +35,14 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Chec
         raise UsageError("--write-baseline and the fixes are separate runs: fix first")
     repo, policy, findings, pages = checked()
     named = named_paths(repo, args.paths) if args.paths else [""]
-    mine = [f for f in bearing(findings, named) if _inside(f.path, named)]
+    top = repo / policy.knowledge_root  # (inside the repository: load_policy saw to it)
+    # a finding on a path that leads out of the knowledge root (a symlinked page) is never
+    # fixed: its page is neither read nor written (`kbkit.infra.boundary`)
+    mine = [
+        f
+        for f in bearing(findings, named)
+        if _inside(f.path, named) and boundary.within(top, repo / f.path)
+    ]
     context = _context(repo, policy)
     changed = [
         rel
@@ -46,10 +54,10 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Chec
     ]
     edits = plan(mine, changed, context)
     if args.diff:
-        changes = new_texts(repo, edits)
+        changes = new_texts(repo, edits, top)
         sys.stdout.write(_diff(changes))
         return 1 if changes else 0
-    fixed = apply_fixes(repo, edits, findings, lambda: checked()[2])
+    fixed = apply_fixes(repo, edits, findings, lambda: checked()[2], top)
     if fixed.files:
         count = sum(1 for edit in fixed.edits if edit.fixes[0])
         bumps = len(fixed.edits) - count
@@ -79,11 +87,10 @@ def _context(repo: Path, policy: Policy) -> Context:
     except git.GitError:  # no git here: no dates from history, no changes known
         changed = None
 
-    def text(path: str) -> str | None:
-        try:
-            return (repo / path).read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+    top = repo / policy.knowledge_root
+
+    def text(path: str) -> str | None:  # None for a file that leads out of the root
+        return boundary.text_within(top, repo / path)
 
     def dates(path: str) -> tuple[str, str] | None:
         return git.commit_dates(repo, path) if changed is not None else None

@@ -104,6 +104,7 @@ USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checke
 def start(args: argparse.Namespace) -> Started:
     """Find the repository and start the walk in a child at once, before the checks' imports
     (a tenth of a second and more): it runs beside them."""
+    from kbkit.infra.boundary import within
     from kbkit.infra.paths import repo_root
     from kbkit.tree.cache import CACHE_DIR
     from kbkit.tree.walk import walk_aside
@@ -114,9 +115,9 @@ def start(args: argparse.Namespace) -> Started:
     # compare: the pages' keys come from their reads (`kbkit.tree.walk.walk_root`).
     stat_pages = not args.no_cache and (repo / CACHE_DIR).is_dir()
     guess = None if args.policy else USUAL_ROOT
-    walked = (
-        walk_aside(repo / guess, guess, stat_pages) if guess and (repo / guess).is_dir() else None
-    )
+    # (never a walk under a usual root that leads outside: load_policy refuses it)
+    usable = guess and (repo / guess).is_dir() and within(repo, repo / guess)
+    walked = walk_aside(repo / guess, guess, stat_pages) if guess and usable else None
     from kbkit.checks.check_run import Started
 
     return Started(repo, guess, walked, stat_pages)

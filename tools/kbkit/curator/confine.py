@@ -2,7 +2,8 @@
 symlinked rule page is ever written.
 
 A knowledge root or a folder on a page's path may be a symlink; the curator follows one
-for reading only when it lands inside the clone. Anything else is refused with a
+for reading only when it lands inside the clone (the rule of `kbkit.infra.boundary`, which
+every command shares; the curator keeps its own error and reasons). Anything else is refused with a
 `KnowledgeCurationError` whose message starts with the stable reason `escape:`, before any
 write.
 
@@ -20,15 +21,14 @@ import stat
 from pathlib import Path
 
 from kbkit.curator.errors import KnowledgeCurationError
+from kbkit.infra.boundary import within
 
 ESCAPE = "escape"
 SYMLINK = "symlink"
 
 
 def _inside(clone: Path, path: Path) -> bool:
-    base = os.path.realpath(clone)
-    real = os.path.realpath(path)
-    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+    return within(clone, path)  # the repository boundary's one rule
 
 
 def escape_error(what: str) -> KnowledgeCurationError:

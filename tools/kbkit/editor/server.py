@@ -316,18 +316,20 @@ def _fix_context(ls: KbServer) -> Any:
     from kbkit.checks.fixes import Context
     from kbkit.vcs import git
 
+    from kbkit.infra import boundary
+
     assert ls.live is not None and ls.repo is not None
     repo = ls.repo
+    top = repo / ls.live.policy.knowledge_root
 
-    def text(path: str) -> str | None:
+    def text(path: str) -> str | None:  # None for a file that leads out of the root
+        if not boundary.within(top, repo / path):
+            return None
         uri = (repo / path).as_uri()
         document = ls.workspace.text_documents.get(uri)
         if document is not None:
             return document.source
-        try:
-            return (repo / path).read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+        return boundary.text_within(top, repo / path)
 
     def guarded(call: Callable[[str], Any]) -> Callable[[str], Any]:
         def run(path: str) -> Any:

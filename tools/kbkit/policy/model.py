@@ -14,12 +14,14 @@ import copy
 import functools
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
 
+from kbkit.infra import boundary
 from kbkit.infra.errors import UsageError
 from kbkit.pages.frontmatter import FrontmatterLoader
 from kbkit.policy.schema import check_expansion, check_schema, read_policy_text
@@ -139,7 +141,15 @@ def policy_from_file(path: Path) -> Policy:
 
 
 def load_policy(repo: Path, spec: str | None = None) -> Policy:
-    """The effective policy for `repo` (see the module docstring for the lookup order)."""
+    """The effective policy for `repo` (see the module docstring for the lookup order),
+    refused (exit 2) when its knowledge root leads outside the repository
+    (`kbkit.infra.boundary`)."""
+    policy = _find_policy(repo, spec)
+    boundary.knowledge_top(repo, policy.knowledge_root, policy.file)
+    return policy
+
+
+def _find_policy(repo: Path, spec: str | None) -> Policy:
     if spec:
         candidate = Path(spec)
         if candidate.suffix in (".yaml", ".yml") or "/" in spec or candidate.is_file():
@@ -151,15 +161,35 @@ def load_policy(repo: Path, spec: str | None = None) -> Policy:
         return builtin_policy(spec)
     default = builtin_policy("default")
     for candidate in (repo / TOP_LEVEL_FILE, repo / default.knowledge_root / POLICY_FILE):
+        _refuse_link(repo, candidate)
         if candidate.is_file():
             return policy_from_file(candidate)
-    beside = [path for path in sorted(repo.glob(f"*/{POLICY_FILE}")) if _names_its_folder(path)]
+    beside = [
+        path
+        for path in sorted(repo.glob(f"*/{POLICY_FILE}"))
+        if boundary.within(repo, path) and _names_its_folder(path)
+    ]
     if len(beside) > 1:
         shown = ", ".join(str(path.relative_to(repo)) for path in beside)
         raise UsageError(
             f"{repo}: more than one policy names its folder as knowledge_root ({shown}); choose one with --policy"
         )
     return policy_from_file(beside[0]) if beside else default
+
+
+def _refuse_link(repo: Path, candidate: Path) -> None:
+    """A policy file the repository holds as a symlink must lead to a file inside the
+    repository. A broken link is an error, not a missing policy: whoever made it meant a
+    policy, and checking (or fixing) the tree against the defaults instead would pass or
+    change pages by rules nobody chose."""
+    if not os.path.lexists(candidate):
+        return
+    boundary.confine(repo, candidate, "the policy file")
+    if boundary.is_link(candidate) and not candidate.exists():
+        raise UsageError(
+            f"{boundary.shown(candidate, repo)}: the policy file is a broken symlink (its "
+            "target does not exist); fix the link or remove it to use the default policy"
+        )
 
 
 def _names_its_folder(path: Path) -> bool:

@@ -5,11 +5,13 @@ the lines they miss, so a second run changes nothing and nothing of the user's i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import NamedTuple
 
 from kbkit import __version__
+from kbkit.infra import boundary
 from kbkit.policy.generators import Site, detect_site
 from kbkit.policy.inference import infer_policy, policy_text
 
@@ -92,6 +94,7 @@ class Step(NamedTuple):
 
 def _create(repo: Path, rel: str, text: str) -> Step:
     target = repo / rel
+    boundary.confine(repo, target, "the file", repo=repo)
     if target.exists() or target.is_symlink():
         return Step(rel, "kept")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -101,7 +104,7 @@ def _create(repo: Path, rel: str, text: str) -> Step:
 
 
 def _add_lines(repo: Path, rel: str, lines: list[str]) -> Step:
-    target = repo / rel
+    target = boundary.confine(repo, repo / rel, "the file", repo=repo)
     existing = target.read_text("utf-8").splitlines() if target.exists() else []
     present = {line.strip() for line in existing}
     missing = [line for line in lines if line.strip() not in present]
@@ -124,8 +127,14 @@ def initialize(
     With `detect` (no root was asked for), docs a site generator builds are set up as the
     generator reads them (`kbkit.policy.generators`): `kbkit.yaml` at the top names the
     generator's profile and docs folder, and no starting tree is written."""
+    # The repository is the boundary (`kbkit.infra.boundary`): a knowledge root, a docs
+    # folder a generator's config names (`docs_dir: ../x`) or a file written that leads
+    # outside is refused (exit 2) before anything is read below it or written.
+    _confine(repo, [root] if root != "." else [], REPOSITORY_FILES)
     site = _site(repo, root, detect)
     if site is not None:
+        boundary.knowledge_top(repo, site.root, site.config)
+        _confine(repo, [site.root], [TOP_POLICY])
         return [_site_policy(repo, site), *_repository_files(repo, hook)]
     pages = [
         (f"{root}/_index.md", "Knowledge", "knowledge", ROOT_BODY),
@@ -160,6 +169,17 @@ def initialize(
             text = PAGE.format(title=title, today=today.isoformat(), tags=tags, body=body)
             steps.append(_create(repo, rel, text))
     return [*steps, *_repository_files(repo, hook)]
+
+
+REPOSITORY_FILES = (".gitattributes", ".gitignore", ".pre-commit-config.yaml")
+
+
+def _confine(repo: Path, roots: list[str], files: Sequence[str]) -> None:
+    """Refuse a knowledge root or a file `kb init` reads or writes that leads outside."""
+    for root in roots:
+        boundary.knowledge_top(repo, root)
+    for rel in files:
+        boundary.confine(repo, repo / rel, "the file", repo=repo)
 
 
 def _repository_files(repo: Path, hook: str) -> list[Step]:

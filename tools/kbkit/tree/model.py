@@ -23,7 +23,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.infra import parallel
+from kbkit.infra import boundary, parallel
 from kbkit.pages.page import (
     Page,
     page_from_plain,
@@ -291,6 +291,7 @@ def load_tree(
     options = options or LoadOptions()
     root_rel = policy.knowledge_root
     top = repo / root_rel
+    boundary.knowledge_top(repo, root_rel, policy.file)  # (load_policy refused it already)
     if not top.is_dir():
         return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {}, b"", {})
     walk = walk or walk_root(top, root_rel)

@@ -15,6 +15,7 @@ import errno
 import os
 import stat
 
+from kbkit.infra.boundary import within
 from kbkit.tree.walk import StatKey, stat_key
 
 _KINDS = {
@@ -129,7 +130,6 @@ def _too_large(size: int, limit: int, prefix: str = "") -> str:
 
 
 def inside(top: str, path: str) -> bool:
-    """Does `path`, every symlink resolved, stay inside the folder `top` (also resolved)?"""
-    root = os.path.realpath(top)
-    target = os.path.realpath(path)
-    return target == root or target.startswith(root.rstrip(os.sep) + os.sep)
+    """Does `path`, every symlink resolved, stay inside the folder `top` (also resolved)?
+    The repository boundary's one rule (`kbkit.infra.boundary`)."""
+    return within(top, path)
