@@ -9,7 +9,8 @@ from pathlib import Path
 
 SECRET = "OUTSIDE-SECRET-7f3a9c"  # must never appear in any output
 OUTSIDE_PAGE = (
-    f"---\ntitle: {SECRET} title\ntype: guide\ntags: [general]\n---\n\n# {SECRET} heading\n\n"
+    f"---\ntitle: {SECRET} title\ncreated: 2026-01-01\nupdated: 2026-01-02\ntype: guide\n"
+    f"tags: [general]\nsources: []\n---\n\n# {SECRET} heading\n\n"
     f"The text of a file outside the repository: {SECRET}.\n"
 )
 

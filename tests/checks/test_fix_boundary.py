@@ -186,17 +186,18 @@ def test_a_symlinked_page_inside_the_tree_stays_a_symlink(repo: Path, refused: b
         assert "Notes on things\"\ntype" in (general / "real.md").read_text()
 
 
-def test_a_symlinked_page_alone_is_written_through(repo: Path) -> None:
-    """The fix is found on the link (its target lies in another folder the run does not
-    name) and lands in the target; the link stays a link."""
-    (repo / "knowledge/repos/target.md").write_text(
-        page_text("Target", "x").replace('title: "Target"', "title: Target")
-    )
+def test_a_new_link_to_a_committed_page_is_written_through(repo: Path) -> None:
+    """The link is new (a change not committed, so its `updated:` is bumped) while its
+    target is committed: the bump lands in the target and the link stays a link."""
+    target = repo / "knowledge/repos/target.md"
+    target.write_text(page_text("Target", "x", updated="2026-01-02"))
     index = repo / "knowledge/repos/_index.md"
     index.write_text(index.read_text() + "\n- [Target](target.md)\n")
+    git(repo, "add", "-A")
+    git(repo, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "target")
     alias = repo / "knowledge/general/alias.md"
     os.symlink("../repos/target.md", alias)
-    done = kb(repo, "fix", "knowledge/general/alias.md")
-    assert "Traceback" not in done.stderr
+    done = kb(repo, "fix")
+    assert "Traceback" not in done.stderr, done.stdout + done.stderr
     assert alias.is_symlink() and os.readlink(alias) == "../repos/target.md"
-    assert 'title: "Target"' in (repo / "knowledge/repos/target.md").read_text()
+    assert "updated: 2026-11-30" in target.read_text()
