@@ -19,6 +19,7 @@ from kbkit.curator.apply import (
     plan_all,
 )
 from kbkit.curator.catalog import Catalog, load_catalog, with_taken
+from kbkit.curator.confine import ESCAPE
 from kbkit.curator.errors import InvalidRequestError, KnowledgeCurationError
 from kbkit.curator.events import KnowledgeEvidenceBatch
 from kbkit.curator.gate import commands, gate_mode, policy_arguments
@@ -27,6 +28,7 @@ from kbkit.curator.prompt import KnowledgePrompt, build_prompt
 from kbkit.curator.proposals import KnowledgeProposalValidation, revalidate, validate_reply
 from kbkit.curator.schema import wire_schema
 from kbkit.infra import clock
+from kbkit.infra.boundary import OutsideRepository
 from kbkit.infra.file_lock import locked
 from kbkit.policy.model import Policy, load_policy
 
@@ -55,7 +57,12 @@ class KnowledgeCurator:
         self.clone = Path(clone_path).absolute()
         if not self.clone.is_dir():
             raise KnowledgeCurationError(f"{clone_path}: the clone is not a directory")
-        self.policy = policy if isinstance(policy, Policy) else load_policy(self.clone, policy)
+        try:
+            self.policy = (
+                policy if isinstance(policy, Policy) else load_policy(self.clone, policy)
+            )
+        except OutsideRepository as exc:  # the curator's stable reason for it
+            raise KnowledgeCurationError(f"{ESCAPE}: {exc}") from exc
         self.today = str(today) if today else clock.today().isoformat()
         self.python = python  # the interpreter validators run with (default: this one)
         self.lock_timeout = lock_timeout

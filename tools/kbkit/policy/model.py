@@ -161,6 +161,8 @@ def _find_policy(repo: Path, spec: str | None) -> Policy:
         return builtin_policy(spec)
     default = builtin_policy("default")
     for candidate in (repo / TOP_LEVEL_FILE, repo / default.knowledge_root / POLICY_FILE):
+        if candidate.parent != repo:  # a usual root that leads outside: say so, not its file
+            boundary.knowledge_top(repo, default.knowledge_root)
         _refuse_link(repo, candidate)
         if candidate.is_file():
             return policy_from_file(candidate)
