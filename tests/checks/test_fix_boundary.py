@@ -201,3 +201,19 @@ def test_a_new_link_to_a_committed_page_is_written_through(repo: Path) -> None:
     assert "Traceback" not in done.stderr, done.stdout + done.stderr
     assert alias.is_symlink() and os.readlink(alias) == "../repos/target.md"
     assert "updated: 2026-11-30" in target.read_text()
+
+
+def test_a_folder_whose_index_links_outside_never_lends_its_title(
+    repo: Path, tmp_path: Path
+) -> None:
+    """`tree/child-unregistered`: the link added to the parent's index takes the folder's
+    index title, which is never read from outside."""
+    out = victim(tmp_path)
+    (repo / "knowledge/general/sub").mkdir()
+    os.symlink(out / "_index.md", repo / "knowledge/general/sub/_index.md")
+    before = fingerprint(out)
+    runs = [kb(repo, "fix", "--diff"), kb(repo, "fix")]
+    assert SECRET not in _said(*runs)
+    assert SECRET not in (repo / "knowledge/general/_index.md").read_text()
+    assert (repo / "knowledge/general/sub/_index.md").is_symlink()
+    assert fingerprint(out) == before
