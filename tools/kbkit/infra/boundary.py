@@ -67,12 +67,14 @@ def shown(path: StrPath, repo: StrPath | None = None) -> str:
     return text
 
 
-def outside(what: str, path: StrPath, repo: StrPath | None, boundary: str) -> OutsideRepository:
+def outside(
+    what: str, path: StrPath, repo: StrPath | None, boundary: str, hint: str = ""
+) -> OutsideRepository:
     """The one-sentence refusal of `path` (named, never read)."""
     name = shown(path, repo)
     return OutsideRepository(
         f"{what} {name} leads outside {boundary} (through a symlink or `..`); refused: "
-        "kbkit reads and writes only inside the repository",
+        f"kbkit reads and writes only inside the repository{f' ({hint})' if hint else ''}",
         path=name,
     )
 
@@ -84,12 +86,13 @@ def confine(
     *,
     repo: StrPath | None = None,
     boundary: str = "the repository",
+    hint: str = "",
 ) -> Path:
     """The real path of `path`, or OutsideRepository when it is not inside `base`. `what`
     says what the path is ("the page", "the policy file"); `repo` makes the message
-    name it relative to the repository."""
+    name it relative to the repository; `hint` is the way out, said in brackets."""
     if not within(base, path):
-        raise outside(what, path, repo if repo is not None else base, boundary)
+        raise outside(what, path, repo if repo is not None else base, boundary, hint)
     return Path(real(path))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
+from kbkit.infra import boundary
 from kbkit.infra.errors import UsageError
 
 INTAKE_DIR = "intake"
@@ -53,9 +54,18 @@ def find_repo_root(start: Path) -> Path:
 
 
 def intake_root(repo: Path) -> Path:
-    """The ledger folder; INTAKE_ROOT overrides it (tests point it at a temp dir)."""
+    """The ledger folder; INTAKE_ROOT overrides it (tests point it at a temp dir). The
+    repository's own `intake/` must stay inside it (`kbkit.infra.boundary`): a committed
+    symlink out would have the ledgers read and appended elsewhere."""
     override = os.environ.get("INTAKE_ROOT")
-    return Path(override) if override else repo / INTAKE_DIR
+    if override:
+        return Path(override)
+    boundary.confine(repo, repo / INTAKE_DIR, "the intake folder", hint=_MOVED % "INTAKE_ROOT")
+    return repo / INTAKE_DIR
+
+
+# (a folder kept elsewhere on purpose is named by its variable, which the repository cannot set)
+_MOVED = "to keep it elsewhere, set %s instead of linking it"
 
 
 def rel_posix(path: Path, base: Path) -> str:
@@ -77,7 +87,11 @@ STATE_DIR = "state"
 def state_root(repo: Path) -> Path:
     """Local, git-ignored state (work clone, artifacts); KBKIT_STATE_ROOT overrides it."""
     override = os.environ.get("KBKIT_STATE_ROOT")
-    return Path(override) if override else repo / STATE_DIR
+    if override:
+        return Path(override)
+    hint = _MOVED % "KBKIT_STATE_ROOT"
+    boundary.confine(repo, repo / STATE_DIR, "the state folder", hint=hint)
+    return repo / STATE_DIR
 
 
 def named_file(path: str | os.PathLike[str], hint: str) -> Path:
