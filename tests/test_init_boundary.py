@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from tests.gitrepo import init_repo
 from tests.kbtree import kb
 from tests.outside import SECRET, fingerprint, victim

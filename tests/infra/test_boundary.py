@@ -6,11 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.gitrepo import init_repo
-from tests.outside import SECRET, fingerprint, victim
 
 from kbkit.infra import boundary
 from kbkit.infra.errors import UsageError
+from tests.gitrepo import init_repo
+from tests.outside import SECRET, fingerprint, victim
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import PROJECT
 from tests.outside import SECRET, fingerprint, victim
-from tests.report.world import HOSTILE_FILE, build_world
 from tests.report.test_report import TASK
+from tests.report.world import HOSTILE_FILE, build_world
 
 
 def _report(repo: Path) -> subprocess.CompletedProcess[str]:

@@ -43,7 +43,9 @@ def targets(repo: Path, edits: list[Edit], top: Path | None = None) -> dict[str,
     top = top if top is not None else repo
     out: dict[str, Path] = {}
     taken: dict[Path, str] = {}
-    for path in sorted({edit.path for edit in edits}, key=lambda p: (boundary.is_link(repo / p), p)):
+    for path in sorted(
+        {edit.path for edit in edits}, key=lambda p: (boundary.is_link(repo / p), p)
+    ):
         real = boundary.write_target(top, repo / path, "the page", repo=repo)
         if real not in taken:
             taken[real] = path

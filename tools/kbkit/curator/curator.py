@@ -58,9 +58,7 @@ class KnowledgeCurator:
         if not self.clone.is_dir():
             raise KnowledgeCurationError(f"{clone_path}: the clone is not a directory")
         try:
-            self.policy = (
-                policy if isinstance(policy, Policy) else load_policy(self.clone, policy)
-            )
+            self.policy = policy if isinstance(policy, Policy) else load_policy(self.clone, policy)
         except OutsideRepository as exc:  # the curator's stable reason for it
             raise KnowledgeCurationError(f"{ESCAPE}: {exc}") from exc
         self.today = str(today) if today else clock.today().isoformat()

@@ -314,9 +314,8 @@ def fix_actions(ls: KbServer, params: types.CodeActionParams) -> list[types.Code
 def _fix_context(ls: KbServer) -> Any:
     """What the fixes read: open buffers first, then the disk; git for dates."""
     from kbkit.checks.fixes import Context
-    from kbkit.vcs import git
-
     from kbkit.infra import boundary
+    from kbkit.vcs import git
 
     assert ls.live is not None and ls.repo is not None
     repo = ls.repo
