@@ -26,7 +26,7 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Chec
     """The fix flow of `kb fix` and `kb check --fix` / `--diff`."""
     from kbkit.checks.bearing import bearing, named_paths
     from kbkit.checks.fix_apply import apply_fixes, new_texts
-    from kbkit.checks.fixes import plan
+    from kbkit.checks.fixes import FIXES, plan
     from kbkit.checks.registry import PREFIX_BY_VALIDATOR
 
     if args.write_baseline:
@@ -41,7 +41,7 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Chec
     mine = [
         f
         for f in bearing(findings, named)
-        if _inside(f.path, named) and boundary.within(top, repo / f.path)
+        if f.rule_id in FIXES and _inside(f.path, named) and boundary.within(top, repo / f.path)
     ]
     context = _context(repo, policy)
     changed = [
