@@ -194,8 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(args: list[str]) -> int:
     try:
         return run(args)
-    except KbkitError as exc:
-        print(f"kb: error: {exc}", file=sys.stderr)
+    except KbkitError as exc:  # one line: a file name in it cannot start a line of its own
+        from kbkit.infra.outward import line
+
+        print(f"kb: error: {line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("kb: interrupted", file=sys.stderr)
