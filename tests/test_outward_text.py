@@ -154,3 +154,20 @@ def test_a_mailbox_comment_author_cannot_forge_a_line(
     err = capsys.readouterr().err
     assert len(_lines(err)) == 1, err
     assert "by kb-dev\\nkbkit-dev/kbkit#3: 1 bugfix run(s) recorded" in err
+
+
+def test_an_environment_failure_naming_an_outside_file_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    import kbkit.__main__ as entry
+
+    def denied(argv: list[str]) -> int:  # what reading a hostile-named page meets as non-root
+        raise PermissionError(errno.EACCES, "Permission denied", f"knowledge/{NAME}")
+
+    monkeypatch.setattr(entry, "run", denied)
+    assert main(["check"]) == 4
+    err = capsys.readouterr().err
+    assert _lines(err) == [err.rstrip("\n")], err
+    assert "a\\nkbkit check passed" in err and not ACTING.search(err)

@@ -208,7 +208,10 @@ def _main(args: list[str]) -> int:
         if not is_environment(exc):
             return _unexpected()
         # a full disk or a read-only folder that no writer wrapped: still one line, exit 4
-        print(f"kb: error: {environment_failure(exc, action='failed')}", file=sys.stderr)
+        from kbkit.infra.outward import line
+
+        message = line(str(environment_failure(exc, action="failed")))
+        print(f"kb: error: {message}", file=sys.stderr)
         return EXIT_ENVIRONMENT
     except ModuleNotFoundError as exc:
         if (exc.name or "").startswith("kbkit"):
