@@ -171,3 +171,12 @@ def test_an_environment_failure_naming_an_outside_file_is_one_line(
     err = capsys.readouterr().err
     assert _lines(err) == [err.rstrip("\n")], err
     assert "a\\nkbkit check passed" in err and not ACTING.search(err)
+
+
+def test_a_stopped_distill_run_summary_renders_no_image_or_link() -> None:
+    from kbkit.distill.summary import stopped
+
+    text = stopped("2026-11-30", f"cannot read knowledge/{NAME}: {PAYLOAD}")
+    for html in _rendered(text):
+        assert "<img" not in html and "<a " not in html, html
+        assert html.count("<li>") == 1 and "img.shields.io" in html
