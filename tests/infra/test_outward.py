@@ -16,7 +16,8 @@ BREAKS = ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\u2028", "\u2029", "\x1c"
 PAYLOAD = (
     "![passed](https://img.shields.io/badge/kb-passed-green) [click](https://evil.example) "
     "<img src=x> <a href=https://evil.example>x</a> <https://auto.example> www.evil.example "
-    "me@evil.example [ref][1] @someone @org/team owner/repo#12 `code` *em* | cell"
+    "me@evil.example _https://under.example [ref][1] @someone @org/team owner/repo#12 "
+    "`code` *em* | cell $\\color{green}\\text{passed}$"
 )
 
 
@@ -43,7 +44,9 @@ def test_annotation_percent_encodes_what_github_decodes() -> None:
 
 
 def _renderings(markdown: str) -> list[str]:
-    options = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_GFM
+    options = (
+        pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_GFM | pyromark.Options.ENABLE_MATH
+    )
     return [
         pyromark.html(markdown, options=options),
         MarkdownIt("commonmark").enable("table").render(markdown),
@@ -62,12 +65,13 @@ def test_markdown_renders_no_image_link_html_or_mention() -> None:
         assert html.count("<td>") == 1  # one cell: `|` in the text made no second one
         bare = _outside_code(html)
         # what GitHub would link by itself sits in code spans only (never linked there)
-        for address in ("https://", "www.evil", "me@evil.example"):
+        for address in ("https://", "www.evil", "me@evil.example", "under.example"):
             assert address not in bare, (address, html)
         # the words are shown
         assert "passed" in html and "click" in html and "img src=x" in html
         assert "@\u200bsomeone" in html or "@&#8203;someone" in html
         assert "@someone" not in html and "#12" not in html
+        assert "math" not in html and "$\\color{green}" in html  # shown, not typeset
 
 
 def test_markdown_cannot_start_a_line_or_a_heading() -> None:

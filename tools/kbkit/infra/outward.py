@@ -26,7 +26,7 @@ The decision for each format:
 - `markdown`: a markdown table cell or line (`kb check --format markdown`, the job
   summary). `line` first; then every address GitHub would link by itself (a scheme `://`,
   `www.`, an e-mail address) goes in a code span, where it is shown and never linked; the
-  punctuation that opens links, images, emphasis, code and raw HTML is backslash-escaped
+  punctuation that opens links, images, emphasis, math, code and raw HTML is backslash-escaped
   or written as an entity (`&`, `<`, `>`, a backtick); `|` is escaped so a table keeps
   its cells; mentions and references are broken (`kbkit.infra.inert.markdown`).
 - `sarif`: a SARIF `message.text`. It is plain text, but SARIF viewers render an embedded
@@ -51,16 +51,17 @@ _UNSAFE = re.compile(INVISIBLE.pattern[:-1] + "\n\ud800-\udfff]")
 _JSON_UNSAFE = re.compile(INVISIBLE.pattern[:-1] + "\ud800-\udfff]")
 
 # What GitHub links without any markup (its autolink extension), the bracketed autolinks
-# included: a scheme address, a `www.` address, an e-mail address. Backticks, `|` and
-# brackets end one (they are escaped outside it).
+# included: a scheme address, a `www.` address, an e-mail address, wherever it starts (GitHub
+# links `_https://...` too). Backticks, `|` and brackets end one (escaped outside it).
 _ADDRESS = re.compile(
-    r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.|\b(?:mailto|xmpp):)[^\s<>()\[\]`|]+"
+    r"(?:[a-z][a-z0-9+.\-]*://|www\.|(?:mailto|xmpp):)[^\s<>()\[\]`|]+"
     r"|[a-z0-9._%+\-]+@[a-z0-9_\-]+(?:\.[a-z0-9_\-]+)+",
     re.I,
 )
-# Markdown punctuation that can open a link, an image, emphasis, a code span or a table
-# cell; `&`, `<`, `>` and the backtick become entities instead (raw HTML, code).
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\*_{}\[\]()!|~])")
+# Markdown punctuation that can open a link, an image, emphasis, math (GitHub renders
+# `$...$`: a green "passed" painted in LaTeX), a code span or a table cell; `&`, `<`, `>`
+# and the backtick become entities instead (raw HTML, code).
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\*_{}\[\]()!|~$])")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;"}
 _ENTITY_CHARS = re.compile("[&<>`]")
 
