@@ -180,3 +180,15 @@ def test_a_stopped_distill_run_summary_renders_no_image_or_link() -> None:
     for html in _rendered(text):
         assert "<img" not in html and "<a " not in html, html
         assert html.count("<li>") == 1 and "img.shields.io" in html
+
+
+def test_json_baseline_summary_prints_nothing_that_acts(repo: Path) -> None:
+    assert kb(repo, "check", "--write-baseline").returncode == 0
+    (repo / "knowledge/general" / NAME).unlink()  # its findings are now "fixed"
+    for fmt in ("json", "sarif"):
+        done = kb(repo, "check", "--format", fmt)
+        assert not ACTING.search(done.stdout), fmt
+        document = json.loads(done.stdout)
+        bag = document if fmt == "json" else document["runs"][0]["properties"]
+        fixed = {entry["path"] for entry in bag["baseline"]["fixed"]}
+        assert fixed == {f"knowledge/general/{NAME}"}
