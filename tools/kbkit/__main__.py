@@ -194,8 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(args: list[str]) -> int:
     try:
         return run(args)
-    except KbkitError as exc:
-        print(f"kb: error: {exc}", file=sys.stderr)
+    except KbkitError as exc:  # one line: a file name in it cannot start a line of its own
+        from kbkit.infra.outward import line
+
+        print(f"kb: error: {line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("kb: interrupted", file=sys.stderr)
@@ -206,7 +208,10 @@ def _main(args: list[str]) -> int:
         if not is_environment(exc):
             return _unexpected()
         # a full disk or a read-only folder that no writer wrapped: still one line, exit 4
-        print(f"kb: error: {environment_failure(exc, action='failed')}", file=sys.stderr)
+        from kbkit.infra.outward import line
+
+        message = line(str(environment_failure(exc, action="failed")))
+        print(f"kb: error: {message}", file=sys.stderr)
         return EXIT_ENVIRONMENT
     except ModuleNotFoundError as exc:
         if (exc.name or "").startswith("kbkit"):

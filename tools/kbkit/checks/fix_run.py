@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from kbkit.checks.reporting import report
 from kbkit.infra import boundary
+from kbkit.infra.outward import line
 from kbkit.rulebook.findings import Finding
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Chec
         extra = f" and bumped `updated:` on {bumps} page(s)" if bumps else ""
         sys.stderr.write(
             f"kbkit: fixed {count} finding(s){extra} in {len(fixed.files)} file(s): "
-            f"{', '.join(fixed.files)}\n"
+            f"{', '.join(map(line, fixed.files))}\n"
         )
     after = bearing(fixed.after, named) if args.paths else fixed.after
     if args.paths:

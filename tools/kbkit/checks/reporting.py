@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbkit.infra import outward
 from kbkit.rulebook.findings import (
     WARNING,
     Finding,
@@ -65,10 +66,10 @@ def report(
             document["baseline"] = summary
         else:  # a SARIF run's property bag
             document["runs"][0]["properties"] = {"baseline": summary}
-        out = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+        out = outward.json_text(json.dumps(document, ensure_ascii=False, indent=2)) + "\n"
     else:
         out += (
-            f"baseline {path}: {len(compared.known)} known finding(s) not shown, "
+            f"baseline {outward.line(str(path))}: {len(compared.known)} known finding(s) not shown, "
             f"{len(compared.fixed)} fixed (removable: kb check --write-baseline)\n"
         )
     sys.stdout.write(out)

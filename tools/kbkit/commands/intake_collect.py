@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from kbkit.infra.errors import UsageError
+from kbkit.infra.outward import line
 from kbkit.intake import options
 from kbkit.intake.bugfixes import DROP_DIR_ENV, QUARANTINE, collect_drops
 
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError(f"no drop directory: pass --drops DIR or set {DROP_DIR_ENV}")
     result = collect_drops(Path(folder), options.intake_dir(args), options.identity(args))
     for name, reason in result.quarantined:
-        print(f"kb: quarantined {folder}/{QUARANTINE}/{name}: {reason}", file=sys.stderr)
+        print(f"kb: quarantined {line(f'{folder}/{QUARANTINE}/{name}: {reason}')}", file=sys.stderr)
     print(
         f"{folder}: {len(result.imported)} bugfix run(s) recorded, {len(result.already)} "
         f"already recorded, {len(result.quarantined)} quarantined"

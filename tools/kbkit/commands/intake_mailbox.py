@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from kbkit.infra.errors import UsageError
+from kbkit.infra.outward import line
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
@@ -72,12 +73,15 @@ def main(argv: list[str] | None = None) -> int:
     old = len(scan.refused) - len(new)
     refused = [r for r in new if not r.stranger]
     strangers = [r for r in new if r.stranger]
-    for refusal in refused:
-        print(f"kb: refused {label}: {refusal.where}: {refusal.reason}", file=sys.stderr)
+    for refusal in refused:  # the author, the reason: outside text, one line each
+        print(f"kb: refused {line(f'{label}: {refusal.where}: {refusal.reason}')}", file=sys.stderr)
     for refusal in strangers:
-        print(f"kb: warning: ignored {label}: {refusal.where}: {refusal.reason}", file=sys.stderr)
+        print(
+            f"kb: warning: ignored {line(f'{label}: {refusal.where}: {refusal.reason}')}",
+            file=sys.stderr,
+        )
     print(
-        f"{label}: {len(result.added)} bugfix run(s) recorded, {len(result.already)} already "
+        f"{line(label)}: {len(result.added)} bugfix run(s) recorded, {len(result.already)} already "
         f"recorded, {len(refused)} refused, "
         + (f"{len(strangers)} ignored (not by a collaborator), " if strangers else "")
         + f"{scan.ignored} ordinary comment(s)"

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from kbkit.infra.errors import UsageError
+from kbkit.infra.outward import line
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
@@ -134,7 +135,7 @@ def _scan(args: argparse.Namespace) -> int:
     result = scan_github(folder, slug, identity, dry_run=args.dry_run, since=since)
     verb = "would be recorded" if args.dry_run else "recorded"
     for row in result.new:
-        print(f"{row['source_id']} merged {row['merged_at']}: {row['title'][:100]}")
+        print(line(f"{row['source_id']} merged {row['merged_at']}: {row['title'][:100]}"))
     print(
         f"{slug}: {len(result.new)} merged PR(s) {verb}, {result.already} already recorded, "
         f"{result.unmerged} closed without merging skipped ({result.pages} page(s) of closed "

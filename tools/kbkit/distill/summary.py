@@ -3,13 +3,14 @@
 A day whose run opened or updated no PR says why in one line (nothing pending, no rule
 proposed, the cadence deferred it, shadow mode, a failed attempt, or the error that stopped
 it), so a quiet day never looks like a broken one, nor the other way round. Copied text is
-inert (`kbkit.infra.inert`).
+inert (`kbkit.infra.inert`); the error that stopped a run is outside text, shown with no live
+link or image (`kbkit.infra.outward.markdown`).
 """
 
 from __future__ import annotations
 
 from kbkit.distill.session import Report
-from kbkit.infra import inert
+from kbkit.infra import inert, outward
 
 WHY = {
     "nothing-pending": "nothing was pending (every recorded event is published, shadowed or "
@@ -53,6 +54,6 @@ def summary(report: Report, mode_line: str) -> str:
 
 def stopped(day: str, message: str) -> str:
     """Markdown for a run stopped by an error."""
-    text = " ".join(message.split())[:1000]
+    text = outward.markdown(" ".join(message.split())[:1000])  # it may quote a page's text
     head = f"**No PR opened or updated**: the run stopped: {text}"
     return inert.markdown(f"### kb distill {day}\n\n- {head}\n\n")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from typing import IO, NamedTuple
 
-from kbkit.infra.charset import INVISIBLE
+from kbkit.infra import outward
 
 ERROR = "error"
 WARNING = "warning"
@@ -51,26 +50,9 @@ def count(findings: Iterable[Finding]) -> tuple[int, int]:
     return errors, warnings
 
 
-# Characters no report may print raw: controls (ESC, CR, ...), invisible and bidi
-# characters (kbkit.infra.charset), newlines (a forged next line) and lone surrogates (undecodable
-# file-name bytes, which would crash the write).
-_UNSAFE = re.compile(INVISIBLE.pattern[:-1] + "\n\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def shown(text: str) -> str:
-    """Text safe for a terminal or a log: every unsafe character becomes a visible token."""
-    return _UNSAFE.sub(_token, text)
-
-
-def _token(match: re.Match[str]) -> str:
-    char = match.group()
-    if char == "\n":
-        return "\\n"
-    code = ord(char)
-    if 0xDC80 <= code <= 0xDCFF:  # a file name's byte that is not UTF-8 (surrogateescape)
-        return f"\\x{code - 0xDC00:02x}"  # as backslashreplace shows it
-    return f"<U+{code:04X}>"
+    """Text safe for a terminal or a log line (`kbkit.infra.outward.line`)."""
+    return outward.line(text)
 
 
 def quote(value: object) -> str:
@@ -127,8 +109,7 @@ def render(
         }
         import json  # only the JSON report needs it
 
-        text = json.dumps(document, ensure_ascii=False, indent=2)
-        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+        return outward.json_text(json.dumps(document, ensure_ascii=False, indent=2)) + "\n"
     if fmt == "github":
         lines = [_annotation(f) for f in findings]
         lines.append(f"{tool}: {errors} error(s), {warnings} warning(s){_totals_text(totals)}")
@@ -147,14 +128,8 @@ def render(
     return "\n".join(lines) + "\n"
 
 
-def escape_annotation(value: str) -> str:
-    """GitHub workflow-command data: untrusted text cannot forge another annotation."""
-    return shown(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
-
-
-def escape_property(value: str) -> str:
-    """A workflow-command property (`file=`, `title=`): also `,` and `:` are escaped."""
-    return escape_annotation(value).replace(":", "%3A").replace(",", "%2C")
+escape_annotation = outward.annotation  # GitHub workflow-command data
+escape_property = outward.annotation_property  # a workflow-command property
 
 
 def _annotation(f: Finding) -> str:
@@ -175,9 +150,8 @@ MARKDOWN_ROWS = 200  # a job summary holds at most 1 MiB: the rest is counted, n
 def markdown(findings: list[Finding], tool: str, totals: dict[str, int] | None = None) -> str:
     """A markdown report for a CI job summary (`$GITHUB_STEP_SUMMARY`): the verdict and
     counts, then one table row per finding (at most MARKDOWN_ROWS). Every cell is inert:
-    no raw HTML, no table break, no live @mention or #reference."""
-    from kbkit.infra import inert
-
+    no raw HTML, no table break, no live link, image, @mention or #reference
+    (`kbkit.infra.outward.markdown`)."""
     errors, warnings = count(findings)
     verdict = "failed" if errors else "passed"
     lines = [
@@ -188,17 +162,23 @@ def markdown(findings: list[Finding], tool: str, totals: dict[str, int] | None =
         lines += ["| | location | rule | message |", "|---|---|---|---|"]
         for f in findings[:MARKDOWN_ROWS]:
             mark = "❌" if f.severity == ERROR else "⚠️"
-            where, message = _md_cell(_location(f)), inert.markdown(_md_cell(shown(f.message)))
+            where, message = _md_location(f), outward.markdown(f.message)
             lines.append(f"| {mark} | {where} | `{_md_cell(f.rule_id)}` | {message} |")
         if len(findings) > MARKDOWN_ROWS:
             lines += ["", f"... and {len(findings) - MARKDOWN_ROWS} more (run `kb check` locally)."]
     return "\n".join(lines) + "\n"
 
 
+def _md_location(finding: Finding) -> str:
+    where = outward.markdown(finding.path)
+    if not finding.line:
+        return where
+    return f"{where}:{finding.line}" + (f":{finding.column}" if finding.column else "")
+
+
 def _md_cell(text: str) -> str:
-    """Text for a markdown table cell: HTML and the cell separator escaped."""
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return escaped.replace("|", "\\|").replace("`", "&#96;")
+    """kbkit's own text (a rule id) inside a code span in a table cell."""
+    return text.replace("|", "\\|").replace("`", "'")
 
 
 SARIF_SCHEMA = (
@@ -250,7 +230,7 @@ def sarif(
             "ruleId": f.rule_id,
             "ruleIndex": index[f.rule_id],
             "level": _sarif_level(f.severity),
-            "message": {"text": shown(f.message)},
+            "message": {"text": outward.sarif(f.message)},
             "locations": [{"physicalLocation": physical}],
         }
         if fingerprints is not None:
@@ -274,8 +254,7 @@ def sarif(
             }
         ],
     }
-    text = json.dumps(log, ensure_ascii=False, indent=2)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    return outward.json_text(json.dumps(log, ensure_ascii=False, indent=2)) + "\n"
 
 
 def _sarif_level(severity: str) -> str:
