@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kbkit-installed
 
-.PHONY: help setup test test-dates check lint demo bench stress clean report-screenshot release
+.PHONY: help setup test test-all test-dates check lint demo bench stress clean report-screenshot release
 
 help: ## Show this list of targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -19,12 +19,25 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 setup: $(STAMP) ## Create .venv/ with kbkit (editable) and the dev tools
 	@echo "kbkit is installed: $(BIN)/kb"
 
-test: $(STAMP) ## Run the test suite (two workers)
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m 'not stress'
+# The two tiers (tests/test_tiers.py holds them to this): `make test` leaves out the tests
+# marked slow (real gh, pre-commit, venvs, chromium, the LSP client, crash loops, simulations,
+# anything over about a second); `make test-all` runs them too. `make stress` is apart.
+FAST_TIER := not stress and not slow
+ALL_TIERS := not stress
+DATES_TIER ?= $(FAST_TIER)
+# Bytecode caching stays on even where PYTHONDONTWRITEBYTECODE is set: without it every `kb`
+# process a test starts compiles the package again, and each worker its ~300 test modules.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -p no:cacheprovider -n 2
 
-test-dates: $(STAMP) ## Run the test suite with the wall clock moved to 2019 and to 2041
-	KBKIT_TEST_WALL_CLOCK=2019-03-01T08:00:00Z $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m 'not stress'
-	KBKIT_TEST_WALL_CLOCK=2041-07-15T20:00:00Z $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m 'not stress'
+test: $(STAMP) ## Run the fast tier of the test suite (two workers, under 3 minutes)
+	$(PYTEST) -m '$(FAST_TIER)'
+
+test-all: $(STAMP) ## Run both tiers: the fast one and the slow real-process one (what CI runs)
+	$(PYTEST) -m '$(ALL_TIERS)'
+
+test-dates: $(STAMP) ## Run the fast tier with the wall clock at 2019 and at 2041 (DATES_TIER='not stress': both tiers)
+	KBKIT_TEST_WALL_CLOCK=2019-03-01T08:00:00Z $(PYTEST) -m '$(DATES_TIER)'
+	KBKIT_TEST_WALL_CLOCK=2041-07-15T20:00:00Z $(PYTEST) -m '$(DATES_TIER)'
 
 check: $(STAMP) ## Run both validators on the project's own knowledge/ tree
 	$(BIN)/kb check

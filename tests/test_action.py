@@ -24,7 +24,7 @@ from tests.kbtree import make_tree
 PROJECT = Path(__file__).resolve().parents[1]
 ACTION = PROJECT / "action.yml"
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]  # make test-all: the action's steps in a new venv
 
 
 def test_action_matches_githubs_action_metadata_schema(tmp_path: Path) -> None:

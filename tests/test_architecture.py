@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "tools" / "kbkit"
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -125,6 +127,7 @@ def test_the_cycle_finder_finds_cycles() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
+@pytest.mark.slow
 def test_the_graph_sees_deferred_imports() -> None:
     graph = import_graph()
     assert "kbkit.checks.incremental" in graph["kbkit.checks.runner"]
@@ -132,6 +135,7 @@ def test_the_graph_sees_deferred_imports() -> None:
     assert "kbkit.checks.incremental" not in graph["kbkit.checks.registry"]
 
 
+@pytest.mark.slow
 def test_no_import_cycles() -> None:
     graph = import_graph()
     for source, target in KNOWN_CYCLE_EDGES:
@@ -220,6 +224,7 @@ def test_the_layer_contracts_hold() -> None:
     assert "0 broken" in done.stdout
 
 
+@pytest.mark.slow
 def test_an_upward_import_breaks_the_contracts(tmp_path: Path) -> None:
     """A copy of the package where the page parser imports the curator fails lint-imports,
     naming the import; so does an import between two siblings of one layer."""
@@ -239,6 +244,7 @@ def test_an_upward_import_breaks_the_contracts(tmp_path: Path) -> None:
     assert done.returncode == 1 and "kbkit.vcs.git -> kbkit.rulebook.findings" in done.stdout
 
 
+@pytest.mark.slow
 def test_no_product_module_exists_for_tests_only() -> None:
     """No module reads a test-only variable, and every module is reached from an entry point
     (the CLI, the demo, the shims, the public curator, lessons and compat APIs) by imports or

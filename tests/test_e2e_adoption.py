@@ -21,7 +21,10 @@ from tests.gitrepo import git
 PROJECT = Path(__file__).resolve().parents[1]
 SECTION = "## Use kbkit in your repository"
 
-pytestmark = pytest.mark.e2e
+pytestmark = [
+    pytest.mark.slow,  # make test-all: pip into a new venv, real pre-commit
+    pytest.mark.e2e,
+]
 
 DRAFT = """---
 title: "Deploys"

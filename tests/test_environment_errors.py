@@ -34,6 +34,7 @@ def event(n: int) -> dict[str, object]:
     return {"source_kind": "lesson", "source_id": f"L{n}", "title": f"lesson {n}"}
 
 
+@pytest.mark.slow
 def test_record_prs_on_a_full_disk(tmp_path: Path) -> None:
     pages = write_pages(tmp_path / "pulls.json", [[make_pr(n) for n in range(1, 300)]])
     with small_tmpfs(tmp_path / "disk") as repo:
@@ -46,6 +47,7 @@ def test_record_prs_on_a_full_disk(tmp_path: Path) -> None:
         assert snapshot(repo / "intake") == before
 
 
+@pytest.mark.slow
 def test_compact_on_a_full_disk_and_on_a_read_only_disk(tmp_path: Path) -> None:
     with small_tmpfs(tmp_path / "disk") as repo:
         folder = repo / "intake"
@@ -80,6 +82,7 @@ def task(task_id: str, findings: int, summary: str) -> dict[str, object]:
     }
 
 
+@pytest.mark.slow
 def test_lessons_extract_on_a_full_disk(tmp_path: Path) -> None:
     first = tmp_path / "t1.json"
     first.write_text(json.dumps(task("T1", 1, "a")))
@@ -95,6 +98,7 @@ def test_lessons_extract_on_a_full_disk(tmp_path: Path) -> None:
         assert after == before
 
 
+@pytest.mark.slow
 def test_curate_apply_into_a_read_only_clone(tmp_path: Path) -> None:
     b = tmp_path / "batch.json"
     b.write_text(json.dumps(batch("PR #101").to_dict()))

@@ -38,6 +38,7 @@ def schema_check(path: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_workflow_matches_githubs_workflow_schema(tmp_path: Path) -> None:
     done = schema_check(WORKFLOW)
     assert done.returncode == 0, done.stdout + done.stderr

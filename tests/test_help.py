@@ -38,6 +38,7 @@ def test_help_and_dash_help_print_options_and_the_example(
     assert capsys.readouterr().out == out
 
 
+@pytest.mark.slow
 def test_an_unknown_command_suggests_the_nearest() -> None:
     done = kb("chek")
     assert done.returncode == 2
@@ -58,6 +59,7 @@ def test_help_alone_lists_the_commands() -> None:
     assert done.returncode == 0 and "kb help COMMAND" in done.stdout
 
 
+@pytest.mark.slow
 def test_help_through_a_real_process_exits_0_with_the_example() -> None:
     done = kb("help", "intake", "check")
     assert done.returncode == 0 and done.stdout.endswith(EXAMPLES["intake check"] + "\n")

@@ -7,7 +7,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from benchmarks.bench_hostile import EXTRA_SECONDS, RSS_LIMIT_MB, measure
+
+pytestmark = pytest.mark.slow  # make test-all: times and measures a generated hostile tree
 
 
 def test_a_hostile_tree_is_checked_in_bounded_time_and_memory(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ def snapshot(repo: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 def test_init_writes_a_tree_that_passes_and_a_second_run_changes_nothing(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "r")
     done = kb(repo, "init")
@@ -92,6 +93,7 @@ def test_init_local_hook_runs_the_installed_kb(tmp_path: Path) -> None:
     assert hook["hooks"][0]["language"] == "system"
 
 
+@pytest.mark.slow
 def test_init_from_a_subdirectory_sets_up_the_git_top(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "r")
     (repo / "src" / "deep").mkdir(parents=True)
@@ -100,6 +102,7 @@ def test_init_from_a_subdirectory_sets_up_the_git_top(tmp_path: Path) -> None:
     assert not (repo / "src" / "deep" / "knowledge").exists()
 
 
+@pytest.mark.slow
 def test_init_infers_a_policy_from_existing_pages_and_adds_no_page(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "r")
     pages = {
@@ -132,6 +135,7 @@ def test_init_infers_a_policy_from_existing_pages_and_adds_no_page(tmp_path: Pat
     assert "created" not in kb(repo, "init").stdout and snapshot(repo) == before
 
 
+@pytest.mark.slow
 def test_init_root_sets_up_a_docs_tree_the_team_already_has(tmp_path: Path) -> None:
     """`--root docs`: the policy goes beside the tree and names it, so every command finds
     it; the team's pages get an inferred policy and no starting page."""
@@ -151,6 +155,7 @@ def test_init_root_sets_up_a_docs_tree_the_team_already_has(tmp_path: Path) -> N
     assert paths and all(p.startswith("docs/") for p in paths)  # the docs tree is checked
 
 
+@pytest.mark.slow
 def test_init_root_on_a_flat_docs_tree_checks_every_page(tmp_path: Path) -> None:
     """A docs folder whose pages all sit at its top (no subfolder): the knowledge root itself
     is the root, so every page is checked (a leaked token too) and no missing
@@ -172,6 +177,7 @@ def test_init_root_on_a_flat_docs_tree_checks_every_page(tmp_path: Path) -> None
     assert found == {("docs/guide.md", "tree/secret-token")}
 
 
+@pytest.mark.slow
 def test_init_root_infers_from_a_tree_with_its_own_root_index_and_no_tags(
     tmp_path: Path,
 ) -> None:
@@ -197,6 +203,7 @@ def test_init_root_infers_from_a_tree_with_its_own_root_index_and_no_tags(
     ]  # the team's pages are checked, and nothing asks for a taxonomy nobody needs
 
 
+@pytest.mark.slow
 def test_init_infers_an_obsidian_vault_linked_by_name_without_index_pages(
     tmp_path: Path,
 ) -> None:
@@ -224,6 +231,7 @@ def test_init_infers_an_obsidian_vault_linked_by_name_without_index_pages(
     assert json.loads(checked.stdout)["summary"]["pages"] == 3  # the pages below a root
 
 
+@pytest.mark.slow
 def test_init_infers_site_root_links_to_the_html_a_middleman_page_builds(
     tmp_path: Path,
 ) -> None:
@@ -252,6 +260,7 @@ def test_init_infers_site_root_links_to_the_html_a_middleman_page_builds(
     assert len([rule for rule, _ in found if rule == "tree/link-broken"]) == 1
 
 
+@pytest.mark.slow
 def test_init_root_on_an_empty_folder_writes_a_green_starting_tree(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "r")
     done = kb(repo, "init", "--root", "handbook", "--local-hook")
@@ -262,6 +271,7 @@ def test_init_root_on_an_empty_folder_writes_a_green_starting_tree(tmp_path: Pat
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("root", ["../x", "a/b", ".hidden", "", "on off"])
 def test_init_root_must_name_one_top_level_folder(tmp_path: Path, root: str) -> None:
     repo = new_repo(tmp_path / "r")
@@ -270,6 +280,7 @@ def test_init_root_must_name_one_top_level_folder(tmp_path: Path, root: str) -> 
     assert "Traceback" not in done.stderr and sorted(p.name for p in repo.iterdir()) == [".git"]
 
 
+@pytest.mark.slow
 def test_init_finds_the_site_generator_and_writes_its_profile(tmp_path: Path) -> None:
     """An mdBook: no --root, no knowledge/ scaffold; kbkit.yaml names the profile and the
     book's src folder, and the first check's leftovers are printed in plain words."""
@@ -294,6 +305,7 @@ def test_init_finds_the_site_generator_and_writes_its_profile(tmp_path: Path) ->
     assert "created" not in kb(repo, "init").stdout and snapshot(repo) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("files", "profile", "root"),
     [
@@ -349,6 +361,7 @@ def test_init_detects_each_generator(
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow
 def test_init_names_the_index_page_a_plain_docs_folder_uses(tmp_path: Path) -> None:
     """A docs/ folder built by no known generator, its folders' home pages `index.md`: the
     policy names that index page, so a home page no page links to is no orphan, and the
@@ -382,6 +395,7 @@ def test_the_index_page_most_folders_hold_wins_ties_to_the_earlier_name(tmp_path
     assert most_common_index([tmp_path]) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("config", "inserted"),
     [
@@ -405,6 +419,7 @@ def test_init_reads_which_mkdocs_pages_can_pull_in_text(
     assert policy.get("links", {}).get("inserted_text", True) is inserted
 
 
+@pytest.mark.slow
 def test_init_turns_title_quoting_off_for_a_tree_that_never_quotes(tmp_path: Path) -> None:
     """A newcomer's docs/ with unquoted titles: the inferred policy must not fail them all."""
     repo = new_repo(tmp_path / "r")
@@ -422,6 +437,7 @@ def test_init_turns_title_quoting_off_for_a_tree_that_never_quotes(tmp_path: Pat
     assert "lint/title-unquoted" not in rules
 
 
+@pytest.mark.slow
 def test_init_pins_only_a_rev_that_resolves(tmp_path: Path) -> None:
     hooks = init_repo(tmp_path / "kbkit-hooks")
     commit_files(hooks, {".pre-commit-hooks.yaml": "[]\n"}, "hooks")

@@ -12,6 +12,7 @@ import pytest
 TASK = {"id": "T1", "status": "done", "company": "c", "category": "web", "findings": []}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [

@@ -79,6 +79,7 @@ def heading(policy: Policy) -> re.Pattern[str]:
     return re.compile(rf"(?P<id>{policy.data['rules']['id_pattern']}) — (?P<name>\S.*)")
 
 
+@pytest.mark.slow
 def test_the_policy_sets_a_taxonomy_that_the_pages_use(policy: Policy) -> None:
     tags = policy.data["taxonomy"]["tags"]
     assert 15 <= len(tags) <= 25 and len(set(tags)) == len(tags)

@@ -153,6 +153,7 @@ def _tree_copy(tmp_path: Path) -> Path:
     return repo
 
 
+@pytest.mark.slow
 def test_the_hook_entry_checks_a_tree_and_fails_on_a_missing_root(tmp_path: Path) -> None:
     repo = _tree_copy(tmp_path)
     entry = [sys.executable, str(PROJECT / hooks()[WHOLE_TREE_HOOK]["entry"].split()[1])]
@@ -190,6 +191,7 @@ def test_published_intake_hook_checks_the_ledgers_with_the_installed_kb() -> Non
     assert "intake check" in COMMANDS
 
 
+@pytest.mark.slow
 def test_local_intake_hook_fails_on_a_bad_ledger_line(tmp_path: Path) -> None:
     entry = {
         h["id"]: h for r in yaml.safe_load(CONFIG.read_text("utf-8"))["repos"] for h in r["hooks"]

@@ -34,6 +34,7 @@ def _release(repo: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_release_tags_the_version_once_with_a_clean_wheel(clone: Path) -> None:
     version = release.version_of(clone)
     (clone / "notes.txt").write_text("not committed\n")

@@ -36,6 +36,7 @@ def _bash(cwd: Path, *lines: str) -> list[list[str]]:
     return [row.split() for row in done.stdout.splitlines()]
 
 
+@pytest.mark.slow
 def test_bash_completes_commands_options_choices_rule_ids_and_paths(tmp_path: Path) -> None:
     (tmp_path / "knowledge/general").mkdir(parents=True)
     assert _bash(
@@ -95,6 +96,7 @@ def test_zsh_script_parses_and_the_protocol_answers_with_descriptions(tmp_path: 
     assert choices[0][1].startswith("the lowest severity that fails the run")
 
 
+@pytest.mark.slow
 def test_completion_runs_no_command(tmp_path: Path) -> None:
     """Completing `kb init ` must not set anything up (the parser is taken, main never runs)."""
     _bash(tmp_path, "kb init --")

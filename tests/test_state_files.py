@@ -59,6 +59,7 @@ PAGE_DAMAGE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", list(PAGE_DAMAGE.values()), ids=list(PAGE_DAMAGE))
 def test_a_damaged_parse_cache_reads_as_absent(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: object
@@ -83,6 +84,7 @@ SNAPSHOT_DAMAGE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", list(SNAPSHOT_DAMAGE.values()), ids=list(SNAPSHOT_DAMAGE))
 def test_a_damaged_result_snapshot_reads_as_absent(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: object

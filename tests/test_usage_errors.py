@@ -21,6 +21,7 @@ MISSING = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", MISSING, ids=" ".join)
 def test_a_missing_input_is_exit_2_naming_it(tmp_path: Path, command: list[str]) -> None:
     done = subprocess.run(

@@ -8,11 +8,13 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from benchmarks.gen_reference_docset import generate_reference_docset
 
 from tests.kbtree import kb
 
 
+@pytest.mark.slow
 def test_the_proxy_reports_only_the_site_root_links_of_the_real_docset(tmp_path: Path) -> None:
     pages = generate_reference_docset(tmp_path, 600)
     assert pages == len(list((tmp_path / "docs").rglob("*.md")))

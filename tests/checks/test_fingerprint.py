@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.conftest import CORPUS
@@ -32,6 +33,7 @@ def _agree(page_text: str, min_chars: int) -> None:
     assert (fast is None) == (exact is None), page_text
 
 
+@pytest.mark.slow
 @settings(max_examples=300, derandomize=True, deadline=None)
 @given(markdownish, st.sampled_from([1, 5, 20, 200]))
 def test_too_short_exactly_when_the_exact_fingerprint_says_so(text: str, min_chars: int) -> None:

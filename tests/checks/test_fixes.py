@@ -45,6 +45,7 @@ def _rules(out: str) -> list[tuple[str, str]]:
     return [(f["path"], f["rule"]) for f in json.loads(out)["findings"]]
 
 
+@pytest.mark.slow
 def test_fix_applies_every_mechanical_fix_and_a_second_run_changes_nothing(repo: Path) -> None:
     before = kb(repo, "check", "--format", "json")
     assert sorted(r for _, r in _rules(before.stdout)) == [

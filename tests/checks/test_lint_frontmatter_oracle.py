@@ -178,6 +178,7 @@ VALUES = st.one_of(
 KEYS = ["title", "created", "updated", "type", "tags", "confidence", "sources", "contested"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=len(KEYS)))
 def test_fuzzed_frontmatter_agrees(meta: dict[str, Any]) -> None:

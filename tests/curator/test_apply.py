@@ -114,6 +114,7 @@ def test_dry_run_writes_nothing(clone: Path) -> None:
     assert _snapshot(clone) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["fail", "hang"])
 def test_failing_or_hanging_validator_rolls_back(tmp_path: Path, kind: str) -> None:
     clone = make_clone(tmp_path / "c")
@@ -148,6 +149,7 @@ def test_missing_validator_fails_before_any_write(clone: Path) -> None:
     assert not (state_dir(clone) / JOURNAL).exists()
 
 
+@pytest.mark.slow
 def test_unlaunchable_validator_rolls_back(clone: Path) -> None:
     before = _snapshot(clone)
     curator, validation = _apply(clone, [row()], python=str(clone / "no-such-python"))
@@ -223,6 +225,7 @@ def test_fallback_journal_folder_ignores_itself(clone: Path) -> None:
     assert lines[-1] == "*" and all(line.startswith("#") for line in lines[:-1])
 
 
+@pytest.mark.slow
 def test_results_round_trip_through_to_dict(clone: Path) -> None:
     import json
 
@@ -237,6 +240,7 @@ def test_results_round_trip_through_to_dict(clone: Path) -> None:
         assert str(clone) not in json.dumps(data)
 
 
+@pytest.mark.slow
 def test_threads_share_the_clone_lock(clone: Path) -> None:
     import threading
 

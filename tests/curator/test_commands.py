@@ -25,6 +25,7 @@ def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return code, out, err
 
 
+@pytest.mark.slow
 def test_prompt_schema_validate_apply(
     clone: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

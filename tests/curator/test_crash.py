@@ -20,6 +20,8 @@ from kbkit.infra.file_lock import locked
 from tests.conftest import PROJECT
 from tests.curator.conftest import KBKIT, WRITING, batch, make_clone, row
 
+pytestmark = pytest.mark.slow  # make test-all: kill -9 during apply, eight writers at once
+
 TARGETS = (WRITING, KBKIT, "general/review/rules")
 
 

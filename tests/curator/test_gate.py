@@ -36,6 +36,7 @@ def _snapshot(clone: Path) -> dict[str, bytes]:
     return {str(p): p.read_bytes() for p in sorted(clone.rglob("*.md"))}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy_line", ["validators: []", "validators:"])
 def test_a_policy_cannot_turn_the_gate_off(tmp_path: Path, policy_line: str) -> None:
     clone = make_clone(tmp_path / "c", validators="real")
@@ -59,6 +60,7 @@ def test_a_policy_cannot_turn_the_gate_off(tmp_path: Path, policy_line: str) -> 
     ]
 
 
+@pytest.mark.slow
 def test_extra_validators_run_after_the_builtins(tmp_path: Path) -> None:
     clone = make_clone(tmp_path / "c")
     curator = KnowledgeCurator(clone, today="2026-12-01")
@@ -71,6 +73,7 @@ def test_extra_validators_run_after_the_builtins(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_kbkit_folder_in_the_clone_is_never_imported(tmp_path: Path) -> None:
     clone = make_clone(tmp_path / "c", validators="real")
     marker = tmp_path / "imported"
@@ -120,6 +123,7 @@ def _push_change(world: World, path: str, text: str | None, message: str) -> Non
     git.run_git(work, "push", "--quiet", "origin", "HEAD:main")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("broken", "error", "match"),
     [

@@ -44,6 +44,7 @@ def _apply(clone: Path, proposal: dict) -> ValidatorResult:  # type: ignore[type
     return result.validators
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gate", [None, GATE_NO_NEW])
 def test_an_existing_finding_does_not_block_a_clean_change(tmp_path: Path, gate: str) -> None:
     clone = _with_old_finding(tmp_path, gate)
@@ -57,6 +58,7 @@ def test_an_existing_finding_does_not_block_a_clean_change(tmp_path: Path, gate:
     assert "WRITE-3b" in (clone / OLD_PAGE).read_text()
 
 
+@pytest.mark.slow
 def test_a_change_adding_a_finding_is_refused_and_rolled_back(tmp_path: Path) -> None:
     clone = _with_old_finding(tmp_path, None)
     before = _snapshot(clone)
@@ -74,6 +76,7 @@ def test_a_change_adding_a_finding_is_refused_and_rolled_back(tmp_path: Path) ->
     assert _snapshot(clone) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("proposal", [row(), _adds_a_finding()])
 def test_the_clean_gate_refuses_any_finding(tmp_path: Path, proposal: dict) -> None:  # type: ignore[type-arg]
     clone = _with_old_finding(tmp_path, GATE_CLEAN)
@@ -89,6 +92,7 @@ def test_the_clean_gate_refuses_any_finding(tmp_path: Path, proposal: dict) -> N
     assert _snapshot(clone) == before
 
 
+@pytest.mark.slow
 def test_a_clean_tree_passes_both_gates(tmp_path: Path) -> None:
     for gate in (GATE_NO_NEW, GATE_CLEAN):
         clone = make_clone(tmp_path / gate, validators="real")
@@ -99,6 +103,7 @@ def test_a_clean_tree_passes_both_gates(tmp_path: Path) -> None:
         assert all(r.new_findings == 0 for r in result.runs)
 
 
+@pytest.mark.slow
 def test_the_transcript_round_trips(tmp_path: Path) -> None:
     clone = _with_old_finding(tmp_path, None)
     result = _apply(clone, row())

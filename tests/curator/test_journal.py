@@ -86,6 +86,7 @@ def _batch_file(tmp_path: Path) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_a_replay_after_a_kill_leaves_a_later_edit_and_says_so(tmp_path: Path) -> None:
     clone, bases = _killed_apply(tmp_path, pages_written=2)
     edited = _page(clone, WRITING)
@@ -111,6 +112,7 @@ def test_a_replay_after_a_kill_leaves_a_later_edit_and_says_so(tmp_path: Path) -
     assert prompt.returncode == 0, prompt.stderr
 
 
+@pytest.mark.slow
 def test_restore_base_is_a_decision_a_person_makes(tmp_path: Path) -> None:
     clone, bases = _killed_apply(tmp_path, pages_written=1)
     edited = _page(clone, WRITING)
@@ -123,6 +125,7 @@ def test_restore_base_is_a_decision_a_person_makes(tmp_path: Path) -> None:
     assert all(_page(clone, doc).read_bytes() == data for doc, data in bases.items())
 
 
+@pytest.mark.slow
 def test_an_unedited_crash_is_undone_as_before(tmp_path: Path) -> None:
     clone, bases = _killed_apply(tmp_path, pages_written=2)
     result = KnowledgeCurator(clone).recover()
@@ -130,6 +133,7 @@ def test_an_unedited_crash_is_undone_as_before(tmp_path: Path) -> None:
     assert all(_page(clone, doc).read_bytes() == data for doc, data in bases.items())
 
 
+@pytest.mark.slow
 def test_a_page_deleted_or_linked_since_is_left_as_it_is(tmp_path: Path) -> None:
     clone, _ = _killed_apply(tmp_path, pages_written=2)
     _page(clone, WRITING).unlink()
@@ -151,6 +155,7 @@ def test_a_page_deleted_or_linked_since_is_left_as_it_is(tmp_path: Path) -> None
     assert KnowledgeCurator(clone).recover("keep-current").kept == (KBKIT,)
 
 
+@pytest.mark.slow
 def test_a_rollback_leaves_a_page_edited_while_the_gate_ran(tmp_path: Path) -> None:
     """A person saves the page while the validators run, and the gate fails: the rollback
     puts back nothing that the apply did not write."""

@@ -106,6 +106,7 @@ def test_the_prompt_lists_the_owners_of_the_repositories_the_evidence_comes_from
     assert "more owner(s)" not in text
 
 
+@pytest.mark.slow
 def test_new_page_is_created_and_registered_in_the_index(tmp_path: Path) -> None:
     clone = make_clone(tmp_path / "clone", "real")
     index_before = _path(clone, INDEX).read_bytes()
@@ -138,6 +139,7 @@ def test_new_page_is_created_and_registered_in_the_index(tmp_path: Path) -> None
     assert catalog.pages[NEW].rule_ids == ("KCI-1a", "KCI-1b")
 
 
+@pytest.mark.slow
 def test_a_new_page_with_a_group_holds_level_three_rules(tmp_path: Path) -> None:
     clone = make_clone(tmp_path / "clone", "real")
     curator = KnowledgeCurator(clone, today="2026-12-01")
@@ -238,6 +240,7 @@ def test_new_page_refusals(tmp_path: Path, case: str) -> None:
     assert message in rejected[index].message
 
 
+@pytest.mark.slow
 def test_failed_gate_removes_the_new_page(tmp_path: Path) -> None:
     clone = make_clone(tmp_path / "clone", "fail")
     index_before = _path(clone, INDEX).read_bytes()
@@ -271,6 +274,7 @@ def test_stale_new_page_is_refused_before_any_write(tmp_path: Path) -> None:
     assert _path(clone, NEW).read_text() == "someone else's page\n"
 
 
+@pytest.mark.slow
 def test_killed_apply_leaves_no_new_page(tmp_path: Path) -> None:
     """SIGKILL a real applying process after it created the page: the next curator call
     removes the page again and restores the index byte for byte."""
@@ -325,6 +329,7 @@ CONTENTS_LIST = """- [guides](guides/_index.md): the daily distill, shadow and r
 """
 
 
+@pytest.mark.slow
 def test_an_index_that_lists_its_pages_gets_a_list_item(tmp_path: Path) -> None:
     """An owner whose index registers pages as a bulleted list gets an item, not a row."""
     clone = make_clone(tmp_path / "clone", "real")

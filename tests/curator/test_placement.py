@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kbkit.curator import KnowledgeCurator
 from tests.curator.conftest import WRITING, batch, make_clone, row, section
 
@@ -44,6 +46,7 @@ def _apply(clone: Path, rows: list[dict], *sources: str) -> KnowledgeCurator:  #
     return curator
 
 
+@pytest.mark.slow
 def test_a_new_group_after_a_rule_of_an_earlier_row(clone: Path) -> None:
     """The issue's reproduction on kbkit's own tree (row 2 was rejected with `group`)."""
     rows = [
@@ -68,6 +71,7 @@ def test_a_rule_in_the_middle_of_a_group_still_cannot_open_one(clone: Path) -> N
     assert [(r.model_index, r.reason) for r in validation.rejected] == [(1, "group")]
 
 
+@pytest.mark.slow
 def test_the_start_anchor_puts_a_new_group_on_top(clone: Path) -> None:
     base = _text(clone)
     rows = [
@@ -84,6 +88,7 @@ def test_the_start_anchor_puts_a_new_group_on_top(clone: Path) -> None:
     assert text.endswith(rest)
 
 
+@pytest.mark.slow
 def test_a_page_with_mixed_levels_accepts_a_new_group_of_deeper_rules(clone: Path) -> None:
     first = section("MIX-1a", "A top rule", level=2)
     grouped = section("MIX-5a", "A grouped rule", level=3)
@@ -136,6 +141,7 @@ def test_a_row_anchored_on_a_rejected_row_names_its_reason(clone: Path) -> None:
     assert "row 0 of this reply, which was rejected (bullets:" in second.message
 
 
+@pytest.mark.slow
 def test_rows_after_one_anchor_keep_the_reply_order_and_their_group(clone: Path) -> None:
     rows = [
         row("WRITE-4a", title="A new last group", after="WRITE-3a", group="4. Review hygiene"),
@@ -185,6 +191,7 @@ def _flat_page(clone: Path) -> tuple[Path, str]:
     return page, "repos/kbkit/rules-flat"
 
 
+@pytest.mark.slow
 def test_a_flat_page_opens_its_first_group_as_the_real_pages_do(tmp_path: Path) -> None:
     """The issue's case: every rule a top-level `## ID — title`; a batch opens `## group` and
     puts its rules at `###` under it, the next row anchors on it; the flat rules stay as

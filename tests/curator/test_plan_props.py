@@ -57,6 +57,7 @@ def _proposal(rid: str, after: str | None, cite: str) -> AcceptedProposal:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pages(), st.data())
 def test_insertions_keep_every_base_byte(

@@ -15,7 +15,10 @@ from kbkit.tree.rules import HEADING, rule_ids
 from tests.conftest import corpus_or_skip
 from tests.curator.replay import corpus_clone, infermatrix, replay_batch, replay_rows
 
-pytestmark = pytest.mark.corpus
+pytestmark = [
+    pytest.mark.slow,  # make test-all: replays the corpus's real batches
+    pytest.mark.corpus,
+]
 COMMITS = ("713f3f5", "8883186", "6e1e140", "5483cc7")
 # 5483cc7's sections carry no provenance marker: the replay cites this source for them.
 MARKERS = {"5483cc7": "vLLM-Omni v0.26.0 alignment"}

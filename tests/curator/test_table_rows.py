@@ -48,6 +48,7 @@ def _validate(clone: Path, *rows: dict[str, Any]) -> Any:
 NEW = "| Link targets | `WRITE-3b` | inside the tree |"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("after", ["Links", None])
 def test_a_row_goes_after_the_named_row_or_at_the_end(tmp_path: Path, after: str | None) -> None:
     clone = _clone(tmp_path)
@@ -66,6 +67,7 @@ def test_a_row_goes_after_the_named_row_or_at_the_end(tmp_path: Path, after: str
     assert changed and all(t == "replace" and i1 < end for t, i1 in changed)  # updated: only
 
 
+@pytest.mark.slow
 def test_rows_anchor_on_rows_of_earlier_proposals(tmp_path: Path) -> None:
     clone = _clone(tmp_path)
     first = row(table_rows=[_table_row("Safe text", ["Targets", "`WRITE-3b`", "tree"])])
@@ -89,6 +91,7 @@ def test_rows_anchor_on_rows_of_earlier_proposals(tmp_path: Path) -> None:
     assert len(plan.changes) == 1
 
 
+@pytest.mark.slow
 def test_an_escaped_pipe_is_one_cell(tmp_path: Path) -> None:
     clone = _clone(tmp_path)
     cells = ["Pipes", "`WRITE-3b`", r"a \| b"]

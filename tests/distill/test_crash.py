@@ -16,6 +16,8 @@ from kbkit.vcs import git
 from tests.conftest import PROJECT
 from tests.distill.world import DAY, VAL, ScriptedGateway, World, section
 
+pytestmark = pytest.mark.slow  # make test-all: distill runs killed at each stage
+
 BRANCH = f"knowledge/intake-{DAY}"
 STAGES = ("reply", "apply", "commit", "push", "pr", "status")
 

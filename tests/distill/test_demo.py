@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import PROJECT
+
+pytestmark = pytest.mark.slow  # make test-all: the whole demo pipeline, twice
 
 
 def run_demo(work: Path) -> str:

@@ -35,6 +35,7 @@ def ledger_bytes(world: World) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(world.intake.glob("*.jsonl")))
 
 
+@pytest.mark.slow
 def test_command_distills_commits_and_shadows(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -59,6 +60,7 @@ def test_command_distills_commits_and_shadows(
     assert len(git.run_git(world.clone, "rev-list", BRANCH).split()) == 2
 
 
+@pytest.mark.slow
 def test_model_failures_count_attempts_up_to_the_cap(world: World) -> None:
     keys = world.record(1)
     broken = ScriptedGateway(reply='{"proposals": [')  # truncated JSON
@@ -73,6 +75,7 @@ def test_model_failures_count_attempts_up_to_the_cap(world: World) -> None:
     assert (world.state / "artifacts/knowledge-intake" / DAY).is_dir()
 
 
+@pytest.mark.slow
 def test_replay_miss_touches_no_row(world: World) -> None:
     keys = world.record(1)
     replay = world.root / "empty.jsonl"
@@ -82,6 +85,7 @@ def test_replay_miss_touches_no_row(world: World) -> None:
     assert world.states(keys) == ["pending"]
 
 
+@pytest.mark.slow
 def test_validator_failure_rolls_back_and_keeps_rows_pending(world: World) -> None:
     keys = world.record(1)
     gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
@@ -122,6 +126,7 @@ def test_bad_replay_file_is_named(world: World, capsys: pytest.CaptureFixture[st
     assert not (world.state / "artifacts").exists()
 
 
+@pytest.mark.slow
 def test_overlapping_runs_fail_fast(world: World) -> None:
     from kbkit.infra.file_lock import locked
 
@@ -146,6 +151,7 @@ class EmptyPlugin:
         register(EmptyModel())
 
 
+@pytest.mark.slow
 def test_llm_model_through_the_command_and_record(
     world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -165,6 +171,7 @@ def test_llm_model_through_the_command_and_record(
     assert row["model"] == "llm:kbkit-test-empty" and row["reply"] == '{"proposals": []}'
 
 
+@pytest.mark.slow
 def test_leftovers_of_a_crash_are_cleaned_before_the_next_run(world: World) -> None:
     keys = world.record(1)
     gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
@@ -181,6 +188,7 @@ def test_leftovers_of_a_crash_are_cleaned_before_the_next_run(world: World) -> N
     assert not partial.exists()
 
 
+@pytest.mark.slow
 def test_an_untracked_rule_page_of_a_killed_apply_never_reaches_a_commit(world: World) -> None:
     """A run killed between the apply of a new rule page and its commit leaves the page
     untracked and its owner's index row changed: both are gone before the next batch, so
@@ -204,6 +212,7 @@ def test_an_untracked_rule_page_of_a_killed_apply_never_reaches_a_commit(world: 
     assert kb(["check", "--repo", str(world.clone)]) == 0  # the branch the PR would carry
 
 
+@pytest.mark.slow
 def test_knowledge_repo_from_intake_config(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -215,6 +224,7 @@ def test_knowledge_repo_from_intake_config(
     assert world.states(keys) == ["shadowed"]
 
 
+@pytest.mark.slow
 def test_one_ledger_one_distill_and_a_hanging_gh_times_out_leaving_rows_pending(
     world: World,
 ) -> None:

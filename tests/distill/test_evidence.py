@@ -46,6 +46,7 @@ def test_bugfix_row_renders_every_verified_group() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_row_no_cut_can_save_is_failed_alone(world: World) -> None:
     with pytest.raises(InvalidRequestError, match="source_id"):
         to_event({"source_kind": "merged_pr", "source_id": "bad]id", "repo": "a/b", "title": "t"})

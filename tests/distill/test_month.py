@@ -10,7 +10,10 @@ import pytest
 from tests.distill.github_standin import missing_tools
 from tests.distill.month import run_month
 
-pytestmark = pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools()))
+pytestmark = [
+    pytest.mark.slow,  # make test-all: five simulated days of the daily loop
+    pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools())),
+]
 
 
 def show(capsys: pytest.CaptureFixture[str], title: str, table: str) -> None:

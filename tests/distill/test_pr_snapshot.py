@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.distill.world import ScriptedGateway, World, world_fixture
+
+pytestmark = pytest.mark.slow  # make test-all: whole distill runs against the GitHub stand-in
 
 __all__ = ["world_fixture"]
 

@@ -70,6 +70,7 @@ def test_a_fork_slug_equal_to_the_upstream_slug_is_refused(
     assert world.states(keys) == ["pending"] and world.prs() == []
 
 
+@pytest.mark.slow
 def test_review_gate_incomplete_runs_shadow_and_touches_no_fork(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -84,6 +85,7 @@ def test_review_gate_incomplete_runs_shadow_and_touches_no_fork(
     assert world.prs() == [] and world.hub.log == []  # GitHub was never asked
 
 
+@pytest.mark.slow
 def test_create_pr_then_reuse_it_the_same_day(world: World) -> None:
     world.review()
     first = world.record(1)
@@ -109,6 +111,7 @@ def test_create_pr_then_reuse_it_the_same_day(world: World) -> None:
     assert pr["record"].rule_ids() == ["VAL-2c", "VAL-2d"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "method",
     [
@@ -142,6 +145,7 @@ def test_after_a_merge_a_rerun_by_hand_opens_a_follow_up_with_only_the_new_rule(
     assert merged.strip()  # merges cleanly (git merge-tree exits 1 on a conflict)
 
 
+@pytest.mark.slow
 def test_closed_then_rerun_opens_a_new_pr_without_the_closed_rule(world: World) -> None:
     world.review()
     world.record(1)
@@ -154,6 +158,7 @@ def test_closed_then_rerun_opens_a_new_pr_without_the_closed_rule(world: World) 
     assert added_rules(world, world.prs()[1]["headRefOid"]) == ["VAL-2d"]
 
 
+@pytest.mark.slow
 def test_two_open_prs_never_take_the_same_rule_id(world: World) -> None:
     """Day 1's PR is still open on day 2: its rule is taken in the prompt and in validation,
     so day 2 cannot open a second PR adding it (the two would conflict)."""
@@ -175,6 +180,7 @@ def test_two_open_prs_never_take_the_same_rule_id(world: World) -> None:
     assert [p["record"].rule_ids() for p in world.prs()] == [["VAL-2c"], ["VAL-2d"]]
 
 
+@pytest.mark.slow
 def test_a_lost_status_push_on_a_fresh_runner_opens_no_second_pr(world: World) -> None:
     """The next day's runner has neither state/ nor the status rows the last run wrote:
     GitHub's knowledge PRs say what is published, so nothing is distilled twice."""
@@ -194,6 +200,7 @@ def test_a_lost_status_push_on_a_fresh_runner_opens_no_second_pr(world: World) -
     assert "read back from GitHub" in row["reason"] and len(world.prs()) == 1
 
 
+@pytest.mark.slow
 def test_a_fresh_runner_keeps_the_review_evidence_of_earlier_batches(world: World) -> None:
     world.review()
     world.record(1)
@@ -207,6 +214,7 @@ def test_a_fresh_runner_keeps_the_review_evidence_of_earlier_batches(world: Worl
     assert "`merged_pr acme/app#1`" in pr["body"] and "`merged_pr acme/app#2`" in pr["body"]
 
 
+@pytest.mark.slow
 def test_a_refused_pr_creation_is_an_attempt_and_the_next_run_publishes_the_commit(
     world: World,
 ) -> None:
@@ -225,6 +233,7 @@ def test_a_refused_pr_creation_is_an_attempt_and_the_next_run_publishes_the_comm
     assert again.outcome == "nothing-pending"
 
 
+@pytest.mark.slow
 def test_github_down_or_hanging_is_exit_4_and_counts_no_attempt(world: World) -> None:
     world.review()
     keys = world.record(1)
@@ -247,6 +256,7 @@ def test_github_down_or_hanging_is_exit_4_and_counts_no_attempt(world: World) ->
     assert world.states(keys) == ["published"] and len(world.prs()) == 1
 
 
+@pytest.mark.slow
 def test_gh_missing_is_exit_4_and_counts_no_attempt(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -264,6 +274,7 @@ def test_gh_missing_is_exit_4_and_counts_no_attempt(
     assert row["state"] == "pending" and row["attempts"] == 0
 
 
+@pytest.mark.slow
 def test_rows_the_attempt_cap_fails_leave_the_branch_with_their_commit(world: World) -> None:
     world.review()
     capped = world.record(1)
@@ -283,6 +294,7 @@ def test_rows_the_attempt_cap_fails_leave_the_branch_with_their_commit(world: Wo
     assert added_rules(world, pr["headRefOid"]) == ["VAL-2d"]  # the failed batch did not ship
 
 
+@pytest.mark.slow
 def test_a_rejected_push_is_an_attempt_and_the_body_lists_only_what_the_branch_has(
     world: World,
 ) -> None:
@@ -306,6 +318,7 @@ def test_a_rejected_push_is_an_attempt_and_the_body_lists_only_what_the_branch_h
     assert added_rules(world, pr["headRefOid"]) == ["VAL-2c", "VAL-2d"]
 
 
+@pytest.mark.slow
 def test_no_rules_never_marks_done_while_a_batch_is_unpublished(world: World) -> None:
     world.review()
     committed = world.record(1)
@@ -323,6 +336,7 @@ def test_no_rules_never_marks_done_while_a_batch_is_unpublished(world: World) ->
     assert world.states(committed + fresh) == ["published", "shadowed"]
 
 
+@pytest.mark.slow
 def test_shadow_is_the_default(world: World) -> None:
     keys = world.record(1, 2)
     report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c", "acme/app#2": "VAL-2d"}))
@@ -337,6 +351,7 @@ def test_shadow_is_the_default(world: World) -> None:
     assert (report.artifacts / "commit.txt").read_text().strip() == report.commit
 
 
+@pytest.mark.slow
 def test_a_wiped_work_clone_builds_on_the_published_day_branch(world: World) -> None:
     world.review()
     world.record(1)
@@ -349,6 +364,7 @@ def test_a_wiped_work_clone_builds_on_the_published_day_branch(world: World) -> 
     assert world.states(keys) == ["published"] and len(world.prs()) == 1
 
 
+@pytest.mark.slow
 def test_after_a_merge_the_next_scheduled_day_opens_its_own_pr(world: World) -> None:
     world.review()
     world.record(1)
@@ -366,6 +382,7 @@ def test_after_a_merge_the_next_scheduled_day_opens_its_own_pr(world: World) -> 
     assert [p["headRefName"] for p in world.prs()] == [BRANCH, NEXT_BRANCH]  # one PR per day
 
 
+@pytest.mark.slow
 def test_switching_from_shadow_to_review_the_same_day_publishes_every_batch(
     world: World,
 ) -> None:
@@ -382,6 +399,7 @@ def test_switching_from_shadow_to_review_the_same_day_publishes_every_batch(
     assert pr["body"].count("## Batch ") == 2
 
 
+@pytest.mark.slow
 def test_the_pr_body_carries_the_days_report_rebuilt_for_each_added_batch(world: World) -> None:
     world.review()
     world.record(1)
@@ -406,6 +424,7 @@ def test_the_pr_body_carries_the_days_report_rebuilt_for_each_added_batch(world:
     assert REPORT not in pr["comments"][0]["body"]  # the comment names only the new batch
 
 
+@pytest.mark.slow
 def test_a_report_that_cannot_be_built_never_fails_the_publication(world: World) -> None:
     world.review()
     keys = world.record(1)
@@ -418,6 +437,7 @@ def test_a_report_that_cannot_be_built_never_fails_the_publication(world: World)
     assert "cursor.json: not a valid cursor file" in line and "## Batch " in body
 
 
+@pytest.mark.slow
 def test_the_shadow_artifact_carries_the_body_review_would_send(world: World) -> None:
     keys = world.record(1)
     report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
@@ -432,6 +452,7 @@ def test_the_shadow_artifact_carries_the_body_review_would_send(world: World) ->
 HOSTILE = "Ask @acme/security and @dev1 about #12, GH-7 and acme/app#3"
 
 
+@pytest.mark.slow
 def test_posted_text_mentions_nobody_and_links_nothing(world: World) -> None:
     """Titles copied into the PR body, its comments, the report's "oldest pending" line and
     the commit messages keep their words and lose their live mentions and references."""

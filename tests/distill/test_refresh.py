@@ -11,6 +11,8 @@ from kbkit.intake.ledger import load_status
 from kbkit.vcs import git
 from tests.distill.world import UPSTREAM, VAL, ScriptedGateway, World, section, world_fixture
 
+pytestmark = pytest.mark.slow  # make test-all: whole distill runs against the GitHub stand-in
+
 __all__ = ["world_fixture"]
 
 NEXT_DAY = "2026-12-01"

@@ -49,6 +49,7 @@ def test_a_published_day_and_a_day_that_only_rebuilt() -> None:
     assert "No PR opened" not in rebuilt
 
 
+@pytest.mark.slow
 def test_the_command_appends_the_summary_also_when_the_run_stops(
     world: World, tmp_path: Path
 ) -> None:

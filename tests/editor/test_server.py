@@ -14,6 +14,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.kbtree import make_tree, page_text
 
+pytestmark = pytest.mark.slow  # make test-all: a real LSP client drives `kb lsp`
+
 PAGES = {
     "api": "See [the setup](setup.md#install).",
     "setup": "## Install\n\nRun it.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 import regex
 
 from kbkit.infra.charset import INVISIBLE, strip_invisible, visible
@@ -11,6 +12,7 @@ from kbkit.infra.charset import INVISIBLE, strip_invisible, visible
 ORACLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Zl}\p{Zp}]")
 
 
+@pytest.mark.slow
 def test_every_default_ignorable_and_control_character_is_invisible() -> None:
     for code in range(sys.maxunicode + 1):
         char = chr(code)
@@ -21,6 +23,7 @@ def test_every_default_ignorable_and_control_character_is_invisible() -> None:
             assert INVISIBLE.match(char), f"U+{code:04X} is default-ignorable or a control"
 
 
+@pytest.mark.slow
 def test_nothing_visible_is_matched() -> None:
     extra = {0xFFF9, 0xFFFA, 0xFFFB}  # interlinear annotations: not ignorable, but they hide
     for code in range(sys.maxunicode + 1):

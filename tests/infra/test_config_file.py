@@ -32,6 +32,7 @@ def test_oversized_missing_and_non_utf8_files_are_usage_errors(tmp_path: Path) -
         read_config_text(latin, 100, "the table of contents")
 
 
+@pytest.mark.slow
 def test_a_fifo_in_place_of_a_redirects_file_is_refused_without_blocking(
     tmp_path: Path,
 ) -> None:

@@ -163,6 +163,7 @@ def test_a_deep_cursor_file_is_an_input_error(
     assert "not a valid cursor file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_deep_curator_inputs_are_rejected_with_a_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -290,6 +291,7 @@ def test_every_reader_survives_100k_deep_json_in_real_processes(tmp_path: Path) 
         assert "Traceback" not in done.stderr, (argv, done.stderr[-2000:])
 
 
+@pytest.mark.slow
 def test_deeply_nested_cache_files_are_ignored_and_rebuilt(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

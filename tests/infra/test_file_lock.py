@@ -72,6 +72,7 @@ for _ in range(25):
 """
 
 
+@pytest.mark.slow
 def test_processes_never_lose_an_update(tmp_path: Path) -> None:
     counter = tmp_path / "counter"
     counter.write_text("0")

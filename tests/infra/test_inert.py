@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -48,6 +49,7 @@ def test_plain_leaves_urls() -> None:
     assert plain("see https://x.dev/p#12 and #12") == f"see https://x.dev/p#12 and #{ZWSP}12"
 
 
+@pytest.mark.slow
 @given(st.text(alphabet="@#GHgh-/ab1`&;\n 8203", max_size=60))
 def test_inert_text_is_inert_and_stable(text: str) -> None:
     """Whatever the input, nothing live is left outside code, and a second pass changes

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kbkit.infra.file_lock import lock_path_for, locked
 
 
@@ -16,6 +18,7 @@ def kb(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_recording_leaves_no_lock_in_git_status(tmp_path: Path) -> None:
     repo = tmp_path / "r"
     repo.mkdir()

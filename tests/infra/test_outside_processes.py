@@ -81,6 +81,7 @@ def test_a_github_error_object_is_reported_as_such(
         github.list_prs(REPO, "b", tmp_path)
 
 
+@pytest.mark.slow
 def test_a_hanging_gh_is_stopped_with_its_children(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -161,6 +162,7 @@ def test_a_rejected_push_shows_the_remote_reason(tmp_path: Path) -> None:
     assert git.rev_parse(remote, "refs/heads/day") is None
 
 
+@pytest.mark.slow
 def test_a_hanging_push_is_stopped_within_the_git_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -177,6 +179,7 @@ def test_a_hanging_push_is_stopped_within_the_git_timeout(
     assert not _alive(int(pid_file.read_text()))
 
 
+@pytest.mark.slow
 def test_a_timeout_through_kb_is_exit_4_and_one_line(tmp_path: Path) -> None:
     fake = tmp_path / "bin"
     fake.mkdir()

@@ -55,6 +55,7 @@ def test_repo_option_is_taken_as_given(tmp_path: Path) -> None:
         repo_root(str(tmp_path / "missing"))
 
 
+@pytest.mark.slow
 def test_kb_check_from_a_subdirectory_checks_the_whole_repository(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
@@ -70,6 +71,7 @@ def test_kb_check_from_a_subdirectory_checks_the_whole_repository(
     assert "root-missing" not in below.stdout
 
 
+@pytest.mark.slow
 def test_kb_outside_any_repository_exits_2(tmp_path_factory: pytest.TempPathFactory) -> None:
     lost = tmp_path_factory.mktemp("lost")
     for command in (["check"], ["intake", "status"], ["lessons", "lint"]):

@@ -94,6 +94,7 @@ def _naive(text: str) -> list[tuple[int, str]]:
     return sorted(hits)
 
 
+@pytest.mark.slow
 def test_the_fast_scan_finds_what_each_family_finds() -> None:
     rng = random.Random(28)
     matched = 0
@@ -105,6 +106,7 @@ def test_the_fast_scan_finds_what_each_family_finds() -> None:
     assert matched > 1000  # the fuzz really makes tokens
 
 
+@pytest.mark.slow
 def test_key_pairs_are_found_in_either_order_and_only_beside_a_key_id() -> None:
     """The key-pair family is searched only in texts holding a key id: pairs in both orders,
     at every distance the pattern allows, and secrets with no id beside them, found exactly
@@ -141,6 +143,7 @@ def test_the_one_pass_over_the_starts_finds_every_family_whose_start_occurs() ->
         assert {name for name in present if not name.startswith("lower:")} == want, text
 
 
+@pytest.mark.slow
 def test_a_caseless_hint_is_found_in_every_spelling_a_lower_cased_hint_needs() -> None:
     """A family with hints in the lower-cased text is skipped only when the automaton saw
     no spelling of its caseless hint: every lower-cased hint holds one (so no page is
@@ -167,6 +170,7 @@ def test_a_caseless_hint_is_found_in_every_spelling_a_lower_cased_hint_needs() -
     assert _families_present("plain prose, no hint") == frozenset()
 
 
+@pytest.mark.slow
 def test_without_the_automaton_every_family_is_searched(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the ahocorasick_rs wheel cannot be imported, the scan finds the same tokens."""
     monkeypatch.setattr(secret_tokens, "_families_present", lambda text: None)

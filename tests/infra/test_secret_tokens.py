@@ -144,6 +144,7 @@ def _denylist() -> list[tuple[str, str]]:
     return pairs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("detector", "pattern"), _denylist())
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())

@@ -55,6 +55,7 @@ ENVIRONMENTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env", list(ENVIRONMENTS.values()), ids=list(ENVIRONMENTS))
 @pytest.mark.parametrize("fmt", ["text", "json", "github"])
 def test_kb_check_prints_a_japanese_page_name_in_any_encoding(
@@ -80,6 +81,7 @@ def test_a_latin_1_locale_if_this_machine_has_one(tmp_path: Path) -> None:
     assert done.returncode == 1 and b"Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_configuration_escapes_never_reach_the_terminal(tmp_path: Path) -> None:
     """The issue's case: `knowledge_repo:` in intake/config.yaml holds a screen clear and a
     window title; distill's progress line echoes it."""
@@ -98,6 +100,7 @@ def test_configuration_escapes_never_reach_the_terminal(tmp_path: Path) -> None:
     assert b"<U+001B>[2J<U+001B>]0;owned<U+0007>" in done.stderr
 
 
+@pytest.mark.slow
 def test_an_error_echoing_a_file_name_shows_its_escapes(tmp_path: Path) -> None:
     done = _kb(
         ["curate", "prompt", "--repo", str(tmp_path), "--batch", "x\x1b]0;owned\x07.json"], {}

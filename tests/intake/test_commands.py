@@ -173,6 +173,7 @@ def test_check_reports_every_bad_line_and_warns_on_a_torn_tail(
     assert annotations[5].startswith(f"::warning file={shown},line=12,")
 
 
+@pytest.mark.slow
 def test_check_a_file_through_a_real_kb_process(tmp_path: Path) -> None:
     bad = tmp_path / "events.jsonl"
     bad.write_text(json.dumps({"source_kind": "merged_pr", "source_id": "o/r#1"}) + "\n")

@@ -89,6 +89,7 @@ def _run_with_kills(tmp_path: Path, rows: int, kills: int, batch: int) -> None:
     print(f"{kills} kills, {interrupted} cut a recording short, {torn_seen} torn tails seen")
 
 
+@pytest.mark.slow
 def test_recorder_killed_20_times_folds_to_the_exact_set(tmp_path: Path) -> None:
     _run_with_kills(tmp_path, rows=2_000, kills=20, batch=5)
 
@@ -98,6 +99,7 @@ def test_recorder_killed_200_times_while_appending_10k_rows(tmp_path: Path) -> N
     _run_with_kills(tmp_path, rows=10_000, kills=200, batch=5)
 
 
+@pytest.mark.slow
 def test_events_file_stays_valid_json_lines_after_kills(tmp_path: Path) -> None:
     """The torn fragments are the only unreadable lines, and none is at the end any more."""
     _run_with_kills(tmp_path, rows=500, kills=5, batch=2)

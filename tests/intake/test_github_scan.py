@@ -106,6 +106,7 @@ def both_files(gh: FakeGh, number: int) -> None:
     )
 
 
+@pytest.mark.slow
 def test_scan_reads_every_page_records_merged_prs_with_excerpts_and_moves_cursor(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -140,6 +141,7 @@ def test_pr_with_no_files_is_recorded_with_an_empty_excerpt(tmp_path: Path, gh: 
     assert load_events(tmp_path / "intake")[("merged_pr", f"{SLUG}#7")]["diff_excerpt"] == ""
 
 
+@pytest.mark.slow
 def test_crash_between_pages_records_nothing_and_keeps_the_cursor(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -181,6 +183,7 @@ def test_rate_limit_stops_with_the_reset_time_and_keeps_the_cursor(
     assert not (tmp_path / "intake" / CURSOR_FILE).exists()
 
 
+@pytest.mark.slow
 def test_rate_limit_while_fetching_files_keeps_earlier_rows_but_not_the_cursor(
     tmp_path: Path, gh: FakeGh
 ) -> None:
@@ -258,6 +261,7 @@ def history(count: int, newest: str = "2026-11-30T11:00:00Z") -> list[list[dict[
     return [items[n : n + 100] for n in range(0, count, 100)]
 
 
+@pytest.mark.slow
 def test_the_cursor_bounds_the_scan_of_a_long_history(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -273,6 +277,7 @@ def test_the_cursor_bounds_the_scan_of_a_long_history(
     assert "1 merged PR(s) recorded, 0 already recorded, 3 closed without merging" in capsys.readouterr().out  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_first_scan_takes_a_window_and_says_what_it_left(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:

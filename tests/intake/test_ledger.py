@@ -172,6 +172,7 @@ TRANSITION = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(TRANSITION, max_size=30), st.randoms(use_true_random=False))
 def test_fold_ignores_line_order_and_duplicates(
@@ -219,6 +220,7 @@ def _concurrent_appends(folder: Path, processes: int, count: int) -> None:
     assert len(load_status(folder)) == processes * count
 
 
+@pytest.mark.slow
 def test_eight_processes_append_without_losing_a_row(tmp_path: Path) -> None:
     _concurrent_appends(tmp_path, 8, 1_000)
 
@@ -276,6 +278,7 @@ LINE = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(LINE, max_size=12), st.booleans())
 def test_fast_ledger_parse_agrees_with_the_line_by_line_reader(

@@ -184,6 +184,7 @@ PRS = [
 WINDOWS = st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)), min_size=1, max_size=8)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -210,6 +211,7 @@ def test_overlapping_windows_record_each_merged_pr_exactly_once(
     assert read_cursor(folder)[SLUG] == PRS[newest]["updated_at"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "bad",
     [
@@ -245,6 +247,7 @@ def test_a_malformed_time_anywhere_records_nothing_and_leaves_the_cursor(
     assert after == before
 
 
+@pytest.mark.slow
 def test_an_incomplete_page_set_on_stdin_records_nothing(tmp_path: Path) -> None:
     page1 = write_pages(tmp_path / "page1.json", [[make_pr(1), make_pr(2)]])
     # what a pipe from a `gh api --paginate` that died in the middle of page 2 delivers

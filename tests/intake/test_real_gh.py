@@ -24,11 +24,14 @@ from kbkit.__main__ import main
 from kbkit.intake.ledger import load_events
 from kbkit.intake.merged_prs import CURSOR_FILE, read_cursor
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("gh") is None or shutil.which("openssl") is None,
-    reason="the real gh CLI (or openssl) is not installed: `apt-get install -y gh` "
-    "(.ci/run installs it when missing)",
-)
+pytestmark = [
+    pytest.mark.slow,  # make test-all: the real gh CLI against a local HTTPS stand-in
+    pytest.mark.skipif(
+        shutil.which("gh") is None or shutil.which("openssl") is None,
+        reason="the real gh CLI (or openssl) is not installed: `apt-get install -y gh` "
+        "(.ci/run installs it when missing)",
+    ),
+]
 
 TOKEN = "ghp_localtesttoken"
 REVIEWS = Path(__file__).with_name("fixtures") / "reviews"

@@ -54,6 +54,7 @@ def record_without_discussion(tmp_path: Path) -> None:
     (tmp_path / "intake" / CURSOR_FILE).unlink()
 
 
+@pytest.mark.slow
 def test_a_pr_recorded_before_gets_its_discussion_as_a_new_revision_pending_again(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -79,6 +80,7 @@ def test_a_pr_recorded_before_gets_its_discussion_as_a_new_revision_pending_agai
     ]
 
 
+@pytest.mark.slow
 def test_a_second_re_read_with_nothing_new_writes_nothing(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -90,6 +92,7 @@ def test_a_second_re_read_with_nothing_new_writes_nothing(
     assert [(tmp_path / "intake" / n).read_bytes() for n in (EVENTS_FILE, STATUS_FILE)] == ledgers
 
 
+@pytest.mark.slow
 def test_a_pr_never_recorded_is_recorded_and_a_closed_one_refused(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -100,6 +103,7 @@ def test_a_pr_never_recorded_is_recorded_and_a_closed_one_refused(
     assert "closed without merging" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_failure_on_the_second_pr_keeps_the_first_and_touches_nothing_else(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -109,6 +113,7 @@ def test_a_failure_on_the_second_pr_keeps_the_first_and_touches_nothing_else(
     assert list(load_events(tmp_path / "intake")) == [KEY]
 
 
+@pytest.mark.slow
 def test_dry_run_reads_and_writes_nothing(
     tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -160,6 +165,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_a_kill_between_the_two_appends_leaves_the_pr_pending_and_a_rerun_adds_the_revision(
     tmp_path: Path, gh: FakeGh
 ) -> None:

@@ -140,6 +140,7 @@ def test_a_pr_nobody_commented_on_costs_three_calls_and_no_graphql(
     assert discussion == {"notes": [], "read": 0, "omitted": 0, "bots": 0, "complete": True}
 
 
+@pytest.mark.slow
 def test_a_second_page_is_read_and_its_comments_count(tmp_path: Path, gh: FakeGh) -> None:
     comments = recorded("pr57-review-comments.json") + filler(121)  # 130: two pages
     pr57(gh, comments)
@@ -150,6 +151,7 @@ def test_a_second_page_is_read_and_its_comments_count(tmp_path: Path, gh: FakeGh
     assert discussion["notes"][0]["accepted"] == "suggestion"  # page 1's suggestion still first
 
 
+@pytest.mark.slow
 def test_a_2000_comment_pr_stays_bounded_in_calls_and_bytes(tmp_path: Path, gh: FakeGh) -> None:
     comments = recorded("pr57-review-comments.json") + filler(1991)
     pr57(gh, comments)

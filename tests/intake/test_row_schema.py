@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -54,6 +55,7 @@ def _subject(title: str, number: int, merge: bool) -> str:
     return f"Merge pull request #{number} from dev/x" if merge else f"{title} (#{number})"
 
 
+@pytest.mark.slow
 @GIT
 @given(st.lists(st.tuples(LONG_LINE, NUMBER, st.booleans(), LINE), min_size=1, max_size=4))
 def test_record_git_rows_pass_the_checker(commits: list[tuple[str, int, bool, str]]) -> None:
@@ -114,6 +116,7 @@ PR = st.fixed_dictionaries(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @FAST
 @given(st.lists(PR, min_size=1, max_size=4), st.booleans())
 def test_record_prs_rows_pass_the_checker(pulls: list[dict[str, Any]], escaped: bool) -> None:
@@ -151,6 +154,7 @@ RUN = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @FAST
 @given(RUN)
 def test_drop_then_collect_rows_pass_the_checker(run: dict[str, Any]) -> None:
@@ -170,6 +174,7 @@ def test_drop_then_collect_rows_pass_the_checker(run: dict[str, Any]) -> None:
         _valid([bugfix_row(read, IDENTITY, "drop")])
 
 
+@pytest.mark.slow
 @FAST
 @given(
     st.lists(st.tuples(RUN, st.sampled_from(["OWNER", "MEMBER", "NONE"])), min_size=1, max_size=3)

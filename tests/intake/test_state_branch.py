@@ -46,6 +46,7 @@ def sync(work: Path, *args: str) -> int:
     return main(["intake", "sync", "--repo", str(work), *args])
 
 
+@pytest.mark.slow
 def test_a_fresh_runner_starts_from_what_yesterday_pushed(
     tmp_path: Path, origin: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -69,6 +70,7 @@ def test_a_fresh_runner_starts_from_what_yesterday_pushed(
     assert "already holds every record" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_push_another_writer_beat_is_merged_and_retried(
     tmp_path: Path,
     origin: Path,
@@ -104,6 +106,7 @@ def test_a_push_another_writer_beat_is_merged_and_retried(
     assert read_cursor(third / "intake") == {SLUG: "2026-11-30T10:00:00Z"}  # the newest wins
 
 
+@pytest.mark.slow
 def test_a_refused_push_says_why_and_keeps_the_local_ledgers(
     tmp_path: Path, origin: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -38,6 +38,7 @@ def _record(clone: Path, numbers: range, page: str) -> None:
     git(clone, "commit", "-q", "-m", f"intake: record {page}")
 
 
+@pytest.mark.slow
 def test_union_merge_of_two_clones_folds_exactly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -414,6 +414,7 @@ def test_promote_writes_intake_rows_once(seeded: Path, capsys) -> None:
     assert '"lesson"' in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_real_subprocess(seeded: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("INTAKE_ROOT", "KB_LESSONS")}
     put(seeded / "new.json", NEW_TASK)

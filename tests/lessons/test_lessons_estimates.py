@@ -13,6 +13,7 @@ rates = pytest.importorskip("statsmodels.stats.rates")
 scipy_stats = pytest.importorskip("scipy.stats")
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 400).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
 def test_wilson_matches_statsmodels(counts: tuple[int, int]) -> None:
@@ -23,6 +24,7 @@ def test_wilson_matches_statsmodels(counts: tuple[int, int]) -> None:
     assert found.low == pytest.approx(low, abs=1e-9) and found.high == pytest.approx(high, abs=1e-9)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.integers(1, 300).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),

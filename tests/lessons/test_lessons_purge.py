@@ -95,6 +95,7 @@ def _kb(repo: Path, *args: str, kill_at: str | None = None) -> subprocess.Comple
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", STEPS)
 @pytest.mark.parametrize("rerun", ["purge", "extract"])
 def test_a_purge_killed_at_any_step_finishes_on_the_next_run(
@@ -118,6 +119,7 @@ def test_a_purge_killed_at_any_step_finishes_on_the_next_run(
     assert not state.purges and "T1" in state.forgotten
 
 
+@pytest.mark.slow
 def test_a_store_committed_to_git_gets_the_command_that_rewrites_history(
     tmp_path: Path, make_task, monkeypatch, capsys
 ) -> None:

@@ -152,6 +152,7 @@ def _assert_block_shape(block: str, count: int) -> None:
     assert len(block) <= BLOCK_BUDGET
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, database=None)
 @given(summaries=st.lists(st.text(max_size=400), min_size=1, max_size=8), cue=st.text())
 def test_any_text_keeps_the_block_shape(summaries: list[str], cue: str) -> None:

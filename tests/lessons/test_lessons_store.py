@@ -173,6 +173,7 @@ def reference(tmp_path: Path, tasks: list[dict[str, Any]]) -> tuple[set, set, se
     return snapshot(ref.root)
 
 
+@pytest.mark.slow
 def test_eight_concurrent_extracting_processes(tmp_path: Path) -> None:
     tasks = corpus(120)
     task_file = write_tasks(tmp_path / "tasks.jsonl", tasks)
@@ -255,6 +256,7 @@ def _kill_runs(tmp_path: Path, kills: int, tasks_count: int) -> None:
     assert all("JSON" in message for _log, _line, message in state.problems)
 
 
+@pytest.mark.slow
 def test_sigkill_during_extraction_leaves_a_store_that_folds(tmp_path: Path) -> None:
     _kill_runs(tmp_path, kills=20, tasks_count=1000)
 
@@ -320,6 +322,7 @@ def test_forgotten_evidence_never_counts_again_but_new_evidence_of_the_task_does
     assert state.dead.get((lesson, "finding", "T9/F1")) == "forgotten"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.dictionaries(
@@ -335,6 +338,7 @@ def test_text_rows_are_encoded_as_encode_row_encodes_them(row) -> None:
     assert text_row(row) == encode_row(row)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     card=st.dictionaries(

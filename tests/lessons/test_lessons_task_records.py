@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,6 +48,7 @@ RECORD = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None, database=None)
 @given(RECORD)
 def test_fast_path_accepts_only_what_the_schema_accepts(record: dict) -> None:

@@ -28,6 +28,8 @@ from kbkit.lessons.store import LessonStore
 from kbkit.lessons.usage import bundle_prompts
 from kbkit.lessons.view import Cut, load_view
 
+pytestmark = pytest.mark.slow  # make test-all: a property test over cuts of a real store
+
 COMPANIES = ["acme", "ACME", "globex", None]
 CATEGORIES = ["web", "api", None]
 STATUSES = ["confirmed", "false_positive", "duplicate", "pending", "fixed"]

@@ -145,6 +145,7 @@ LINE = st.one_of(
 )
 
 
+@pytest.mark.slow
 @given(st.lists(LINE, max_size=8), st.booleans())
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_fast_path_agrees_with_pyyaml_on_fuzzed_front_matter(lines: list[str], end: bool) -> None:

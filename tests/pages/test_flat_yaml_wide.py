@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import string
 
+import pytest
 import yaml
 
 from kbkit.pages.flat_yaml import load_flat
@@ -25,6 +26,7 @@ def test_platyps_front_matter_takes_the_fast_path() -> None:
     assert load_flat(PLATYPS) == yaml.safe_load(PLATYPS)
 
 
+@pytest.mark.slow
 def test_wide_values_and_spaced_keys_agree_with_pyyaml() -> None:
     rng = random.Random(28)
     chars = string.ascii_letters + string.digits + " :/?&=#,[]{}.-_%@!*'\"|>~^`$\t"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -86,12 +87,14 @@ ALPHABET = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(ALPHABET, max_size=60).map("".join))
 def test_scanner_matches_full_inline_parse_on_fuzzed_pages(body: str) -> None:
     assert scanned_links(body) == oracle_links(body)
 
 
+@pytest.mark.slow
 def test_scanner_matches_full_inline_parse_on_the_real_corpus() -> None:
     root = CORPUS / "infermatrix-knowledge" / "knowledge"
     if not root.exists():
@@ -134,6 +137,7 @@ LABELS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(LABELS, max_size=40).map("".join))
 def test_link_texts_with_and_without_nested_constructs(body: str) -> None:

@@ -6,6 +6,7 @@ import tempfile
 from datetime import date
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -85,18 +86,21 @@ def _exercise(data: bytes) -> None:
             assert 1 <= rule.line <= max(page.line_count, 1)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=400))
 def test_arbitrary_bytes_never_crash(data: bytes) -> None:
     _exercise(data)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(markdownish)
 def test_markdownish_text_never_crashes(text: str) -> None:
     _exercise(text.encode("utf-8", "surrogatepass"))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=markdownish, front=markdownish)
 def test_frontmatter_shaped_text_never_crashes(body: str, front: str) -> None:
@@ -118,6 +122,7 @@ yaml_values = st.recursive(
 FIELDS = ("title", "created", "updated", "type", "tags", "confidence", "contested")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(FIELDS), yaml_values, max_size=len(FIELDS)))
 def test_any_field_values_give_findings_not_crashes(meta: dict[str, object]) -> None:

@@ -78,6 +78,7 @@ def assert_same(body: str, first_line: int = 1) -> None:
     assert got == want, body
 
 
+@pytest.mark.slow
 @settings(
     max_examples=400,
     derandomize=True,
@@ -99,6 +100,7 @@ def _bodies(paths: list[Path]) -> list[tuple[str, int]]:
     return out
 
 
+@pytest.mark.slow
 def test_native_parser_agrees_with_markdown_it_on_a_synthetic_tree() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         generate(Path(tmp), 150)
@@ -106,6 +108,7 @@ def test_native_parser_agrees_with_markdown_it_on_a_synthetic_tree() -> None:
             assert_same(body, first)
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_native_parser_agrees_with_markdown_it_on_the_corpus() -> None:
     if not CORPUS.is_dir():
@@ -197,6 +200,7 @@ def oracle_footnotes(body: str) -> tuple[list[str], list[str]]:
     return sorted(definitions), sorted(references)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, derandomize=True, deadline=None)
 @given(st.lists(st.sampled_from(FOOTNOTE_FRAGMENTS), max_size=20).map("".join))
 def test_footnotes_agree_with_the_footnote_plugin(body: str) -> None:

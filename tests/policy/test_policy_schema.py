@@ -37,6 +37,7 @@ def test_the_schema_is_draft_2020_12_and_shipped_in_the_package() -> None:
     assert SCHEMA_FILE.parent == Path(kbkit.policy.__file__).parent
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PROFILES)
 def test_every_built_in_profile_validates_whole(name: str) -> None:
     """Profiles are not validated at run time (they ship with kbkit): this is their check,

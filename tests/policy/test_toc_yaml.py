@@ -166,6 +166,7 @@ def test_random_tables_of_contents_read_as_pyyaml_reads_them_or_not_at_all() -> 
     assert answered > 300  # the comparison is not vacuous
 
 
+@pytest.mark.slow
 def test_the_bench_proxy_tables_of_contents_take_the_fast_path(tmp_path: Any) -> None:
     from benchmarks.gen_reference_docset import generate_reference_docset
 

@@ -14,6 +14,8 @@ import pytest
 from tests.conftest import PROJECT
 from tests.report.conftest import Case
 
+pytestmark = pytest.mark.slow  # make test-all: headless chromium
+
 CHROMIUM = Path("/usr/bin/chromium")
 ENABLE = (
     "install it with `apt-get update && apt-get install -y chromium` (`.ci/run` does) "

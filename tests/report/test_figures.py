@@ -18,6 +18,7 @@ def _documents(case: Case, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[st
     return documents_for(case.repo, case.intake_repo, case.lessons_repo)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["world", "demo", "newcomer", "empty", "randomised"])
 def test_every_marked_figure_is_what_the_owning_command_prints(
     report_cases: dict[str, Case], name: str, monkeypatch: pytest.MonkeyPatch
@@ -65,6 +66,7 @@ def test_every_marked_figure_is_what_the_owning_command_prints(
                 assert ("lessons", *where, "metrics", metric, "difference", "value") in paths
 
 
+@pytest.mark.slow
 def test_the_demo_report_shows_the_demos_lessons_and_decisions(
     report_cases: dict[str, Case],
 ) -> None:
@@ -81,6 +83,7 @@ def test_the_demo_report_shows_the_demos_lessons_and_decisions(
     assert len(bodies) == 1 and (html.parent / bodies.pop()).is_file()
 
 
+@pytest.mark.slow
 def test_a_rule_switched_off_counts_nothing_on_the_page(report_cases: dict[str, Case]) -> None:
     """The newcomer's policy switches lint/stale off: its 2024 page is in the ages' last bucket
     (it is old) but no stale page is counted, as kb check counts none."""
@@ -90,6 +93,7 @@ def test_a_rule_switched_off_counts_nothing_on_the_page(report_cases: dict[str, 
     assert "over 365 days (stale)" in page
 
 
+@pytest.mark.slow
 def test_a_randomised_headline_is_on_the_first_screen(report_cases: dict[str, Case]) -> None:
     page = report_cases["randomised"].page
     first = page[page.index('<section class="answers"') : page.index('<section class="part"')]

@@ -124,6 +124,7 @@ def test_every_proposal_is_listed_with_rule_title_page_and_reason(world: Path, c
     assert decisions[1]["message"] == "already defined in general/guides/old"
 
 
+@pytest.mark.slow
 def test_the_page_count_is_kb_checks_and_pages_outside_the_roots_are_named(
     tmp_path: Path, capsys
 ) -> None:
@@ -173,6 +174,7 @@ def test_lessons_kept_in_another_repository_are_read_with_lessons(
     assert str(tmp_path) not in data["lessons"]["source"]  # named from the folder holding both
 
 
+@pytest.mark.slow
 def test_json_output_never_carries_raw_controls(world: Path) -> None:
     from kbkit.infra.jsonl import append_rows
 
@@ -186,6 +188,7 @@ def test_json_output_never_carries_raw_controls(world: Path) -> None:
     assert "evil \u202e txt.exe \x1b[2J" in titles  # the same value, escaped
 
 
+@pytest.mark.slow
 def test_too_few_randomised_tasks_say_not_enough_tasks(tmp_path: Path, capsys) -> None:
     """Four tasks per arm: `kb lessons report` gives no number, and neither does the page."""
     from tests.report.conftest import randomised
@@ -237,6 +240,7 @@ def test_a_bad_window_is_a_usage_error(world: Path, args: tuple[str, ...]) -> No
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_markdown_has_headline_figures_and_inert_hostile_text(world: Path) -> None:
     done = run(world, "--format", "markdown")
     assert done.returncode == 0, done.stderr
@@ -259,6 +263,7 @@ def test_markdown_has_headline_figures_and_inert_hostile_text(world: Path) -> No
     assert "javascript:" not in text
 
 
+@pytest.mark.slow
 def test_html_is_self_contained_and_escapes_hostile_names(world: Path, tmp_path: Path) -> None:
     out = tmp_path / "out" / "report.html"
     done = run(world, "--out", str(out))
@@ -281,6 +286,7 @@ def test_html_is_self_contained_and_escapes_hostile_names(world: Path, tmp_path:
     assert str(tmp_path) not in page  # no absolute path
 
 
+@pytest.mark.slow
 def test_the_page_is_the_same_on_every_run(world: Path, tmp_path: Path) -> None:
     first, second = tmp_path / "a.html", tmp_path / "b.html"
     assert run(world, "--out", str(first)).returncode == 0  # cold: no parse cache
@@ -288,6 +294,7 @@ def test_the_page_is_the_same_on_every_run(world: Path, tmp_path: Path) -> None:
     assert first.read_bytes() == second.read_bytes()
 
 
+@pytest.mark.slow
 def test_an_unwritable_out_file_is_an_environment_error(world: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -337,6 +344,7 @@ def test_the_forked_reads_give_the_same_report_as_a_serial_run(
     assert forked["lessons"]["lessons"] and forked["intake"]["events"] == 5
 
 
+@pytest.mark.slow
 def test_knowledge_prs_carry_the_states_distill_last_read_from_github(
     world: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -85,6 +85,7 @@ def test_sample_days_are_the_windows_mondays_and_its_last_day() -> None:
     assert trend.sample_days(Window(date(2026, 11, 30), date(2026, 11, 30))) == [date(2026, 11, 30)]
 
 
+@pytest.mark.slow
 def test_each_past_point_is_what_kb_check_says_of_that_days_commit(
     history: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -107,6 +108,7 @@ def test_each_past_point_is_what_kb_check_says_of_that_days_commit(
     assert now["pages"] == points[-2]["pages"] + 1
 
 
+@pytest.mark.slow
 def test_past_points_come_from_the_cache_keyed_by_tree_day_and_code(
     history: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -124,6 +126,7 @@ def test_past_points_come_from_the_cache_keyed_by_tree_day_and_code(
     assert json.loads(cache.read_text()) == entries  # --no-cache neither reads nor writes it
 
 
+@pytest.mark.slow
 def test_a_point_that_cannot_be_checked_says_why_and_the_rest_stands(
     history: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -155,6 +158,7 @@ def test_without_git_there_is_only_now(tmp_path: Path, capsys: pytest.CaptureFix
     assert [p["commit"] for p in data["points"]] == [None] and "no git history" in data["note"]
 
 
+@pytest.mark.slow
 def test_the_checkout_follows_removed_folders_and_redoes_a_move_cut_short(
     history: Path,
     tmp_path: Path,
@@ -185,6 +189,7 @@ def test_the_checkout_follows_removed_folders_and_redoes_a_move_cut_short(
     assert not (shadow / "knowledge" / "general" / "stray").exists()
 
 
+@pytest.mark.slow
 def test_two_reports_at_once_share_the_checkout_under_its_lock(
     history: Path, tmp_path: Path
 ) -> None:

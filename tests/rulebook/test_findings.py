@@ -102,6 +102,7 @@ def bad_tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_colour_only_on_request_when_piped(bad_tree: Path) -> None:
     piped = _kb(bad_tree, "check")
     assert piped.returncode == 1 and "\x1b[" not in piped.stdout
@@ -111,6 +112,7 @@ def test_colour_only_on_request_when_piped(bad_tree: Path) -> None:
     assert "\x1b[" not in _kb(bad_tree, "check", FORCE_COLOR="1", NO_COLOR="1").stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [["check"], ["intake", "check"], ["lessons", "lint"]],

@@ -87,6 +87,7 @@ def test_the_id_pattern_comes_from_the_policy(tmp_path: Path) -> None:
     assert not id_regex(policy).match("R1234")
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_corpus_counts_match_the_contract() -> None:
     """Contract §2.5: 144 unique IDs on the rule pages, 35 `##`, 36 `###`, 57 bold, 16 plain."""

@@ -91,6 +91,7 @@ def test_an_untracked_page_is_not_in_the_commits_tree(tmp_path: Path) -> None:
     assert narrowed_bare == narrowed._replace(packed_keys=b"")
 
 
+@pytest.mark.slow
 def test_staged_ignores_an_untracked_draft_and_sees_a_staged_index(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     write_draft(repo)
@@ -117,6 +118,7 @@ def test_staged_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:
     assert "not inside a git repository" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_pre_commit_checks_what_is_committed_in_both_directions(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     hook = (

@@ -16,6 +16,8 @@ import pytest
 from tests.gitrepo import git
 from tests.kbtree import kb, make_tree, page_text
 
+pytestmark = pytest.mark.slow  # make test-all: sparse checkouts and split indexes in real git
+
 APP = page_text("App", "See [general](../../general/_index.md).", kind="index").replace(
     "tags: [general]", "tags: [repos]"
 )

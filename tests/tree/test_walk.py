@@ -51,6 +51,7 @@ def test_a_child_that_fails_leaves_the_walk_to_this_process(
     assert walk_aside(top, "knowledge")() == real(top, "knowledge")
 
 
+@pytest.mark.slow
 def test_the_kb_script_prints_the_whole_report_before_it_exits(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(OWN_TREE, repo / "knowledge")

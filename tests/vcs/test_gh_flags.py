@@ -63,6 +63,7 @@ def check_invocation(argv: list[str]) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 def test_every_gh_call_kbkit_makes_is_one_gh_knows(world: World, tmp_path: Path) -> None:
     real = shutil.which("gh")
     assert real is not None
