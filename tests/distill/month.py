@@ -407,8 +407,8 @@ class Month:
         self.requests += 1
         roll = self.rng.random()
         if roll < 0.015:
-            self.faults += 1
-            return Fault("fail", 502)
+            self.faults += 1  # GitHub's error object, or its front end's HTML or empty page
+            return Fault("fail", 502, page=("json", "html", "empty")[self.faults % 3])
         if roll < 0.025:
             self.faults += 1
             return Fault("late", delay=5.0)

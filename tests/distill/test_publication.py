@@ -247,6 +247,27 @@ def test_github_down_or_hanging_is_exit_4_and_counts_no_attempt(world: World) ->
     assert world.states(keys) == ["published"] and len(world.prs()) == 1
 
 
+@pytest.mark.parametrize(("call", "page"), [("pr create", "html"), ("pr list", "empty")])
+def test_github_error_pages_are_exit_4_and_count_no_attempt(
+    world: World, call: str, page: str
+) -> None:
+    """GitHub's front end answers many 502/503/504s with an HTML page or no body (gh: `HTTP
+    502`): as many outages as the attempt cap, and more, leave the rows pending, uncharged."""
+    world.review()
+    world.monkeypatch.setenv("KBKIT_GH_RETRY_PAUSE", "0.01")
+    keys = world.record(1)
+    world.fail(call, 503, page=page)
+    for _ in range(4):  # the cap is three attempts: one outage more than it
+        with pytest.raises(KbkitError, match="GitHub failed") as failed:
+            world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+        assert failed.value.exit_code == 4
+    row = load_status(world.intake)[keys[0]]
+    assert row["state"] == "pending" and row["attempts"] == 0
+    world.heal()
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+    assert world.states(keys) == ["published"] and len(world.prs()) == 1
+
+
 def test_gh_missing_is_exit_4_and_counts_no_attempt(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
