@@ -165,10 +165,13 @@ def test_two_open_prs_never_take_the_same_rule_id(world: World) -> None:
     tomorrow = world.run(again, scheduled=True, day=NEXT_DAY)
     prompt = again.prompts[0]
     assert "IDs taken by open pull requests (never use, never anchor on): VAL-2c" in prompt
-    assert tomorrow.outcome == "no-rules"
+    assert tomorrow.outcome == "refused"  # the model's fault: the event is proposed again
     (rejected,) = tomorrow.rejected
     assert rejected["reason"] == "rule-id-taken" and "open pull request #1" in rejected["message"]
     assert len(world.prs()) == 1
+    row = load_status(world.intake)[("merged_pr", "acme/app#2")]
+    assert row["state"] == "pending" and row["attempts"] == 1
+    assert row["reason"] == "every proposal refused (VAL-2c: rule-id-taken)"
     world.record(3)
     fine = world.run(ScriptedGateway({"acme/app#3": "VAL-2d"}), scheduled=True, day=NEXT_DAY)
     assert fine.outcome == "published"

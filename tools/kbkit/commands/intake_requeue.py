@@ -1,4 +1,5 @@
-"""`kb intake requeue`: return failed rows to pending, with the operator's reason recorded."""
+"""`kb intake requeue`: return failed or shadowed rows to pending, with the operator's reason
+recorded. A published row is never requeued: its rules are in a knowledge PR already."""
 
 from __future__ import annotations
 
@@ -8,14 +9,18 @@ from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.intake import options
 from kbkit.intake.ledger import append_status, load_events, load_status
 
+REQUEUED = ("failed", "shadowed")  # every state but pending (nothing to do) and published
+WHY_KEPT = {"pending": "already waiting", "published": "its rules are in a knowledge PR"}
+
 
 def main(argv: list[str] | None = None) -> int:
-    """Append a `pending` transition (attempts 0) after each chosen `failed` row."""
+    """Append a `pending` transition (attempts 0) after each chosen failed or shadowed row."""
     parser = argparse.ArgumentParser(
         prog="kb intake requeue",
-        description="Return failed intake rows to pending so the next `kb distill` retries "
-        "them with a fresh attempt count. The transition is appended to intake/status.jsonl "
-        "with the reason given (nothing is rewritten). Name SOURCE_IDs, or pass --all-failed.",
+        description="Return failed or shadowed intake rows to pending so the next `kb "
+        "distill` proposes them again with a fresh attempt count (a published row stays as it "
+        "is). The transition is appended to intake/status.jsonl with the reason given "
+        "(nothing is rewritten). Name SOURCE_IDs, or pass --all-failed.",
     )
     parser.add_argument("source_ids", nargs="*", metavar="SOURCE_ID",
                         help="e.g. acme/app#41 or a bugfix run id")  # fmt: skip
@@ -37,14 +42,15 @@ def main(argv: list[str] | None = None) -> int:
     requeued = 0
     for key in sorted(keys):
         current = status.get(key)
-        if current is None or current.get("state") != "failed":
+        state = str(current.get("state")) if current else "pending"
+        if state not in (("failed",) if args.all_failed else REQUEUED):
             if not args.all_failed:
-                state = current.get("state") if current else "pending"
-                print(f"{key[1]}: {state}, not failed; left as it is")
+                print(f"{key[1]}: {state}, {WHY_KEPT.get(state, 'left')}; left as it is")
             continue
+        assert current is not None  # a pending row without a status row was skipped above
         append_status(folder, *key, "pending", attempts=0, previous=current,
                       reason=f"requeued: {reason}"[:1900])  # fmt: skip
-        print(f"{key[1]}: failed -> pending ({reason})")
+        print(f"{key[1]}: {state} -> pending ({reason})")
         requeued += 1
     print(f"{requeued} row(s) requeued")
     return 0
