@@ -508,3 +508,29 @@ def test_rule_titles_and_sources_in_the_commit_message_mention_nobody() -> None:
     assert f"Kbkit-Source: merged_pr acme/app#{ZWSP}12\n" in message
     parsed = parse_trailers("0" * 40, message)
     assert parsed is not None and parsed.sources == tuple(sources)
+
+
+@pytest.mark.parametrize("mode", ["shadow", "review"])
+def test_a_renamed_default_branch_is_followed(world: World, mode: str) -> None:
+    """The knowledge repository renames its default branch (main -> trunk, as GitHub does:
+    the old one is gone): a host that keeps state/ follows it the next day instead of
+    stopping on the branch its clone was made with."""
+    if mode == "review":
+        world.review()
+    first = world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    for bare in (world.upstream, world.fork):
+        git.run_git(bare, "branch", "-m", "main", "trunk")
+        git.run_git(bare, "symbolic-ref", "HEAD", "refs/heads/trunk")
+    second = world.record(2)
+    report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}), scheduled=True, day=NEXT_DAY)
+    assert report.outcome == ("published" if mode == "review" else "shadowed")
+    assert world.states(first + second)[1] == report.outcome
+    base = git.run_git(world.clone, "merge-base", "HEAD", "origin/trunk").strip()
+    assert base == git.run_git(world.upstream, "rev-parse", "trunk").strip()
+
+
+def test_a_base_branch_that_does_not_exist_is_a_usage_error(world: World) -> None:
+    world.record(1)
+    with pytest.raises(UsageError, match="has no branch 'trunk' \\(--base-branch\\)"):
+        world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), base_branch="trunk")
