@@ -747,8 +747,14 @@ class Month:
             assert len(lists) <= 1, f"{row.day}: {key} listed by PRs {[p.number for p in lists]}"
             if state == "published":
                 assert lists and status.get("url", "").endswith(f"/pull/{lists[0].number}"), f"{row.day}: {key} published but listed by {[p.number for p in lists]}"  # fmt: skip
+                record = decode(lists[0].body)
+                rejected = lists[0].state == "closed" and not lists[0].merged_at and record and record.rule_ids()  # fmt: skip
+                assert not rejected or not distilled, f"{row.day}: {key} published by #{lists[0].number}, closed unmerged"  # fmt: skip
             elif state == "failed":
                 assert status.get("reason"), f"{row.day}: {key} failed without a reason"
+            elif state == "rejected":  # a person closed the PR that listed it, unmerged
+                closed = [p for p in self.hub.pulls[UPSTREAM] if str(status.get("url")).endswith(f"/pull/{p.number}")]  # fmt: skip
+                assert closed and closed[0].state == "closed" and not closed[0].merged_at, f"{row.day}: {key} rejected: {status}"  # fmt: skip
             elif state == "shadowed":
                 assert str(status.get("reason", "")).startswith("no rules"), f"{row.day}: {key} shadowed: {status}"  # fmt: skip
             elif lists:  # pending, yet a PR lists it: only after a run that did not finish
@@ -772,13 +778,13 @@ class Month:
             assert "no pr opened or updated" in summary.lower(), f"{row.day}: no PR change and no reason:\n{summary}"  # fmt: skip
 
     def table(self) -> str:
-        head = "| day | team PRs (merged) | PRs opened / updated / merged / closed | open after | rules landed | events: pending / published / failed / shadowed | gh faults | notes |"  # fmt: skip
+        head = "| day | team PRs (merged) | PRs opened / updated / merged / closed | open after | rules landed | events: pending / published / failed / shadowed / rejected | gh faults | notes |"  # fmt: skip
         lines = [head, "|" + "---|" * 8]
         for r in self.rows:
             s = r.states
             lines.append(
                 f"| {r.day} | {r.team_prs} ({r.merged_team_prs}) | {r.opened} / {r.updated} / {r.merged} / {r.closed} "
-                f"| {r.open_after} | {r.landed} | {s.get('pending', 0)} / {s.get('published', 0)} / {s.get('failed', 0)} / {s.get('shadowed', 0)} "
+                f"| {r.open_after} | {r.landed} | {s.get('pending', 0)} / {s.get('published', 0)} / {s.get('failed', 0)} / {s.get('shadowed', 0)} / {s.get('rejected', 0)} "
                 f"| {r.faults} | {'; '.join(r.notes)} |"
             )  # fmt: skip
         return "\n".join(lines)

@@ -534,3 +534,39 @@ def test_a_base_branch_that_does_not_exist_is_a_usage_error(world: World) -> Non
     world.record(1)
     with pytest.raises(UsageError, match="has no branch 'trunk' \\(--base-branch\\)"):
         world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), base_branch="trunk")
+
+
+def test_a_pr_closed_unmerged_rejects_its_events_until_requeued(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A person closes today's knowledge PR without merging it: its events are `rejected`
+    (not published, never proposed again), counted so by `kb intake status`; `kb intake
+    requeue --rejected` proposes them again in a new PR."""
+    world.review()
+    keys = world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    world.merge_pr(1, "CLOSED")
+    again = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    report = world.run(again, scheduled=True, day=NEXT_DAY)
+    assert report.outcome == "nothing-pending" and again.calls == 0
+    row = load_status(world.intake)[keys[0]]
+    assert row["state"] == "rejected" and row["url"].endswith("/pull/1")
+    assert row["reason"] == "knowledge PR #1 was closed without merging"
+    capsys.readouterr()
+    assert (
+        main(["intake", "status", "--repo", str(world.root / "project"), "--format", "json"]) == 0
+    )
+    totals = json.loads(capsys.readouterr().out)["totals"]
+    assert totals["rejected"] == 1 and totals["published"] == 0
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True, day=NEXT_DAY)
+    assert world.states(keys) == ["rejected"]  # stays rejected, run after run
+    argv = ["intake", "requeue", "--rejected", "--reason", "reviewed again",
+            "--repo", str(world.root / "project")]  # fmt: skip
+    assert main(argv) == 0
+    assert "acme/app#1: rejected -> pending (reviewed again)" in capsys.readouterr().out
+    redo = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    third = world.run(redo, day="2026-12-02")
+    assert redo.calls == 1 and third.outcome == "published" and third.url.endswith("/pull/2")
+    assert world.states(keys) == ["published"]
+    world.run(ScriptedGateway({}), day="2026-12-02")  # the closed PR still lists it: no matter
+    assert world.states(keys) == ["published"]
