@@ -58,11 +58,17 @@ def test_workflow_is_scheduled_minimal_and_runs_the_whole_loop() -> None:
                     "kb intake mailbox --issue", "kb intake sync --push",
                     'kb distill --scheduled --summary "$GITHUB_STEP_SUMMARY"'):  # fmt: skip
         assert command in runs
-    # nothing that is not a failure skips distillation: every step after the first kb
-    # command runs whatever an earlier one did, and the artifacts are always uploaded
+    # nothing that is not a failure skips a step: every step after the state pull runs
+    # whatever an earlier one did (recording too), but distill runs only on pulled state
+    # (without it, published events would look pending and be proposed again), and the
+    # artifacts are always uploaded
     names = [step.get("name", step.get("uses")) for step in steps]
-    later = steps[names.index("Record merged PRs") + 1 :]
-    assert all(str(step.get("if")) in ("${{ !cancelled() }}", "always()") for step in later)
+    assert steps[names.index("Bring in yesterday's intake state")]["id"] == "pull"
+    later = steps[names.index("Bring in yesterday's intake state") + 1 :]
+    distill = "${{ !cancelled() && steps.pull.outcome == 'success' }}"
+    for step in later:
+        allowed = (distill,) if step.get("name") == "Distill and publish" else ()
+        assert str(step.get("if")) in ("${{ !cancelled() }}", "always()", *allowed), step
     assert any(str(step.get("uses", "")).startswith("actions/upload-artifact") for step in later)
     assert "git push" not in runs  # main is never pushed: the state branch is the bot's
     text = WORKFLOW.read_text()

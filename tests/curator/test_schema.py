@@ -93,3 +93,54 @@ def test_schema_defaults_to_the_last_prompts_batch(clone: Path) -> None:
         curator.build_prompt({"events": []})  # type: ignore[arg-type]
     with pytest.raises(InvalidRequestError, match="validation"):
         curator.apply({"proposals": []})  # type: ignore[arg-type]
+
+
+LIMIT_KEYWORDS = {"minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems",
+                  "minimum", "maximum"}  # fmt: skip
+
+
+def _bounded_fields(spec: dict, path: str = "") -> list[str]:
+    """Every field path of the local limits that carries a bound."""
+    found = [path] if path and LIMIT_KEYWORDS & set(spec) else []
+    for name, child in spec.get("properties", {}).items():
+        found += _bounded_fields(child, f"{path}.{name}" if path else name)
+    if isinstance(spec.get("items"), dict) and path:
+        found += _bounded_fields(spec["items"], f"{path}[]")
+    return found
+
+
+def test_every_local_limit_is_stated_in_the_prompt_and_the_wire_schema(clone: Path) -> None:
+    """A model is refused only for limits it was told: each bound of proposal_limits.json
+    (the citation cap of 8 among them) is in the prompt's Limits and in the wire field's
+    description, in words."""
+    from kbkit.curator.schema import PATTERN_WORDS, limits_in_words
+
+    item = limits_schema(3)["properties"]["proposals"]["items"]
+    fields = _bounded_fields(item)
+    assert "citations" in fields and "table_rows[].cells[]" in fields
+    words = limits_in_words()
+    assert sorted(words) == sorted(fields)
+    assert words["citations"] == "1 to 8 entries, no entry twice"
+    assert words["group"] == "2 to 120 characters, one line, without #"
+    prompt = KnowledgeCurator(clone).build_prompt(batch("PR #7")).text
+    limits = prompt.split("# Limits", 1)[1].split("\n# ", 1)[0]
+    for path in fields:
+        assert f"- `{path}`: {words[path]}" in limits
+    wire = wire_schema(["a"], ["PR #1"], 3)["properties"]["proposals"]["items"]
+    for path in fields:
+        node = wire
+        for step in path.replace("[]", ".[]").split("."):
+            node = node["items"] if step == "[]" else node["properties"][step]
+        if "description" in node:
+            assert node["description"].endswith(f" Limit: {words[path]}.")
+    patterns = [spec["pattern"] for spec in _walk(item) if "pattern" in spec]
+    assert patterns and all(p in PATTERN_WORDS for p in patterns)
+
+
+def _walk(spec: dict) -> list[dict]:
+    found = [spec]
+    for child in spec.get("properties", {}).values():
+        found += _walk(child)
+    if isinstance(spec.get("items"), dict):
+        found += _walk(spec["items"])
+    return found

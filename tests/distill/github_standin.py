@@ -14,7 +14,8 @@ kbkit makes, in GitHub's shapes, and keeps state the way GitHub does:
 - the watched team repository's pull requests are data the test adds (`add_team_pull`):
   listed newest updated first, 100 a page with `Link` headers, with a `files` endpoint;
 - issue comments are kept per issue, with `author_association`;
-- faults: `fault(method, path)` may fail a request with a 5xx error object (nothing done) or
+- faults: `fault(method, path)` may fail a request with a 5xx (nothing done): an error
+  object, or the front end's HTML page or empty body, which gh prints as `gh: HTTP 502`; or
   answer it only after a delay (done, then the answer arrives late: the client has given up).
 
 - a team PR's reviews and inline review comments (REST, paged) and its review threads
@@ -64,6 +65,7 @@ class Fault:
     kind: str  # "fail": an error object, nothing done; "late": done, answered after `delay`
     status: int = 502
     delay: float = 0.0
+    page: str = "json"  # a failure's body: GitHub's error object, its front end's "html" or "empty"
 
     @property
     def message(self) -> str:
@@ -432,6 +434,14 @@ def _error(message: str, errors: list[dict[str, Any]] | None = None) -> dict[str
     return found
 
 
+# The shape of GitHub's front-end error page (a 502's "Unicorn!"), not its text.
+ERROR_PAGE = (
+    b'<!DOCTYPE html>\n<html><head><title>Unicorn! &middot; GitHub</title><style type="text/css"'
+    b">body { background-color: #f1f1f1; margin: 0; }</style></head><body><p><strong>We had "
+    b"issues producing the response to your request.</strong></p></body></html>\n"
+)
+
+
 def _handler(stand_in: StandIn) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -446,6 +456,8 @@ def _handler(stand_in: StandIn) -> type[BaseHTTPRequestHandler]:
                 return self._reply(method, 401, _error("Bad credentials"), {})
             path = urlsplit(self.path).path
             fault = stand_in.fault(method, path)
+            if fault is not None and fault.kind == "fail" and fault.page != "json":
+                return self._error_page(method, fault)
             if fault is not None and fault.kind == "fail":
                 return self._reply(method, fault.status, _error(fault.message), {})
             stand_in.during(method, path)
@@ -468,6 +480,17 @@ def _handler(stand_in: StandIn) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
                 pass  # the client gave up waiting
+
+        def _error_page(self, method: str, fault: Fault) -> None:
+            """A 5xx from GitHub's front end: an HTML page or no body at all, no JSON."""
+            with stand_in.lock:
+                stand_in.log.append((method, urlsplit(self.path).path, fault.status))
+            data = ERROR_PAGE if fault.page == "html" else b""
+            self.send_response(fault.status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
             self._serve("GET")

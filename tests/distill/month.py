@@ -229,6 +229,8 @@ class Workflow:
         self.job = document["jobs"]["intake"]
         self.variables = variables
         self.secrets = secrets
+        self.outcomes: dict[str, str] = {}  # `steps.ID.outcome` of this run's steps so far
+        self.unreachable: dict[str, str] = {}  # step name -> a git remote it cannot reach
 
     def value(self, text: str, run_id: int) -> str:
         def one(found: re.Match[str]) -> str:
@@ -241,6 +243,8 @@ class Workflow:
                 return self.secrets["GITHUB_TOKEN"]
             if expression == "github.run_id":
                 return str(run_id)
+            if expression in self.outcomes:
+                return self.outcomes[expression]
             raise AssertionError(f"the simulation does not know ${{{{ {expression} }}}}")
 
         return self.EXPRESSION.sub(one, str(text))
@@ -249,15 +253,16 @@ class Workflow:
         """Every step in order; (step name, exit code) for each that ran."""
         outcomes: list[tuple[str, int]] = []
         failed = False
+        self.outcomes = {}
         job_env = {k: self.value(v, run_id) for k, v in (self.job.get("env") or {}).items()}
         for step in self.job["steps"]:
             name = step.get("name") or step.get("uses", "")
             condition = (
                 str(step.get("if", "success()")).replace("${{", "").replace("}}", "").strip()
             )
-            if condition not in ("success()", "!cancelled()", "always()"):
-                raise AssertionError(f"the simulation does not know `if: {condition}`")
-            if condition == "success()" and failed:
+            if not self.holds(condition, failed):
+                if "id" in step:
+                    self.outcomes[f"steps.{step['id']}.outcome"] = "skipped"
                 continue
             if "uses" in step:
                 code = on_uses(step["uses"], {k: self.value(v, run_id) for k, v in (step.get("with") or {}).items()})  # fmt: skip
@@ -265,6 +270,10 @@ class Workflow:
                 code = 0  # the runner's PATH has this checkout's kbkit already
             else:
                 step_env = {k: self.value(v, run_id) for k, v in (step.get("env") or {}).items()}
+                if name in self.unreachable:  # git's own config, as a broken network would
+                    step_env |= {"GIT_CONFIG_COUNT": "1",
+                                 "GIT_CONFIG_KEY_0": "url./nonexistent/remote.insteadOf",
+                                 "GIT_CONFIG_VALUE_0": self.unreachable[name]}  # fmt: skip
                 script = self.value(step["run"], run_id)
                 started = time.monotonic()
                 done = subprocess.run(
@@ -280,7 +289,24 @@ class Workflow:
                 log.append(f"--- {name} (exit {code}, {took:.1f} s)\n{done.stdout}{done.stderr}")
             outcomes.append((name, code))
             failed = failed or code != 0
+            if "id" in step:
+                self.outcomes[f"steps.{step['id']}.outcome"] = "success" if code == 0 else "failure"
         return outcomes
+
+    def holds(self, condition: str, failed: bool) -> bool:
+        """An `if:` of the forms the workflow uses: status functions, and `steps.ID.outcome
+        == 'x'` comparisons, joined by `&&`."""
+        truth = []
+        for part in (p.strip() for p in condition.split("&&")):
+            if part in ("success()", "failure()"):
+                truth.append(failed == (part == "failure()"))
+            elif part in ("!cancelled()", "always()"):
+                truth.append(True)  # the simulation never cancels a run
+            elif (found := re.fullmatch(r"(steps\.\w+\.outcome) == '(\w+)'", part)) is not None:
+                truth.append(self.outcomes.get(found.group(1)) == found.group(2))
+            else:
+                raise AssertionError(f"the simulation does not know `if: {condition}`")
+        return all(truth)
 
 
 # --- the month --------------------------------------------------------------------------
@@ -311,6 +337,8 @@ class Month:
         self.clock = f"{START.isoformat()}T{RUN_AT}Z"
         self.hub = StandIn(lambda: self.clock)
         self.model = SimModel(random.Random(seed + 1))
+        self.pulls_fail = random.Random(seed + 2)  # its own draws: the other days stay as they were
+        self.failed_pulls: set[int] = set()  # days whose state pull fails (besides the draws)
         self.team = root / "team.git"
         self.upstream = root / "upstream.git"
         self.fork = root / "fork.git"
@@ -407,8 +435,8 @@ class Month:
         self.requests += 1
         roll = self.rng.random()
         if roll < 0.015:
-            self.faults += 1
-            return Fault("fail", 502)
+            self.faults += 1  # GitHub's error object, or its front end's HTML or empty page
+            return Fault("fail", 502, page=("json", "html", "empty")[self.faults % 3])
         if roll < 0.025:
             self.faults += 1
             return Fault("late", delay=5.0)
@@ -534,7 +562,11 @@ class Month:
         before = self._snapshot()
         self.clock = f"{today.isoformat()}T{RUN_AT}Z"
         self.faults, self.moved_mid_run = 0, False
-        outcomes, summary, runner = self._run_workflow(index, today, model_base, gh_env)
+        pull_fails = index in self.failed_pulls or (index > 0 and self.pulls_fail.random() < 0.08)
+        if pull_fails:
+            row.notes.append("state pull failed")
+        outcomes, summary, runner = self._run_workflow(index, today, model_base, gh_env, pull_fails)  # fmt: skip
+        self.outcomes_of_day = outcomes
         refuse.unlink(missing_ok=True)
         row.faults = self.faults
         if self.moved_mid_run:
@@ -555,7 +587,7 @@ class Month:
         login, association = ("drive-by", "NONE") if stranger else ("dev1", "MEMBER")
         self.hub.add_comment(TEAM, 1, body, login, association)
 
-    def _run_workflow(self, index: int, today: date, model_base: str, gh_env: dict[str, str]) -> tuple[list[tuple[str, int]], str, Path]:  # fmt: skip
+    def _run_workflow(self, index: int, today: date, model_base: str, gh_env: dict[str, str], pull_fails: bool = False) -> tuple[list[tuple[str, int]], str, Path]:  # fmt: skip
         runner = self.root / "runner"  # a fresh runner every day: nothing of yesterday's
         if runner.exists():
             shutil.rmtree(runner)
@@ -622,7 +654,10 @@ class Month:
         log: list[str] = []
         self.in_steps = True
         try:
-            outcomes = Workflow(variables, secrets).run(workspace, env, 1000 + index, uses, log)
+            flow = Workflow(variables, secrets)
+            if pull_fails:  # the state branch cannot be fetched today (a network failure)
+                flow.unreachable["Bring in yesterday's intake state"] = str(self.team)
+            outcomes = flow.run(workspace, env, 1000 + index, uses, log)
         finally:
             self.in_steps = False
         self.logs.append(f"===== {today} =====\n" + "\n".join(log))
@@ -712,13 +747,30 @@ class Month:
             assert len(lists) <= 1, f"{row.day}: {key} listed by PRs {[p.number for p in lists]}"
             if state == "published":
                 assert lists and status.get("url", "").endswith(f"/pull/{lists[0].number}"), f"{row.day}: {key} published but listed by {[p.number for p in lists]}"  # fmt: skip
+                record = decode(lists[0].body)
+                rejected = lists[0].state == "closed" and not lists[0].merged_at and record and record.rule_ids()  # fmt: skip
+                assert not rejected or not distilled, f"{row.day}: {key} published by #{lists[0].number}, closed unmerged"  # fmt: skip
             elif state == "failed":
                 assert status.get("reason"), f"{row.day}: {key} failed without a reason"
+            elif state == "rejected":  # a person closed the PR that listed it, unmerged
+                closed = [p for p in self.hub.pulls[UPSTREAM] if str(status.get("url")).endswith(f"/pull/{p.number}")]  # fmt: skip
+                assert closed and closed[0].state == "closed" and not closed[0].merged_at, f"{row.day}: {key} rejected: {status}"  # fmt: skip
             elif state == "shadowed":
                 assert str(status.get("reason", "")).startswith("no rules"), f"{row.day}: {key} shadowed: {status}"  # fmt: skip
             elif lists:  # pending, yet a PR lists it: only after a run that did not finish
                 assert not distilled, f"{row.day}: {key} pending but listed by #{lists[0].number}"
                 row.notes.append(f"{key[1]} pending, listed by #{lists[0].number} (run stopped)")
+        # a failed state pull: recorded and saved all the same, nothing distilled, and said
+        if "state pull failed" in row.notes:
+            ran = [name for name, _ in self.outcomes_of_day]
+            assert "Record merged PRs" in ran and "Save the intake state" in ran, (
+                f"{row.day}: {ran}"
+            )
+            assert "Distill and publish" not in ran and not (row.opened or row.updated)
+            assert "The state pull failed" in summary, (
+                f"{row.day}: the summary hides it:\n{summary}"
+            )
+            return
         # every day without a PR change says why
         changed = row.opened or row.updated
         assert f"### kb distill {row.day}" in summary, f"{row.day}: the summary has no distill section:\n{summary}"  # fmt: skip
@@ -726,13 +778,13 @@ class Month:
             assert "no pr opened or updated" in summary.lower(), f"{row.day}: no PR change and no reason:\n{summary}"  # fmt: skip
 
     def table(self) -> str:
-        head = "| day | team PRs (merged) | PRs opened / updated / merged / closed | open after | rules landed | events: pending / published / failed / shadowed | gh faults | notes |"  # fmt: skip
+        head = "| day | team PRs (merged) | PRs opened / updated / merged / closed | open after | rules landed | events: pending / published / failed / shadowed / rejected | gh faults | notes |"  # fmt: skip
         lines = [head, "|" + "---|" * 8]
         for r in self.rows:
             s = r.states
             lines.append(
                 f"| {r.day} | {r.team_prs} ({r.merged_team_prs}) | {r.opened} / {r.updated} / {r.merged} / {r.closed} "
-                f"| {r.open_after} | {r.landed} | {s.get('pending', 0)} / {s.get('published', 0)} / {s.get('failed', 0)} / {s.get('shadowed', 0)} "
+                f"| {r.open_after} | {r.landed} | {s.get('pending', 0)} / {s.get('published', 0)} / {s.get('failed', 0)} / {s.get('shadowed', 0)} / {s.get('rejected', 0)} "
                 f"| {r.faults} | {'; '.join(r.notes)} |"
             )  # fmt: skip
         return "\n".join(lines)
@@ -752,10 +804,12 @@ def run_month(
     certs: Path,
     team_prs: tuple[int, int] = (5, 40),
     history: int = 150,
+    failed_pulls: set[int] | None = None,
 ) -> Month:
     """Simulate `days` days on `seed` (`team_prs`: how many team PRs close a day, `history`:
     closed PRs before the first day); raises AssertionError at the first broken invariant."""
     month = Month(root, seed, certs, team_prs, history)
+    month.failed_pulls = failed_pulls or set()
     month.hub.fault = month._fault
     month.hub.during = month._during
     with serve(month.hub, root, certs) as gh_env, model_server(month.model) as base:

@@ -170,10 +170,13 @@ def test_two_open_prs_never_take_the_same_rule_id(world: World) -> None:
     tomorrow = world.run(again, scheduled=True, day=NEXT_DAY)
     prompt = again.prompts[0]
     assert "IDs taken by open pull requests (never use, never anchor on): VAL-2c" in prompt
-    assert tomorrow.outcome == "no-rules"
+    assert tomorrow.outcome == "refused"  # the model's fault: the event is proposed again
     (rejected,) = tomorrow.rejected
     assert rejected["reason"] == "rule-id-taken" and "open pull request #1" in rejected["message"]
     assert len(world.prs()) == 1
+    row = load_status(world.intake)[("merged_pr", "acme/app#2")]
+    assert row["state"] == "pending" and row["attempts"] == 1
+    assert row["reason"] == "every proposal refused (VAL-2c: rule-id-taken)"
     world.record(3)
     fine = world.run(ScriptedGateway({"acme/app#3": "VAL-2d"}), scheduled=True, day=NEXT_DAY)
     assert fine.outcome == "published"
@@ -253,6 +256,28 @@ def test_github_down_or_hanging_is_exit_4_and_counts_no_attempt(world: World) ->
     gateway = ScriptedGateway({"acme/app#1": "VAL-2c"})
     report = world.run(gateway)  # the PR GitHub opened is read back: no second one
     assert gateway.calls == 0 and report.outcome == "nothing-pending"
+    assert world.states(keys) == ["published"] and len(world.prs()) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("call", "page"), [("pr create", "html"), ("pr list", "empty")])
+def test_github_error_pages_are_exit_4_and_count_no_attempt(
+    world: World, call: str, page: str
+) -> None:
+    """GitHub's front end answers many 502/503/504s with an HTML page or no body (gh: `HTTP
+    502`): as many outages as the attempt cap, and more, leave the rows pending, uncharged."""
+    world.review()
+    world.monkeypatch.setenv("KBKIT_GH_RETRY_PAUSE", "0.01")
+    keys = world.record(1)
+    world.fail(call, 503, page=page)
+    for _ in range(4):  # the cap is three attempts: one outage more than it
+        with pytest.raises(KbkitError, match="GitHub failed") as failed:
+            world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
+        assert failed.value.exit_code == 4
+    row = load_status(world.intake)[keys[0]]
+    assert row["state"] == "pending" and row["attempts"] == 0
+    world.heal()
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
     assert world.states(keys) == ["published"] and len(world.prs()) == 1
 
 
@@ -505,3 +530,67 @@ def test_rule_titles_and_sources_in_the_commit_message_mention_nobody() -> None:
     assert f"Kbkit-Source: merged_pr acme/app#{ZWSP}12\n" in message
     parsed = parse_trailers("0" * 40, message)
     assert parsed is not None and parsed.sources == tuple(sources)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["shadow", "review"])
+def test_a_renamed_default_branch_is_followed(world: World, mode: str) -> None:
+    """The knowledge repository renames its default branch (main -> trunk, as GitHub does:
+    the old one is gone): a host that keeps state/ follows it the next day instead of
+    stopping on the branch its clone was made with."""
+    if mode == "review":
+        world.review()
+    first = world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    for bare in (world.upstream, world.fork):
+        git.run_git(bare, "branch", "-m", "main", "trunk")
+        git.run_git(bare, "symbolic-ref", "HEAD", "refs/heads/trunk")
+    second = world.record(2)
+    report = world.run(ScriptedGateway({"acme/app#2": "VAL-2d"}), scheduled=True, day=NEXT_DAY)
+    assert report.outcome == ("published" if mode == "review" else "shadowed")
+    assert world.states(first + second)[1] == report.outcome
+    base = git.run_git(world.clone, "merge-base", "HEAD", "origin/trunk").strip()
+    assert base == git.run_git(world.upstream, "rev-parse", "trunk").strip()
+
+
+def test_a_base_branch_that_does_not_exist_is_a_usage_error(world: World) -> None:
+    world.record(1)
+    with pytest.raises(UsageError, match="has no branch 'trunk' \\(--base-branch\\)"):
+        world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), base_branch="trunk")
+
+
+@pytest.mark.slow
+def test_a_pr_closed_unmerged_rejects_its_events_until_requeued(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A person closes today's knowledge PR without merging it: its events are `rejected`
+    (not published, never proposed again), counted so by `kb intake status`; `kb intake
+    requeue --rejected` proposes them again in a new PR."""
+    world.review()
+    keys = world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    world.merge_pr(1, "CLOSED")
+    again = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    report = world.run(again, scheduled=True, day=NEXT_DAY)
+    assert report.outcome == "nothing-pending" and again.calls == 0
+    row = load_status(world.intake)[keys[0]]
+    assert row["state"] == "rejected" and row["url"].endswith("/pull/1")
+    assert row["reason"] == "knowledge PR #1 was closed without merging"
+    capsys.readouterr()
+    assert (
+        main(["intake", "status", "--repo", str(world.root / "project"), "--format", "json"]) == 0
+    )
+    totals = json.loads(capsys.readouterr().out)["totals"]
+    assert totals["rejected"] == 1 and totals["published"] == 0
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True, day=NEXT_DAY)
+    assert world.states(keys) == ["rejected"]  # stays rejected, run after run
+    argv = ["intake", "requeue", "--rejected", "--reason", "reviewed again",
+            "--repo", str(world.root / "project")]  # fmt: skip
+    assert main(argv) == 0
+    assert "acme/app#1: rejected -> pending (reviewed again)" in capsys.readouterr().out
+    redo = ScriptedGateway({"acme/app#1": "VAL-2c"})
+    third = world.run(redo, day="2026-12-02")
+    assert redo.calls == 1 and third.outcome == "published" and third.url.endswith("/pull/2")
+    assert world.states(keys) == ["published"]
+    world.run(ScriptedGateway({}), day="2026-12-02")  # the closed PR still lists it: no matter
+    assert world.states(keys) == ["published"]

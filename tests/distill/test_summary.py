@@ -23,6 +23,7 @@ def report(outcome: str, **fields: object) -> Report:
     [
         ("nothing-pending", "nothing was pending"),
         ("no-rules", "the model proposed no rule"),
+        ("refused", "every rule the model proposed was refused by the mechanical checks"),
         ("shadowed", "shadow mode (POST_MODE is not"),
         ("dry-run", "a dry run writes nothing"),
     ],

@@ -156,10 +156,11 @@ class World:
         status = load_status(self.intake)
         return [status[k]["state"] for k in keys]
 
-    def fail(self, call: str, status: int = 422, *, late: float = 0.0) -> None:
-        """Make an API call fail (a `status` error object, nothing done), or, with `late`,
-        succeed on GitHub's side and answer only after `late` seconds."""
-        fault = Fault("late", delay=late) if late else Fault("fail", status)
+    def fail(self, call: str, status: int = 422, *, late: float = 0.0, page: str = "json") -> None:
+        """Make an API call fail (a `status` error object, nothing done; `page` "html" or
+        "empty": GitHub's front-end error page instead), or, with `late`, succeed on GitHub's
+        side and answer only after `late` seconds."""
+        fault = Fault("late", delay=late) if late else Fault("fail", status, page=page)
         self.faults[CALLS[call]] = fault
 
     def heal(self) -> None:

@@ -112,6 +112,21 @@ def test_producer_write_error_is_fail_open(tmp_path: Path) -> None:
     assert outcome.path is None and "could not write" in outcome.summary
 
 
+def test_strict_drop_fails_when_the_record_cannot_be_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A write error loses the landed fix's record: fail-open (exit 0, one line) by default,
+    exit 1 with --strict."""
+    (tmp_path / "run.json").write_text(json.dumps(producer_run()))
+    (tmp_path / "blocker").write_text("a file where the drop directory should be")
+    argv = ["intake", "drop", "--run", "run.json", "--dir", "blocker/drops"]
+    assert main(argv) == 0
+    assert "could not write" in capsys.readouterr().out
+    assert main([*argv, "--strict"]) == 1
+    assert "could not write" in capsys.readouterr().out
+    assert (tmp_path / "blocker").read_text() == "a file where the drop directory should be"
+
+
 def test_producer_refuses_a_run_of_the_wrong_shape(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -119,7 +119,13 @@ def test_status_counts_by_state_and_kind(
         "lesson": {"pending": 1},
         "merged_pr": {"pending": 3, "published": 1, "shadowed": 1},
     }
-    assert report["totals"] == {"pending": 4, "published": 1, "shadowed": 1, "failed": 0}
+    assert report["totals"] == {
+        "pending": 4,
+        "published": 1,
+        "shadowed": 1,
+        "failed": 0,
+        "rejected": 0,
+    }
     assert report["pending_attempts"] == {"0": 3, "2": 1}
     assert report["oldest_pending"]["key"] == ["lesson", "lesson-1"]
     assert report["cursor"] == {SLUG: "2026-11-29T10:00:00Z"}

@@ -293,7 +293,11 @@ def test_a_first_scan_takes_a_window_and_says_what_it_left(
     assert len(calls) == 4  # three pages reach back 7 days, and one count of all closed PRs
     out = capsys.readouterr().out
     assert f"{len(in_window)} merged PR(s) recorded" in out
-    left = 3000 - 300  # the count (3,000 at one a page) minus the three pages read
+    # the count (3,000 at one a page) minus those inside the window: the older ones on the
+    # third page are left too
+    window = [i for page in pages for i in page if i["updated_at"] >= "2026-11-23T12:00:00Z"]
+    assert 200 < len(window) < 300
+    left = 3000 - len(window)
     assert f"first scan of {SLUG}: pull requests updated since 2026-11-23T12:00:00Z only; about {left} older" in out  # fmt: skip
     assert f"kb intake record-prs --repo {SLUG} --since YYYY-MM-DD" in out
     # a backfill reads back to --since; the cursor stays where it is
@@ -312,3 +316,22 @@ def test_a_first_scan_takes_a_window_and_says_what_it_left(
 def test_since_must_be_a_date(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert scan(tmp_path, "--since", "last week") == 2
     assert "--since 'last week': write a day (YYYY-MM-DD)" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_first_scan_counts_the_older_prs_on_its_last_page(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The whole history fits the pages read, the last reaching past the window: the PRs
+    older than the window there are left, and said (not "0 older")."""
+    pages = history(290)
+    gh.route(PULLS, pages=pages)
+    window = [i for page in pages for i in page if i["updated_at"] >= "2026-11-23T12:00:00Z"]
+    for item in window:
+        if item["merged_at"]:
+            gh.files(item["number"], [])
+    assert scan(tmp_path) == 0
+    out = capsys.readouterr().out
+    left = 290 - len(window)
+    assert 0 < left < 100
+    assert f"only; about {left} older" in out

@@ -156,7 +156,7 @@ def test_two_hosts_writing_from_the_same_read_agree_on_the_further_state(
     assert load_status(tmp_path)[key]["state"] == "published"
 
 
-STATE = st.sampled_from(["pending", "published", "shadowed", "failed"])
+STATE = st.sampled_from(["pending", "published", "shadowed", "failed", "rejected"])
 TRANSITION = st.fixed_dictionaries(
     {
         "source_kind": st.sampled_from(["merged_pr", "bugfix_run"]),

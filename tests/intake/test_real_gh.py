@@ -42,12 +42,24 @@ def recorded(name: str) -> Any:
 
 
 PATCH = "@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+# The shape of the page GitHub's front end serves with a 502 (styles and all: braces that
+# are not JSON), not its text.
+UNICORN = (
+    b'<!DOCTYPE html>\n<html><head><meta http-equiv="Content-Type" content="text/html; '
+    b'charset=utf-8"><title>Unicorn! &middot; GitHub</title><style type="text/css" '
+    b'media="screen">body { background-color: #f1f1f1; margin: 0; } .container { margin: 50px '
+    b'auto 40px auto; width: 600px; }</style></head><body><div class="container"><p><strong>'
+    b"We had issues producing the response to your request.</strong></p><p>Sorry about that. "
+    b"Please try refreshing and contact us if the problem persists.</p></div></body></html>\n"
+)
 
 
 class GitHub(BaseHTTPRequestHandler):
     """Answers /api/v3/... like GitHub: pages linked by `Link: rel="next"`, error objects."""
 
     fail_page: int | None = None  # answer this page of the pulls list with HTTP 502
+    fail_shape = "json"  # how: GitHub's JSON error object, its HTML error page, or no body
+    fail_times = 1_000  # only the first N requests for that page fail
     seen: list[str] = []
     comments: list[dict[str, Any]] = []  # the mailbox issue's comments (POST appends)
 
@@ -75,8 +87,8 @@ class GitHub(BaseHTTPRequestHandler):
             return self.reply(401, {"message": "Bad credentials", "documentation_url": "x"})
         page = 2 if "page=2" in query else 1
         if path == f"/api/v3/repos/{SLUG}/pulls":
-            if page == self.fail_page:
-                return self.reply(502, {"message": "Server Error"})
+            if page == self.fail_page and self.failed() <= self.fail_times:
+                return self.error_page(self.fail_shape)
             if page == 1:
                 nxt = f"https://localhost:{port}/api/v3/repos/{SLUG}/pulls?{query}&page=2"
                 items = [make_pr(3, updated_at="2026-11-29T12:00:00Z"), make_pr(2, merged=False)]
@@ -112,6 +124,26 @@ class GitHub(BaseHTTPRequestHandler):
                                                 "provided invalid value"}]})  # fmt: skip
         return self.reply(200, recorded("pr57-review-threads.json"))
 
+    def failed(self) -> int:
+        """How many requests this page has failed, this one included."""
+        self.seen.append("FAILED")
+        return self.seen.count("FAILED")
+
+    def error_page(self, shape: str) -> None:
+        """A 5xx as GitHub answers it: a JSON error object from the API, or from its front
+        end an HTML page (a 502's "Unicorn!") or an empty 503/504."""
+        if shape == "json":
+            return self.reply(502, {"message": "Server Error"})
+        code, data, kind = {
+            "html": (502, UNICORN, "text/html; charset=utf-8"),
+            "empty": (504, b"", "text/plain"),
+        }[shape]
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def reply(self, code: int, body: Any, link: str | None = None) -> None:
         data = json.dumps(body).encode()
         self.send_response(code)
@@ -129,6 +161,7 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[type[Git
 
     cert, key = certificate(tmp_path)
     handler = type("Handler", (GitHub,), {"seen": [], "fail_page": None, "comments": [],
+                                          "fail_shape": "json", "fail_times": 1_000,
                                           "discussion": {}, "graphql_seen": []})  # fmt: skip
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -167,6 +200,45 @@ def test_real_gh_failing_second_page_keeps_the_cursor(
     assert main(["intake", "record-prs", "--repo", SLUG]) == 4
     assert "HTTP 502" in capsys.readouterr().err
     assert not (tmp_path / "intake" / CURSOR_FILE).exists()
+    assert load_events(tmp_path / "intake") == {}
+
+
+@pytest.mark.parametrize("shape", ["html", "empty"])
+def test_real_gh_error_pages_are_retried_and_exit_4(
+    tmp_path: Path, server: type[GitHub], capsys: pytest.CaptureFixture[str], shape: str
+) -> None:
+    """GitHub's front end answers many 5xx with an HTML page or no body, which gh prints as
+    `gh: HTTP 502`: the environment's (exit 4), retried within the run, the cursor kept."""
+    server.fail_page, server.fail_shape = 2, shape
+    assert main(["intake", "record-prs", "--repo", SLUG]) == 4
+    err = capsys.readouterr().err
+    assert "GitHub failed" in err and "(HTTP 50" in err and "<" not in err
+    assert server.seen.count("FAILED") == 3  # the first try and two retries
+    assert not (tmp_path / "intake" / CURSOR_FILE).exists()
+    assert load_events(tmp_path / "intake") == {}
+
+
+def test_real_gh_one_error_page_is_passed_by_a_retry(tmp_path: Path, server: type[GitHub]) -> None:
+    server.fail_page, server.fail_shape, server.fail_times = 2, "html", 1
+    assert main(["intake", "record-prs", "--repo", SLUG]) == 0
+    assert sorted(key[1] for key in load_events(tmp_path / "intake")) == [f"{SLUG}#1", f"{SLUG}#3"]
+    assert read_cursor(tmp_path / "intake") == {SLUG: "2026-11-29T12:00:00Z"}
+
+
+def test_real_gh_unreachable_github_is_exit_4(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as closed:  # a port nothing listens on: the connection is refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("GH_HOST", f"localhost:{port}")
+    monkeypatch.setenv("GH_ENTERPRISE_TOKEN", TOKEN)
+    monkeypatch.setenv("GH_CONFIG_DIR", str(tmp_path / "gh-config"))
+    monkeypatch.setenv("KBKIT_GH_RETRY_PAUSE", "0.05")
+    assert main(["intake", "record-prs", "--repo", SLUG]) == 4
+    assert "GitHub could not be reached" in capsys.readouterr().err
     assert load_events(tmp_path / "intake") == {}
 
 

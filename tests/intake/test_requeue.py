@@ -31,7 +31,9 @@ def test_requeue_named_row_appends_pending_with_reason(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert f"{SLUG}#1: failed -> pending (model outage)" in out
-    assert f"{SLUG}#3: pending, not failed" in out and "1 row(s) requeued" in out
+    assert (
+        f"{SLUG}#3: pending, already waiting; left as it is" in out and "1 row(s) requeued" in out
+    )
     row = load_status(folder)[("merged_pr", f"{SLUG}#1")]
     assert row["state"] == "pending" and row["attempts"] == 0
     assert row["reason"] == "requeued: model outage"
@@ -52,3 +54,27 @@ def test_requeue_all_failed_and_usage_errors(
     assert main(["intake", "requeue", f"{SLUG}#1", "--reason", "  "]) == 2
     assert main(["intake", "requeue", "nope#9", "--reason", "x"]) == 1
     assert "no recorded event has the source id nope#9" in capsys.readouterr().err
+
+
+def test_requeue_takes_a_shadowed_row_and_keeps_a_published_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any state but published goes back to pending: a batch closed as shadowed can be
+    proposed again; a published row's rules are in a knowledge PR already."""
+    folder = recorded(tmp_path)
+    status = load_status(folder)
+    shadowed, published = ("merged_pr", f"{SLUG}#3"), ("merged_pr", f"{SLUG}#2")
+    append_status(folder, *shadowed, "shadowed", attempts=1, previous=status[shadowed],
+                  reason="no rules: nothing durable to add")  # fmt: skip
+    append_status(folder, *published, "published", attempts=1, previous=status[published],
+                  reason="published")  # fmt: skip
+    argv = ["intake", "requeue", f"{SLUG}#3", f"{SLUG}#2", "--reason", "new model"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"{SLUG}#3: shadowed -> pending (new model)" in out
+    assert f"{SLUG}#2: published, its rules are in a knowledge PR; left as it is" in out
+    after = load_status(folder)
+    assert after[shadowed]["state"] == "pending" and after[shadowed]["attempts"] == 0
+    assert after[published]["state"] == "published"
+    ids = [p.event["source_id"] for p in pending_events(folder, max_attempts=3)]
+    assert f"{SLUG}#3" in ids and f"{SLUG}#2" not in ids

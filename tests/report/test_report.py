@@ -72,7 +72,13 @@ def test_json_has_every_section_with_its_numbers_and_sources(world: Path, capsys
     assert intake["events"] == 5 and intake["recorded_in_window"] == 4  # #4 is from October
     per_day = {d["day"]: d["merged_pr"] for d in intake["per_day"]}
     assert per_day["2026-11-28"] == 2 and per_day["2026-11-29"] == 1
-    assert intake["states"] == {"pending": 2, "published": 2, "shadowed": 0, "failed": 1}
+    assert intake["states"] == {
+        "pending": 2,
+        "published": 2,
+        "shadowed": 0,
+        "failed": 1,
+        "rejected": 0,
+    }
     assert intake["by_kind"] == {"bugfix_run": {"pending": 1},
                                  "merged_pr": {"failed": 1, "pending": 1, "published": 2}}  # fmt: skip
     assert intake["oldest_pending"]["key"] == ["merged_pr", "kbkit-dev/kbkit#4"]

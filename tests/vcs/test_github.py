@@ -86,6 +86,11 @@ def test_gh_without_credentials_is_exit_4_in_ghs_words(
         ("gh: Not Found (HTTP 404)\n", github.GitHubError, "Not Found (HTTP 404)"),
         ("HTTP 502: Bad Gateway (https://api.github.com/graphql)\n", github.GitHubUnavailable,
          "Bad Gateway (https://api.github.com/graphql) (HTTP 502)"),
+        # GitHub's front end answers many 5xx with an HTML page or nothing: gh prints the
+        # status alone (its api command, pkg/cmd/api/api.go, for a body that is not JSON).
+        ("gh: HTTP 502\n", github.GitHubUnavailable, "an error page with no message (HTTP 502)"),
+        ("gh: HTTP 504\n", github.GitHubUnavailable, "an error page with no message (HTTP 504)"),
+        ("gh: HTTP 422\n", github.GitHubError, "an error page with no message (HTTP 422)"),
     ],
 )  # fmt: skip
 def test_gh_error_output_is_classified_by_githubs_status(
@@ -108,3 +113,34 @@ def test_an_error_object_on_stdout_wins_over_ghs_summary(
         github.GitHubError, match="GitHub said: Resource not accessible by integration"
     ):
         github.api_paginate(f"repos/{SLUG}/pulls", tmp_path)
+
+
+@pytest.mark.parametrize(
+    "stderr",
+    [
+        'Get "https://api.github.com/repos/o/r/pulls": dial tcp 140.82.121.6:443: i/o timeout\n',
+        'Get "https://api.github.com/repos/o/r/pulls": read tcp 10.0.0.2:5->1.2.3.4:443: read: '
+        "connection reset by peer\n",
+        'Post "https://api.github.com/graphql": net/http: TLS handshake timeout\n',
+        'Get "https://api.github.com/repos/o/r/pulls": EOF\n',
+        "unexpected end of JSON input\n",  # a JSON error page with an empty body
+        "invalid character '<' looking for beginning of value\n",  # HTML sent as JSON
+    ],
+)
+def test_no_answer_from_github_is_the_network_exit_4(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stderr: str
+) -> None:
+    _gh(tmp_path, monkeypatch, "", stderr, 1)
+    with pytest.raises(github.GitHubUnavailable, match="GitHub could not be reached") as caught:
+        github.list_prs(SLUG, "branch", tmp_path)
+    assert caught.value.exit_code == 4
+
+
+def test_a_refusal_that_mentions_eof_is_still_a_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GitHub's own words with a status are never read as a network failure."""
+    _gh(tmp_path, monkeypatch, "", "gh: Reference EOF does not exist (HTTP 422)\n", 1)
+    with pytest.raises(github.GitHubError) as caught:
+        github.list_prs(SLUG, "branch", tmp_path)
+    assert type(caught.value) is github.GitHubError and caught.value.exit_code == 1

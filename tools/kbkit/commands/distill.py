@@ -122,7 +122,8 @@ def render(report: job.Report) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one distill batch; exit 0 done, 1 failed attempt (rows stay pending) or dry-run changes."""
+    """Run one distill batch; exit 0 done, 1 a failed attempt or every proposal refused (rows
+    stay pending) or dry-run changes."""
     args = parser().parse_args(argv)
     try:
         options = options_from(args)
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"version": 1, **data}, indent=2, ensure_ascii=False))
     else:
         print(render(report))
-    if report.outcome == "failed":
+    if report.outcome in ("failed", "refused"):
         return 1
     return 1 if report.outcome == "dry-run" and report.pages else 0
 

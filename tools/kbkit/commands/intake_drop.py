@@ -87,12 +87,16 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             print(render_comment(record), end="")
             return 0
+        lost = False
         if issue is None or args.dir or os.environ.get(DROP_DIR_ENV):
             folder = args.dir or os.environ.get(DROP_DIR_ENV) or None
             outcome = write_drop_record(run, Path(folder) if folder else None, label, aliases)
             print(outcome.summary)
+            lost = outcome.lost
         if issue is not None:
             print(_post(run, label, aliases, issue))
+        if lost and issue is None and args.strict:  # not written, and posted nowhere
+            return 1
     except (KbkitError, OSError) as exc:
         if isinstance(exc, UsageError):
             raise

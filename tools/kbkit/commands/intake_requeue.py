@@ -1,4 +1,6 @@
-"""`kb intake requeue`: return failed rows to pending, with the operator's reason recorded."""
+"""`kb intake requeue`: return failed, shadowed or rejected rows to pending, with the
+operator's reason recorded. A published row is never requeued: its rules are in a knowledge
+PR already."""
 
 from __future__ import annotations
 
@@ -8,43 +10,57 @@ from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.intake import options
 from kbkit.intake.ledger import append_status, load_events, load_status
 
+REQUEUED = ("failed", "shadowed", "rejected")  # all but pending (nothing to do) and published
+WHY_KEPT = {"pending": "already waiting", "published": "its rules are in a knowledge PR"}
+
 
 def main(argv: list[str] | None = None) -> int:
-    """Append a `pending` transition (attempts 0) after each chosen `failed` row."""
+    """Append a `pending` transition (attempts 0) after each chosen failed, shadowed or
+    rejected row."""
     parser = argparse.ArgumentParser(
         prog="kb intake requeue",
-        description="Return failed intake rows to pending so the next `kb distill` retries "
-        "them with a fresh attempt count. The transition is appended to intake/status.jsonl "
-        "with the reason given (nothing is rewritten). Name SOURCE_IDs, or pass --all-failed.",
+        description="Return failed, shadowed or rejected intake rows to pending so the next "
+        "`kb distill` proposes them again with a fresh attempt count (a published row stays as "
+        "it is). The transition is appended to intake/status.jsonl with the reason given "
+        "(nothing is rewritten). Name SOURCE_IDs, or pass --all-failed or --rejected.",
     )
     parser.add_argument("source_ids", nargs="*", metavar="SOURCE_ID",
                         help="e.g. acme/app#41 or a bugfix run id")  # fmt: skip
     parser.add_argument("--all-failed", action="store_true", help="every failed row")
+    parser.add_argument(
+        "--rejected",
+        action="store_true",
+        help="every rejected row (its knowledge PR was closed without merging): propose it again",
+    )
     parser.add_argument("--reason", required=True, help="why (recorded in the status row)")
     options.add_repo(parser)
     args = parser.parse_args(argv)
-    if bool(args.source_ids) == args.all_failed:
-        raise UsageError("name SOURCE_IDs or pass --all-failed (not both)")
+    every = [
+        state for state, on in (("failed", args.all_failed), ("rejected", args.rejected)) if on
+    ]
+    if bool(args.source_ids) == bool(every):
+        raise UsageError("name SOURCE_IDs or pass --all-failed and/or --rejected (not both)")
     reason = " ".join(args.reason.split())
     if not reason:
         raise UsageError("--reason must say why the rows are requeued")
     folder = options.intake_dir(args)
     status = load_status(folder)
-    keys = [key for key in load_events(folder) if args.all_failed or key[1] in args.source_ids]
+    keys = [key for key in load_events(folder) if every or key[1] in args.source_ids]
     missing = sorted(set(args.source_ids) - {key[1] for key in keys})
     if missing:
         raise KbkitError(f"no recorded event has the source id {', '.join(missing)}")
     requeued = 0
     for key in sorted(keys):
         current = status.get(key)
-        if current is None or current.get("state") != "failed":
-            if not args.all_failed:
-                state = current.get("state") if current else "pending"
-                print(f"{key[1]}: {state}, not failed; left as it is")
+        state = str(current.get("state")) if current else "pending"
+        if state not in (every or REQUEUED):
+            if not every:
+                print(f"{key[1]}: {state}, {WHY_KEPT.get(state, 'left')}; left as it is")
             continue
+        assert current is not None  # a pending row without a status row was skipped above
         append_status(folder, *key, "pending", attempts=0, previous=current,
                       reason=f"requeued: {reason}"[:1900])  # fmt: skip
-        print(f"{key[1]}: failed -> pending ({reason})")
+        print(f"{key[1]}: {state} -> pending ({reason})")
         requeued += 1
     print(f"{requeued} row(s) requeued")
     return 0

@@ -17,7 +17,7 @@ from kbkit.curator.events import KnowledgeEvidenceBatch, KnowledgeEvidenceEvent
 from kbkit.curator.layout import BULLET_STYLE, heading_text
 from kbkit.curator.new_page import NewPageSlot
 from kbkit.curator.review_notes import ReviewNote
-from kbkit.curator.schema import field_descriptions
+from kbkit.curator.schema import field_descriptions, limits_in_words
 from kbkit.infra.charset import visible
 from kbkit.policy.model import Policy
 
@@ -228,6 +228,10 @@ def build_prompt(
         "proposals; an empty list is a good answer when nothing durable was learned. "
         "Each proposal has every field:",
         fields,
+        "",
+        "# Limits",
+        "A proposal that breaks one of these limits is refused:",
+        "\n".join(f"- `{path}`: {words}" for path, words in limits_in_words().items()),
         "",
         "# Rule section shape",
         "A heading at the page's rule level, a blank line, then exactly four bullets in this "

@@ -273,6 +273,19 @@ class _Batch:
         self.s.notes.append(reason)
         return self.report("failed")
 
+    def refused(self) -> Report:
+        """Every proposal of the batch was refused by the mechanical checks: the model's
+        fault, so one attempt is charged, but the events stay pending (failed only at the
+        cap): their evidence was never judged durable or not. The reasons go with the rows."""
+        reasons = "; ".join(
+            f"{row['rule_id'] or 'row ' + str(row['model_index'])}: {row['reason']}" for row in self.rejected
+        )  # fmt: skip
+        reason = f"every proposal refused ({reasons})"[:1500]
+        self.mark_all(reason)
+        self.s.say(f"refused: {reason}")
+        self.s.notes.append(reason)
+        return self.report("refused")
+
     def curate_commit_publish(self, publisher: Publisher | None, review: ReviewState | None) -> Report:  # fmt: skip
         """Steps 6 and 7: ask the model, validate, apply, commit, publish, mark."""
         self.s.say(f"batch {self.batch_id}: {len(self.keys)} event(s)")
@@ -284,6 +297,8 @@ class _Batch:
             plan = curator.plan(validation) if validation.accepted else None
             pages = tuple(c.document_id for c in plan.changes) if plan else ()
             return self.report("dry-run", pages=pages, artifacts=None)
+        if not validation.accepted and validation.rejected:
+            return self.refused()
         if not validation.accepted:
             self.mark_all("no rules: nothing durable to add", "shadowed")
             self.art.write("apply.json", {"changes": [], "note": "no accepted proposals"})

@@ -2,14 +2,17 @@
 them, and every open one brought up to date with main.
 
 The ledger is a copy; the PRs are the truth. A row whose source event a knowledge PR's
-record lists (open, merged or closed) is published, whatever the local ledger says (a lost
-status push cannot publish it twice); a row the ledger calls published by a knowledge PR
-that no longer lists it (a rule that stopped applying) is pending again.
+record lists (open, merged, or closed by kbkit) is published, whatever the local ledger says
+(a lost status push cannot publish it twice); a row the ledger calls published by a
+knowledge PR that no longer lists it (a rule that stopped applying) is pending again. A PR a
+person closed without merging (it still carries rules: kbkit closes only PRs with none left)
+rejected its rules: its events are `rejected`, never proposed again unless someone runs
+`kb intake requeue --rejected` (a requeued row stays pending until a new PR lists it).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kbkit.distill import knowledge_prs, pr_snapshot, refresh
 from kbkit.distill.knowledge_prs import KnowledgePr
@@ -27,15 +30,35 @@ class ReviewState(NamedTuple):
     main: str  # the base branch's commit the open PRs were brought up to date with
 
     def listed(self) -> dict[Key, KnowledgePr]:
-        """Every source event a knowledge PR lists -> that PR (the first, if two did)."""
+        """Every source event a knowledge PR lists -> that PR (the first, if two did); the
+        PRs a person rejected are not counted (`rejected`)."""
         found: dict[Key, KnowledgePr] = {}
         for pr in self.prs:
-            for key in pr.record.sources() if pr.record else ():
+            for key in pr.record.sources() if pr.record and not is_rejected(pr) else ():
                 found.setdefault(key, pr)
+        return found
+
+    def rejected(self) -> dict[Key, KnowledgePr]:
+        """Every source event a rejected knowledge PR lists (and no other PR does) -> it."""
+        listed = self.listed()
+        found: dict[Key, KnowledgePr] = {}
+        for pr in self.prs:
+            for key in pr.record.sources() if pr.record and is_rejected(pr) else ():
+                if key not in listed:
+                    found.setdefault(key, pr)
         return found
 
     def head(self, pr: KnowledgePr) -> str | None:
         return self.fork_heads.get(pr.pull.head_ref)
+
+
+def is_rejected(pr: KnowledgePr) -> bool:
+    """Closed without merging by a person: kbkit itself closes only a PR with no rule left."""
+    return (
+        pr.pull.state == "closed"
+        and not pr.pull.merged
+        and bool(pr.record and pr.record.rule_ids())
+    )
 
 
 def open_review(s: Session, publisher: Publisher) -> ReviewState:
@@ -88,10 +111,17 @@ def reconcile(s: Session, state: ReviewState) -> None:
             reason=f"listed by knowledge PR #{pr.number} (read back from GitHub)",
         )
         fixed += 1
+    fixed += _mark_rejected(s, state, events, status)
     by_url = {pr.pull.url: pr for pr in state.prs if pr.record is not None}
+    rejected = state.rejected()
     for key, current in status.items():
         lister = by_url.get(str(current.get("url") or ""))
-        if current.get("state") != "published" or lister is None or key in listed:
+        if (
+            current.get("state") != "published"
+            or lister is None
+            or key in listed
+            or key in rejected
+        ):
             continue
         mark(
             o.intake_dir,
@@ -104,3 +134,26 @@ def reconcile(s: Session, state: ReviewState) -> None:
         fixed += 1
     if fixed:
         s.note(f"reconciled {fixed} ledger row(s) with the knowledge PRs on GitHub")
+
+
+def _mark_rejected(s: Session, state: ReviewState, events: dict[Key, Any], status: dict[Key, Any]) -> int:  # fmt: skip
+    """Rows a rejected PR lists become `rejected`, once: a row someone requeued since (its
+    reason says so) stays pending for a new PR."""
+    marked = 0
+    for key, pr in state.rejected().items():
+        current = status.get(key) or {}
+        now = current.get("state", "pending")
+        requeued = now == "pending" and str(current.get("reason", "")).startswith("requeued")
+        if key not in events or now not in ("pending", "published") or requeued:
+            continue
+        mark(
+            s.o.intake_dir,
+            key,
+            "rejected",
+            attempts=int(current.get("attempts", 0)),
+            previous=status.get(key),
+            url=pr.pull.url,
+            reason=f"knowledge PR #{pr.number} was closed without merging",
+        )
+        marked += 1
+    return marked

@@ -31,7 +31,9 @@ class Options(NamedTuple):
 class Report(NamedTuple):
     day: str
     branch: str
-    outcome: str  # nothing-pending, no-rules, shadowed, published, deferred, failed, dry-run
+    outcome: (
+        str  # nothing-pending, no-rules, refused, shadowed, published, deferred, failed, dry-run
+    )
     batch_id: str | None = None
     events: tuple[str, ...] = ()  # "kind id" of the batch
     accepted: tuple[dict[str, Any], ...] = ()

@@ -17,6 +17,9 @@ WHY = {
     "failed, or listed by a knowledge PR)",
     "no-rules": "the model proposed no rule that passed validation for this batch; its "
     "events are marked shadowed with the reason `no rules`",
+    "refused": "every rule the model proposed was refused by the mechanical checks (the "
+    "reasons are below and in the batch's validation.json); its events stay pending, one "
+    "attempt counted, and are proposed again",
     "shadowed": "shadow mode",
     "dry-run": "a dry run writes nothing",
 }

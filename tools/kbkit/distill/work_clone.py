@@ -74,7 +74,15 @@ def prepare(
         # is what a crash mid-commit left behind, and would block every later run.
         (clone_dir / ".git" / "index.lock").unlink(missing_ok=True)
         git.fetch(clone_dir)
+        if base_branch is None:  # follow a renamed default branch (master -> main)
+            git.refresh_remote_head(clone_dir)
     base = base_branch or git.remote_head(clone_dir)
+    if git.rev_parse(clone_dir, f"origin/{base}") is None:
+        raise UsageError(
+            f"the knowledge repository {source} has no branch {base!r}"
+            + (" (--base-branch)" if base_branch else " (its default branch, as last seen)")
+            + "; pass --base-branch with the branch knowledge PRs go to"
+        )
     discarded: tuple[str, ...] = ()
     if not dry_run:
         # tracked pages an interrupted apply changed, then untracked files it left (a new

@@ -36,6 +36,7 @@ class DropOutcome(NamedTuple):
 
     path: Path | None
     summary: str
+    lost: bool = False  # a landed fix's record that could not be written (`--strict`: exit 1)
 
 
 class CollectResult(NamedTuple):
@@ -136,6 +137,7 @@ def write_drop_record(
             None,
             f"run {record['run_id']}: could not write {path} "
             f"({exc.strerror}); no drop record written",
+            lost=True,
         )
     groups = len(record["groups"])
     return DropOutcome(

@@ -97,7 +97,11 @@ def scan_github(
     stop = since or scan_since(cursor) or window_start()
     here = Path.cwd()  # gh needs no repository; the ledgers folder may not exist yet
     pages, more = _read_pages(slug, stop, here, page_of)
-    older = (_older(slug, here, page_of, pages) if more else 0) if first else None
+    older = (
+        (_older(slug, here, page_of, pages, stop) if more else _past(pages, stop))
+        if first
+        else None
+    )
     label = f"gh api {pulls_endpoint(slug)}"
     scan = parse_pulls(label, pages, identity, since=stop)
     known = set(load_events(intake_dir))
@@ -138,11 +142,17 @@ def _read_pages(
 
 
 def _older(
-    slug: str, cwd: Path, page_of: Callable[[str, Path], github.ApiPage], pages: list[Page]
+    slug: str,
+    cwd: Path,
+    page_of: Callable[[str, Path], github.ApiPage],
+    pages: list[Page],
+    stop: str,
 ) -> int | None:
     """About how many closed pull requests the first scan's window left: all of them (the
-    last page's number at one per page) minus those the scan read."""
-    read = sum(len(p.value) for p in pages if isinstance(p.value, list))
+    last page's number at one per page) minus those inside the window (updated at `stop` or
+    later). The older ones on the pages it read are left too: they are not recorded."""
+    items = [item for p in pages if isinstance(p.value, list) for item in p.value]
+    read = len(items) - _past(pages, stop)
     endpoint = pulls_endpoint(slug).replace(f"per_page={PER_PAGE}", "per_page=1")
     try:
         total = page_of(endpoint, cwd).last
@@ -151,6 +161,13 @@ def _older(
             raise
         return None  # only a count for the message: the scan itself succeeded
     return max(0, total - read) if total is not None else None
+
+
+def _past(pages: list[Page], stop: str) -> int:
+    """How many pull requests on the pages read were updated before `stop`: outside the
+    window, so not recorded."""
+    items = [item for p in pages if isinstance(p.value, list) for item in p.value]
+    return sum(1 for i in items if isinstance(i, dict) and str(i.get("updated_at")) < stop)
 
 
 def _diff(slug: str, row: dict[str, Any], cwd: Path, fetch: Callable[[str, Path], bytes]) -> str:

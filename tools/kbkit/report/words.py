@@ -13,6 +13,7 @@ STATES = {
     "published": "published (in a PR)",
     "shadowed": "shadowed (no PR)",
     "failed": "failed",
+    "rejected": "rejected (its PR closed unmerged)",
 }
 ARMS = {
     "randomised_inject": "randomly assigned: lessons injected",

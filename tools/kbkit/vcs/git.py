@@ -192,6 +192,13 @@ def fetch(repo: Path, remote: str = "origin") -> None:
     run_git(repo, "fetch", "--quiet", "--prune", remote)
 
 
+def refresh_remote_head(repo: Path, remote: str = "origin") -> None:
+    """Point `origin/HEAD` at the remote's default branch as it is now: a clone keeps the
+    one it was made with, so after a rename (master -> main) it names a branch the fetch
+    pruned. Left as it is when the remote does not say (the next call then reports it)."""
+    run_git(repo, "remote", "set-head", remote, "--auto", check=False)
+
+
 def remote_head(repo: Path, remote: str = "origin") -> str:
     """The default branch of a remote (what `origin/HEAD` points to), e.g. `main`."""
     prefix = f"refs/remotes/{remote}/"

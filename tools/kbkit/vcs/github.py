@@ -225,9 +225,21 @@ class GitHubCredentials(GitHubError):
     exit_code = 4
 
 
-_HTTP_STATUS = re.compile(r"\(HTTP (\d{3})\)|^HTTP (\d{3}):", re.MULTILINE)
+# The status as gh prints it: after GitHub's message for a JSON error body (`Not Found (HTTP
+# 404)`), alone for an error page with no JSON body, as GitHub's front end answers many
+# 502/503/504s (`gh: HTTP 502`), or leading an HTTPError of `gh pr` (`HTTP 502: Bad Gateway`).
+_HTTP_STATUS = re.compile(r"\(HTTP (\d{3})\)|^(?:gh: )?HTTP (\d{3})(?::|$)", re.MULTILINE)
 _AUTH_WORDS = re.compile(r"bad credentials|requires authentication|gh auth login", re.IGNORECASE)
 _RATE_WORDS = re.compile(r"rate limit", re.IGNORECASE)
+# What gh (Go's net/http) prints when no answer arrived, or one that is not GitHub's: the
+# network or GitHub's front end, never the request; retried and exit 4 like a 5xx.
+_NETWORK_WORDS = re.compile(
+    r"dial tcp|connection refused|connection reset|broken pipe|i/o timeout|handshake timeout"
+    r"|no such host|server misbehaving|network is unreachable|Client\.Timeout|deadline exceeded"
+    r"|unexpected EOF|: EOF$|stream error|http2: |unexpected end of JSON input"
+    r"|invalid character '<' looking for beginning of value",
+    re.IGNORECASE | re.MULTILINE,
+)
 GH_AUTH_EXIT = 4  # gh's own exit code when it has no credentials at all
 CREDENTIALS_HINT = "set GH_TOKEN to a token that can read the repository (or run `gh auth login`)"
 
@@ -251,6 +263,8 @@ def _kind(said: str, status: int, gh_exit: int | None) -> type[GitHubError]:
         return GitHubCredentials
     if status == 429 or (status in (0, 403) and _RATE_WORDS.search(said)) or status >= 500:
         return GitHubUnavailable
+    if not status and _NETWORK_WORDS.search(said):
+        return GitHubUnavailable
     return GitHubError
 
 
@@ -266,6 +280,8 @@ def classified(
     if kind is GitHubCredentials:
         return kind(f"{where}: GitHub refused the credentials: GitHub said: {said}; "
                     f"{CREDENTIALS_HINT}")  # fmt: skip
+    if kind is GitHubUnavailable and not status and not _RATE_WORDS.search(said):
+        return kind(f"{where}: GitHub could not be reached: {said}; retry later")
     if kind is GitHubUnavailable and status < 500:
         hint = _reset_hint(cwd) if cwd is not None else "rerun after the limit resets"
         return kind(f"{where}: GitHub's rate limit is exhausted: GitHub said: {said}; {hint}")
@@ -294,7 +310,8 @@ def _failure(where: str, done: CompletedProcess[bytes], cwd: Path) -> GitHubErro
     if data:
         said = _words(data["message"])
     elif lines:
-        said = _words(" ".join(_HTTP_STATUS.sub("", line.removeprefix("gh:")) for line in lines))
+        words = (_HTTP_STATUS.sub("", line.removeprefix("gh:").strip()) for line in lines)
+        said = _words(" ".join(words)) or "an error page with no message"
     else:
         said = f"nothing (exit code {done.returncode})"
     return classified(where, said, _status_of(data, stderr), done.returncode, cwd)
