@@ -206,7 +206,9 @@ def read_drop_file(path: Path, drop_dir: Path) -> dict[str, Any]:
     if not path.is_file():
         raise InputError("not a regular file", path=label)
     if path.suffix != ".json":
-        raise InputError("not a .json file; drop files are named OWNER+NAME+<run_id>.json", path=label)
+        raise InputError(
+            "not a .json file; drop files are named OWNER+NAME+<run_id>.json", path=label
+        )
     if path.stat().st_size > MAX_DROP_BYTES:
         raise InputError(f"larger than {MAX_DROP_BYTES} bytes", path=label)
     try:
