@@ -115,7 +115,9 @@ def test_a_deep_drop_file_is_quarantined_and_the_valid_one_recorded(
     reason = (drops / "quarantine" / "deep.json.reason").read_text()
     assert "malformed JSON" in reason and "nested too deeply" in reason
     assert "deep.json" in capsys.readouterr().err
-    assert list(load_events(tmp_path / "intake")) == [("bugfix_run", "bugfix-2026-11-28-2210")]
+    assert list(load_events(tmp_path / "intake")) == [
+        ("bugfix_run", "kbkit-dev/kbkit:bugfix-2026-11-28-2210")
+    ]
 
 
 def test_a_deep_mailbox_comment_is_refused_and_the_valid_one_recorded(
@@ -139,7 +141,9 @@ def test_a_deep_mailbox_comment_is_refused_and_the_valid_one_recorded(
     out, err = capsys.readouterr()
     assert code in (0, 1)
     assert "nested too deeply" in out + err
-    assert list(load_events(tmp_path / "intake")) == [("bugfix_run", "bugfix-2026-11-28-2210")]
+    assert list(load_events(tmp_path / "intake")) == [
+        ("bugfix_run", "kbkit-dev/kbkit:bugfix-2026-11-28-2210")
+    ]
 
 
 @pytest.mark.parametrize("deep", [DEEP_ARRAY, DEEP_OBJECT])

@@ -48,7 +48,7 @@ def test_over_long_verification_is_cut_with_a_marker_and_written(
     assert drop("--dir", "drops", "--strict") == 0
     out = capsys.readouterr().out
     assert "wrote" in out and "cut to the limits: groups[0].verification (9500 > 8000" in out
-    written = json.loads((tmp_path / "drops" / f"{run['run_id']}.json").read_text())
+    written = json.loads((tmp_path / "drops" / f"kbkit-dev+kbkit+{run['run_id']}.json").read_text())
     text = written["groups"][0]["verification"]
     kept = text.index("… [cut")
     assert len(text) <= 8000 and text.endswith(CUT_MARKER.format(9500 - kept))
@@ -122,7 +122,9 @@ def test_mailbox_issue_is_paged_and_a_refusal_is_reported_once(
     assert "not the watched repository" in captured.err  # a collaborator's: refused, exit 1
     assert "2 bugfix run(s) recorded" in captured.out and "1 refused, 1 ignored" in captured.out
     events = load_events(tmp_path / "intake")
-    assert sorted(key[1] for key in events) == sorted([record()["run_id"], "legacy-1"])
+    assert sorted(key[1] for key in events) == sorted(
+        [f"kbkit-dev/kbkit:{record()['run_id']}", "kbkit-dev/kbkit:legacy-1"]
+    )
     assert (tmp_path / "intake" / REFUSED_FILE).is_file()
     # the next run: nothing new, the old refusals are not reported again
     assert main(["intake", "mailbox", "--issue", ISSUE]) == 0

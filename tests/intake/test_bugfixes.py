@@ -30,7 +30,7 @@ def test_producer_writes_the_pinned_v1_record(
         main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json"), "--dir", str(drops)])
         == 0
     )
-    written = drops / "bugfix-2026-11-30-0815.json"
+    written = drops / "kbkit-dev+kbkit+bugfix-2026-11-30-0815.json"
     assert json.loads(written.read_text()) == {
         "run_id": "bugfix-2026-11-30-0815",
         "repo": "kbkit-dev/kbkit",
@@ -64,7 +64,7 @@ def test_producer_reads_the_directory_from_the_environment(
 ) -> None:
     monkeypatch.setenv("KNOWLEDGE_INTAKE_DIR", str(tmp_path / "env-drops"))
     assert main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json")]) == 0
-    assert (tmp_path / "env-drops" / "bugfix-2026-11-30-0815.json").is_file()
+    assert (tmp_path / "env-drops" / "kbkit-dev+kbkit+bugfix-2026-11-30-0815.json").is_file()
 
 
 @pytest.mark.parametrize(
@@ -151,11 +151,11 @@ def test_consumer_records_the_pinned_v1_record(tmp_path: Path) -> None:
     )
     assert main(["intake", "collect", "--drops", str(drops), "--repo", str(tmp_path)]) == 0
     events = load_events(tmp_path / "intake")
-    row = events[("bugfix_run", "bugfix-2026-11-28-2210")]
+    row = events[("bugfix_run", "kbkit-dev/kbkit:bugfix-2026-11-28-2210")]
     assert row.pop("recorded_at")
     assert row == {
         "source_kind": "bugfix_run",
-        "source_id": "bugfix-2026-11-28-2210",
+        "source_id": "kbkit-dev/kbkit:bugfix-2026-11-28-2210",
         "repo": "kbkit-dev/kbkit",
         "title": "Knowledge tree accepted a rule heading without its group digit",
         "pr": 52,
@@ -167,7 +167,9 @@ def test_consumer_records_the_pinned_v1_record(tmp_path: Path) -> None:
         == "The rule heading pattern made the group digit optional."
     )
     assert (
-        load_status(tmp_path / "intake")[("bugfix_run", "bugfix-2026-11-28-2210")]["state"]
+        load_status(tmp_path / "intake")[("bugfix_run", "kbkit-dev/kbkit:bugfix-2026-11-28-2210")][
+            "state"
+        ]
         == "pending"
     )
 
@@ -178,7 +180,7 @@ def test_producer_output_is_accepted_by_the_consumer(tmp_path: Path) -> None:
     assert main(["intake", "collect", "--drops", str(drops)]) == 0
     assert main(["intake", "collect", "--drops", str(drops)]) == 0  # idempotent
     lines = (tmp_path / "intake" / EVENTS_FILE).read_bytes().splitlines()
-    assert len(lines) == 1 and (drops / "bugfix-2026-11-30-0815.json").exists()
+    assert len(lines) == 1 and (drops / "kbkit-dev+kbkit+bugfix-2026-11-30-0815.json").exists()
 
 
 def test_sample_drops_are_valid(tmp_path: Path) -> None:
@@ -246,8 +248,8 @@ def test_bad_drop_files_are_quarantined_with_a_reason(
     # the good files are still there, only the new valid run was added
     assert ledger.read_bytes().startswith(before)
     assert sorted(k[1] for k in load_events(tmp_path / "intake")) == [
-        "bugfix-2026-11-28-2210",
-        "inside",
+        "kbkit-dev/kbkit:bugfix-2026-11-28-2210",
+        "kbkit-dev/kbkit:inside",
     ]
     assert main(["intake", "collect", "--drops", str(drops)]) == 0  # quarantine is left alone
 

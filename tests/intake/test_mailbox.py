@@ -52,9 +52,12 @@ def test_collaborator_comments_are_recorded_once(
         in capsys.readouterr().out
     )
     events = load_events(tmp_path / "intake")
-    assert sorted(k[1] for k in events) == ["bugfix-2026-11-28-2210", "legacy-1"]
+    assert sorted(k[1] for k in events) == [
+        "kbkit-dev/kbkit:bugfix-2026-11-28-2210",
+        "kbkit-dev/kbkit:legacy-1",
+    ]
     assert {row["via"] for row in events.values()} == {"mailbox"}
-    assert events[("bugfix_run", "legacy-1")]["record"] == record(run_id="legacy-1")
+    assert events[("bugfix_run", "kbkit-dev/kbkit:legacy-1")]["record"] == record(run_id="legacy-1")
     assert run(tmp_path, comments) == 0
     assert len((tmp_path / "intake" / EVENTS_FILE).read_bytes().splitlines()) == 2
 
@@ -63,7 +66,7 @@ def test_rendered_comment_survives_backticks_in_the_record(tmp_path: Path) -> No
     tricky = record(run_id="ticks", title="Fence ``` closed early?")
     assert run(tmp_path, [comment(1, render_comment(tricky))]) == 0
     assert (
-        load_events(tmp_path / "intake")[("bugfix_run", "ticks")]["title"]
+        load_events(tmp_path / "intake")[("bugfix_run", "kbkit-dev/kbkit:ticks")]["title"]
         == "Fence ``` closed early?"
     )
 
@@ -74,7 +77,7 @@ def test_alias_normalizes_the_record_repo(tmp_path: Path) -> None:
         run(tmp_path, [comment(1, render_comment(old))], "--alias", f"kbkit-dev/kb-tools={SLUG}")
         == 0
     )
-    row = load_events(tmp_path / "intake")[("bugfix_run", "bugfix-2026-11-28-2210")]
+    row = load_events(tmp_path / "intake")[("bugfix_run", "kbkit-dev/kbkit:bugfix-2026-11-28-2210")]
     assert row["repo"] == SLUG and row["record"]["repo"] == SLUG
 
 
@@ -135,7 +138,9 @@ def test_producer_prints_the_mailbox_comment(
     body = capsys.readouterr().out
     assert body.startswith(MARK + "\nBugfix record for `kbkit-dev/kbkit`")
     assert run(tmp_path, [comment(1, body)]) == 0
-    assert list(load_events(tmp_path / "intake")) == [("bugfix_run", "bugfix-2026-11-30-0815")]
+    assert list(load_events(tmp_path / "intake")) == [
+        ("bugfix_run", "kbkit-dev/kbkit:bugfix-2026-11-30-0815")
+    ]
     dry = json.loads((FIXTURES / "producer_run.json").read_text())
     dry["push"]["dry_run"] = True
     (tmp_path / "dry.json").write_text(json.dumps(dry))

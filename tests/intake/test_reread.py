@@ -182,3 +182,21 @@ def test_a_kill_between_the_two_appends_leaves_the_pr_pending_and_a_rerun_adds_t
     assert load_events(intake)[KEY]["revision"] == 1
     assert load_status(intake)[KEY]["state"] == "pending"
     assert main(["intake", "check"]) == 0
+
+
+def test_a_pr_recorded_under_another_spelling_of_its_repository_is_revised_not_doubled(
+    tmp_path: Path, gh: FakeGh, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An older kbkit kept `--slug`'s spelling (`KBKit-Dev/KBKit#57`); the re-read (which
+    spells it `kbkit-dev/kbkit`) revises that event under its own key."""
+    record_without_discussion(tmp_path)
+    intake = tmp_path / "intake"
+    for name in (EVENTS_FILE, STATUS_FILE):
+        path = intake / name
+        path.write_text(path.read_text().replace(SLUG, "KBKit-Dev/KBKit"))
+    assert reread("57") == 0
+    assert "revised (revision 1), pending again" in capsys.readouterr().out
+    events = load_events(intake)
+    assert list(events) == [("merged_pr", "KBKit-Dev/KBKit#57")]
+    assert events[("merged_pr", "KBKit-Dev/KBKit#57")]["revision"] == 1
+    assert load_status(intake)[("merged_pr", "KBKit-Dev/KBKit#57")]["state"] == "pending"

@@ -159,3 +159,32 @@ def test_a_store_committed_to_git_gets_the_command_that_rewrites_history(
         json.loads((repo / "intake/lessons/lessons.jsonl").read_text().splitlines()[0])["cue"]
         == "xss"
     )
+
+
+def test_a_purge_rerun_after_the_evidence_is_gone_removes_the_lesson_text(
+    tmp_path: Path, make_task, capsys
+) -> None:
+    """T1 and T2 both support one lesson. T1's purge keeps its text (T2 still supports it)
+    and removes T1's evidence rows; T2 is then forgotten without --purge. Rerunning T1's
+    purge finds no evidence rows of T1 left, yet the lesson T1 touched has no live evidence
+    now: its text goes, found through T1's tombstones."""
+    tasks = [make_task(t, findings=[("F1", "confirmed", "idor", SECRET)]) for t in ("T1", "T2")]
+    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    repo = ["--repo", str(tmp_path)]
+    assert main(["lessons", "extract", "--from", str(tmp_path / "tasks.jsonl"), *repo]) == 0
+    lessons = tmp_path / "intake" / "lessons" / "lessons.jsonl"
+    evidence = tmp_path / "intake" / "lessons" / "evidence.jsonl"
+    assert main(["lessons", "forget", "--source", "task:T1", "--purge", *repo]) == 0
+    assert SECRET in lessons.read_text()  # T2 still supports it: kept
+    assert '"task":"T1"' not in evidence.read_text()  # T1's evidence rows are gone
+    assert main(["lessons", "forget", "--source", "task:T2", *repo]) == 0
+    capsys.readouterr()
+    assert main(["lessons", "forget", "--source", "task:T1", "--purge", *repo]) == 0
+    out = capsys.readouterr().out
+    assert "purged task:T1: 1 row(s) removed from the lessons logs" in out, out
+    assert SECRET not in lessons.read_text()
+    assert main(["lessons", "lint", *repo]) == 0  # the store stays readable
+    capsys.readouterr()
+    # a third run has nothing left to remove, and says so
+    assert main(["lessons", "forget", "--source", "task:T1", "--purge", *repo]) == 0
+    assert "already forgotten and purged; nothing left to remove" in capsys.readouterr().out

@@ -30,7 +30,7 @@ def posting_allowed() -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write `<run_id>.json` into the drop directory only when the fix landed."""
+    """Write `OWNER+NAME+<run_id>.json` into the drop directory only when the fix landed."""
     parser = argparse.ArgumentParser(
         prog="kb intake drop",
         description="Write a bugfix drop record (v1) for a run whose fix landed: a real, "

@@ -13,6 +13,7 @@ from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
 from kbkit.intake.mailbox import (
     comments_endpoint,
+    edited_comments,
     parse_comments,
     parse_issue_ref,
     remember_refused,
@@ -33,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
         "with gh; --from reads the comments JSON (`gh api repos/O/R/issues/N/comments`). A "
         "collaborator's comment that cannot be used is refused and exits 1 once; a marked "
         "comment by anyone else is ignored with a warning, exit 0; both are remembered in "
-        "intake/mailbox-refused.json and not reported again. --issue OWNER/NAME# (no "
+        "intake/mailbox-refused.json and not reported again. A comment edited after its run was "
+        "recorded is reported once and not taken (a recorded event never changes: post the "
+        "correction with a new run_id). --issue OWNER/NAME# (no "
         "number: no mailbox configured) is a notice, exit 0.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
@@ -70,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     result = record_events(folder, scan.rows)
     options.warn(result.problems)
     new = remember_refused(folder, scan.refused) if scan.refused else []
+    edits = edited_comments(folder, scan) if result.already else []
+    edited = remember_refused(folder, edits) if edits else []
     old = len(scan.refused) - len(new)
     refused = [r for r in new if not r.stranger]
     strangers = [r for r in new if r.stranger]
@@ -80,10 +85,16 @@ def main(argv: list[str] | None = None) -> int:
             f"kb: warning: ignored {line(f'{label}: {refusal.where}: {refusal.reason}')}",
             file=sys.stderr,
         )
+    for edit in edited:  # the author's login is outside text too
+        print(
+            f"kb: warning: not taken {line(f'{label}: {edit.where}: {edit.reason}')}",
+            file=sys.stderr,
+        )
     print(
         f"{line(label)}: {len(result.added)} bugfix run(s) recorded, {len(result.already)} already "
         f"recorded, {len(refused)} refused, "
         + (f"{len(strangers)} ignored (not by a collaborator), " if strangers else "")
+        + (f"{len(edited)} edit(s) not taken, " if edited else "")
         + f"{scan.ignored} ordinary comment(s)"
         + (f", {old} refused or ignored before (intake/mailbox-refused.json)" if old else "")
     )

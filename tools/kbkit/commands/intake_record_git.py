@@ -9,7 +9,7 @@ from kbkit.infra.errors import UsageError
 from kbkit.infra.paths import repo_root
 from kbkit.intake import options
 from kbkit.intake.git_history import git_rows
-from kbkit.intake.ledger import load_events, record_events
+from kbkit.intake.ledger import known_sources, load_events, record_events
 from kbkit.intake.repo_identity import slug_from_remote
 from kbkit.vcs import git
 
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
             "pass --slug OWNER/NAME or set `repo:` in intake/config.yaml"
         )
     slug = identity.normalize(slug)
-    scan = git_rows(source, args.branch, slug, load_events(folder))
+    scan = git_rows(source, args.branch, slug, known_sources(load_events(folder).values()))
     result = record_events(folder, scan.rows)
     options.warn(result.problems)
     print(

@@ -12,7 +12,7 @@ from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
 from kbkit.intake.merged_prs import advance_cursor, parse_pulls, scan_since, since_option
 from kbkit.intake.pull_scan import scan_github
-from kbkit.intake.repo_identity import SLUG, RepoIdentity
+from kbkit.intake.repo_identity import RepoIdentity, canonical_slug, parse_slug
 from kbkit.intake.reread import reread_prs
 
 
@@ -20,8 +20,8 @@ def main(argv: list[str] | None = None) -> int:
     """Record every merged PR of the input once; advance the cursor."""
     parser = argparse.ArgumentParser(
         prog="kb intake record-prs",
-        description="`--repo OWNER/NAME` (a value that is not an existing folder) names the "
-        "GitHub repository; the ledgers are then found from the current directory. "
+        description="`--repo OWNER/NAME` or its URL (a value that is not an existing folder) "
+        "names the GitHub repository; the ledgers are then found from the current directory. "
         "Without --from: scan GitHub's closed pulls of OWNER/NAME itself, most recently "
         "updated first, one page of 100 at a time (`gh api -i`), back to the cursor minus "
         "one hour; a repository's first scan reads the last 7 days (or back to --since) and "
@@ -70,9 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     options.add_repo(parser, identity=True)
     parser.set_defaults(github=None)
     args = parser.parse_args(argv)
-    if args.repo and SLUG.match(args.repo) and not Path(args.repo).is_dir():
-        # `--repo OWNER/NAME` names the GitHub repository; the ledgers are found from here
-        args.github, args.repo = args.repo, None
+    if args.repo and parse_slug(args.repo) and not Path(args.repo).is_dir():
+        # `--repo OWNER/NAME` (or its URL) names the GitHub repository; the ledgers are
+        # found from here
+        args.github, args.repo = canonical_slug(args.repo, "--repo"), None
     if args.reread:
         if args.source is not None:
             raise UsageError("--reread reads from GitHub; drop --from")

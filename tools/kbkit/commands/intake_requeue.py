@@ -8,7 +8,7 @@ import argparse
 
 from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.intake import options
-from kbkit.intake.ledger import append_status, load_events, load_status
+from kbkit.intake.ledger import append_status, load_events, load_status, same_source
 
 REQUEUED = ("failed", "shadowed", "rejected")  # all but pending (nothing to do) and published
 WHY_KEPT = {"pending": "already waiting", "published": "its rules are in a knowledge PR"}
@@ -45,8 +45,11 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError("--reason must say why the rows are requeued")
     folder = options.intake_dir(args)
     status = load_status(folder)
-    keys = [key for key in load_events(folder) if every or key[1] in args.source_ids]
-    missing = sorted(set(args.source_ids) - {key[1] for key in keys})
+    # a source id compares as the ledger's fold does: `ACME/App#3` names `acme/app#3`
+    kinds = ("merged_pr", "bugfix_run", "lesson")
+    named = {same_source(kind, s): s for kind in kinds for s in args.source_ids}
+    keys = [key for key in load_events(folder) if every or same_source(*key) in named]
+    missing = sorted(set(args.source_ids) - {named.get(same_source(*key), key[1]) for key in keys})
     if missing:
         raise KbkitError(f"no recorded event has the source id {', '.join(missing)}")
     requeued = 0

@@ -21,7 +21,7 @@ from kbkit.infra.json_input import loads
 from kbkit.infra.jsonl import atomic_write_text
 from kbkit.infra.paths import named_folder
 from kbkit.intake.ledger import Row, record_events, timestamp
-from kbkit.intake.repo_identity import SLUG, RepoIdentity
+from kbkit.intake.repo_identity import RepoIdentity, parse_slug
 from kbkit.intake.schemas import DROP_RECORD, fit_to_schema, load_schema, schema_errors
 
 DROP_DIR_ENV = "KNOWLEDGE_INTAKE_DIR"
@@ -61,9 +61,10 @@ def parse_aliases(pairs: list[str]) -> dict[str, str]:
     aliases: dict[str, str] = {}
     for pair in pairs:
         old, sep, new = pair.partition("=")
-        if not sep or not old.strip() or not SLUG.match(new.strip()):
+        target = parse_slug(new)
+        if not sep or not old.strip() or target is None:
             raise UsageError(f"--alias {pair!r}: write it as OLD=OWNER/NAME (e.g. app=acme/app)")
-        aliases[old.strip().lower()] = new.strip()
+        aliases[parse_slug(old) or old.strip().lower()] = target
     return aliases
 
 
@@ -105,8 +106,9 @@ def landed_record(
             "no drop record written"
         )
     repo = record.get("repo")
-    if isinstance(repo, str) and aliases and repo.strip().lower() in aliases:
-        record["repo"] = aliases[repo.strip().lower()]
+    if isinstance(repo, str):
+        canonical = parse_slug(repo)
+        record["repo"] = (aliases or {}).get(canonical or repo.strip().lower(), canonical or repo)
     cuts: list[str] = []
     record = fit_to_schema(record, load_schema(DROP_RECORD), "", cuts)
     errors = schema_errors(DROP_RECORD, record)
@@ -121,7 +123,8 @@ def write_drop_record(
     label: str = "RUN.json",
     aliases: dict[str, str] | None = None,
 ) -> DropOutcome:
-    """Write `<run_id>.json` atomically into `drop_dir` when the fix landed; fail-open."""
+    """Write `OWNER+NAME+<run_id>.json` atomically into `drop_dir` when the fix landed;
+    fail-open."""
     if drop_dir is None:
         return DropOutcome(
             None, f"{DROP_DIR_ENV} is not set and no --dir given; no drop record written"
@@ -129,7 +132,7 @@ def write_drop_record(
     record, why = landed_record(run, label, aliases)
     if record is None:
         return DropOutcome(None, why)
-    path = drop_dir / f"{record['run_id']}.json"
+    path = drop_dir / drop_file_name(record)
     try:
         atomic_write_text(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     except OSError as exc:
@@ -143,6 +146,18 @@ def write_drop_record(
     return DropOutcome(
         path, f"run {record['run_id']}: wrote {path} ({groups} verified group(s)){why}"
     )
+
+
+def drop_file_name(record: dict[str, Any]) -> str:
+    """`OWNER+NAME+RUN_ID.json`: run ids are timestamps, so two repositories dropping into one
+    folder must not share a name (`+` is in neither a slug nor a run id)."""
+    return f"{str(record['repo']).replace('/', '+')}+{record['run_id']}.json"
+
+
+def run_source_id(repo: str, run_id: str) -> str:
+    """A bugfix run's source id, `owner/name:RUN_ID`: run ids are timestamps, unique only
+    within one repository, and the ledger's key must never join two repositories' runs."""
+    return f"{repo}:{run_id}"
 
 
 def render_comment(record: dict[str, Any]) -> str:
@@ -168,7 +183,7 @@ def bugfix_row(record: dict[str, Any], identity: RepoIdentity, via: str) -> Row:
     )
     return {
         "source_kind": "bugfix_run",
-        "source_id": record["run_id"],
+        "source_id": run_source_id(record["repo"], record["run_id"]),
         "repo": record["repo"],
         "title": record["title"],
         "pr": record["pr"],
@@ -193,7 +208,9 @@ def read_drop_file(path: Path, drop_dir: Path) -> dict[str, Any]:
     if not path.is_file():
         raise InputError("not a regular file", path=label)
     if path.suffix != ".json":
-        raise InputError("not a .json file; drop files are named <run_id>.json", path=label)
+        raise InputError(
+            "not a .json file; drop files are named OWNER+NAME+<run_id>.json", path=label
+        )
     if path.stat().st_size > MAX_DROP_BYTES:
         raise InputError(f"larger than {MAX_DROP_BYTES} bytes", path=label)
     try:

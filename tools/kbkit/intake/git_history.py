@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from kbkit.infra.errors import UsageError
 from kbkit.intake.diff_excerpt import build_excerpt
-from kbkit.intake.ledger import Row, timestamp
+from kbkit.intake.ledger import Row, same_source, timestamp
 from kbkit.intake.merged_prs import SUMMARY_CHARS, conform
 from kbkit.vcs import git
 
@@ -104,14 +104,15 @@ class GitScan(NamedTuple):
 
 
 def git_rows(repo: Path, branch: str, slug: str, known: Container[tuple[str, str]]) -> GitScan:
-    """Rows for the merged PRs not recorded yet (only those pay for a diff)."""
+    """Rows for the merged PRs not recorded yet (only those pay for a diff); `known` holds
+    what `ledger.known_sources` makes of the recorded events."""
     recorded_at = timestamp()
     rows: list[Row] = []
     seen: set[str] = set()
     already = 0
     for commit in merged_commits(repo, branch):
         source_id = f"{slug}#{commit.number}"
-        if ("merged_pr", source_id) in known:
+        if same_source("merged_pr", source_id) in known:
             already += 1
             continue
         if source_id in seen:

@@ -65,6 +65,33 @@ def sequence(row: Mapping[str, Any] | None) -> int:
     return attempts if type(attempts) is int else 0
 
 
+# Where a source id's repository ends: `owner/name#12` (a PR), `owner/name:RUN` (a bugfix run)
+_REPO_END = {"merged_pr": "#", "bugfix_run": ":"}
+
+
+def same_source(kind: str, source_id: str) -> Key:
+    """The key every spelling of one source shares: the repository part of its id folded to
+    lower case (GitHub's names compare so; rows written before kbkit normalized slugs may
+    say `Acme/App#3` where newer ones say `acme/app#3`). For comparing only: rows keep the
+    spelling they were written with, and the folds key them by it."""
+    end = _REPO_END.get(kind)
+    cut = source_id.find(end) if end else -1
+    if cut <= 0:
+        return kind, source_id
+    return kind, source_id[:cut].lower() + source_id[cut:]
+
+
+def legacy_run_key(row: Row) -> Key | None:
+    """The key a bugfix run recorded before its id carried the repository (`source_id` the
+    bare run id) has today (`owner/name:RUN`), so a re-drop of it is no new event."""
+    if row.get("source_kind") != "bugfix_run":
+        return None
+    source_id, repo = row.get("source_id"), row.get("repo")
+    if type(source_id) is not str or ":" in source_id or type(repo) is not str:
+        return None
+    return same_source("bugfix_run", f"{repo}:{source_id}")
+
+
 def event_key(row: Row) -> Key | None:
     """(source_kind, source_id), or None when the row does not carry both as strings."""
     kind, source_id = row.get("source_kind"), row.get("source_id")
@@ -86,18 +113,26 @@ def fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
 
 def _fold_events(rows: Iterable[Row]) -> dict[Key, Row]:
     folded: dict[Key, Row] = {}
+    respelled = False  # whether some row's key is not its own spelling
     for row in rows:
         kind, source_id = row.get("source_kind"), row.get("source_id")
         if type(kind) is not str or type(source_id) is not str:
             continue
-        key = (kind, source_id)
+        if source_id.islower() or kind not in _REPO_END:  # the common case, and the cheap one
+            key = (kind, source_id)
+        else:  # two spellings of one repository: one event
+            key = same_source(kind, source_id)
+            respelled = respelled or key[1] != source_id
         current = folded.get(key)
         if current is None:
             folded[key] = row
             continue
         if _precedes(row, current):
             folded[key] = row
-    return folded
+    if not respelled:
+        return folded
+    # keyed by the winner's own spelling, which its status rows carry
+    return {(key[0], row["source_id"]): row for key, row in folded.items()}
 
 
 def revision(row: Row) -> int:
@@ -172,6 +207,21 @@ def pending_status(key: Key, at: str) -> Row:
     }
 
 
+def known_sources(events: Iterable[Row]) -> set[Key]:
+    """What `same_source` makes of every recorded event (and of a bugfix run recorded under
+    its bare run id, its key with the repository): a new row whose `same_source` is in
+    here is already recorded."""
+    known: set[Key] = set()
+    for row in events:
+        key = event_key(row)
+        if key is not None:
+            known.add(same_source(*key))
+        legacy = legacy_run_key(row)
+        if legacy is not None:
+            known.add(legacy)
+    return known
+
+
 def record_events(intake_dir: Path, rows: Iterable[Row]) -> RecordResult:
     """Append the rows whose key is not recorded yet, each with a `pending` status row.
 
@@ -181,20 +231,21 @@ def record_events(intake_dir: Path, rows: Iterable[Row]) -> RecordResult:
     """
     with locked(intake_dir / RECORD_LOCK), gc_paused():
         existing, problems = read_ledger(intake_dir, EVENTS_FILE)
-        known = set(fold_events(existing))
+        known = known_sources(fold_events(existing).values())
         fresh: list[Row] = []
         added: list[Key] = []
         already: list[Key] = []
         for row in rows:
-            key = (row.get("source_kind"), row.get("source_id"))
-            if type(key[0]) is not str or type(key[1]) is not str:
+            kind, source_id = row.get("source_kind"), row.get("source_id")
+            if type(kind) is not str or type(source_id) is not str:
                 raise ValueError(f"event row without source_kind/source_id: {row!r:.200}")
-            if key in known:
+            key, same = (kind, source_id), same_source(kind, source_id)
+            if same in known:
                 already.append(key)
                 continue
-            known.add(key)  # type: ignore[arg-type]
+            known.add(same)
             fresh.append(row)
-            added.append(key)  # type: ignore[arg-type]
+            added.append(key)
         now = timestamp()
         # both files or neither: a full disk leaves the ledgers exactly as they were
         append_together(

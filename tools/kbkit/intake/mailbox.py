@@ -5,10 +5,17 @@ exactly one fenced JSON block, whose record names the watched repository, are re
 marked comment by anyone else is ignored with a warning, once (anyone may comment on a
 public issue: that is no failure of the mailbox); a collaborator's record that cannot be
 used is refused, once.
+
+A recorded event never changes (a second recording of the same source adds nothing, and the
+event may already be distilled into a published rule), so a collaborator comment edited
+after its run was recorded is not taken again: the edit is reported once, with what to do
+(post the corrected record with a new run id), instead of being dropped without a word.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,8 +25,8 @@ from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
 from kbkit.intake.bugfixes import MARKER, bugfix_row
 from kbkit.intake.json_pages import Page, page_items
-from kbkit.intake.ledger import Row
-from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.intake.ledger import Row, load_events, same_source
+from kbkit.intake.repo_identity import RepoIdentity, parse_slug
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
 from kbkit.intake.state_file import read_state, write_state
 
@@ -55,9 +62,10 @@ def unconfigured(text: str) -> bool:
 def parse_issue_ref(text: str) -> tuple[str, int]:
     """`OWNER/NAME#N` as (slug, N); a UsageError otherwise."""
     found = ISSUE_REF.match(text.strip())
-    if not found:
+    slug = parse_slug(found.group(1)) if found else None
+    if not found or slug is None:
         raise UsageError(f"{text!r} is not an issue reference; write it as OWNER/NAME#N")
-    return found.group(1), int(found.group(2))
+    return slug, int(found.group(2))
 
 
 def comments_endpoint(slug: str, number: int) -> str:
@@ -91,6 +99,41 @@ class MailboxScan(NamedTuple):
     rows: list[Row]
     refused: list[RefusedComment]
     ignored: int  # comments without a marker: ordinary conversation
+    origins: tuple[tuple[str, str | None], ...] = ()  # per row: where, and the comment's id
+
+
+def _record_text(record: Any) -> str:
+    """A recorded drop record as compared for edits: its repository in canonical spelling
+    (rows recorded before slugs were normalized may spell it otherwise)."""
+    if isinstance(record, dict) and isinstance(record.get("repo"), str):
+        record = dict(record, repo=parse_slug(record["repo"]) or record["repo"])
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
+
+def edited_comments(intake_dir: Path, scan: MailboxScan) -> list[RefusedComment]:
+    """The comments whose record differs from the one recorded for their run: edited after
+    it was recorded (or a second comment for the same run). Their text is not taken; each
+    is reported once per version (remembered like a refusal, by comment id and digest)."""
+    recorded = {same_source(*key): row for key, row in load_events(intake_dir).items()}
+    edited: list[RefusedComment] = []
+    for row, (where, comment_id) in zip(scan.rows, scan.origins, strict=False):
+        earlier = recorded.get(same_source(row["source_kind"], row["source_id"]))
+        if earlier is None or (now := _record_text(row["record"])) == _record_text(
+            earlier.get("record")
+        ):
+            continue
+        digest = hashlib.sha256(now.encode()).hexdigest()[:16]
+        edited.append(
+            RefusedComment(
+                where,
+                f"edited after run {row['record']['run_id']} was recorded from its earlier "
+                "text; the edit is not taken (a recorded event never changes); to record the "
+                "correction, post it as a new comment with a new run_id",
+                f"{comment_id}:edited:{digest}" if comment_id is not None else None,
+                stranger=True,
+            )
+        )
+    return edited
 
 
 def comment_record(body: str, association: str, identity: RepoIdentity) -> dict[str, Any]:
@@ -125,6 +168,7 @@ def parse_comments(label: str, pages: list[Page], identity: RepoIdentity) -> Mai
             "or set `repo:` in intake/config.yaml"
         )
     rows: list[Row] = []
+    origins: list[tuple[str, str | None]] = []
     refused: list[RefusedComment] = []
     ignored = 0
     for where, item in page_items(label, pages, "issue comment"):
@@ -141,12 +185,13 @@ def parse_comments(label: str, pages: list[Page], identity: RepoIdentity) -> Mai
         user = item.get("user")
         login = user.get("login") if isinstance(user, dict) else None
         where = f"{where} (comment {item.get('id', '?')} by {login or 'unknown'})"
+        comment_id = item.get("id")
+        ident = str(comment_id) if type(comment_id) is int else None
         try:
             rows.append(
                 bugfix_row(comment_record(body, association, identity), identity, "mailbox")
             )
+            origins.append((where, ident))
         except ValueError as exc:
-            comment_id = item.get("id")
-            ident = str(comment_id) if type(comment_id) is int else None
             refused.append(RefusedComment(where, str(exc), ident, isinstance(exc, StrangerComment)))
-    return MailboxScan(rows, refused, ignored)
+    return MailboxScan(rows, refused, ignored, tuple(origins))

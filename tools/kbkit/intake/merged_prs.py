@@ -17,7 +17,7 @@ from kbkit.infra.file_lock import locked
 from kbkit.infra.jsonl import gc_paused, ignore_transient_files
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, timestamp
-from kbkit.intake.repo_identity import SLUG, RepoIdentity
+from kbkit.intake.repo_identity import SLUG, RepoIdentity, parse_slug
 from kbkit.intake.schemas import EVENTS, definition, fit_to_schema
 from kbkit.intake.state_file import read_state, write_state
 
@@ -248,7 +248,13 @@ def read_cursor(intake_dir: Path) -> dict[str, str]:
     )
     if not all(isinstance(v, str) and GITHUB_TIME.fullmatch(v) for v in repos.values()):
         raise InputError(expected, path=str(path))
-    return repos
+    # one entry per repository however its slug was spelled when written (`Acme/App` by an
+    # older kbkit, `acme/app` now): the newest time of them
+    cursor: dict[str, str] = {}
+    for repo, moment in repos.items():
+        key = parse_slug(repo) or repo
+        cursor[key] = max(moment, cursor.get(key, ""))
+    return cursor
 
 
 def advance_cursor(intake_dir: Path, newest: dict[str, str]) -> dict[str, str]:
@@ -257,7 +263,8 @@ def advance_cursor(intake_dir: Path, newest: dict[str, str]) -> dict[str, str]:
     with locked(path):
         cursor = read_cursor(intake_dir)
         changed = False
-        for repo, moment in newest.items():
+        for name, moment in newest.items():
+            repo = parse_slug(name) or name
             if moment > cursor.get(repo, ""):
                 cursor[repo] = moment
                 changed = True

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from kbkit.infra.errors import InputError
 from kbkit.intake.json_pages import Page, decode_pages, page_items
-from kbkit.intake.ledger import Row, load_events, record_events
+from kbkit.intake.ledger import Row, known_sources, load_events, record_events, same_source
 from kbkit.intake.merged_prs import (
     advance_cursor,
     parse_pulls,
@@ -104,8 +104,8 @@ def scan_github(
     )
     label = f"gh api {pulls_endpoint(slug)}"
     scan = parse_pulls(label, pages, identity, since=stop)
-    known = set(load_events(intake_dir))
-    new = [row for row in scan.rows if ("merged_pr", row["source_id"]) not in known]
+    known = known_sources(load_events(intake_dir).values())
+    new = [row for row in scan.rows if same_source("merged_pr", row["source_id"]) not in known]
     already = len(scan.rows) - len(new)
     if dry_run:
         return ScanResult(new, already, scan.unmerged, cursor, stop, len(pages), first, older)

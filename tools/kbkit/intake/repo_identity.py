@@ -2,6 +2,13 @@
 
 Configured in `intake/config.yaml` (`repo: owner/name`, `aliases: {old/name: owner/name}`)
 or on the command line (`--slug`, `--alias OLD=NEW`, which win over the file).
+
+A repository has one spelling in the ledgers, whatever way it was named: GitHub's owner and
+repository names compare case-insensitively, and `Owner/Name`, `owner/name.git`,
+`https://github.com/owner/name` and `git@github.com:owner/name.git` are one repository. Every
+entry point (options, the config file, PR scans, drop records, mailbox comments, the ledgers
+read back) goes through `canonical_slug`, so the same PR is never recorded twice under two
+spellings of its repository.
 """
 
 from __future__ import annotations
@@ -19,34 +26,56 @@ from kbkit.intake.schemas import EVENTS, full_match
 CONFIG_FILE = "config.yaml"
 SLUG = full_match(EVENTS, "slug")  # owner/name, as the events schema has it
 _REMOTE = re.compile(r"github\.com[:/]+([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
+# A repository URL on any host: https://HOST/o/r, ssh://git@HOST[:port]/o/r, git@HOST:o/r
+_URL = re.compile(
+    r"(?:(?:https?|ssh|git)://(?:[^@/\s]+@)?[^/\s]+/|[^@/:\s]+@[^/:\s]+:)"
+    r"([^/\s]+/[^/\s]+?)/?"
+)
+
+
+def parse_slug(text: str) -> str | None:
+    """The canonical `owner/name` (lower case, no `.git`) of a slug or a repository URL,
+    or None when `text` names no repository (e.g. a nested `group/sub/project` path)."""
+    text = text.strip()
+    url = _URL.fullmatch(text)
+    slug = url.group(1) if url else text
+    if slug.lower().endswith(".git"):
+        slug = slug[: -len(".git")]
+    return slug.lower() if SLUG.match(slug) else None
+
+
+def canonical_slug(text: str, where: str) -> str:
+    """`parse_slug`, or a UsageError naming `where` (the option or file it came from)."""
+    slug = parse_slug(text)
+    if slug is None:
+        raise UsageError(f"{where}: {text!r} is not a repository slug; write it as owner/name")
+    return slug
 
 
 class RepoIdentity(NamedTuple):
-    """The watched slug (None: accept any) and aliases keyed by lower-case old slug."""
+    """The watched slug (None: accept any) and aliases keyed by canonical old slug."""
 
     slug: str | None
     aliases: dict[str, str]
 
     def normalize(self, slug: str) -> str:
-        """The canonical spelling of `slug`: aliases and case folded onto the watched slug."""
-        target = self.aliases.get(slug.lower(), slug)
-        if self.slug is not None and target.lower() == self.slug.lower():
-            return self.slug
-        return target
+        """The canonical spelling of `slug`, aliases folded onto their target."""
+        canonical = parse_slug(slug) or slug
+        target = self.aliases.get(canonical, canonical)
+        return parse_slug(target) or target
 
     def watches(self, slug: str) -> bool:
         """True when `slug` (after normalizing) is the watched repository."""
-        return self.slug is None or self.normalize(slug) == self.slug
+        return self.slug is None or self.normalize(slug) == self.normalize(self.slug)
 
 
 def check_slug(slug: str, where: str) -> str:
-    if not SLUG.match(slug):
-        raise UsageError(f"{where}: {slug!r} is not a repository slug; write it as owner/name")
-    return slug
+    """The canonical spelling of `slug`; a UsageError naming `where` when it is none."""
+    return canonical_slug(slug, where)
 
 
 def slug_from_remote(url: str | None) -> str | None:
-    """`owner/name` from a GitHub remote URL (https or ssh), else None."""
+    """`owner/name` from a GitHub remote URL (https or ssh), else None (its case kept)."""
     match = _REMOTE.search(url or "")
     return match.group(1) if match and SLUG.match(match.group(1)) else None
 
@@ -80,7 +109,7 @@ def load_identity(
     if watched is not None:
         if not isinstance(watched, str):
             raise UsageError(f"{where}: `repo` must be a string owner/name")
-        check_slug(watched, "--slug" if slug is not None else where)
+        watched = check_slug(watched, "--slug" if slug is not None else where)
     table = config.get("aliases") or {}
     if not isinstance(table, dict):
         raise UsageError(f"{where}: `aliases` must map old/name to owner/name")
@@ -92,5 +121,5 @@ def load_identity(
         pairs.append((old.strip(), new.strip(), "--alias"))
     folded = {}
     for old, new, origin in pairs:
-        folded[check_slug(old, origin).lower()] = check_slug(new, origin)
+        folded[check_slug(old, origin)] = check_slug(new, origin)
     return RepoIdentity(watched, folded)

@@ -31,6 +31,7 @@ from kbkit.intake.ledger import (
     pending_status,
     read_ledger,
     revision,
+    same_source,
     sequence,
 )
 from kbkit.intake.merged_prs import parse_pulls
@@ -76,9 +77,15 @@ def read_pr(
 
 def revise(intake_dir: Path, row: Row, *, dry_run: bool = False) -> str:
     """Record `row`, or a new revision of its event (pending again) when it changed."""
-    key = (row["source_kind"], row["source_id"])
+    same = same_source(row["source_kind"], row["source_id"])
     with locked(intake_dir / RECORD_LOCK):
-        current = fold_events(read_ledger(intake_dir, EVENTS_FILE)[0]).get(key)
+        recorded = fold_events(read_ledger(intake_dir, EVENTS_FILE)[0])
+        current = next((e for k, e in recorded.items() if same_source(*k) == same), None)
+        if current is not None:  # its repository spelled as recorded: one key, one status
+            row["source_id"] = current["source_id"]
+            if str(current.get("repo")).lower() == str(row.get("repo")).lower():
+                row["repo"] = current["repo"]
+        key = (row["source_kind"], row["source_id"])
         if current is not None and _content(current) == _content(row):
             return "unchanged"
         outcome = "recorded" if current is None else "revised"

@@ -15,6 +15,11 @@ by the plan alone (never by what an earlier step already removed):
 then a `purged` row closes the plan. A run killed anywhere leaves the plan open: the next
 write to the store (`forget`, `extract`, ...) finishes it before doing anything else.
 What kbkit cannot rewrite (git history, a pull request that was published) is reported.
+
+A purge run again over a source whose evidence rows are already gone still knows what the
+source touched: its forget and purge rows in `tombstones.jsonl` name the evidence keys, so
+a lesson the source left without live evidence since (say another source that kept it
+alive was forgotten without --purge in between) loses its text on the rerun too.
 """
 
 from __future__ import annotations
@@ -62,12 +67,19 @@ def plan(
     keys: list[tuple[str, str, str]],
     at: str,
 ) -> dict[str, Any] | None:
-    """The purge row for a source whose evidence keys are `keys` (None: nothing to purge)."""
+    """The purge row for a source whose evidence keys are `keys` (those of its rows, and those
+    its earlier tombstones name), None when nothing of it is left to remove."""
     tasks = [source_id] if source_kind == "task" else []
-    if not keys and not (tasks and source_id in state.outcomes):
-        return None
     touched = {key[0] for key in keys}
-    lessons = sorted(lid for lid in touched if not state.support.get(lid, (0,))[0])
+    present = {state.lesson_id(lid) for lid in state.lessons}
+    lessons = sorted(
+        lid
+        for lid in touched
+        if not state.support.get(lid, (0,))[0] and state.lesson_id(lid) in present
+    )
+    rows = any(key in state.evidence for key in keys)
+    if not rows and not lessons and not (tasks and source_id in state.outcomes):
+        return None
     ident = hashlib.sha256(f"{source_kind}\0{source_id}\0{at}".encode()).hexdigest()[:16]
     return {
         "action": "purge",
@@ -79,6 +91,27 @@ def plan(
         "tasks": tasks,
         "at": at,
     }
+
+
+def recorded_keys(
+    store: LessonStore, state: FoldState, source_kind: str, source_id: str
+) -> list[tuple[str, str, str]]:
+    """The evidence keys the source's forget and purge rows in `tombstones.jsonl` name: what
+    it touched, known even once its evidence rows were purged."""
+    path = store.log("tombstones")
+    if not path.exists():
+        return []
+    found: set[tuple[str, str, str]] = set()
+    for row in iter_rows(path):
+        if row.get("source_kind") != source_kind or row.get("source_id") != source_id:
+            continue
+        if row.get("action", "forget") not in ("forget", "purge"):
+            continue
+        keys = row.get("keys")
+        for key in keys if isinstance(keys, list) else []:
+            if isinstance(key, list) and len(key) == 3 and all(type(x) is str for x in key):
+                found.add(state.migrate_key((key[0], key[1], key[2])))
+    return sorted(found)
 
 
 def finish(store: LessonStore, state: FoldState, purge: dict[str, Any]) -> PurgeReport:

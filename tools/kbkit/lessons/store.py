@@ -314,7 +314,10 @@ class LessonStore:
             alive = {lid for lid in affected if state.support.get(lid, (0,))[0]}
             purged = finished
             if purge:
-                plan = purging.plan(state, source_kind, source_id, keys, utc_now())
+                # its rows may be gone (purged before): its tombstones still name its keys
+                earlier = purging.recorded_keys(self, state, source_kind, source_id)
+                touched = sorted({*keys, *earlier})
+                plan = purging.plan(state, source_kind, source_id, touched, utc_now())
                 if plan is not None:
                     append_rows(self.log("tombstones"), [plan])
                     reached("purge-planned")
