@@ -338,6 +338,9 @@ class Month:
         self.hub = StandIn(lambda: self.clock)
         self.model = SimModel(random.Random(seed + 1))
         self.pulls_fail = random.Random(seed + 2)  # its own draws: the other days stay as they were
+        self.reviewers = random.Random(seed + 3)  # likewise, for reviewers' fix-up commits
+        self.fix_ups: list[tuple[int, str]] = []  # (knowledge PR, file a reviewer's commit adds)
+        self.fix_up_on: set[int] = set()  # days a reviewer surely pushes (besides the draws)
         self.failed_pulls: set[int] = set()  # days whose state pull fails (besides the draws)
         self.team = root / "team.git"
         self.upstream = root / "upstream.git"
@@ -487,6 +490,24 @@ class Month:
                 break
         return done
 
+    def _fix_up(self, force: bool = False) -> list[str]:
+        """A reviewer pushes a commit onto an open knowledge PR's branch in the bot's fork."""
+        pulls = self.hub.open_pulls(UPSTREAM)
+        if not pulls or (self.reviewers.random() > 0.25 and not force):
+            return []
+        pull = self.reviewers.choice(pulls)
+        path = f"reviews/pr-{pull.number}-{len(self.fix_ups)}.md"
+        work = self.root / "reviewer"
+        git(self.root, "clone", "--quiet", "--branch", pull.head_ref, str(self.fork), str(work))
+        (work / path).parent.mkdir(exist_ok=True)
+        (work / path).write_text(f"# Review of #{pull.number}\n\nLooks right.\n")
+        git(work, "add", path)
+        git(work, "commit", "--quiet", "--author", "Rita Reviewer <rita@example.com>", "-m", f"Review fix-up for #{pull.number}")  # fmt: skip
+        git(work, "push", "--quiet", "origin", pull.head_ref)
+        shutil.rmtree(work)
+        self.fix_ups.append((pull.number, path))
+        return [f"reviewer pushed to #{pull.number}"]
+
     def _required_check(self, work: Path) -> bool:
         """The team's required status check on the merge result: `kb check`, and no rule ID
         twice (a stale PR whose ID a hand edit took merges textually, and must not land)."""
@@ -550,6 +571,7 @@ class Month:
         self.clock = f"{today.isoformat()}T04:00:00Z"
         people = [self._review, lambda: [self._hand_edit()] if self.rng.random() < 0.3 else []]
         self.rng.shuffle(people)
+        row.notes += self._fix_up(force=index in self.fix_up_on)
         for act in people:
             row.notes += [n for n in act() if n]
         if index == 3 or (index > 3 and self.rng.random() < 0.15):  # the mailbox gets a record
@@ -730,6 +752,13 @@ class Month:
                 )
                 git(scratch, "checkout", "--quiet", "--detach", "origin/main")
                 self.checked_heads.add(head)
+        # no reviewer's commit is lost: on its PR's head while open, on main once merged
+        for number, path in self.fix_ups:
+            pull = next(p for p in self.hub.pulls[UPSTREAM] if p.number == number)
+            where = "origin/main" if pull.merged_at else self.hub.head_sha(pull) if pull.state == "open" else None  # fmt: skip
+            if where is not None:
+                found = subprocess.run(["git", "-C", str(scratch), "cat-file", "-e", f"{where}:{path}"], capture_output=True)  # fmt: skip
+                assert found.returncode == 0, f"{row.day}: the reviewer's {path} is gone from #{number} ({where})"  # fmt: skip
         # at most one scheduled PR opened per day
         assert row.opened <= 1, f"{row.day}: {row.opened} PRs opened by one scheduled run"
         # every recorded event is pending, published (listed by exactly one PR) or failed
@@ -805,11 +834,13 @@ def run_month(
     team_prs: tuple[int, int] = (5, 40),
     history: int = 150,
     failed_pulls: set[int] | None = None,
+    fix_up_on: set[int] | None = None,
 ) -> Month:
     """Simulate `days` days on `seed` (`team_prs`: how many team PRs close a day, `history`:
     closed PRs before the first day); raises AssertionError at the first broken invariant."""
     month = Month(root, seed, certs, team_prs, history)
     month.failed_pulls = failed_pulls or set()
+    month.fix_up_on = fix_up_on or set()
     month.hub.fault = month._fault
     month.hub.during = month._during
     with serve(month.hub, root, certs) as gh_env, model_server(month.model) as base:

@@ -27,9 +27,10 @@ def test_five_days_of_the_daily_loop(
     certs = tmp_path_factory.getbasetemp() / "standin-certs"
     # fewer team PRs a day than the month's 5-40, so that `make test` stays fast
     month = run_month(tmp_path, seed=5, days=5, certs=certs, team_prs=(5, 12), history=40,
-                      failed_pulls={2})  # fmt: skip
+                      failed_pulls={2}, fix_up_on={1})  # fmt: skip
     show(capsys, "five days, seed 5", month.table())
     assert "state pull failed" in month.rows[2].notes  # and the next days hold all the same
+    assert "reviewer pushed to #1" in month.rows[1].notes
     assert sum(r.opened for r in month.rows) >= 2 and month.model.calls >= 3
     assert sum(r.team_prs for r in month.rows) >= 25
 
@@ -42,10 +43,11 @@ def test_a_month_of_the_daily_loop(
     tmp_path_factory: pytest.TempPathFactory,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    month = run_month(tmp_path, seed=seed, days=30, certs=tmp_path_factory.getbasetemp() / "standin-certs", failed_pulls={12})  # fmt: skip
+    month = run_month(tmp_path, seed=seed, days=30, certs=tmp_path_factory.getbasetemp() / "standin-certs", failed_pulls={12}, fix_up_on={5, 15})  # fmt: skip
     show(capsys, f"30 days, seed {seed}", month.table())
     notes = " ".join(n for r in month.rows for n in r.notes)
     # the month did what a real one does, so the invariants were tested, not just true
     assert sum(r.opened for r in month.rows) >= 15 and sum(r.landed for r in month.rows) >= 15
     assert sum(r.merged for r in month.rows) >= 8 and sum(r.faults for r in month.rows) >= 5
     assert "hand edit" in notes and "state pushes refused" in notes and "state pull failed" in notes
+    assert "reviewer pushed to" in notes

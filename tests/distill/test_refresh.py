@@ -3,7 +3,10 @@ applying leave with a comment and their events go back to pending."""
 
 from __future__ import annotations
 
+import re
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -199,3 +202,68 @@ def test_a_pr_whose_record_a_reviewer_deleted_is_left_alone_and_still_holds_its_
     )
     assert tomorrow.rejected[0]["reason"] == "rule-id-taken"
     assert load_status(world.intake)[("merged_pr", "acme/app#1")]["state"] == "published"
+
+
+def reviewer_pushes(world: World, edit: Callable[[Path], None], message: str) -> str:
+    """A reviewer pushes a fix-up commit onto the bot's branch of PR #1 in the fork."""
+    branch = world.prs()[0]["headRefName"]
+    work = world.root / "reviewer"
+    git.run_git(world.root, "clone", "--quiet", "--branch", branch, str(world.fork), str(work))
+    edit(work)
+    git.run_git(work, "add", "-A")
+    git.run_git(work, "commit", "--quiet", "--author", "Rita Reviewer <rita@example.com>",
+                "-m", message)  # fmt: skip
+    git.run_git(work, "push", "--quiet", "origin", branch)
+    sha = git.run_git(work, "rev-parse", "HEAD").strip()
+    shutil.rmtree(work)
+    return sha
+
+
+def retitle(title: str) -> Callable[[str], str]:
+    return lambda text: re.sub(r"(?m)^title: .*$", f"title: {title}", text, count=1)
+
+
+def test_a_reviewers_commit_survives_a_rebuild(world: World) -> None:
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+
+    def add_note(work: Path) -> None:
+        (work / "REVIEW-NOTES.md").write_text("# Review notes\n\nVAL-2c reads well.\n")
+
+    reviewer_pushes(world, add_note, "Review: a note on VAL-2c")
+    world.commit_on_main(VAL, append_rule("VAL-2z"))  # main moves under the PR
+    world.record(2)
+    day2 = world.run(ScriptedGateway({}), scheduled=True, day=NEXT_DAY)
+    assert any("knowledge PR #1 rebuilt on main" in note for note in day2.notes)
+    pr = world.prs()[0]
+    head = pr["headRefOid"]
+    assert merges_cleanly(world, head)
+    assert git.run_git(world.clone, "log", "-1", "--format=%an|%s", head).strip() == (
+        "Rita Reviewer|Review: a note on VAL-2c"
+    )
+    assert git.run_git(world.clone, "show", f"{head}:REVIEW-NOTES.md").endswith("reads well.\n")
+    assert pr["record"].rule_ids() == ["VAL-2c"]
+    assert "Kept 1 commit(s) pushed to this branch by people" in pr["comments"][-1]["body"]
+    assert "Review: a note on VAL-2c" in pr["comments"][-1]["body"]
+
+
+def test_a_reviewers_commit_that_no_longer_applies_leaves_the_pr_alone(world: World) -> None:
+    world.review()
+    world.record(1)
+    world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}), scheduled=True)
+    page = f"knowledge/{VAL}.md"
+
+    def reword(work: Path) -> None:
+        path = work / page
+        path.write_text(retitle('"Validator rules (reviewed)"')(path.read_text()))
+
+    pushed = reviewer_pushes(world, reword, "Review: retitle the page")
+    world.commit_on_main(VAL, retitle('"Validator rules, kept"'))  # the same line, otherwise
+    day2 = world.run(ScriptedGateway({}), scheduled=True, day=NEXT_DAY)
+    pr = world.prs()[0]
+    assert pr["headRefOid"] == pushed  # untouched: the reviewer's work is all there
+    last = pr["comments"][-1]["body"]
+    assert "no longer apply on it, so kbkit leaves this PR exactly as it is" in last
+    assert f"`{pushed[:12]}` Review: retitle the page" in last
+    assert any("left as it is: 1 commit(s) by people" in note for note in day2.notes)

@@ -11,6 +11,11 @@ by a hand edit, its anchor gone) or whose page the gate refuses leaves with its 
 the events only it cited go back to pending. The body (the record) is written first, then
 the branch is pushed with a lease on the head that was read, then a comment says what
 happened; a PR left with no rule is closed with that comment.
+
+People's commits on the branch (a reviewer's fix-up: any commit after the first batch
+commit that carries no batch trailers) are replayed onto the rebuilt branch in their order,
+authors kept, and the comment names them. When one does not apply any more, the PR is left
+exactly as it is and a comment names the commits: a person's work is never dropped.
 """
 
 from __future__ import annotations
@@ -30,12 +35,13 @@ from kbkit.curator.errors import InvalidRequestError
 from kbkit.distill import work_clone
 from kbkit.distill.evidence import to_event
 from kbkit.distill.knowledge_prs import KnowledgePr
-from kbkit.distill.pr_body import REPORT_HEADING, Extras, rebuild_comment, render
+from kbkit.distill.pr_body import REPORT_HEADING, Extras, one_line, rebuild_comment, render
 from kbkit.distill.pr_record import TRANSCRIPT_CHARS, BatchRecord, PrRecord
 from kbkit.distill.publication import PublicationError, Publisher
 from kbkit.distill.rows import mark
 from kbkit.distill.session import Session
 from kbkit.distill.taken import taken_ids
+from kbkit.infra import inert
 from kbkit.infra.steps import reached
 from kbkit.intake.ledger import Key, Row, load_events, load_status
 from kbkit.vcs import git
@@ -86,6 +92,8 @@ def _rebuild(
     clone, branch, record = publisher.clone, pr.pull.head_ref, pr.record
     assert record is not None
     s.say(f"knowledge PR #{pr.number}: main moved; rebuilding {branch} on {state.main[:12]}")
+    old_head = state.fork_heads.get(branch)
+    people = _people_commits(clone, state.main, old_head)
     git.reset_branch(clone, branch, state.main)
     curator = KnowledgeCurator(clone, today=s.o.day)
     heads = {p.number: h for p in state.prs if (h := state.fork_heads.get(p.pull.head_ref))}
@@ -108,11 +116,20 @@ def _rebuild(
             transcripts.append(transcript)
         kept.append(batch._replace(rows=tuple(rows), transcript=transcript[:TRANSCRIPT_CHARS] or batch.transcript))  # fmt: skip
     kept = _without_orphaned_sources(kept, dropped)
+    if people and not git.replay(clone, [sha for sha, _ in people]):
+        assert old_head is not None  # people's commits were read from it
+        git.reset_branch(clone, branch, old_head)  # the branch as the PR shows it
+        publisher.comment(pr.number, people_comment(state.main, people, replayed=False))
+        s.updated.append(pr.number)
+        s.note(f"knowledge PR #{pr.number} left as it is: {len(people)} commit(s) by people no longer apply on main")  # fmt: skip
+        return record, old_head
     new = record._replace(batches=tuple(kept), dropped=(*record.dropped, *dropped))
     commits = {c.batch_id: c.sha for c in work_clone.batches_between(clone, state.main, branch)}
     extras = Extras(report=_report_of(pr.pull.body), commits=commits)
     body = render(new, extras)
     comment = rebuild_comment(state.main, new.rule_ids(), dropped, "\n".join(transcripts), already)  # fmt: skip
+    if people:
+        comment += "\n" + people_comment(state.main, people, replayed=True)
     _pending_before_unlisted(s, pr, record, new)
     if not new.rule_ids():
         publisher.comment(pr.number, comment + "\nNothing is left to propose, so kbkit closes this PR.\n")  # fmt: skip
@@ -200,6 +217,32 @@ def _report_of(body: str) -> str:
     start = body.find(REPORT_HEADING)
     end = body.rfind("<!-- kbkit:record:v1 ")
     return body[start:end].rstrip() + "\n" if start >= 0 and end > start else ""
+
+
+def _people_commits(clone: Path, main: str, head: str | None) -> list[tuple[str, str]]:
+    """(commit id, message) of the commits people added to the bot's branch: every commit
+    after its first batch commit that is not a batch commit, oldest first."""
+    if head is None or git.rev_parse(clone, head) is None:
+        return []
+    commits = git.commits_in(clone, f"{main}..{head}")
+    ours = [i for i, (sha, message) in enumerate(commits) if work_clone.parse_trailers(sha, message)]  # fmt: skip
+    if not ours:
+        return []
+    return [(sha, message) for i, (sha, message) in enumerate(commits) if i > ours[0] and i not in ours]  # fmt: skip
+
+
+def people_comment(main: str, people: list[tuple[str, str]], *, replayed: bool) -> str:
+    """What the rebuild did with the commits people pushed to the branch, named one by one."""
+    named = [f"- `{sha[:12]}` {one_line(message.splitlines()[0] if message.strip() else '')}" for sha, message in people]  # fmt: skip
+    if replayed:
+        head = f"Kept {len(people)} commit(s) pushed to this branch by people, replayed on top in their order:"  # fmt: skip
+    else:
+        head = (
+            f"`main` moved (now {main[:12]}), but {len(people)} commit(s) pushed to this branch "
+            "by people no longer apply on it, so kbkit leaves this PR exactly as it is. Rebase "
+            "the branch on `main` by hand (or close the PR and the events are proposed again):"
+        )
+    return inert.markdown("\n".join([head, *named]) + "\n")
 
 
 def _on_main(clone: Path, root: str, row: dict[str, Any]) -> bool:

@@ -253,6 +253,33 @@ def commit_paths(repo: Path, paths: list[str], message: str) -> str:
     return run_git(repo, "rev-parse", "HEAD").strip()
 
 
+def commits_in(repo: Path, revs: str) -> list[tuple[str, str]]:
+    """(commit id, full message) of every commit in the range `revs`, oldest first."""
+    out = run_git(repo, "log", "--reverse", "--format=%H%x1f%B%x1e", revs)
+    found = []
+    for record in out.split("\x1e"):
+        sha, _, message = record.strip("\n").partition("\x1f")
+        if sha:
+            found.append((sha, message))
+    return found
+
+
+def replay(repo: Path, commits: list[str]) -> bool:
+    """Cherry-pick `commits` onto the checked-out branch in order, keeping their authors;
+    False (and nothing applied: the branch is where it was) when one does not apply."""
+    start = run_git(repo, "rev-parse", "HEAD").strip()
+    identity: tuple[str, ...] = ()
+    if not run_git(repo, "config", "user.email", check=False).strip():
+        identity = FALLBACK_IDENTITY
+    for sha in commits:
+        done = run_git(repo, *identity, "cherry-pick", "--allow-empty", "--keep-redundant-commits", sha, check=False, code=True)  # fmt: skip
+        if done != "0":
+            run_git(repo, "cherry-pick", "--abort", check=False)
+            run_git(repo, "reset", "--quiet", "--hard", start)
+            return False
+    return True
+
+
 def commit_messages(repo: Path, rev: str, grep: str) -> list[tuple[str, str]]:
     """(commit id, full message) of every commit reachable from `rev` whose message has `grep`."""
     out = run_git(repo, "log", "--format=%H%x1f%B%x1e", "--fixed-strings", f"--grep={grep}", rev)
