@@ -223,7 +223,6 @@ def retitle(title: str) -> Callable[[str], str]:
     return lambda text: re.sub(r"(?m)^title: .*$", f"title: {title}", text, count=1)
 
 
-@pytest.mark.slow
 def test_a_reviewers_commit_survives_a_rebuild(world: World) -> None:
     world.review()
     world.record(1)
@@ -249,7 +248,6 @@ def test_a_reviewers_commit_survives_a_rebuild(world: World) -> None:
     assert "Review: a note on VAL-2c" in pr["comments"][-1]["body"]
 
 
-@pytest.mark.slow
 def test_a_reviewers_commit_that_no_longer_applies_leaves_the_pr_alone(world: World) -> None:
     world.review()
     world.record(1)
