@@ -20,6 +20,7 @@ from kbkit.intake.ledger import (
     STATUS_FILE,
     append_status,
     fold_status,
+    load_events,
     load_status,
     pending_events,
     record_events,
@@ -108,3 +109,82 @@ def test_an_unknown_state_ranks_below_every_known_one() -> None:
         known = {**_legacy(state, 1, "2020-01-01T00:00:00Z"), "seq": 4}
         assert fold_status([odd, known])[KEY] == known
         assert fold_status([known, odd])[KEY] == known
+
+
+def test_event_rows_without_a_string_key_are_left_out_of_the_fold(tmp_path: Path) -> None:
+    good = {"source_kind": KEY[0], "source_id": KEY[1], "recorded_at": "2026-01-01T00:00:00Z"}
+    odd = [
+        {"source_kind": KEY[0], "recorded_at": "2026-01-01T00:00:00Z"},
+        {"source_id": KEY[1], "recorded_at": "2026-01-01T00:00:00Z"},
+        {"source_kind": KEY[0], "source_id": 7, "recorded_at": "2026-01-01T00:00:00Z"},
+        {"source_kind": None, "source_id": None},
+    ]
+    _write(tmp_path / EVENTS_FILE, [*odd, good])
+    assert load_events(tmp_path) == {KEY: good}
+    assert [p.event for p in pending_events(tmp_path)] == [good]
+    _write(tmp_path / STATUS_FILE, [{**_legacy("failed", 1, "x"), "source_id": 7}])
+    assert load_status(tmp_path) == {}
+
+
+def test_same_seq_and_state_the_latest_at_wins_and_a_row_without_at_is_earliest() -> None:
+    early = {**_legacy("pending", 1, "2026-01-01T00:00:00Z", reason="b"), "seq": 2}
+    late = {**_legacy("pending", 1, "2026-01-02T00:00:00Z", reason="a"), "seq": 2}
+    undated = {**early, "reason": "c"}
+    del undated["at"]
+    for rows in ([early, late], [late, early]):
+        assert fold_status(rows)[KEY] == late
+    for rows in ([undated, early], [early, undated]):
+        assert fold_status(rows)[KEY] == early
+
+
+def test_a_transition_written_from_no_status_row_follows_the_recorded_pending_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pending row `record_events` writes reads like no row at all (seq 0): a writer who
+    read the ledger before that row existed still orders after it, whatever the clocks say."""
+    event = {"source_kind": KEY[0], "source_id": KEY[1], "recorded_at": "2026-06-01T00:00:00Z"}
+    monkeypatch.setenv("KBKIT_NOW", "2026-06-01T00:00:00Z")
+    record_events(tmp_path, [event])
+    recorded = load_status(tmp_path)[KEY]
+    assert (recorded["seq"], recorded["attempts"]) == (sequence(None), 0) == (0, 0)
+    assert [p.attempts for p in pending_events(tmp_path, max_attempts=1)] == [0]
+    retried = append_status(
+        tmp_path, *KEY, "pending", attempts=1, previous=None, at="2026-01-01T00:00:00Z"
+    )
+    assert load_status(tmp_path)[KEY] == retried
+    assert [p.attempts for p in pending_events(tmp_path)] == [1]
+
+
+@pytest.mark.parametrize("missing", ["source_kind", "source_id"])
+def test_recording_an_event_without_its_key_is_refused_and_writes_nothing(
+    tmp_path: Path, missing: str
+) -> None:
+    good = {"source_kind": KEY[0], "source_id": KEY[1], "recorded_at": "2026-01-01T00:00:00Z"}
+    bad = {k: v for k, v in good.items() if k != missing}
+    with pytest.raises(ValueError, match="without source_kind/source_id"):
+        record_events(tmp_path, [good, bad])
+    assert not (tmp_path / EVENTS_FILE).exists() and not (tmp_path / STATUS_FILE).exists()
+
+
+def test_a_transition_keeps_its_reason_and_url(tmp_path: Path) -> None:
+    row = append_status(
+        tmp_path, *KEY, "published", attempts=1, previous=None, reason="merged", url="https://x/1"
+    )
+    plain = append_status(tmp_path, *KEY, "published", attempts=1, previous=row)
+    assert (row["reason"], row["url"]) == ("merged", "https://x/1")
+    assert "reason" not in plain and "url" not in plain
+    [first, second] = (tmp_path / STATUS_FILE).read_text().splitlines()
+    assert json.loads(first) == row and json.loads(second) == plain
+
+
+def test_an_event_without_a_status_row_is_pending_with_no_attempts(tmp_path: Path) -> None:
+    """What a crash between the two appends of `record_events` leaves behind, and hand-made
+    rows: no status row (or one without attempts) is pending, tried 0 times."""
+    dated = {"source_kind": "k", "source_id": "a", "recorded_at": "2026-01-01T00:00:00Z"}
+    undated = {"source_kind": "k", "source_id": "b"}
+    counted = {"source_kind": "k", "source_id": "c", "recorded_at": "2026-01-02T00:00:00Z"}
+    _write(tmp_path / EVENTS_FILE, [dated, undated, counted])
+    _write(tmp_path / STATUS_FILE, [{"source_kind": "k", "source_id": "c", "state": "pending"}])
+    waiting = pending_events(tmp_path, max_attempts=1)
+    assert [(p.event["source_id"], p.attempts) for p in waiting] == [("b", 0), ("a", 0), ("c", 0)]
+    assert [p.since for p in waiting[:2]] == ["", "2026-01-01T00:00:00Z"]  # since it was recorded

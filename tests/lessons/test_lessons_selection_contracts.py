@@ -7,12 +7,14 @@ timestamp is refused with the task named, not read as "no time cut".
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kbkit.infra.errors import InputError, UsageError
 from kbkit.lessons.extraction import Candidate, Extraction, lesson_id
 from kbkit.lessons.redaction import scope_key
-from kbkit.lessons.selection import select_lessons, selection_cutoff
+from kbkit.lessons.selection import lesson_scope, select_lessons, selection_cutoff
 from kbkit.lessons.store import LessonStore
 
 AT = "2026-11-01T00:00:00Z"
@@ -93,3 +95,68 @@ def test_a_valid_started_at_is_the_time_cut(store: LessonStore) -> None:
     assert selection_cutoff({"id": "T"}, None) is None
     assert _shown(store, "T-x", started_at="2026-12-01T00:00:00Z") == ["alpha"]
     assert _shown(store, "T-x", started_at="2026-10-01T00:00:00Z") == []  # before the evidence
+
+
+def test_the_scope_is_checked_and_read_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = LessonStore.for_repo(tmp_path)
+    keys = scope_key("acme"), scope_key("web")
+    generic = Candidate(
+        lesson_id("positive", None, None, "sqli", "generic"), "positive", None, None, "sqli",
+        "generic", "generic", "finding", "T-g/F1", "T-g", AT, None, None,
+    )  # fmt: skip
+    store.add([Extraction("T-g", True, [generic], [], None)])
+    _seed(store, {"T-a": ["alpha"]})
+    assert keys == (scope_key("ACME"), scope_key("Web"))
+    assert _shown(store, "T-x") == ["alpha", "generic"]  # the default: company+generic
+    monkeypatch.setenv("KB_LESSONS_SCOPE", "company")
+    assert lesson_scope() == "company"
+    assert _shown(store, "T-x") == ["alpha"]
+    assert lesson_scope("open") == "open"  # the option wins over the environment
+    monkeypatch.setenv("KB_LESSONS_SCOPE", "everyone")
+    with pytest.raises(UsageError, match="KB_LESSONS_SCOPE='everyone'"):
+        select_lessons({**TASK, "id": "T-x"}, store)
+    with pytest.raises(UsageError, match="--scope='all'"):
+        select_lessons({**TASK, "id": "T-x"}, store, scope="all")
+    monkeypatch.setenv("KB_LESSONS_SCOPE", "  ")
+    assert lesson_scope() == "company+generic"
+
+
+def test_a_time_cut_reports_the_support_and_last_evidence_known_then(store: LessonStore) -> None:
+    for day, task in ((2, "T-1"), (5, "T-2"), (9, "T-3")):
+        _seed(store, {task: ["alpha"]}, at=f"2026-11-0{day}T00:00:00Z")
+    _seed(store, {"T-4": ["beta"]}, at="2026-11-20T00:00:00Z")
+    [live_alpha, _beta] = select_lessons({**TASK, "id": "T-x"}, store)
+    assert (live_alpha.support, live_alpha.last_seen) == (3, "2026-11-09T00:00:00Z")
+    [alpha] = select_lessons({**TASK, "id": "T-x", "started_at": "2026-11-06T00:00:00Z"}, store)
+    assert (alpha.action, alpha.support, alpha.last_seen) == ("alpha", 2, "2026-11-05T00:00:00Z")
+
+
+def test_the_store_passed_is_the_one_read_and_a_selection_serializes(tmp_path: Path) -> None:
+    """The store given is read even when the working folder holds another one."""
+    (tmp_path / "other").mkdir()
+    here, there = LessonStore.for_repo(tmp_path), LessonStore.for_repo(tmp_path / "other")
+    _seed(here, {"T-a": ["in the working folder"]})
+    _seed(there, {"T-b": ["elsewhere"]})
+    [chosen] = select_lessons({**TASK, "id": "T-x"}, there)
+    assert chosen.action == "elsewhere" and chosen.ids() == [chosen.id]
+    wire = chosen.to_dict()
+    assert wire["also"] == [] and wire["id"] == chosen.id and wire["support"] == 1
+    assert sorted(wire) == sorted(chosen._fields)
+    assert chosen._replace(also=("x",)).to_dict()["also"] == ["x"]
+
+
+def test_one_findings_two_lessons_share_a_slot_and_both_ids_are_reported(
+    store: LessonStore,
+) -> None:
+    """`ids()` is what usage records as shown: the merged lesson's id must be in it."""
+    confirmed, reproduced = "Confirmed sqli: login", "Reproduced sqli on retest: login"
+    _seed(store, {"T-a": [confirmed, reproduced], "T-b": ["other"]})
+    keys = scope_key("acme"), scope_key("web")
+    ids = {name: lesson_id("positive", *keys, "sqli", name) for name in (confirmed, reproduced)}
+    shown = select_lessons({**TASK, "id": "T-x"}, store)
+    merged = [x for x in shown if x.action.startswith("Confirmed and reproduced")]
+    assert [x.action for x in merged] == ["Confirmed and reproduced on retest sqli: login"]
+    assert sorted(merged[0].ids()) == sorted(ids.values()) and len(merged[0].also) == 1
+    assert len(shown) == 2
