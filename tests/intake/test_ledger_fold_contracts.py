@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def _legacy(state: str, attempts: int, at: str, **extra: object) -> dict[str, ob
     return row
 
 
-def _write(path: Path, rows: list[dict[str, object]]) -> None:
+def _write(path: Path, rows: Sequence[Mapping[str, object]]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
@@ -113,7 +114,7 @@ def test_an_unknown_state_ranks_below_every_known_one() -> None:
 
 def test_event_rows_without_a_string_key_are_left_out_of_the_fold(tmp_path: Path) -> None:
     good = {"source_kind": KEY[0], "source_id": KEY[1], "recorded_at": "2026-01-01T00:00:00Z"}
-    odd = [
+    odd: list[dict[str, object]] = [
         {"source_kind": KEY[0], "recorded_at": "2026-01-01T00:00:00Z"},
         {"source_id": KEY[1], "recorded_at": "2026-01-01T00:00:00Z"},
         {"source_kind": KEY[0], "source_id": 7, "recorded_at": "2026-01-01T00:00:00Z"},
