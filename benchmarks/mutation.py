@@ -49,6 +49,7 @@ AREAS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "tests/curator/test_apply_after_validation.py",
             "tests/curator/test_apply.py",
             "tests/curator/test_new_page.py",
+            "tests/curator/test_gate_modes.py",  # the apply's gate: no new findings, or clean
         ),
     ),
     "intake-ledger": (

@@ -14,12 +14,15 @@ from pathlib import Path
 import pytest
 
 from kbkit.curator import (
+    KnowledgeConfigurationError,
     KnowledgeCurationError,
     KnowledgeCurator,
     KnowledgeProposalValidation,
 )
 from kbkit.curator.apply import KnowledgeApplyResult
-from tests.curator.conftest import batch, make_clone, row
+from kbkit.curator.journal import JOURNAL, state_dir
+from kbkit.infra import steps
+from tests.curator.conftest import WRITING, batch, make_clone, row
 from tests.curator.test_new_page import INDEX, NEW, _path, _rows
 
 
@@ -99,3 +102,90 @@ def test_the_apply_result_wire_format_is_version_one(tmp_path: Path) -> None:
     again = KnowledgeApplyResult.from_dict(json.loads(json.dumps(applied)))
     assert again.to_dict() == applied and again.changed
     assert not KnowledgeApplyResult.from_dict(empty).changed
+
+
+def test_a_page_removed_after_validation_is_a_clean_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A target (or a new page's owner index) deleted in that moment: a refusal naming it,
+    never a crash, and nothing written."""
+    clone = make_clone(tmp_path / "clone", "real")
+    curator = KnowledgeCurator(clone, today="2026-12-01")
+    validation = curator.validate_proposals({"proposals": [row()]}, batch())
+    assert not validation.rejected, validation.rejected
+    page = _path(clone, WRITING)
+    real = curator.revalidate
+
+    def then_a_person_deletes(validation: KnowledgeProposalValidation) -> None:
+        real(validation)
+        page.unlink()
+
+    monkeypatch.setattr(curator, "revalidate", then_a_person_deletes)
+    with pytest.raises(KnowledgeCurationError, match=f"stale: {WRITING} cannot be read"):
+        curator.apply(validation)
+    assert not page.exists()
+
+
+def test_an_owner_index_removed_after_validation_is_a_clean_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    curator, validation = _validated(tmp_path)
+    index = _path(curator.clone, INDEX)
+    real = curator.revalidate
+
+    def then_a_person_deletes(validation: KnowledgeProposalValidation) -> None:
+        real(validation)
+        index.unlink()
+
+    monkeypatch.setattr(curator, "revalidate", then_a_person_deletes)
+    with pytest.raises(KnowledgeCurationError, match=f"stale: {INDEX} cannot be read"):
+        curator.apply(validation)
+    assert not index.exists() and not _path(curator.clone, NEW).exists()
+
+
+def _snapshot(clone: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in sorted((clone / "knowledge").rglob("*")) if p.is_file()}
+
+
+def test_a_validator_removed_after_the_first_check_is_refused_before_any_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gate is checked again under the lock: a policy validator script removed after
+    `check_validators` is a configuration refusal with nothing written, not a rollback."""
+    clone = make_clone(tmp_path / "clone")
+    curator = KnowledgeCurator(clone, today="2026-12-01")
+    validation = curator.validate_proposals({"proposals": [row()]}, batch())
+    assert not validation.rejected, validation.rejected
+    before = _snapshot(clone)
+    real = curator.revalidate
+
+    def then_the_script_goes(validation: KnowledgeProposalValidation) -> None:
+        real(validation)
+        (clone / "tools/check_wiki_lint.py").unlink()
+
+    monkeypatch.setattr(curator, "revalidate", then_the_script_goes)
+    with pytest.raises(KnowledgeConfigurationError, match="is missing in the clone") as info:
+        curator.apply(validation)
+    assert info.value.result.status == "missing" and info.value.result.rolled_back is False
+    assert _snapshot(clone) == before
+    assert not (state_dir(clone) / JOURNAL).exists()
+
+
+def test_an_apply_interrupted_in_this_process_is_undone_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C (KeyboardInterrupt) after the first page is written: every page is put back
+    before the exception leaves `apply`, without waiting for the next call's recovery."""
+    curator, validation = _validated(tmp_path)
+    before = _snapshot(curator.clone)
+
+    def interrupt(step: str) -> None:
+        if step == "page-written":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(steps, "_listeners", [interrupt])
+    with pytest.raises(KeyboardInterrupt):
+        curator.apply(validation)
+    assert _snapshot(curator.clone) == before
+    assert not _path(curator.clone, NEW).exists()
+    assert not (state_dir(curator.clone) / JOURNAL).exists()
