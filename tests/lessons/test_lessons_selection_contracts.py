@@ -160,3 +160,27 @@ def test_one_findings_two_lessons_share_a_slot_and_both_ids_are_reported(
     assert [x.action for x in merged] == ["Confirmed and reproduced on retest sqli: login"]
     assert sorted(merged[0].ids()) == sorted(ids.values()) and len(merged[0].also) == 1
     assert len(shown) == 2
+
+
+def test_the_merged_slot_keeps_the_lessons_ranked_between_and_merges_only_positives(
+    store: LessonStore,
+) -> None:
+    """The finding's second lesson comes after another lesson: that one keeps its own line;
+    and a caution lesson is never merged into a positive one, whatever its text."""
+    confirmed, reproduced = "Confirmed sqli: login", "Reproduced sqli on retest: login"
+    _seed(store, {f"T-c{n}": [confirmed] for n in range(3)})  # support 3: ranked first
+    _seed(store, {f"T-o{n}": ["other"] for n in range(2)})  # support 2: second
+    _seed(store, {"T-r": [reproduced]})  # support 1: third, merged into the first slot
+    shown = select_lessons({**TASK, "id": "T-x"}, store)
+    assert [x.action for x in shown] == [
+        "Confirmed and reproduced on retest sqli: login",
+        "other",
+    ]
+    keys = scope_key("acme"), scope_key("web")
+    caution = Candidate(
+        lesson_id("caution", *keys, "sqli", "c"), "caution", "acme", "web", "sqli",
+        "Reproduced sqli on retest: login", "c", "finding", "T-k/F1", "T-k", AT, *keys,
+    )  # fmt: skip
+    store.add([Extraction("T-k", True, [caution], [], None)])
+    actions = [x.action for x in select_lessons({**TASK, "id": "T-x"}, store)]
+    assert actions[-1] == "Reproduced sqli on retest: login" and len(actions) == 3
