@@ -21,8 +21,6 @@ from kbkit.checks.fix_apply import FixFailed, apply_fixes
 from kbkit.checks.fixes import Edit
 from kbkit.rulebook.findings import ERROR, Finding
 
-STRESS = bool(os.environ.get("KBKIT_STRESS"))
-
 
 def page(title: str, *, updated: str = "2026-01-01", eol: str = "\n") -> str:
     """A page whose only finding is its unquoted title."""
@@ -112,8 +110,10 @@ def test_a_second_fix_writes_nothing(tmp_path: Path, committed_between: bool) ->
 
 # Runs `kb fix` in this process with os.write and os.replace watched: at the AT-th write of a
 # page's temp file (MODE write-int / write-kill) or the AT-th rename onto a page (MODE
-# replace-int) it sends itself SIGINT or SIGKILL, after writing a part of the bytes or after
-# the rename. Where it happens is the test's choice, never the machine's speed.
+# replace-int; replace-int-every: at that one and every rename after it, the rollback's
+# too: Ctrl-C pressed again and again) it sends itself SIGINT or SIGKILL, after writing a part
+# of the bytes or after the rename. Where it happens is the test's choice, never the
+# machine's speed.
 DRIVER = """
 import os, signal, sys
 mode, at = sys.argv[1], int(sys.argv[2])
@@ -134,9 +134,9 @@ def write(fd, data):
     return real_write(fd, data)
 def replace(src, dst, **kw):
     real_replace(src, dst, **kw)
-    if mode == "replace-int" and str(dst).endswith(".md"):
+    if mode.startswith("replace-int") and str(dst).endswith(".md"):
         seen[0] += 1
-        if seen[0] == at:
+        if seen[0] == at or (mode == "replace-int-every" and seen[0] > at):
             os.kill(os.getpid(), signal.SIGINT)
 os.write, os.replace = write, replace
 from kbkit.__main__ import main
@@ -164,14 +164,28 @@ def reference(repo: Path, tmp_path: Path) -> dict[str, bytes]:
     return snapshot(copy)
 
 
-PAGES = 400 if STRESS else 120
+PAGES = 120
+KILLS = [(400, at) for at in (1, 2, 200, 399, 400)]  # pages, the write the signal lands on
 
 
-@pytest.mark.parametrize("mode", ["replace-int", "write-int"])
+@pytest.mark.parametrize("mode", ["replace-int", "write-int", "replace-int-every"])
 def test_ctrl_c_at_a_chosen_write_puts_every_page_back(tmp_path: Path, mode: str) -> None:
-    repo = tree_with(tmp_path, PAGES)
+    _interrupt(tmp_path, mode, PAGES, PAGES // 3)
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("mode", ["replace-int", "write-int", "replace-int-every"])
+@pytest.mark.parametrize(("pages", "at"), KILLS)
+def test_ctrl_c_at_any_write_of_400_pages_puts_every_page_back(
+    tmp_path: Path, mode: str, pages: int, at: int
+) -> None:
+    _interrupt(tmp_path, mode, pages, at)
+
+
+def _interrupt(tmp_path: Path, mode: str, pages: int, at: int) -> None:
+    repo = tree_with(tmp_path, pages)
     before = snapshot(repo)
-    done = drive(repo, mode, PAGES // 3)
+    done = drive(repo, mode, at)
     assert done.returncode == 130, done.stdout + done.stderr
     assert "kb: interrupted" in done.stderr and "Traceback" not in done.stderr
     assert snapshot(repo) == before  # every page whole and as it was: the rollback held
@@ -181,10 +195,22 @@ def test_ctrl_c_at_a_chosen_write_puts_every_page_back(tmp_path: Path, mode: str
 def test_kill_9_leaves_whole_pages_and_the_next_run_finishes_and_says_so(
     tmp_path: Path,
 ) -> None:
-    repo = tree_with(tmp_path, PAGES)
+    _kill(tmp_path, PAGES, PAGES // 3)
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize(("pages", "at"), KILLS)
+def test_kill_9_at_any_write_of_400_pages_then_the_next_run_finishes(
+    tmp_path: Path, pages: int, at: int
+) -> None:
+    _kill(tmp_path, pages, at)
+
+
+def _kill(tmp_path: Path, count: int, at: int) -> None:
+    repo = tree_with(tmp_path, count)
     before = snapshot(repo)
     fixed = reference(repo, tmp_path)
-    done = drive(repo, "write-kill", PAGES // 3)
+    done = drive(repo, "write-kill", at)
     assert done.returncode == -signal.SIGKILL, done.stderr
     left = temp_files(repo)
     assert len(left) == 1  # the page being written when the kill came
@@ -192,7 +218,7 @@ def test_kill_9_leaves_whole_pages_and_the_next_run_finishes_and_says_so(
     pages = [rel for rel in before if rel.endswith(".md")]
     assert {rel for rel in now if not rel.endswith(".tmp")} == set(before)
     assert all(now[rel] in (before[rel], fixed[rel]) for rel in pages)  # each page whole
-    assert sum(now[rel] == fixed[rel] != before[rel] for rel in pages) == PAGES // 3 - 1
+    assert sum(now[rel] == fixed[rel] != before[rel] for rel in pages) == at - 1
     again = kb(repo, "fix")
     assert again.returncode == 0, again.stdout + again.stderr
     lines = [line for line in again.stderr.splitlines() if "temp file" in line]

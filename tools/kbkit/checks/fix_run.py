@@ -65,7 +65,8 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Chec
             f"{', '.join(map(shown, fixed.files))}\n"
         )
     for path, why in fixed.refused.items():
-        sys.stderr.write(f"kbkit: left {shown(path)} as it was: its fixes did not hold ({why})\n")
+        line = f"left {path} as it was: its fixes did not hold ({why})"
+        sys.stderr.write(f"kbkit: {shown(line)}\n")
     after = bearing(fixed.after, named) if args.paths else fixed.after
     if args.paths:
         args.named = named
@@ -96,7 +97,7 @@ def _fix_in_rounds(
             for path, why in plan.skipped.items():
                 if path not in skipped:
                     skipped[path] = why
-                    sys.stderr.write(f"kbkit: skipped the fixes of {shown(path)}: {why}\n")
+                    sys.stderr.write(f"kbkit: skipped the fixes of {shown(path)}: {shown(why)}\n")
             todo = [edit for edit in plan.edits if edit.path not in refused]
             if not todo:
                 break

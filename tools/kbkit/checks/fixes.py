@@ -298,6 +298,8 @@ def plan(
     for path in bumped:
         text = ctx.text(path) if path in by_path else None
         fixed = apply_edits(text, by_path[path]) if text is not None else None
+        if path not in pages and (fixed is None or said(fixed) == said(text or "")):
+            continue  # the fixes left what it says as it was: as `pages` decide (no git)
         for bump in bump_updated(path, ctx, fixed):
             why = _bare_cr(ctx, path)
             if why is None:
