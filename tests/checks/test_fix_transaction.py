@@ -18,7 +18,7 @@ from tests.gitrepo import git
 from tests.kbtree import kb, make_tree
 
 from kbkit.checks.fix_apply import FixFailed, apply_fixes
-from kbkit.checks.fixes import Edit
+from kbkit.checks.fixes import Edit, apply_edits
 from kbkit.rulebook.findings import ERROR, Finding
 
 
@@ -331,3 +331,23 @@ def test_a_problem_no_written_file_explains_puts_every_file_back(tmp_path: Path)
     assert kept.files == ["knowledge/q.md"] and list(kept.refused) == ["knowledge/p.md"]
     assert (tmp_path / "knowledge/p.md").read_bytes() == b"title: x\nline two\n"
     assert (tmp_path / "knowledge/q.md").read_bytes() == b'title: "x"\nline two\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "edits", "expected"),
+    [
+        # a replaced line ends as it did; an inserted one as the line before it
+        ("a\r\nb\r\n", [Edit("p", 0, 1, ("A",), ("r", "p"))], "A\r\nb\r\n"),
+        ("a\r\nb\r\n", [Edit("p", 1, 1, ("x",), ("r", "p"))], "a\r\nx\r\nb\r\n"),
+        ("a\nb\r\n", [Edit("p", 1, 1, ("x",), ("r", "p"))], "a\nx\nb\r\n"),
+        # at the very end of a CRLF file with no last line break: the old last line gets a
+        # CRLF, the new last line none (no bare CR anywhere)
+        ("a\r\nb", [Edit("p", 2, 2, ("", "x"), ("r", "p"))], "a\r\nb\r\n\r\nx"),
+        ("a\r\nb\r\n", [Edit("p", 2, 2, ("x",), ("r", "p"))], "a\r\nb\r\nx\r\n"),
+        ("a\nb\n", [Edit("p", 0, 1, ("A",), ("r", "p"))], "A\nb\n"),
+    ],
+)
+def test_new_lines_take_the_line_ending_around_them(
+    text: str, edits: list[Edit], expected: str
+) -> None:
+    assert apply_edits(text, edits) == expected
