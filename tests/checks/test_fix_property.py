@@ -61,7 +61,13 @@ TREES = st.lists(PAGE, min_size=1, max_size=12 if STRESS else 6, unique_by=lambd
 
 
 def _text(spec: Spec) -> str:
-    title = f'"{spec.name}"' if spec.quoted else "Title of " + spec.name.replace("#", "")
+    # never blank: an empty title is the author's to write, not a mechanical fix
+    title = (
+        json.dumps(f"Title of {spec.name}", ensure_ascii=False)
+        if spec.quoted
+        else "Title of " + spec.name
+    )
+    title = title.replace("#", "")
     created = "" if spec.missing else "created: 2026-01-01\n"
     sources = "" if spec.missing else "sources: []\n"
     comment = "<!-- kb-disable-next-line tree/link-broken: moved -->\n" if spec.suppressed else ""
