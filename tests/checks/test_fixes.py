@@ -1,5 +1,5 @@
 """`kb fix` / `kb check --fix` / `--diff`: mechanical fixes, re-checked, idempotent,
-all-or-nothing, never changing what a page says."""
+put back per file when they do not hold, never changing what a page says."""
 
 from __future__ import annotations
 
@@ -99,22 +99,24 @@ def test_a_page_with_uncommitted_changes_gets_updated_bumped(repo: Path) -> None
     assert (repo / "knowledge/general/notes.md").read_text() == UNQUOTED
 
 
-def test_fixes_that_do_not_hold_put_every_byte_back(repo: Path) -> None:
+def test_fixes_that_do_not_hold_are_put_back_for_their_file(repo: Path) -> None:
     # registering notes.md makes the index long enough to be near the split limit: a new
-    # finding, so nothing is kept (the title fix and the rest included)
+    # finding on the index, so the index keeps its bytes; the other pages keep their fixes
     index = repo / "knowledge/general/_index.md"
     lines = index.read_text().count("\n")
     policy = repo / "knowledge/policy.yaml"
     policy.write_text(policy.read_text() + f"limits:\n  near_lines: {lines - 3}\n")
-    digest = _digest(repo)
+    old_index = index.read_bytes()
     assert "page-near-limit" not in kb(repo, "check").stdout
     done = kb(repo, "fix")
     assert done.returncode == 1
-    assert "the fixes did not hold, every file is as it was: new tree/page-near-limit" in (
-        done.stderr
-    )
+    assert (
+        "kbkit: left knowledge/general/_index.md as it was: its fixes did not hold "
+        "(new tree/page-near-limit at knowledge/general/_index.md:0)"
+    ) in done.stderr
     assert "Traceback" not in done.stderr
-    assert _digest(repo) == digest
+    assert index.read_bytes() == old_index
+    assert (repo / "knowledge/general/notes.md").read_text().startswith('---\ntitle: "Notes')
 
 
 def _page(tmp_path: Path) -> tuple[Path, bytes]:

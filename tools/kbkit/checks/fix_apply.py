@@ -1,10 +1,19 @@
-"""Apply planned fixes all together, re-check the tree, and put every byte back on failure.
+"""Apply planned fixes, re-check the tree, keep the fixes that hold, put back the rest.
 
-The edits (`kbkit.checks.fixes`) are written file by file (temp file and rename each), then
-the validators run again. The fixes hold when every fixed finding is gone and no finding is
-new: compared by rule, path and message (digits aside), so a finding whose line moved, or
-whose line a fix rewrote (a secret on a title line that got quoted), is not new. Otherwise, and on any error or interrupt while writing or checking, every
-file is restored to the bytes it had and the run fails naming what went wrong.
+The edits (`kbkit.checks.fixes`) are written file by file (temp file and rename each, so a
+page is always whole: its old bytes or its new ones), then the validators run again. The
+fixes hold when every fixed finding is gone and no finding is new: compared by rule, path
+and message (digits aside), so a finding whose line moved, or whose line a fix rewrote (a
+secret on a title line that got quoted), is not new.
+
+A problem is blamed on the files whose edits touch its page: the file itself, or a file
+whose edit fixes a finding of that page (the index a page is linked from). Those files get
+their bytes back and the tree is checked again, so one odd page does not cost every other
+page its fixes. A problem no written file can be blamed for (a finding on a folder, say),
+more rounds of blame than `ROUNDS`, an error, or Ctrl-C puts back every file the run wrote
+(`Journal`): the all-or-nothing the run falls back to when it cannot tell what went wrong.
+Ctrl-C is held while files are written or put back (`kbkit.infra.interrupts`), so no file
+is replaced without the journal knowing it.
 """
 
 from __future__ import annotations
@@ -18,8 +27,11 @@ from typing import NamedTuple
 from kbkit.checks.fixes import Edit, apply_edits
 from kbkit.infra import boundary
 from kbkit.infra.errors import KbkitError
+from kbkit.infra.interrupts import held_interrupts
 from kbkit.infra.jsonl import atomic_write_bytes
 from kbkit.rulebook.findings import Finding
+
+ROUNDS = 4  # re-checks after blaming files before the run puts every file back
 
 
 class FixFailed(KbkitError):
@@ -29,9 +41,48 @@ class FixFailed(KbkitError):
 
 
 class Fixed(NamedTuple):
-    edits: list[Edit]
-    files: list[str]  # repo-relative, sorted
-    after: list[Finding]  # the findings of the re-check
+    edits: list[Edit]  # the edits kept
+    files: list[str]  # repo-relative, sorted: the files written and kept
+    after: list[Finding]  # the findings of the last re-check
+    refused: dict[str, str] = {}  # a file whose fixes were put back -> why
+
+
+class Journal:
+    """The bytes every file had before the run first wrote it: what a rollback puts back."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.originals: dict[str, bytes] = {}
+        self.where: dict[str, Path] = {}  # a path -> where it is written (`targets`)
+
+    def _at(self, path: str) -> Path:
+        return self.where.get(path, self.repo / path)
+
+    def write(self, texts: dict[str, tuple[bytes, bytes]]) -> None:
+        """Write each path's new bytes (old, new), noting its old ones first."""
+        with held_interrupts():
+            for path, (old, new) in texts.items():
+                self.originals.setdefault(path, old)
+                _write(self._at(path), new)
+
+    def put_back(self, texts: dict[str, bytes]) -> None:
+        """Give each path the bytes it is given, unless it has them already."""
+        with held_interrupts():
+            for path, data in texts.items():
+                try:
+                    if self._at(path).read_bytes() == data:
+                        continue
+                except OSError:
+                    pass
+                _write(self._at(path), data)
+
+    def rollback(self) -> None:
+        """Every file the run wrote gets the bytes it had before the run."""
+        self.put_back(self.originals)
+
+
+def _write(path: Path, data: bytes) -> None:
+    atomic_write_bytes(path, data)
 
 
 def targets(repo: Path, edits: list[Edit], top: Path | None = None) -> dict[str, Path]:
@@ -80,33 +131,58 @@ def apply_fixes(
     before: list[Finding],
     recheck: Callable[[], list[Finding]],
     top: Path | None = None,
+    journal: Journal | None = None,
 ) -> Fixed:
-    """Write the edits, re-check with `recheck`, keep them only if they hold (see module).
-    Every file is read and written at its real path inside `top` (`targets`)."""
+    """Write the edits, re-check with `recheck`, keep the files whose fixes hold (see module).
+    Every file is read and written at its real path inside `top` (`targets`). `journal`: the
+    run's, when it writes in several rounds (a rollback undoes them all)."""
     where = targets(repo, edits, top)
     edits = [edit for edit in edits if edit.path in where]
     changes = _changes(where, edits)
     if not changes:
         return Fixed([], [], before)
-    written: list[str] = []
+    journal = journal if journal is not None else Journal(repo)
+    journal.where.update(where)
+    earlier = set(journal.originals)
+    kept = set(changes)
+    refused: dict[str, str] = {}
     try:
-        for path, (_, new) in changes.items():
-            atomic_write_bytes(where[path], new)
-            written.append(path)
-        after = recheck()
-        problems = _problems(edits, before, after)
-        if problems:
-            raise FixFailed(
-                "the fixes did not hold, every file is as it was: " + "; ".join(problems)
-            )
+        journal.write(changes)
+        for _ in range(ROUNDS):
+            after = recheck()
+            mine = [edit for edit in edits if edit.path in kept]
+            problems = _problems(mine, before, after)
+            if not problems:
+                return Fixed(mine, sorted(kept), after, refused)
+            if any(not culprits & kept for _, culprits in problems):
+                break  # no written file to blame: every file back
+            blamed = sorted(set().union(*(culprits for _, culprits in problems)) & kept)
+            if set(blamed) == kept and not earlier:
+                break  # nothing would be kept: the plain refusal
+            for path in blamed:
+                refused[path] = "; ".join(t for t, culprits in problems if path in culprits)
+            journal.put_back({path: changes[path][0] for path in blamed})
+            kept -= set(blamed)
+            if not kept:
+                return Fixed([], [], recheck(), refused)
+        journal.rollback()
+        raise FixFailed(
+            "the fixes did not hold, every file is as it was: "
+            + "; ".join(text for text, _ in problems)
+        )
     except BaseException:
-        for path in written:
-            atomic_write_bytes(where[path], changes[path][0])
+        journal.rollback()
         raise
-    return Fixed(edits, sorted(changes), after)
 
 
-def _problems(edits: list[Edit], before: list[Finding], after: list[Finding]) -> list[str]:
+def _problems(
+    edits: list[Edit], before: list[Finding], after: list[Finding]
+) -> list[tuple[str, set[str]]]:
+    """What went wrong, each with the files it is blamed on."""
+    touching: dict[str, set[str]] = {}  # a page -> the files whose edits touch it
+    for edit in edits:
+        touching.setdefault(edit.path, set()).add(edit.path)
+        touching.setdefault(edit.fixes[1], set()).add(edit.path)
     known = _keys(before)
     problems = []
     for finding in after:
@@ -114,13 +190,23 @@ def _problems(edits: list[Edit], before: list[Finding], after: list[Finding]) ->
         if known[key] > 0:
             known[key] -= 1
         else:
-            problems.append(f"new {finding.rule_id} at {finding.path}:{finding.line}")
+            problems.append(
+                (
+                    f"new {finding.rule_id} at {finding.path}:{finding.line}",
+                    touching.get(finding.path, set()),
+                )
+            )
     counts_before = Counter((f.rule_id, f.path) for f in before)
     counts_after = Counter((f.rule_id, f.path) for f in after)
     fixed = Counter(edit.fixes for edit in edits if edit.fixes[0])
     for (rule, path), number in sorted(fixed.items()):
         if counts_after[(rule, path)] > max(counts_before[(rule, path)] - number, 0):
-            problems.append(f"{rule} at {path} is still reported")
+            problems.append(
+                (
+                    f"{rule} at {path} is still reported",
+                    {edit.path for edit in edits if edit.fixes == (rule, path)},
+                )
+            )
     return problems
 
 

@@ -13,8 +13,13 @@ some lines (an edit); none rewrites what a page says. The fixes (`FIXES`, by rul
 
 Besides findings, `updated:` is bumped to today on a page whose text (its body, comments
 aside) differs from the committed one, so a fix that only drops a comment bumps nothing.
+The bump looks at the text as the fixes leave it, so a link the run adds to an index bumps
+that index in the same run: a second `kb fix` finds nothing more to do.
 Edits are planned against the texts as read and applied bottom-up per file; an edit that
-overlaps one already planned is left out (the next `kb fix` takes it). Applying them and
+overlaps one already planned is left out (`kb fix` plans again after applying). Each new
+line takes the line ending of the lines around it (CRLF pages stay CRLF). A page whose lines
+end in a bare CR is not edited, and a folder with no index is not linked: `plan` says so per
+page instead of planning an edit the re-check would refuse. Applying the edits and
 re-checking the tree is `kbkit.checks.fix_apply`.
 """
 
@@ -27,6 +32,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import NamedTuple
+from urllib.parse import quote
 
 import yaml
 
@@ -164,7 +170,7 @@ def register(finding: Finding, ctx: Context) -> list[Edit]:
     if lines is None:
         return []
     title = _page_title(ctx, finding.path if page else f"{finding.path}/{ctx.index_page}")
-    link = f"[{title}]({target.replace(' ', '%20')})"
+    link = f"[{title}]({quote(target, safe='/')})"  # `#`, `%`, `?`, `)`: a path, not more
     last = max((i for i, line in enumerate(lines) if _LIST_ITEM.match(line)), default=None)
     if last is None:  # no list yet: one after the text
         while lines and not lines[-1].strip():
@@ -193,10 +199,11 @@ def _page_title(ctx: Context, path: str) -> str:
             return _link_text(title.strip())
     body = lines[end + 1 :] if end is not None else lines
     heading = next((m["text"] for m in map(_HEADING.match, body) if m), None)
-    return _link_text(heading or posixpath.basename(path).removesuffix(".md"))
+    return _link_text((heading or "").strip() or posixpath.basename(path).removesuffix(".md"))
 
 
 def _link_text(text: str) -> str:
+    text = text.replace("\r", " ").replace("\n", " ")  # a link text stays on its line
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
@@ -235,14 +242,16 @@ def said(text: str) -> str:
     return " ".join(_COMMENT.sub(" ", body).split())
 
 
-def bump_updated(path: str, ctx: Context) -> list[Edit]:
-    """`updated:` set to today on a page whose text changed since HEAD, when it says earlier."""
+def bump_updated(path: str, ctx: Context, fixed: str | None = None) -> list[Edit]:
+    """`updated:` set to today on a page whose text changed since HEAD, when it says earlier.
+    `fixed`: the page's text as the run's other edits leave it (what is compared to HEAD)."""
     lines = _lines(ctx, path)
     end = _frontmatter_end(lines) if lines is not None else None
     if lines is None or end is None:
         return []
     committed = ctx.committed(path)
-    if committed is not None and said(committed) == said("\n".join(lines)):
+    now = "\n".join(lines) if fixed is None else fixed
+    if committed is not None and said(committed) == said(now):
         return []  # only frontmatter or comments changed: nothing new was said
     for i in range(1, end):
         match = _UPDATED.match(lines[i].rstrip("\r"))
@@ -255,18 +264,77 @@ def bump_updated(path: str, ctx: Context) -> list[Edit]:
     return []
 
 
-def plan(findings: list[Finding], pages: list[str], ctx: Context) -> list[Edit]:
+class Planned(NamedTuple):
+    edits: list[Edit]
+    skipped: dict[str, str]  # repo-relative path -> why its fixes were left out
+
+
+def plan(
+    findings: list[Finding], pages: list[str], ctx: Context, *, bump_edited: bool = False
+) -> Planned:
     """The edits that fix what can be fixed of `findings`, plus the `updated:` bumps of
-    `pages` (repo-relative markdown pages with changes not committed). Overlapping edits:
-    the first planned wins."""
-    edits = [edit for f in findings if f.rule_id in FIXES for edit in FIXES[f.rule_id](f, ctx)]
-    edits += [edit for path in pages for edit in bump_updated(path, ctx)]
+    `pages` (repo-relative markdown pages with changes not committed) and, with
+    `bump_edited`, of the files the fixes edit. Overlapping edits: the first planned wins."""
+    skipped: dict[str, str] = {}
+    edits: list[Edit] = []
+    for finding in findings:
+        if finding.rule_id not in FIXES:
+            continue
+        why = _unfixable(finding, ctx)
+        if why is not None:
+            skipped.setdefault(finding.path, why)
+            continue
+        for edit in FIXES[finding.rule_id](finding, ctx):
+            why = _bare_cr(ctx, edit.path)
+            if why is None:
+                edits.append(edit)
+            else:
+                skipped.setdefault(edit.path, why)
+    kept = _first_of_overlapping(edits)
+    by_path: dict[str, list[Edit]] = {}
+    for edit in kept:
+        by_path.setdefault(edit.path, []).append(edit)
+    bumped = list(pages) + sorted(set(by_path) - set(pages) if bump_edited else ())
+    for path in bumped:
+        text = ctx.text(path) if path in by_path else None
+        fixed = apply_edits(text, by_path[path]) if text is not None else None
+        if path not in pages and (fixed is None or said(fixed) == said(text or "")):
+            continue  # the fixes left what it says as it was: as `pages` decide (no git)
+        for bump in bump_updated(path, ctx, fixed):
+            why = _bare_cr(ctx, path)
+            if why is None:
+                kept.append(bump)
+            else:
+                skipped.setdefault(path, why)
+    return Planned(_first_of_overlapping(kept), skipped)
+
+
+def _first_of_overlapping(edits: list[Edit]) -> list[Edit]:
     kept: list[Edit] = []
     for edit in edits:
         if any(_overlap(edit, other) for other in kept):
             continue
         kept.append(edit)
     return kept
+
+
+_BARE_CR = re.compile(r"\r(?!\n)")
+
+
+def _bare_cr(ctx: Context, path: str) -> str | None:
+    text = ctx.text(path)
+    if text is None or _BARE_CR.search(text) is None:
+        return None
+    return "its lines end in a bare carriage return (CR), which the fixes do not edit"
+
+
+def _unfixable(finding: Finding, ctx: Context) -> str | None:
+    """Why `finding`'s fix is left out, when the page it reads cannot be fixed safely."""
+    if finding.rule_id == "tree/child-unregistered":
+        if ctx.text(f"{finding.path}/{ctx.index_page}") is None:
+            return f"this folder has no {ctx.index_page} (or not one in UTF-8) to link to"
+        return None
+    return _bare_cr(ctx, finding.path)
 
 
 def _overlap(a: Edit, b: Edit) -> bool:
@@ -283,11 +351,30 @@ def _overlap(a: Edit, b: Edit) -> bool:
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
-    """`text` with `edits` (all of one file, planned against `text`) applied bottom-up."""
-    lines = text.split("\n")
+    """`text` with `edits` (all of one file, planned against `text`) applied bottom-up; each
+    new line ends as the line it replaces, or the one before it, does (CRLF or LF)."""
+    lines = text.split("\n")  # a CRLF line keeps its CR; the last item has no line break
+    crlf = text.count("\r\n") * 2 > text.count("\n")
     # bottom-up; of insertions at one place the last planned goes in first, so they end up
     # in the planned order
     order = sorted(enumerate(edits), key=lambda pair: (pair[1].start, pair[1].end, pair[0]))
     for _, edit in reversed(order):
-        lines[edit.start : edit.end] = list(edit.lines)
+        cr = _ends_in_cr(lines, edit.start, edit.end, crlf)
+        new = [line + "\r" if cr else line for line in edit.lines]
+        if new and edit.end >= len(lines):  # the new last item: no line break after it
+            new[-1] = new[-1].removesuffix("\r")
+        if new and edit.start >= len(lines) and cr and not lines[-1].endswith("\r"):
+            lines[-1] += "\r"  # the old last item gets a line break: a CRLF one
+        lines[edit.start : edit.end] = new
     return "\n".join(lines)
+
+
+def _ends_in_cr(lines: list[str], start: int, end: int, crlf: bool) -> bool:
+    """Whether the lines an edit puts at [start, end) end in CRLF: as the first line they
+    replace, else the line before them, else as most of the file's lines do."""
+    last = len(lines) - 1  # the item after the last line break: not a line
+    if start < end and start < last:
+        return lines[start].endswith("\r")
+    if 0 < start <= last:
+        return lines[start - 1].endswith("\r")
+    return crlf

@@ -14,8 +14,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Apply the mechanical fixes (quote a title, stub frontmatter keys git or the page "
         "can fill, link an unregistered page from its index, drop an unused suppression, "
         "bump `updated:` on a page with uncommitted changes), re-check the tree and keep "
-        "them only if every fixed finding is gone and none is new; else every file is put "
-        "back. Then the findings left are reported as `kb check` does.",
+        "a file's fixes only if its fixed findings are gone and none is new; else that file "
+        "is put back (every file, when a problem cannot be pinned to one, or on Ctrl-C). "
+        "Then the findings left are reported as `kb check` does.",
     )
     add_fix_options(parser, standalone=True)
     from kbkit.checks.fix_run import run_fix
