@@ -590,7 +590,7 @@ def test_a_pr_closed_unmerged_rejects_its_events_until_requeued(
     assert "acme/app#1: rejected -> pending (reviewed again)" in capsys.readouterr().out
     redo = ScriptedGateway({"acme/app#1": "VAL-2c"})
     third = world.run(redo, day="2026-12-02")
-    assert redo.calls == 1 and third.outcome == "published" and third.url.endswith("/pull/2")
+    assert redo.calls == 1 and third.outcome == "published" and str(third.url).endswith("/pull/2")
     assert world.states(keys) == ["published"]
     world.run(ScriptedGateway({}), day="2026-12-02")  # the closed PR still lists it: no matter
     assert world.states(keys) == ["published"]
