@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kbkit.checks.reporting import report
+from kbkit.infra.regular_file import read_regular_text
 from kbkit.rulebook.findings import Finding
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def _context(repo: Path, policy: Policy) -> Context:
 
     def text(path: str) -> str | None:
         try:
-            return (repo / path).read_text("utf-8")
+            return read_regular_text(repo / path)  # never a FIFO
         except (OSError, UnicodeDecodeError):
             return None
 

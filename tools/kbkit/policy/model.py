@@ -22,7 +22,7 @@ import yaml
 
 from kbkit.infra.errors import UsageError
 from kbkit.pages.frontmatter import FrontmatterLoader
-from kbkit.policy.schema import check_expansion, check_schema, read_policy_text
+from kbkit.policy.schema import check_schema, read_policy_text
 
 PROFILES = (
     "default",
@@ -81,11 +81,10 @@ def _profile_text(name: str) -> str:
 
 
 def _load_yaml(text: str, source: str, trusted: bool = False) -> dict[str, Any]:
-    """The policy mapping of `text`, refused before expansion when its aliases would blow up,
-    and checked against `policy.schema.json` (every key optional: files override profiles).
-    `trusted`: a built-in profile, which tests/policy/test_policy_schema.py validates."""
-    if not trusted:
-        check_expansion(text, source)
+    """The policy mapping of `text` (an alias bomb or a huge integer refused by the loader's
+    limits, `kbkit.infra.bounded_yaml`), checked against `policy.schema.json` (every key
+    optional: files override profiles). `trusted`: a built-in profile, which
+    tests/policy/test_policy_schema.py validates."""
     try:
         value = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
@@ -142,16 +141,16 @@ def load_policy(repo: Path, spec: str | None = None) -> Policy:
     """The effective policy for `repo` (see the module docstring for the lookup order)."""
     if spec:
         candidate = Path(spec)
-        if candidate.suffix in (".yaml", ".yml") or "/" in spec or candidate.is_file():
+        if candidate.suffix in (".yaml", ".yml") or "/" in spec or _present(candidate):
             if not candidate.is_absolute() and not candidate.exists():
                 candidate = repo / spec
-            if not candidate.is_file():
+            if not _present(candidate):
                 raise UsageError(f"--policy {spec}: no such file")
             return policy_from_file(candidate)
         return builtin_policy(spec)
     default = builtin_policy("default")
     for candidate in (repo / TOP_LEVEL_FILE, repo / default.knowledge_root / POLICY_FILE):
-        if candidate.is_file():
+        if _present(candidate):
             return policy_from_file(candidate)
     beside = [path for path in sorted(repo.glob(f"*/{POLICY_FILE}")) if _names_its_folder(path)]
     if len(beside) > 1:
@@ -160,6 +159,12 @@ def load_policy(repo: Path, spec: str | None = None) -> Policy:
             f"{repo}: more than one policy names its folder as knowledge_root ({shown}); choose one with --policy"
         )
     return policy_from_file(beside[0]) if beside else default
+
+
+def _present(path: Path) -> bool:
+    """Something other than a folder is there: a policy file, or a FIFO or a device in its
+    place, which reading then refuses (exit 2) instead of passing over it."""
+    return path.exists() and not path.is_dir()
 
 
 def _names_its_folder(path: Path) -> bool:
