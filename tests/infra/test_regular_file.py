@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from kbkit.infra.errors import UsageError
-from kbkit.infra.jsonl import read_jsonl
 from kbkit.infra.paths import named_file
 from kbkit.infra.regular_file import (
     NotRegularFile,
@@ -59,9 +58,18 @@ def test_a_named_file_that_is_a_fifo_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_a_ledger_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
+    """In a child process: the unbounded read waited for a writer forever."""
     os.mkfifo(tmp_path / "events.jsonl")
-    with pytest.raises(UsageError, match="events.jsonl: a FIFO, not a regular file; not read"):
-        read_jsonl(tmp_path / "events.jsonl")
+    code = (
+        "import sys; from pathlib import Path; from kbkit.infra.jsonl import read_jsonl\n"
+        "from kbkit.infra.errors import UsageError\n"
+        "try:\n    read_jsonl(Path(sys.argv[1]))\nexcept UsageError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "events.jsonl")],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert "events.jsonl: a FIFO, not a regular file; not read" in done.stdout, done.stderr
 
 
 @pytest.mark.parametrize(
