@@ -73,7 +73,7 @@ def test_a_table_of_contents_reads_as_the_pure_python_parser_reads_it() -> None:
         yaml_constructors = TocLoader.yaml_constructors
         yaml_multi_constructors = TocLoader.yaml_multi_constructors
 
-    assert TocLoader.__mro__[1] is getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    assert TocLoader.__mro__[2] is getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # via Bounded
     fast = yaml.load(TOC, Loader=TocLoader)  # noqa: S506 - a safe loader
     pure = yaml.load(TOC, Loader=PurePython)  # noqa: S506 - a safe loader
     assert fast == pure

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from kbkit.infra import json_input
 from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
+from kbkit.infra.regular_file import read_regular_bytes
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
 
@@ -53,7 +54,7 @@ def _line_text(repo_root: Path, finding: Finding, cache: dict[str, list[str]]) -
     lines = cache.get(finding.path)
     if lines is None:
         try:
-            data = (repo_root / finding.path).read_bytes()
+            data = read_regular_bytes(repo_root / finding.path)  # never a FIFO
             lines = data.decode("utf-8", "replace").splitlines()
         except OSError:
             lines = []

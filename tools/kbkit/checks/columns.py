@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from kbkit.checks.tree_links import link_parts
+from kbkit.infra.regular_file import read_regular_bytes
 from kbkit.rulebook.findings import Finding
 
 ReadLines = Callable[[str], list[str] | None]  # repo-relative path -> its lines, or None
@@ -68,7 +69,7 @@ def link_column(line: str, written: str) -> int:
 def _disk_reader(repo: Path) -> ReadLines:
     def read(path: str) -> list[str] | None:
         try:
-            data = (repo / path).read_bytes()
+            data = read_regular_bytes(repo / path)  # never a FIFO
         except OSError:
             return None
         return data.decode("utf-8", "replace").split("\n")

@@ -9,6 +9,7 @@ from pathlib import Path
 from kbkit.infra.errors import InputError
 from kbkit.infra.jsonl import atomic_write_text
 from kbkit.infra.paths import REPO_HELP
+from kbkit.infra.regular_file import read_regular_bytes
 from kbkit.lessons.options import add_as_of, add_scope
 from kbkit.lessons.store import LessonStore
 from kbkit.lessons.task_records import read_task
@@ -17,7 +18,7 @@ from kbkit.lessons.usage import ASSIGNMENTS, bundle_prompts
 
 def _read_prompt(path: str) -> str:
     try:
-        data = Path(path).read_bytes()
+        data = read_regular_bytes(path)  # a FIFO or a device is refused unopened
     except OSError as exc:
         raise InputError(f"cannot read the prompt: {exc.strerror}", path=path) from exc
     try:

@@ -26,6 +26,7 @@ from pygls.uris import to_fs_path
 from kbkit import __version__
 from kbkit.checks.columns import with_columns
 from kbkit.checks.live import LiveTree
+from kbkit.infra.regular_file import read_regular_text
 from kbkit.rulebook.findings import ERROR, Finding
 
 REFRESH_AFTER_S = 0.3  # idle time after an edit before every cross-page check runs again
@@ -157,13 +158,22 @@ class KbServer(LanguageServer):
                 )
             )
 
-    def findings_at(self, uri: str, line: int) -> list[Finding]:
-        """The findings of a page on a 0-based line (whole-page findings on the first)."""
+    def findings_of(self, uri: str) -> list[Finding]:
+        """The findings of a page, in the order checks gave them."""
         rel = self.rel_of(uri)
         if self.live is None or rel is None:
             return []
         path = self.live.tree.repo_path(rel)
-        return [f for f in self.live.findings if f.path == path and max(f.line - 1, 0) == line]
+        return [f for f in self.live.findings if f.path == path]
+
+    def findings_at(self, uri: str, line: int) -> list[Finding]:
+        """The findings of a page on a 0-based line (whole-page findings on the first)."""
+        return [f for f in self.findings_of(uri) if _line_index(f) == line]
+
+
+def _line_index(finding: Finding) -> int:
+    """The 0-based line a finding sits on (a whole-page finding on the first)."""
+    return max(finding.line - 1, 0)
 
 
 def freeze_heap() -> None:
@@ -232,8 +242,9 @@ def build_server() -> KbServer:
         rel = ls.rel_of(uri)
         if ls.live is not None and rel is not None and ls.live.knows(rel):
             path = to_fs_path(uri)
-            with contextlib.suppress(OSError, UnicodeDecodeError):  # back to the disk's text
-                ls.live.update(rel, Path(path or "").read_text("utf-8"))
+            # Back to the disk's text: a regular file only (reading a FIFO would wait forever).
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                ls.live.update(rel, read_regular_text(path or ""))
         ls.published.pop(uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
         ls.publish_all()
@@ -279,13 +290,13 @@ def fix_actions(ls: KbServer, params: types.CodeActionParams) -> list[types.Code
     if ls.live is None or ls.repo is None:
         return []
     uri = params.text_document.uri
+    # The range is the client's word: `end.line` may be 2^31-1. Only the page's findings
+    # are looked at (never one step per asked line), each kept when its line is in range.
     first, last = params.range.start.line, params.range.end.line
-    found = [
-        f
-        for line in range(first, last + 1)
-        for f in ls.findings_at(uri, line)
-        if f.rule_id in FIXES
-    ]
+    found = sorted(
+        (f for f in ls.findings_of(uri) if first <= _line_index(f) <= last and f.rule_id in FIXES),
+        key=_line_index,
+    )
     context = _fix_context(ls)
     actions = []
     for finding in found:

@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 
 from kbkit.infra.errors import UsageError
+from kbkit.infra.regular_file import read_regular_bytes
 
 StrPath = str | os.PathLike[str]
 
@@ -113,11 +114,10 @@ def knowledge_top(repo: StrPath, root: str, source: str = "") -> Path:
 
 def read_within(base: StrPath, path: StrPath) -> bytes | None:
     """The bytes of `path` when its real path is inside `base`, else None (never opened).
-    OSError passes through."""
+    OSError passes through: NotRegularFile for a FIFO, a device or a folder."""
     if not within(base, path):
         return None
-    with open(real(path), "rb") as handle:
-        return handle.read()
+    return read_regular_bytes(real(path))  # a FIFO or a device: NotRegularFile, never opened
 
 
 def text_within(base: StrPath, path: StrPath) -> str | None:

@@ -21,9 +21,10 @@ from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kbkit.infra.errors import environment_failure, is_environment
+from kbkit.infra.errors import UsageError, environment_failure, is_environment
 from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
+from kbkit.infra.regular_file import NotRegularFile, read_regular_bytes
 
 
 class Row(NamedTuple):
@@ -55,9 +56,11 @@ def _decode_line(raw: bytes) -> dict[str, Any] | str:
 def read_jsonl(path: Path) -> JsonlContents:
     """Read every row; malformed lines become problems with their line numbers."""
     try:
-        data = path.read_bytes()
+        data = read_regular_bytes(path)  # a FIFO in a ledger's place would block forever
     except FileNotFoundError:
         return JsonlContents([], [])
+    except NotRegularFile as exc:
+        raise UsageError(f"{path}: {exc.kind}, not a regular file; not read") from exc
     rows: list[Row] = []
     problems: list[Problem] = []
     lines = data.split(b"\n")

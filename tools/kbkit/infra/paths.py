@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from kbkit.infra import boundary
 from kbkit.infra.errors import UsageError
+from kbkit.infra.regular_file import NotRegularFile, check_regular
 
 INTAKE_DIR = "intake"
 # Distill's per-batch files, under the state folder (written by kbkit.distill.artifacts,
@@ -95,12 +96,19 @@ def state_root(repo: Path) -> Path:
 
 
 def named_file(path: str | os.PathLike[str], hint: str) -> Path:
-    """A file the user named on the command line; a missing one is a usage error (exit 2)."""
+    """A file the user named on the command line; a missing one, or a FIFO or a device (which
+    would block or never end; `-` is how to pass standard input), is a usage error (exit 2)."""
     file = Path(path)
     if file.is_dir():
         raise UsageError(f"{file}: is a directory; {hint}")
     if not file.exists():
         raise UsageError(f"{file}: no such file; {hint}")
+    try:
+        check_regular(file)  # a FIFO or a device is refused here, never opened
+    except NotRegularFile as exc:
+        raise UsageError(f"{file}: {exc.kind}, not a regular file; {hint}") from exc
+    except OSError:
+        pass  # unreadable: the reader says why
     return file
 
 

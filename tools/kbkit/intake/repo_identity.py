@@ -20,10 +20,13 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from kbkit.infra.bounded_yaml import load_yaml, yaml_problem
+from kbkit.infra.config_file import read_config_text
 from kbkit.infra.errors import UsageError
 from kbkit.intake.schemas import EVENTS, full_match
 
 CONFIG_FILE = "config.yaml"
+MAX_CONFIG_BYTES = 256 * 1024  # a slug and a table of aliases: a few hundred bytes
 SLUG = full_match(EVENTS, "slug")  # owner/name, as the events schema has it
 _REMOTE = re.compile(r"github\.com[:/]+([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 # A repository URL on any host: https://HOST/o/r, ssh://git@HOST[:port]/o/r, git@HOST:o/r
@@ -81,14 +84,18 @@ def slug_from_remote(url: str | None) -> str | None:
 
 
 def _read_config(intake_dir: Path) -> dict[str, Any]:
+    """The mapping of `intake/config.yaml`: a regular file (a FIFO in its place is refused
+    unopened), at most MAX_CONFIG_BYTES, loaded within the YAML limits."""
     path = intake_dir / CONFIG_FILE
-    if not path.is_file():
+    if not path.exists() or path.is_dir():
         return {}
+    text = read_config_text(path, MAX_CONFIG_BYTES, "the intake configuration")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        problem = exc.__class__.__name__
-        raise UsageError(f"{path}: not valid YAML ({problem}); fix the file") from exc
+        data = load_yaml(text) or {}
+    except yaml.YAMLError as exc:
+        line, problem = yaml_problem(exc)
+        where = f"{path}:{line}" if line else str(path)
+        raise UsageError(f"{where}: not valid YAML ({problem}); fix the file") from exc
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a mapping with `repo:` and `aliases:`")
     return data

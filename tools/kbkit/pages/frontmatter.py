@@ -12,15 +12,17 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from kbkit.infra.bounded_yaml import BoundedLoader
 from kbkit.pages.flat_yaml import load_flat
 
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-class FrontmatterLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+class FrontmatterLoader(BoundedLoader):
     """Safe loader (C where present) that keeps timestamps as the written strings and notes
-    every repeated mapping key (YAML would silently keep the last value)."""
+    every repeated mapping key (YAML would silently keep the last value). Within
+    `BoundedLoader`'s limits: an alias bomb or a huge integer is an error at its line (the
+    flat fast path reads strings only, never an alias or a number, so it needs no limit)."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)

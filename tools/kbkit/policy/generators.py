@@ -31,6 +31,9 @@ from typing import Any, NamedTuple
 import yaml
 
 from kbkit.infra import json_input
+from kbkit.infra.bounded_yaml import BoundedLoader, YamlLimitError, load_yaml, yaml_problem
+from kbkit.infra.errors import UsageError
+from kbkit.infra.regular_file import read_regular_bytes
 
 MAX_CONFIG_BYTES = 1024 * 1024
 SITE_LINK = re.compile(r"\]\(\s*<?(/[A-Za-z0-9][^)\s>#?]*)")
@@ -44,13 +47,11 @@ class Site(NamedTuple):
     keys: dict[str, Any]  # policy keys beyond the profile's
 
 
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class TocLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+class TocLoader(BoundedLoader):
     """Safe (C where present: a docset's tables of contents run to megabytes, which the
-    pure-Python parser reads 9x slower), and reads tags such as mkdocs' `!!python/name:` or
-    `!ENV` as plain null."""
+    pure-Python parser reads 9x slower), within the YAML limits (an alias bomb or a huge
+    integer is refused), and reads tags such as mkdocs' `!!python/name:` or `!ENV` as
+    plain null."""
 
 
 class LinedText(str):
@@ -72,9 +73,9 @@ TocLoader.add_constructor("tag:yaml.org,2002:str", _text)
 def detect_site(repo: Path) -> Site | None:
     """The generator that builds `repo`'s docs, or None."""
     for name in ("mkdocs.yml", "mkdocs.yaml"):
-        if (repo / name).is_file():
+        if _present(repo / name):
             return _mkdocs(repo, name)
-    if (repo / "book.toml").is_file():
+    if _present(repo / "book.toml"):
         return _mdbook(repo, repo / "book.toml")
     docfx = _docfx_file(repo)
     if docfx is not None:
@@ -83,9 +84,9 @@ def detect_site(repo: Path) -> Site | None:
         if (repo / f"docusaurus.config.{suffix}").is_file() and _has_pages(repo / "docs"):
             config = f"docusaurus.config.{suffix}"
             return Site("Docusaurus", config, "public-docs", "docs", _index_keys(repo / "docs"))
-    hugo = [p for p in ("hugo.toml", "hugo.yaml", "hugo.json") if (repo / p).is_file()]
+    hugo = [p for p in ("hugo.toml", "hugo.yaml", "hugo.json") if _present(repo / p)]
     if not hugo and _has_pages(repo / "content"):  # the older name, beside content pages
-        hugo = [p for p in ("config.toml", "config.yaml") if (repo / p).is_file()]
+        hugo = [p for p in ("config.toml", "config.yaml") if _present(repo / p)]
     if hugo:
         root, keys = _hugo(repo / hugo[0])
         return Site("Hugo", hugo[0], "hugo", root, keys)
@@ -111,14 +112,33 @@ def _has_pages(folder: Path) -> bool:
     return folder.is_dir() and next(folder.rglob("*.md"), None) is not None
 
 
+def _present(path: Path) -> bool:
+    """Something other than a folder is there: the file, or a FIFO or a device in its
+    place, which `_read` then refuses instead of passing over it."""
+    return path.exists() and not path.is_dir()
+
+
 def _read(path: Path) -> str:
-    with path.open("rb") as handle:
-        return handle.read(MAX_CONFIG_BYTES).decode("utf-8", "replace")
+    """The text of a configuration file (its first MAX_CONFIG_BYTES); anything but a regular
+    file is refused without being opened (a FIFO would wait for a writer forever)."""
+    try:
+        data = read_regular_bytes(path, MAX_CONFIG_BYTES)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    return data[:MAX_CONFIG_BYTES].decode("utf-8", "replace")
+
+
+def _over_limits(path: Path, exc: YamlLimitError) -> UsageError:
+    """A configuration refused for its size: said, never taken for an empty one."""
+    line, problem = yaml_problem(exc)
+    return UsageError(f"{path}{f':{line}' if line else ''}: not read: {problem}")
 
 
 def _mkdocs(repo: Path, name: str) -> Site:
     try:
         data = yaml.load(_read(repo / name), Loader=TocLoader)  # noqa: S506 - a safe loader
+    except YamlLimitError as exc:
+        raise _over_limits(repo / name, exc) from exc
     except yaml.YAMLError:
         data = None
     data = data if isinstance(data, dict) else {}
@@ -156,7 +176,9 @@ def _hugo(config: Path) -> tuple[str, dict[str, Any]]:
         elif config.suffix == ".json":
             data = json_input.loads(text)
         else:
-            data = yaml.safe_load(text)
+            data = load_yaml(text)
+    except YamlLimitError as exc:
+        raise _over_limits(config, exc) from exc
     except (ValueError, yaml.YAMLError):
         data = None
     data = data if isinstance(data, dict) else {}
@@ -208,7 +230,7 @@ def _mdbook(repo: Path, path: Path) -> Site:
 
 
 def _docfx_file(repo: Path) -> Path | None:
-    if (repo / "docfx.json").is_file():
+    if _present(repo / "docfx.json"):
         return repo / "docfx.json"
     found = sorted(repo.glob("*/docfx.json"))
     return found[0] if found else None
@@ -253,7 +275,7 @@ def _docfx(repo: Path, path: Path) -> Site:
     if versions:
         keys["versions"] = versions
     publish = repo / ".openpublishing.publish.config.json"
-    if publish.is_file() and "redirection_files" in _read(publish):
+    if _present(publish) and "redirection_files" in _read(publish):
         links["redirects"] = publish.name
     elif (repo / ".openpublishing.redirection.json").is_file():
         links["redirects"] = ".openpublishing.redirection.json"
@@ -306,7 +328,7 @@ def _base_path(folder: Path, dests: list[str], limit: int = 3000) -> str | None:
             break
         try:
             text = _read(page)
-        except OSError:
+        except UsageError:  # a page that cannot be read tells nothing here
             continue
         for match in SITE_LINK.finditer(text):
             parts = match.group(1).strip("/").split("/")

@@ -24,7 +24,7 @@ import yaml
 from kbkit.infra import boundary
 from kbkit.infra.errors import UsageError
 from kbkit.pages.frontmatter import FrontmatterLoader
-from kbkit.policy.schema import check_expansion, check_schema, read_policy_text
+from kbkit.policy.schema import check_schema, read_policy_text
 
 PROFILES = (
     "default",
@@ -83,11 +83,10 @@ def _profile_text(name: str) -> str:
 
 
 def _load_yaml(text: str, source: str, trusted: bool = False) -> dict[str, Any]:
-    """The policy mapping of `text`, refused before expansion when its aliases would blow up,
-    and checked against `policy.schema.json` (every key optional: files override profiles).
-    `trusted`: a built-in profile, which tests/policy/test_policy_schema.py validates."""
-    if not trusted:
-        check_expansion(text, source)
+    """The policy mapping of `text` (an alias bomb or a huge integer refused by the loader's
+    limits, `kbkit.infra.bounded_yaml`), checked against `policy.schema.json` (every key
+    optional: files override profiles). `trusted`: a built-in profile, which
+    tests/policy/test_policy_schema.py validates."""
     try:
         value = yaml.load(text, Loader=FrontmatterLoader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
@@ -152,10 +151,10 @@ def load_policy(repo: Path, spec: str | None = None) -> Policy:
 def _find_policy(repo: Path, spec: str | None) -> Policy:
     if spec:
         candidate = Path(spec)
-        if candidate.suffix in (".yaml", ".yml") or "/" in spec or candidate.is_file():
+        if candidate.suffix in (".yaml", ".yml") or "/" in spec or _present(candidate):
             if not candidate.is_absolute() and not candidate.exists():
                 candidate = repo / spec
-            if not candidate.is_file():
+            if not _present(candidate):
                 raise UsageError(f"--policy {spec}: no such file")
             return policy_from_file(candidate)
         return builtin_policy(spec)
@@ -164,7 +163,7 @@ def _find_policy(repo: Path, spec: str | None) -> Policy:
         if candidate.parent != repo:  # a usual root that leads outside: say so, not its file
             boundary.knowledge_top(repo, default.knowledge_root)
         _refuse_link(repo, candidate)
-        if candidate.is_file():
+        if _present(candidate):
             return policy_from_file(candidate)
     beside = [
         path
@@ -192,6 +191,12 @@ def _refuse_link(repo: Path, candidate: Path) -> None:
             f"{boundary.shown(candidate, repo)}: the policy file is a broken symlink (its "
             "target does not exist); fix the link or remove it to use the default policy"
         )
+
+
+def _present(path: Path) -> bool:
+    """Something other than a folder is there: a policy file, or a FIFO or a device in its
+    place, which reading then refuses (exit 2) instead of passing over it."""
+    return path.exists() and not path.is_dir()
 
 
 def _names_its_folder(path: Path) -> bool:

@@ -1,9 +1,9 @@
-"""Policy validation: the shipped JSON Schema, an alias-expansion budget and a size cap.
+"""Policy validation: the shipped JSON Schema and a size cap.
 
 A policy is configuration a team writes by hand, so every mistake is a usage error that
 names the key and its line: an unquoted `roots: [5.1, 7.4]` is a list of numbers, not of
-folder names, and must not silently check a third of the tree. YAML aliases are counted
-before anything is expanded, so a "billion laughs" file is refused in milliseconds.
+folder names, and must not silently check a third of the tree. (YAML aliases and huge
+integers are the loader's limits: `kbkit.infra.bounded_yaml`.)
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from kbkit.infra.errors import UsageError
 from kbkit.pages.frontmatter import FrontmatterLoader
 
 MAX_POLICY_BYTES = 256 * 1024  # a real policy is a few KiB; a taxonomy of thousands of tags fits
-MAX_NODES = 100_000  # scalars after alias expansion; an 8-level alias bomb has 10^8
 SCHEMA_FILE = Path(__file__).with_name("policy.schema.json")
 
 
@@ -35,39 +34,6 @@ def policy_schema() -> dict[str, Any]:
 def read_policy_text(path: Path) -> str:
     """The text of a policy file: a regular file of at most MAX_POLICY_BYTES, UTF-8."""
     return read_config_text(path, MAX_POLICY_BYTES, "the policy file")
-
-
-def check_expansion(text: str, source: str, kind: str = "policy") -> None:
-    """Refuse YAML whose aliases would expand to more than MAX_NODES scalars (counted from
-    the parser's events: nothing is built or expanded)."""
-    sizes: dict[str, int] = {}  # anchor -> scalars of the anchored node, expanded
-    open_nodes: list[tuple[str | None, int]] = []  # (anchor, total before it started)
-    total = 0
-    try:
-        for event in yaml.parse(text, Loader=FrontmatterLoader):
-            if isinstance(event, yaml.AliasEvent):
-                total += sizes.get(event.anchor or "", 1)
-            elif isinstance(event, yaml.ScalarEvent):
-                total += 1
-                if event.anchor:
-                    sizes[event.anchor] = 1
-            elif isinstance(event, yaml.CollectionStartEvent):
-                open_nodes.append((event.anchor, total))
-            elif isinstance(event, yaml.CollectionEndEvent) and open_nodes:
-                anchor, before = open_nodes.pop()
-                if anchor:
-                    sizes[anchor] = total - before
-            if total > MAX_NODES:
-                line = (event.start_mark.line + 1) if event.start_mark else 1
-                raise UsageError(
-                    f"{source}:{line}: the {kind} expands to more than {MAX_NODES} values "
-                    "(YAML aliases); write the values out or use fewer aliases"
-                )
-    except yaml.MarkedYAMLError as exc:
-        line = (exc.problem_mark.line + 1) if exc.problem_mark else 1
-        raise UsageError(f"{source}:{line}: invalid {kind} YAML: {exc.problem}") from exc
-    except yaml.YAMLError as exc:
-        raise UsageError(f"{source}: invalid {kind} YAML: {exc}") from exc
 
 
 def check_schema(data: dict[str, Any], text: str, source: str) -> None:
