@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from kbkit.infra import json_input
+from kbkit.infra.bounded_yaml import yaml_problem
 from kbkit.infra.config_file import read_config_bytes, read_config_text
 from kbkit.infra.errors import UsageError
 from kbkit.policy.model import Policy
@@ -173,10 +174,12 @@ def _parse(path: Path, text: str) -> Any:
         from kbkit.policy.generators import TocLoader  # within the YAML limits
 
         return yaml.load(text, Loader=TocLoader)  # noqa: S506 - a safe loader
-    except (ValueError, yaml.YAMLError) as exc:  # tomllib.TOMLDecodeError is a ValueError
-        raise UsageError(
-            f"{path}: the redirects file is not valid JSON, YAML or TOML ({exc})"
-        ) from exc
+    except yaml.YAMLError as exc:  # the line and the problem, in YAML's words
+        line, problem = yaml_problem(exc)
+        where = f"{path}:{line}" if line else f"{path}"
+        raise UsageError(f"{where}: invalid redirects file YAML: {problem}") from exc
+    except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
+        raise UsageError(f"{path}: the redirects file is not valid JSON or TOML ({exc})") from exc
 
 
 def redirects_digest(repo: Path, policy: Policy) -> str:
