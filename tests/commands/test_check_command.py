@@ -86,8 +86,15 @@ def test_fail_on_and_exit_zero(repo: Path) -> None:
     warned = kb(repo, "check", api)
     assert warned.returncode == 0  # a warning alone does not fail by default
     assert "lint/stale [warning]" in warned.stdout
-    assert kb(repo, "check", "--fail-on", "warning", api).returncode == 1
-    assert kb(repo, "check", "--fail-on", "error", api).returncode == 0
+    failed = kb(repo, "check", "--fail-on", "warning", api)
+    assert failed.returncode == 1  # and the verdict says so, in text and in the job summary
+    assert "kbkit check failed: 0 error(s), 1 warning(s)" in failed.stdout
+    summary = kb(repo, "check", "--fail-on", "warning", "--format", "markdown", api)
+    assert summary.returncode == 1 and "### kbkit check failed: 0 error(s)" in summary.stdout
+    passed = kb(repo, "check", "--fail-on", "error", api)
+    assert (
+        passed.returncode == 0 and "kbkit check passed: 0 error(s), 1 warning(s)" in passed.stdout
+    )
     assert kb(repo, "check", "--exit-zero").returncode == 0  # errors, but told not to fail
     bad = kb(repo, "check", "--fail-on", "notice")
     assert bad.returncode == 2

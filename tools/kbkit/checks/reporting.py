@@ -78,10 +78,14 @@ def report(
 
 def exit_code(args: argparse.Namespace, findings: list[Finding]) -> int:
     """1 when a finding is at least as severe as `--fail-on`, 0 otherwise or with --exit-zero."""
-    if args.exit_zero:
-        return 0
+    return 0 if args.exit_zero else int(failing(args, findings))
+
+
+def failing(args: argparse.Namespace, findings: list[Finding]) -> bool:
+    """Whether a finding is at least as severe as `--fail-on`: what the verdict line says
+    (`--exit-zero` changes the exit code, not the verdict)."""
     errors, warnings = count(findings)
-    return 1 if errors or (args.fail_on == WARNING and warnings) else 0
+    return bool(errors) or (args.fail_on == WARNING and bool(warnings))
 
 
 def _render(args: argparse.Namespace, repo: Path, findings: list[Finding], pages: int) -> str:
@@ -92,9 +96,9 @@ def _render(args: argparse.Namespace, repo: Path, findings: list[Finding], pages
 
         return sarif(findings, sarif_rules(), __version__, fingerprints(findings, repo))
     if args.format == "markdown":
-        return markdown(findings, "kbkit check", {"pages": pages})
+        return markdown(findings, "kbkit check", {"pages": pages}, failing(args, findings))
     color = args.format == "text" and use_color(sys.stdout)
-    return render(findings, args.format, "kbkit check", {"pages": pages}, color)
+    return render(findings, args.format, "kbkit check", {"pages": pages}, color, failing(args, findings))  # fmt: skip
 
 
 def _ours(rule: str, prefixes: tuple[str, ...]) -> bool:

@@ -96,6 +96,7 @@ def render(
     tool: str,
     totals: dict[str, int] | None = None,
     color: bool = False,
+    failed: bool | None = None,
 ) -> str:
     """The one printer of findings: `text` (severity shown, colour optional), `json`
     (carrying `version`) or `github` (workflow annotations); paths are repo-relative."""
@@ -121,7 +122,8 @@ def render(
         f"{_paint('[' + f.severity + ']', f.severity, color)} {shown(f.message)}"
         for f in findings
     ]
-    verdict = _paint("failed", "failed", color) if errors else "passed"
+    failing = bool(errors) if failed is None else failed  # `--fail-on warning`: warnings fail
+    verdict = _paint("failed", "failed", color) if failing else "passed"
     lines.append(
         f"{tool} {verdict}: {errors} error(s), {warnings} warning(s){_totals_text(totals)}"
     )
@@ -147,13 +149,18 @@ CHECK_FORMATS = (*FORMATS, "sarif", "markdown")  # what `kb check` prints
 MARKDOWN_ROWS = 200  # a job summary holds at most 1 MiB: the rest is counted, not listed
 
 
-def markdown(findings: list[Finding], tool: str, totals: dict[str, int] | None = None) -> str:
+def markdown(
+    findings: list[Finding],
+    tool: str,
+    totals: dict[str, int] | None = None,
+    failed: bool | None = None,
+) -> str:
     """A markdown report for a CI job summary (`$GITHUB_STEP_SUMMARY`): the verdict and
     counts, then one table row per finding (at most MARKDOWN_ROWS). Every cell is inert:
     no raw HTML, no table break, no live link, image, @mention or #reference
     (`kbkit.infra.outward.markdown`)."""
     errors, warnings = count(findings)
-    verdict = "failed" if errors else "passed"
+    verdict = "failed" if (bool(errors) if failed is None else failed) else "passed"
     lines = [
         f"### {tool} {verdict}: {errors} error(s), {warnings} warning(s){_totals_text(totals or {})}",
         "",
