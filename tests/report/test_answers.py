@@ -78,6 +78,36 @@ def test_lessons_help_only_when_a_randomised_interval_says_so(
     assert answers.lessons_verdict(lessons).level == level
 
 
+def test_every_measure_weighs_and_the_deciding_one_is_named() -> None:
+    """More confirmed findings, yet duplicates up 25 points and tool calls per confirmed
+    finding up: not "Helping" but mixed, each side named; worse alone is hurting."""
+    mixed = headline(
+        {
+            "confirmed_per_task": (0.3, 0.1, 0.5),
+            "false_positive_rate": (0.0, -0.1, 0.1),
+            "duplicate_rate": (0.25, 0.21, 0.28),
+            "tokens_per_confirmed": (1.0, -2.0, 4.0),
+            "tool_calls_per_confirmed": (19.5, 12.0, 27.0),
+        }  # fmt: skip
+    )
+    verdict = answers.lessons_verdict({"lessons": 5, "report": mixed})
+    assert verdict == (
+        "warn",
+        "Mixed: better on confirmed findings per task, worse on duplicate rate and tool calls "
+        "per confirmed finding",
+    )
+    hurting = headline({"duplicate_rate": (0.25, 0.21, 0.28), "confirmed_per_task": None})
+    assert answers.lessons_verdict({"lessons": 5, "report": hurting}) == (
+        "bad",
+        "Hurting, in the randomised comparison: worse on duplicate rate",
+    )
+    helping = headline({"tool_calls_per_confirmed": (-3.0, -5.0, -1.0)})
+    assert answers.lessons_verdict({"lessons": 5, "report": helping}) == (
+        "good",
+        "Helping, in the randomised comparison: better on tool calls per confirmed finding",
+    )
+
+
 def test_lessons_without_a_randomised_comparison_or_tasks_are_not_known() -> None:
     observational: dict[str, Any] = {
         "tasks": 6,

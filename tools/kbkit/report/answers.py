@@ -3,15 +3,21 @@ tree healthy and getting better, and are lessons helping."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from kbkit.report import words
 from kbkit.report.words import plural
 
-# the lessons report's metrics the answer weighs, and whether more is better
+# Every measure the lessons report compares, and which way is better: lessons help only
+# when none of them is worse beyond its interval (a verdict from three of the five said
+# "Helping" while duplicates rose 25 points and tool calls per finding tripled).
 HELPING_METRICS = (
     ("confirmed_per_task", True),
     ("false_positive_rate", False),
+    ("duplicate_rate", False),
     ("tokens_per_confirmed", False),
+    ("tool_calls_per_confirmed", False),
 )
 RATES = frozenset({"false_positive_rate", "duplicate_rate"})
 
@@ -118,13 +124,21 @@ def lessons_verdict(lessons: dict[str, Any]) -> Verdict:
             f"Not known yet: not enough tasks ({treated} and {control} in the randomised arms"
             + (f"; at least {least} per arm)" if least else ")"),
         )
-    if "better" in judged and "worse" not in judged:
-        return Verdict("good", "Helping, in the randomised comparison")
-    if "worse" in judged and "better" not in judged:
-        return Verdict("bad", "Hurting, in the randomised comparison")
-    if "better" in judged:
-        return Verdict("warn", "Mixed: better on one measure, worse on another")
+    better = _named(e.metric for e in effects if e.judged == "better")
+    worse = _named(e.metric for e in effects if e.judged == "worse")
+    if better and not worse:
+        return Verdict("good", f"Helping, in the randomised comparison: better on {better}")
+    if worse and not better:
+        return Verdict("bad", f"Hurting, in the randomised comparison: worse on {worse}")
+    if better:
+        return Verdict("warn", f"Mixed: better on {better}, worse on {worse}")
     return Verdict("none", "No clear effect yet in the randomised comparison")
+
+
+def _named(metrics: Iterable[str]) -> str:
+    """The measures in words, joined ("duplicate rate and tool calls per confirmed finding")."""
+    names = [words.metric(m) for m in metrics]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def _minimum(comparison: dict[str, Any]) -> int | None:
