@@ -70,6 +70,14 @@ def test_a_deleted_page_named_reports_the_links_still_pointing_at_it(repo: Path)
     assert "nothing at knowledge/general/missing.md: only links to it are reported" in done.stderr
 
 
+def test_a_mistyped_path_is_a_usage_error(repo: Path) -> None:
+    """A path that names nothing, and that no link points at, passed with "0 pages"."""
+    done = kb(repo, "check", "knowledge/genral")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "knowledge/genral: no such page or folder, and no link points there" in done.stderr
+    assert done.stdout == ""
+
+
 def test_a_path_outside_the_repository_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
     (tmp_path / "elsewhere.md").write_text("x")
     done = kb(repo, "check", str(tmp_path / "elsewhere.md"))

@@ -155,6 +155,10 @@ def run(
 
         named = named_paths(repo, args.paths)
         for rel in missing(repo, named):
+            if not bearing(findings, [rel]):  # a mistyped path: say so, do not pass
+                raise UsageError(
+                    f"{rel}: no such page or folder, and no link points there; check the path"
+                )
             sys.stderr.write(f"kbkit: nothing at {rel}: only links to it are reported\n")
         findings = bearing(findings, named)
         pages = pages_named(repo, named)
