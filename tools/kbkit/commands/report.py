@@ -72,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the report to FILE instead of standard output",
     )
     parser.add_argument(
+        "--all",
+        dest="everything",
+        action="store_true",
+        help="list every event, proposal, batch and scope of the window (lists are cut "
+        "otherwise, and say how many they leave out)",
+    )
+    parser.add_argument(
         "--no-cache",
         action="store_true",
         help="parse every page again instead of reusing .kbkit-cache/",
@@ -106,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     sources = Sources(repo, intake, state, shown_from=_shown_from(repo, intake, state, lessons),
                       lessons=lessons)  # fmt: skip
     fmt = args.format or ("html" if args.out else "markdown")
-    report = build(sources, window, use_cache=not args.no_cache)
+    report = build(sources, window, use_cache=not args.no_cache, everything=args.everything)
     if fmt == "html":
         from kbkit.report.html import FileLinks
         from kbkit.report.page import render_html

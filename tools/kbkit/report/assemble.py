@@ -32,7 +32,12 @@ def _shown(path: Path, base: Path) -> str:
 
 
 def build(
-    sources: Sources, window: Window, *, use_cache: bool = True, fork: bool = True
+    sources: Sources,
+    window: Window,
+    *,
+    use_cache: bool = True,
+    fork: bool = True,
+    everything: bool = False,
 ) -> dict[str, Any]:
     """Collect every section; a missing ledger, store or artifact folder reads as empty.
     With `fork`, the ledger and lessons reads run in a forked child while this process
@@ -46,7 +51,7 @@ def build(
     with gc_paused():  # 100k-row ledgers and stores make no cycles; collections only cost time
         policy = load_policy(sources.repo)
         root = policy.knowledge_root
-        side = Aside(lambda: _read_logs(sources, window, now, root, use_cache), fork=fork)
+        side = Aside(lambda: _read_logs(sources, window, now, root, use_cache, everything), fork=fork)  # fmt: skip
         try:
             tree = tree_health.collect(sources.repo, policy, now.date(), use_cache)
             logs = side.result()
@@ -100,10 +105,10 @@ def repository_name(repo: Path) -> str:
 
 
 def _read_logs(
-    sources: Sources, window: Window, now: Any, root: str, use_cache: bool
+    sources: Sources, window: Window, now: Any, root: str, use_cache: bool, everything: bool = False
 ) -> dict[str, Any]:
     """The intake, curator and lessons sections (everything read from the ledgers), and the
-    tree's past figures from git."""
+    tree's past figures from git. `everything`: no list is cut (`kb report --all`)."""
     from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE
     from kbkit.lessons.store import STORE_DIR
     from kbkit.report import batches, intake_funnel, lessons_section, trend
@@ -117,8 +122,11 @@ def _read_logs(
             window,
             now,
             f"{intake_shown}/{EVENTS_FILE}, {intake_shown}/{STATUS_FILE}, {intake_shown}/cursor.json",
+            None if everything else intake_funnel.MAX_ARRIVED,
         ),
-        "curator": batches.collect(sources.state, ledgers.status_rows, window, base, root),
+        "curator": batches.collect(
+            sources.state, ledgers.status_rows, window, base, root, everything
+        ),  # fmt: skip
     }
     del ledgers  # freed before the lessons are folded: the two never peak together
     lessons_dir = sources.lessons or sources.intake / STORE_DIR
@@ -126,6 +134,7 @@ def _read_logs(
         lessons_dir,
         window,
         f"{_shown(lessons_dir, base)}/ (lessons, evidence, outcomes, usage .jsonl)",
+        None if everything else lessons_section.TOP,
     )
     sections["trend"] = trend.collect(sources.repo, root, window, now.date(), use_cache)
     return sections

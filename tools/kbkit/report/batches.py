@@ -55,7 +55,12 @@ def _gate(apply: dict[str, Any], folder: Path) -> str:
 
 
 def collect(
-    state_dir: Path, status_rows: list[Row], window: Window, shown: Path, root: str = "knowledge"
+    state_dir: Path,
+    status_rows: list[Row],
+    window: Window,
+    shown: Path,
+    root: str = "knowledge",
+    everything: bool = False,
 ) -> dict[str, Any]:
     """Aggregate every batch folder whose day is in the window: per batch, and each proposal
     the model made with what was decided (rule id, title, page, reason)."""
@@ -122,10 +127,12 @@ def collect(
             {"reason": k, "count": v}
             for k, v in sorted(reasons.items(), key=lambda i: (-i[1], i[0]))
         ],
-        "decisions": [d for batch in decisions[::-1] for d in batch][:MAX_DECISIONS],
+        "decisions": [d for batch in decisions[::-1] for d in batch][
+            : None if everything else MAX_DECISIONS
+        ],
         "knowledge_prs": knowledge_prs(status_rows, window, snapshot),
         "knowledge_prs_read": _snapshot_day(snapshot),
-        "batches": rows[-MAX_ROWS:][::-1],
+        "batches": (rows if everything else rows[-MAX_ROWS:])[::-1],
     }
 
 

@@ -56,7 +56,9 @@ def _days(since: str, now: datetime) -> float | None:
     return (now - moment).total_seconds() / 86400
 
 
-def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dict[str, Any]:
+def collect(
+    ledgers: Ledgers, window: Window, now: datetime, source: str, limit: int | None = MAX_ARRIVED
+) -> dict[str, Any]:
     """Aggregate the folded ledgers; per-day figures and the event list are limited to the
     window. The state figures are `kb intake status`'s (`kbkit.intake.ledger_summary`)."""
     per_day: dict[str, Counter[str]] = {day: Counter() for day in window.days()}
@@ -125,7 +127,7 @@ def collect(ledgers: Ledgers, window: Window, now: datetime, source: str) -> dic
                 "recorded_at": recorded,
                 "state": state,
             }
-            for recorded, key, event, state in arrived[:MAX_ARRIVED]
+            for recorded, key, event, state in arrived[:limit]
         ],
         "state_age": {
             "buckets": [_age_label(low, high) for low, high in AGE_BUCKETS],

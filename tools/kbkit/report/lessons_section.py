@@ -18,7 +18,9 @@ SUPPORT_BUCKETS = ((0, 0), (1, 1), (2, 2), (3, 4), (5, 9), (10, None))
 FOREST_METRIC = "confirmed_per_task"
 
 
-def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
+def collect(
+    lessons_dir: Path, window: Window, source: str, limit: int | None = TOP
+) -> dict[str, Any]:
     """Read the lessons store once and aggregate."""
     from kbkit.lessons.store import LessonStore
 
@@ -45,7 +47,7 @@ def collect(lessons_dir: Path, window: Window, source: str) -> dict[str, Any]:
         "by_kind": dict(sorted(kinds.items())),
         "by_scope": [
             {"scope": s, "lessons": n}
-            for s, n in sorted(scopes.items(), key=lambda i: (-i[1], i[0]))[:TOP]
+            for s, n in sorted(scopes.items(), key=lambda i: (-i[1], i[0]))[:limit]
         ],
         "scopes": len(scopes),
         "support": [

@@ -94,6 +94,12 @@ def _chart(svg: str, caption: str) -> str:
     return f'<figure class="chart">{svg}<figcaption>{esc(caption)}</figcaption></figure>'
 
 
+def _left_out(shown: int, total: int, what: str) -> str:
+    """The line under a cut list (nothing when the list is whole)."""
+    text = words.left_out(shown, total, what)
+    return f'<p class="note">{esc(text)}</p>' if text else ""
+
+
 def _part(anchor: str, title: str, src: str, body: str) -> str:
     return f'<section class="part" id="{anchor}"><h2>{esc(title)}</h2>{source(src)}{body}</section>'
 
@@ -371,6 +377,7 @@ def _intake(intake: dict[str, Any]) -> str:
                     for e in intake["arrived"]
                 ),
             )
+            + _left_out(len(intake["arrived"]), intake["recorded_in_window"], "event")
         )
     else:
         parts.append(folded("Recorded in the window", "nothing."))
@@ -458,6 +465,7 @@ def _curator(cur: dict[str, Any], files: FileLinks | None) -> str:
                     for d in cur["decisions"]
                 ),
             )
+            + _left_out(len(cur["decisions"]), totals["proposals"], "proposal")
         )
     else:
         parts.append(folded("Proposals", "the model proposed nothing in the window."))
@@ -555,6 +563,7 @@ def _lessons(les: dict[str, Any]) -> str:
                 ("scope", "lessons"),
                 [(esc(s["scope"]), s["lessons"], fig(s["lessons"])) for s in les["by_scope"]],
             )
+            + _left_out(len(les["by_scope"]), les["scopes"], "scope")
         )
     parts.append("</div><div>")
     if les["lessons"]:

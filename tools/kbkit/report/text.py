@@ -131,6 +131,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 for e in intake["arrived"][:20]
             ),
         )
+        out += _left_out(min(20, len(intake["arrived"])), intake["recorded_in_window"], "event")
     else:
         out += folded("Came in", "nothing recorded in the window.")
     if f["by_rule"]:
@@ -157,6 +158,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 for b in cur["batches"][:10]
             ),
         )
+        out += _left_out(min(10, len(cur["batches"])), cur["totals"]["batches"], "batch", "batches")
     old = intake["oldest_pending"]
     if old:
         out += [
@@ -177,3 +179,11 @@ def _table_raw(headers: Iterable[str], rows: Iterable[Iterable[str]]) -> list[st
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
+
+
+def _left_out(shown: int, total: int, what: str, whats: str | None = None) -> list[str]:
+    """The line under a cut table (no line when the table is whole)."""
+    from kbkit.report import words
+
+    text = words.left_out(shown, total, what, whats)
+    return ["", text] if text else []

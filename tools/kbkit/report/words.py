@@ -122,3 +122,13 @@ def source(entry: dict[str, object]) -> str:
     if via:
         text += f" ({VIA.get(str(via), str(via))})"
     return text
+
+
+def left_out(shown: int, total: int, what: str, whats: str | None = None) -> str:
+    """The line under a cut list: how many are not listed and how to list them ("" when
+    none is left out)."""
+    rest = total - shown
+    if rest <= 0:
+        return ""
+    many = f"more {whats}" if whats else None
+    return f"... and {plural(rest, 'more ' + what, many)} not listed here; kb report --all lists every one."
