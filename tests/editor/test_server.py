@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from tests.kbtree import make_tree, page_text
 
@@ -25,20 +23,6 @@ PAGES = {
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_tree(tmp_path / "team", PAGES, policy="links:\n  anchors: true\n")
-
-
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "kbkit", "lsp", "--stdio"])
-)
-async def client(lsp_client: LanguageClient, repo: Path):
-    params = types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        root_uri=repo.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(repo.as_uri(), "team")],
-    )
-    await lsp_client.initialize_session(params)
-    yield
-    await lsp_client.shutdown_session()
 
 
 def _uri(repo: Path, name: str) -> str:

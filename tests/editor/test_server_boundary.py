@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from tests.kbtree import make_tree
 from tests.outside import SECRET, fingerprint, victim
@@ -30,20 +28,6 @@ def repo(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
         os.rename(made / "knowledge", tmp_path / "moved")
         os.symlink(out, made / "knowledge")
     return made
-
-
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "kbkit", "lsp", "--stdio"])
-)
-async def client(lsp_client: LanguageClient, repo: Path):
-    params = types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        root_uri=repo.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(repo.as_uri(), "team")],
-    )
-    await lsp_client.initialize_session(params)
-    yield
-    await lsp_client.shutdown_session()
 
 
 @pytest.mark.asyncio

@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
+from tests.editor.conftest import ANSWER_S  # a blocked server never answers
 from tests.kbtree import make_tree, page_text
 
-ANSWER_S = 10  # far more than any answer takes; a blocked server never gives one
 LAST_LINE = 2**31 - 1
 
 
@@ -26,26 +24,6 @@ def repo(tmp_path: Path) -> Path:
     repo = make_tree(tmp_path / "team", {"api": "Words."})
     os.mkfifo(repo / "knowledge/general/pipe.md")  # a page in the tree nobody writes to
     return repo
-
-
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "kbkit", "lsp", "--stdio"])
-)
-async def client(lsp_client: LanguageClient, repo: Path):
-    params = types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        root_uri=repo.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(repo.as_uri(), "team")],
-    )
-    await lsp_client.initialize_session(params)
-    yield
-    try:
-        await asyncio.wait_for(lsp_client.shutdown_session(), ANSWER_S)
-    except TimeoutError:
-        server = lsp_client._server
-        if server is not None:
-            server.kill()  # a blocked server: fail, never hang the run
-        raise
 
 
 async def _diagnostics_of(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
