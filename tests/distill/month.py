@@ -725,7 +725,8 @@ class Month:
         git(scratch, "fetch", "--quiet", str(self.fork), "+refs/heads/*:refs/fork/*")
         # A run that GitHub stopped (a failure or a stall past the deadline on a call kbkit
         # does not send twice) could not bring the PRs up to date: the next run must.
-        distilled = not any(name == "Distill and publish" for name in failed)
+        # A day whose state pull failed skips distill altogether: the same holds for it.
+        distilled = any(name == "Distill and publish" and code == 0 for name, code in self.outcomes_of_day)  # fmt: skip
         for pull in self.hub.open_pulls(UPSTREAM):
             head = self.hub.head_sha(pull)
             assert head, f"{row.day}: open #{pull.number} has no head"
