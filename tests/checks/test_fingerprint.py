@@ -13,7 +13,7 @@ from tests.conftest import CORPUS
 from tests.pages.test_page_fuzz import markdownish
 
 from kbkit.checks.runner import run_validators
-from kbkit.checks.tree_repo import body_fingerprint, page_exact_fingerprint
+from kbkit.checks.rules.tree.repo import body_fingerprint, page_exact_fingerprint
 from kbkit.pages.page import parse_page
 from kbkit.policy.model import builtin_policy
 

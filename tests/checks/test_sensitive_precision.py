@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kbkit.checks.tree_secrets import secret_findings
+from kbkit.checks.rules.tree.secrets import secret_findings
 from kbkit.policy.model import builtin_policy
 
 DEFAULT = builtin_policy("default")
@@ -107,7 +107,7 @@ def test_a_begin_line_without_a_key_body_is_prose(text: str) -> None:
 
 
 def test_the_schema_names_exactly_the_built_in_danger_checks() -> None:
-    from kbkit.checks.tree_danger import COMMANDS, TEXT_PATTERNS
+    from kbkit.checks.rules.tree.danger import COMMANDS, TEXT_PATTERNS
     from kbkit.policy.schema import policy_schema
 
     danger = policy_schema()["properties"]["danger"]["properties"]
@@ -118,7 +118,7 @@ def test_the_schema_names_exactly_the_built_in_danger_checks() -> None:
 
 
 def test_a_command_check_off_in_the_policy_reports_nothing() -> None:
-    from kbkit.checks.tree_danger import dangerous_commands
+    from kbkit.checks.rules.tree.danger import dangerous_commands
 
     line = "rm -rf build && pkill -f x"
     assert dangerous_commands(line, frozenset({"pkill"})) == ["pkill"]

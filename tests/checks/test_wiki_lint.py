@@ -11,7 +11,7 @@ from tests.conftest import corpus_or_skip
 
 from kbkit.__main__ import main
 from kbkit.checks import wiki_lint
-from kbkit.checks.lint_fields import parse_date
+from kbkit.checks.rules.lint.fields import parse_date
 from kbkit.checks.runner import run_validators
 from kbkit.pages.page import parse_page
 from kbkit.policy.model import Policy, builtin_policy, policy_from_file

@@ -61,7 +61,7 @@ def parent_fact(page: Page, policy: Policy) -> tuple[str, int] | None:
     value = page.meta.get(key)
     if not isinstance(value, str) or not value.strip():
         return ("", 0)
-    from kbkit.checks.lint_fields import key_line
+    from kbkit.checks.rules.lint.fields import key_line
 
     return (value.strip(), key_line(page, key))
 

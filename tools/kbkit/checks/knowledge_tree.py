@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kbkit.checks import Context, Fingerprints, Rerun
-from kbkit.checks.incidents import (
+from kbkit.checks.rules.tree.incidents import (
     Field,
     duplicate_id_findings,
     incident_findings,
@@ -32,14 +32,14 @@ from kbkit.checks.link_model import (
     wikilink_refs,
 )
 from kbkit.checks.scopes import folder_verdict
-from kbkit.checks.tree_danger import danger_findings
-from kbkit.checks.tree_links import (
+from kbkit.checks.rules.tree.danger import danger_findings
+from kbkit.checks.rules.tree.links import (
     broken_link_findings,
     link_absolute_findings,
     same_page_anchor_findings,
     wikilink_findings,
 )
-from kbkit.checks.tree_repo import (
+from kbkit.checks.rules.tree.repo import (
     body_fingerprint,
     duplicate_findings,
     entry_findings,
@@ -47,15 +47,15 @@ from kbkit.checks.tree_repo import (
     local_tracked_findings,
     version_reader,
 )
-from kbkit.checks.tree_secrets import allowed_networks, secret_findings
-from kbkit.checks.tree_size import (
+from kbkit.checks.rules.tree.secrets import allowed_networks, secret_findings
+from kbkit.checks.rules.tree.size import (
     near_limit_findings,
     no_split_lines,
     over_split,
     split_exemptions,
     split_findings,
 )
-from kbkit.checks.tree_structure import has_children_marker, structure_findings
+from kbkit.checks.rules.tree.structure import has_children_marker, structure_findings
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.catalog import TREE_RULES

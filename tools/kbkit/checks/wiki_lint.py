@@ -15,17 +15,17 @@ from datetime import date, timedelta
 from typing import Any
 
 from kbkit.checks import Context, Fingerprints, Rerun
-from kbkit.checks.adapters import adapter_findings
+from kbkit.checks.rules.lint.adapters import adapter_findings
 from kbkit.checks.link_model import Resolver, wikilinks_on
-from kbkit.checks.lint_fields import (
+from kbkit.checks.rules.lint.fields import (
     field_findings,
     key_line,
     key_lines,
     parse_date,
     string_tags,
 )
-from kbkit.checks.lint_rules import contract_findings
-from kbkit.checks.lint_schema import reported_keys, schema_findings
+from kbkit.checks.rules.lint.rule_pages import contract_findings
+from kbkit.checks.rules.lint.schema import reported_keys, schema_findings
 from kbkit.checks.scopes import compiled, folder_verdict, scopes
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy

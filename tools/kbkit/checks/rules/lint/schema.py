@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from kbkit.checks.lint_fields import key_line, key_lines
+from kbkit.checks.rules.lint.fields import key_line, key_lines
 from kbkit.pages.page import Page
 from kbkit.policy.frontmatter_schema import profile_uri, shipped
 from kbkit.policy.model import PROFILES

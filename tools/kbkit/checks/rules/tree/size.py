@@ -6,7 +6,7 @@ decided per tree, because its folder's index may name it on a line with the no-s
 
 from __future__ import annotations
 
-from kbkit.checks.tree_structure import index_targets, join_rel
+from kbkit.checks.rules.tree.structure import index_targets, join_rel
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import ERROR, WARNING, Finding
