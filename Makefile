@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kbkit-installed
 
-.PHONY: help setup test test-all test-dates check lint demo bench stress clean report-screenshot release
+.PHONY: help setup test test-all test-dates check lint generate demo bench stress clean report-screenshot release
 
 help: ## Show this list of targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -47,6 +47,10 @@ lint: $(STAMP) ## Run ruff on the package, tests and benchmarks; mypy (strict fl
 	$(BIN)/ruff check tools tests benchmarks
 	$(BIN)/ruff format --check tools tests benchmarks
 	$(BIN)/mypy
+
+generate: $(STAMP) ## Rewrite what is written from the code: the rule reference (docs/reference/rules.md), the policy schema's rule ids, the README's layout
+	$(BIN)/python -m kbkit.checks.rules.reference --write .
+	$(BIN)/python tools/readme_layout.py --write
 
 demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample
 	$(BIN)/python -m kbkit.demo

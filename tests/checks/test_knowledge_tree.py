@@ -9,14 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbkit.checks.rules.tree.incidents import incident_fields, is_incident
-from kbkit.checks.knowledge_tree import RULES, page_findings
-from kbkit.checks.runner import check_tree, load_for_checks, run_validators
+from kbkit.checks.knowledge_tree import page_findings
+from kbkit.checks.rules import family
 from kbkit.checks.rules.tree.danger import dangerous_commands, must_not_lines
+from kbkit.checks.rules.tree.incidents import incident_fields, is_incident
 from kbkit.checks.rules.tree.secrets import secret_findings
+from kbkit.checks.runner import check_tree, load_for_checks, run_validators
 from kbkit.pages.page import parse_page
 from kbkit.policy.model import builtin_policy
 
+RULES = family("tree/")
 DEFAULT = builtin_policy("default")
 INFERMATRIX = builtin_policy("infermatrix")
 TODAY = date(2026, 11, 30)

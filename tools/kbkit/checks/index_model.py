@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from kbkit.checks.rules.tree import LINK_BROKEN, PAGE_REGISTERED_TWICE, PAGE_UNREGISTERED
 from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
 from kbkit.pages.page import Page
@@ -42,7 +43,7 @@ from kbkit.pages.page_summary import is_absolute
 from kbkit.policy.generators import TocLoader
 from kbkit.policy.model import Policy
 from kbkit.policy.toc_yaml import load_toc
-from kbkit.rulebook.findings import ERROR, Finding, quote
+from kbkit.rulebook.findings import Finding, quote
 from kbkit.tree.model import Tree
 
 INDEX_PAGE, TOC, PARENT, NONE = "index-page", "toc", "parent", "none"
@@ -344,11 +345,9 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
                 counts[found] += 1
                 if counts[found] == 2:
                     findings.append(
-                        Finding(
+                        PAGE_REGISTERED_TWICE.at(
                             toc.path,
                             entry.line,
-                            "tree/page-registered-twice",
-                            ERROR,
                             f"{found} is already listed in {toc.path}: keep one entry",
                         )
                     )
@@ -368,12 +367,8 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
         if where is None:
             continue  # no table of contents covers this folder
         findings.append(
-            Finding(
-                tree.repo_path(rel),
-                0,
-                "tree/page-unregistered",
-                ERROR,
-                f"not listed in {where}: add one entry for this page there",
+            PAGE_UNREGISTERED.at(
+                tree.repo_path(rel), 0, f"not listed in {where}: add one entry for this page there"
             )
         )
     return findings
@@ -447,11 +442,9 @@ def _unlisted_spec(tables: list[Toc], policy: Policy) -> Any:
 
 def _broken_entry(tree: Tree, toc: Toc, entry: Entry) -> Finding:
     shown = tree.repo_path(entry.target) if not entry.site else entry.written
-    return Finding(
+    return LINK_BROKEN.at(
         toc.path,
         entry.line,
-        "tree/link-broken",
-        ERROR,
         f"table of contents entry {quote(entry.written)}: nothing at {shown}; fix the path "
         "or remove the entry",
     )
@@ -480,12 +473,8 @@ def _parent_findings(tree: Tree, pages: list[str]) -> list[Finding]:
         written, line = tree.facts[rel].get("parent", ("", 0))
         if not written:
             findings.append(
-                Finding(
-                    tree.repo_path(rel),
-                    0,
-                    "tree/page-unregistered",
-                    ERROR,
-                    f"no `{key}:` key: name the page this one belongs under",
+                PAGE_UNREGISTERED.at(
+                    tree.repo_path(rel), 0, f"no `{key}:` key: name the page this one belongs under"
                 )
             )
             continue
@@ -497,12 +486,8 @@ def _parent_findings(tree: Tree, pages: list[str]) -> list[Finding]:
         target = "" if target == "." else target
         if resolver.target(target) is None:
             findings.append(
-                Finding(
-                    tree.repo_path(rel),
-                    line,
-                    "tree/page-unregistered",
-                    ERROR,
-                    f"`{key}: {written}` names no page: fix the parent",
+                PAGE_UNREGISTERED.at(
+                    tree.repo_path(rel), line, f"`{key}: {written}` names no page: fix the parent"
                 )
             )
     return findings

@@ -13,14 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 from kbkit.checks import Context, Fingerprints, Rerun
-from kbkit.checks.rules.tree.incidents import (
-    Field,
-    duplicate_id_findings,
-    incident_findings,
-    incident_id,
-    is_incident,
-    name_pattern,
-)
 from kbkit.checks.index_model import include_fact, is_redirect, parent_fact
 from kbkit.checks.link_model import (
     Resolver,
@@ -31,8 +23,15 @@ from kbkit.checks.link_model import (
     wikilink_aliases,
     wikilink_refs,
 )
-from kbkit.checks.scopes import folder_verdict
 from kbkit.checks.rules.tree.danger import danger_findings
+from kbkit.checks.rules.tree.incidents import (
+    Field,
+    duplicate_id_findings,
+    incident_findings,
+    incident_id,
+    is_incident,
+    name_pattern,
+)
 from kbkit.checks.rules.tree.links import (
     broken_link_findings,
     link_absolute_findings,
@@ -56,15 +55,13 @@ from kbkit.checks.rules.tree.size import (
     split_findings,
 )
 from kbkit.checks.rules.tree.structure import has_children_marker, structure_findings
+from kbkit.checks.scopes import folder_verdict
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
-from kbkit.rulebook.catalog import TREE_RULES
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import Tree
 
 ROOT, EXTRA = "root", "extra"
-
-RULES = TREE_RULES  # the registry's shape: each validator module names its catalog
 
 
 def page_scope(rel: str, policy: Policy) -> str | None:

@@ -1,6 +1,6 @@
 """Which validators exist, their rules, and the per-page analysis the loader caches.
 
-Each validator module has `RULES`, `page_findings(rel, page, policy)` (pure, one page: run
+Each validator module has `page_findings(rel, page, policy)` (pure, one page: run
 while the tree loads, cached with the page), `tree_findings(tree, context)` (cross-page) and
 the declarations `CROSS_PAGE` and `ALWAYS_RERUN` (`kbkit.checks`). The runner
 (`kbkit.checks.runner`) runs them; imports go runner -> incremental -> registry.
@@ -15,7 +15,6 @@ from typing import Any
 from kbkit.checks import Rerun, Rule
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
-from kbkit.rulebook import catalog as rule_catalog
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import Analysis
 
@@ -30,8 +29,10 @@ def validator_modules() -> dict[str, ModuleType]:
 
 
 def all_rules() -> dict[str, Rule]:
-    """Every rule by id (`kbkit.rulebook.catalog`, which the validators' `RULES` name)."""
-    return rule_catalog.all_rules()
+    """Every rule by id (`kbkit.checks.rules`, where each is declared)."""
+    from kbkit.checks.rules import all_rules as declared
+
+    return declared()
 
 
 def analyze_page(rel: str, page: Page, policy: Policy) -> Analysis:

@@ -36,7 +36,7 @@ from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.cache import PageCache, cache_file, code_fingerprint, digest
 from kbkit.tree.page_file import OVERLAY_KEY, PageRefused, read_page_file
-from kbkit.tree.walk import PACKED_KEY, StatKey, Walk, walk_root
+from kbkit.tree.walk import PACKED_KEY, Problem, StatKey, Walk, walk_root
 
 
 class Folder(NamedTuple):
@@ -54,7 +54,7 @@ class Tree(NamedTuple):
     pages: dict[str, Page]  # every *.md by root-relative path ({} when loaded without pages)
     folders: dict[str, Folder]
     files: frozenset[str]  # every file (any extension) under the root
-    problems: tuple[Finding, ...]  # what the walk could not read
+    problems: tuple[Problem, ...]  # what the walk could not read
     analysis: dict[str, list[Finding]]  # page-local findings of the pages that have some
     facts: dict[str, dict[str, Any]]  # page-local facts for cross-page checks, by path
     summaries: dict[str, Summary]  # every *.md, sorted by root-relative path

@@ -11,10 +11,18 @@ import posixpath
 import re
 from typing import Any
 
+from kbkit.checks.rules.lint import (
+    ADAPTER_CHECKLIST,
+    ADAPTER_KEYS,
+    ADAPTER_LIST,
+    ADAPTER_RAW,
+    ADAPTER_SHAPE,
+    ADAPTER_YAML,
+)
 from kbkit.infra.errors import UsageError
 from kbkit.infra.paths import rel_posix
 from kbkit.pages.frontmatter import parse_yaml_mapping
-from kbkit.rulebook.findings import ERROR, Finding, quote
+from kbkit.rulebook.findings import Finding, quote
 from kbkit.tree.model import Tree
 from kbkit.tree.page_file import PageRefused, read_page_file
 
@@ -38,11 +46,11 @@ def adapter_findings(tree: Tree) -> list[Finding]:
             )
             text = data.decode("utf-8-sig")
         except PageRefused as refused:  # a FIFO, a device, a link out of the repository, too big
-            out.append(Finding(rel, 0, "lint/adapter-yaml", ERROR, f"not read: {refused.message}"))
+            out.append(ADAPTER_YAML.at(rel, 0, f"not read: {refused.message}"))
             continue
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
-            out.append(Finding(rel, 0, "lint/adapter-yaml", ERROR, f"cannot read ({reason})"))
+            out.append(ADAPTER_YAML.at(rel, 0, f"cannot read ({reason})"))
             continue
         out.extend(_manifest_findings(tree, rel, text.replace("\r\n", "\n")))
     return out
@@ -54,8 +62,8 @@ def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
     if error is not None:
         if "must be a mapping" in error.message:
             message = error.message.replace("frontmatter", "the manifest's top level")
-            return [Finding(rel, error.line, "lint/adapter-shape", ERROR, message)]
-        return [Finding(rel, error.line, "lint/adapter-yaml", ERROR, error.message)]
+            return [ADAPTER_SHAPE.at(rel, error.line, message)]
+        return [ADAPTER_YAML.at(rel, error.line, error.message)]
     section_key = str(config["section"])
     if data is None or section_key not in data:
         return []
@@ -63,12 +71,8 @@ def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
     line = _key_line(text, section_key)
     if not isinstance(section, dict):
         return [
-            Finding(
-                rel,
-                line,
-                "lint/adapter-shape",
-                ERROR,
-                f"`{section_key}:` must be a mapping, got {type(section).__name__}",
+            ADAPTER_SHAPE.at(
+                rel, line, f"`{section_key}:` must be a mapping, got {type(section).__name__}"
             )
         ]
     out: list[Finding] = []
@@ -76,11 +80,9 @@ def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
     unknown = sorted(str(k) for k in section if str(k) not in allowed)
     if unknown:
         out.append(
-            Finding(
+            ADAPTER_KEYS.at(
                 rel,
                 line,
-                "lint/adapter-keys",
-                ERROR,
                 f"unknown `{section_key}:` key(s) {', '.join(unknown)}; "
                 f"allowed: {', '.join(allowed)}",
             )
@@ -91,18 +93,12 @@ def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
             continue
         value, key_at = section[key], _key_line(text, str(key))
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            out.append(
-                Finding(
-                    rel, key_at, "lint/adapter-list", ERROR, f"`{key}` must be a list of strings"
-                )
-            )
+            out.append(ADAPTER_LIST.at(rel, key_at, f"`{key}` must be a list of strings"))
             continue
         out.extend(
-            Finding(
+            ADAPTER_RAW.at(
                 rel,
                 key_at,
-                "lint/adapter-raw",
-                ERROR,
                 f"`{key}` entry {quote(doc)} points into the evidence layer; brief from synthesized pages",
             )
             for doc in value
@@ -113,12 +109,8 @@ def _manifest_findings(tree: Tree, rel: str, text: str) -> list[Finding]:
         problem = _checklist_problem(tree, section[checklist_key], evidence)
         if problem:
             out.append(
-                Finding(
-                    rel,
-                    _key_line(text, checklist_key),
-                    "lint/adapter-checklist",
-                    ERROR,
-                    f"`{checklist_key}` {problem}",
+                ADAPTER_CHECKLIST.at(
+                    rel, _key_line(text, checklist_key), f"`{checklist_key}` {problem}"
                 )
             )
     return out

@@ -8,13 +8,31 @@ date or tags finding.
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
+from kbkit.checks import Context
+from kbkit.checks.rules.lint import (
+    CONFIDENCE_INVALID,
+    DATE_INVALID,
+    FIELD_MISSING,
+    FRONTMATTER_DUPLICATE_KEY,
+    FRONTMATTER_INVALID,
+    FRONTMATTER_MISSING,
+    NEEDS_REVIEW,
+    STALE,
+    TAG_UNKNOWN,
+    TAGS_EMPTY,
+    TAXONOMY_MISSING,
+    TYPE_INVALID,
+)
 from kbkit.checks.scopes import scopes
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
-from kbkit.rulebook.findings import ERROR, WARNING, Finding
+from kbkit.rulebook.findings import Finding, quote
+from kbkit.rulebook.rule import Rule
+from kbkit.tree.model import Tree
+from kbkit.tree.taxonomy import POLICY_SOURCE, load_taxonomy
 
 _DATE_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATE_FIELDS = ("created", "updated")
@@ -72,64 +90,56 @@ def field_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     front = page.frontmatter
     if not front.present:
         return [
-            Finding(
+            FRONTMATTER_MISSING.at(
                 page.path,
                 1,
-                "lint/frontmatter-missing",
-                ERROR,
                 "no frontmatter: start the page with a `---` line, its fields as YAML "
                 "(`title: ...`) and a closing `---` line",
             )
         ]
     if front.error is not None or front.data is None:
         line, message = (front.error.line, front.error.message) if front.error else (1, "invalid")
-        return [Finding(page.path, line, "lint/frontmatter-invalid", ERROR, message)]
+        return [FRONTMATTER_INVALID.at(page.path, line, message)]
     meta = front.data
     config = policy.data["frontmatter"]
     out: list[Finding] = [
-        Finding(
+        FRONTMATTER_DUPLICATE_KEY.at(
             page.path,
             line,
-            "lint/frontmatter-duplicate-key",
-            ERROR,
             f"key `{key}` repeats the one on line {first}; YAML keeps only the last value: "
             "remove one",
         )
         for key, line, first in front.duplicates
     ]
 
-    def add(key: str, rule: str, message: str, severity: str = ERROR) -> None:
-        out.append(Finding(page.path, key_line(page, key), rule, severity, message))
+    def add(key: str, rule: Rule, message: str) -> None:
+        out.append(rule.at(page.path, key_line(page, key), message))
 
     for key in scopes(policy).required_fields(rel):
         if key not in meta:
             out.append(
-                Finding(
-                    page.path,
-                    front.start_line,
-                    "lint/field-missing",
-                    ERROR,
-                    f"required frontmatter field `{key}` is missing",
+                FIELD_MISSING.at(
+                    page.path, front.start_line, f"required frontmatter field `{key}` is missing"
                 )
             )
     if "title" in meta and not (isinstance(meta["title"], str) and meta["title"].strip()):
         add(
             "title",
-            "lint/field-missing",
+            FIELD_MISSING,
             f"title is {_describe(meta['title'])}; a page needs a title as text (quote it)",
         )
     types = list(config["types"])
     if "type" in meta and meta["type"] not in types:
         add(
             "type",
-            "lint/type-invalid",
+            TYPE_INVALID,
             f"type is {_describe(meta['type'])}; expected one of {', '.join(map(str, types))}",
         )
     for key in _DATE_FIELDS:
         if key in meta and parse_date(meta[key]) is None:
             add(
                 key,
-                "lint/date-invalid",
+                DATE_INVALID,
                 f"{key} is {_describe(meta[key])}; expected a real calendar date as YYYY-MM-DD",
             )
     if "tags" in meta:
@@ -138,7 +148,7 @@ def field_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     if "confidence" in meta and meta["confidence"] not in levels:
         add(
             "confidence",
-            "lint/confidence-invalid",
+            CONFIDENCE_INVALID,
             f"confidence is {_describe(meta['confidence'])}; "
             f"expected one of {', '.join(map(str, levels))}",
         )
@@ -146,16 +156,14 @@ def field_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     if isinstance(confidence, str) and confidence in config["review_confidence"]:
         add(
             "confidence",
-            "lint/needs-review",
+            NEEDS_REVIEW,
             f"confidence is {confidence}: the page needs review",
-            WARNING,
         )
     if meta.get("contested"):
         add(
             "contested",
-            "lint/needs-review",
+            NEEDS_REVIEW,
             "the page is marked contested: it needs review",
-            WARNING,
         )
     return out
 
@@ -167,20 +175,14 @@ def _tag_shape(page: Page, tags: Any) -> list[Finding]:
     if not isinstance(tags, list) or not tags:
         what = "an empty list" if tags == [] else _describe(tags)
         return [
-            Finding(
-                page.path,
-                line,
-                "lint/tags-empty",
-                ERROR,
-                f"tags is {what}; expected a non-empty list of taxonomy tags",
+            TAGS_EMPTY.at(
+                page.path, line, f"tags is {what}; expected a non-empty list of taxonomy tags"
             )
         ]
     return [
-        Finding(
+        TAG_UNKNOWN.at(
             page.path,
             line,
-            "lint/tag-unknown",
-            ERROR,
             f"tag #{position} is {_describe(tag)}; a tag must be a taxonomy name (a string)",
         )
         for position, tag in enumerate(tags, 1)
@@ -192,3 +194,50 @@ def string_tags(page: Page) -> list[str]:
     """The page's tags that are strings (the others are reported by `field_findings`)."""
     tags = page.meta.get("tags")
     return [tag for tag in tags if isinstance(tag, str)] if isinstance(tags, list) else []
+
+
+def stale_findings(
+    tree: Tree, pages: list[tuple[str, dict[str, Any]]], context: Context
+) -> list[Finding]:
+    limit = tree.policy.limit("stale_days")
+    oldest = (context.today - timedelta(days=limit)).isoformat()
+    out = []
+    for rel, facts in pages:
+        if "updated" not in facts or facts["updated"][0] >= oldest:
+            continue
+        updated = date.fromisoformat(facts["updated"][0])
+        age = (context.today - updated).days
+        out.append(
+            STALE.at(
+                tree.repo_path(rel),
+                facts["updated"][1],
+                f"updated {updated.isoformat()} is {age} days before {context.today} "
+                f"(limit {limit}); review the page and bump updated:",
+            )
+        )
+    return out
+
+
+def taxonomy_findings(tree: Tree, pages: list[tuple[str, dict[str, Any]]]) -> list[Finding]:
+    taxonomy = load_taxonomy(tree.repo, tree.policy)
+    if taxonomy.problem is not None:
+        if taxonomy.source == POLICY_SOURCE and not any("tags" in facts for _, facts in pages):
+            return []  # none configured, and no page carries a tag that would need one
+
+        where = (
+            tree.repo_path("policy.yaml") if taxonomy.source == POLICY_SOURCE else taxonomy.source
+        )
+        # Without a taxonomy every tag would be "unknown": report the cause once instead.
+        return [TAXONOMY_MISSING.at(where, 0, taxonomy.problem)]
+    return [
+        TAG_UNKNOWN.at(
+            tree.repo_path(rel),
+            facts["tags"][1],
+            f"tag {quote(tag)} is not in the taxonomy ({taxonomy.source}); add it there first "
+            "or use an existing tag",
+        )
+        for rel, facts in pages
+        if "tags" in facts
+        for tag in facts["tags"][0]
+        if tag not in taxonomy.tags
+    ]

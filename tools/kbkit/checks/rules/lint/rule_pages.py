@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
+from kbkit.checks.rules.lint import RULE_BULLETS, RULE_ID_DUPLICATE, RULE_SOURCE, TITLE_UNQUOTED
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
-from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.rulebook.findings import Finding
+from kbkit.tree.model import Tree
 from kbkit.tree.rules import HEADING, rule_ids
 
 LABEL_KEYS = ("trigger", "must", "must_not", "acceptance")
@@ -66,22 +69,18 @@ def contract_findings(page: Page, policy: Policy) -> list[Finding]:
         if found != list(range(len(LABEL_KEYS))):
             seen = ", ".join(names[i] if i is not None else "(unlabelled)" for i in found)
             out.append(
-                Finding(
+                RULE_BULLETS.at(
                     page.path,
                     rule.line,
-                    "lint/rule-bullets",
-                    ERROR,
                     f"rule {rule.id} needs exactly the bullets {', '.join(names)} in this "
                     f"order; found: {seen or 'none'}",
                 )
             )
         if not bullets or not _MARKER.search(bullets[-1][1]):
             out.append(
-                Finding(
+                RULE_SOURCE.at(
                     page.path,
                     bullets[-1][0] if bullets else rule.line,
-                    "lint/rule-source",
-                    ERROR,
                     f"rule {rule.id}: the last bullet must end with a ^[source] marker "
                     "naming where the rule was learned",
                 )
@@ -105,12 +104,32 @@ def _title_findings(page: Page) -> list[Finding]:
         return []
     line = front.start_line + front.raw.count("\n", 0, match.start()) + 1
     return [
-        Finding(
+        TITLE_UNQUOTED.at(
             page.path,
             line,
-            "lint/title-unquoted",
-            ERROR,
             'write the title quoted (title: "..."): unquoted, a colon or a leading '
             "special character changes what YAML reads",
         )
     ]
+
+
+def duplicate_rule_id_findings(
+    tree: Tree, pages: list[tuple[str, dict[str, Any]]]
+) -> list[Finding]:
+    first: dict[str, tuple[str, int]] = {}
+    out = []
+    for rel, facts in pages:
+        path = tree.repo_path(rel)
+        for rule_id, line in facts.get("rule_ids", ()):
+            seen = first.setdefault(rule_id, (path, line))
+            if seen != (path, line):
+                where = "earlier on this page" if seen[0] == path else f"in {seen[0]}"
+                out.append(
+                    RULE_ID_DUPLICATE.at(
+                        path,
+                        line,
+                        f"rule ID {rule_id} is already defined {where} (line {seen[1]}); "
+                        "rule IDs are never reused: take the next free ID",
+                    )
+                )
+    return out

@@ -20,11 +20,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from kbkit.checks.rules.lint import FRONTMATTER_SCHEMA
 from kbkit.checks.rules.lint.fields import key_line, key_lines
 from kbkit.pages.page import Page
 from kbkit.policy.frontmatter_schema import profile_uri, shipped
 from kbkit.policy.model import PROFILES
-from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.rulebook.findings import Finding
 
 _VALIDATORS: dict[str, Any] = {}
 _MISSING = re.compile(r"^required frontmatter field `(.*)` is missing$")
@@ -123,7 +124,5 @@ def schema_findings(
             path = [key for key, value in meta.items() if value is error.instance][:1]
         where = ".".join(map(str, path)) or "frontmatter"
         line = key_line(page, str(path[0]), lines) if path else page.frontmatter.start_line or 1
-        out.append(
-            Finding(page.path, line, "lint/frontmatter-schema", ERROR, f"{where}: {error.message}")
-        )
+        out.append(FRONTMATTER_SCHEMA.at(page.path, line, f"{where}: {error.message}"))
     return out

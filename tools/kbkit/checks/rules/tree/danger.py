@@ -12,11 +12,13 @@ import functools
 import re
 from typing import NamedTuple
 
+from kbkit.checks.rules.tree import DANGER_CODE, DANGER_TEXT
 from kbkit.checks.scopes import compiled
 from kbkit.pages.lines import LineCounter
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
-from kbkit.rulebook.findings import ERROR, Finding, quote
+from kbkit.rulebook.findings import Finding, quote
+from kbkit.rulebook.rule import Rule
 
 # (policy name, literal prefilter, pattern, what it does); `danger.patterns` names the ones on
 _DANGER_TEXT: tuple[tuple[str, str, re.Pattern[str], str], ...] = (
@@ -139,7 +141,7 @@ def _danger_config(policy: Policy) -> _DangerConfig:
 def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     """T17 on the whole text and T18 on code-block lines, outside must-not bullets."""
     text = page.text
-    hits: dict[tuple[str, int], tuple[str, int]] = {}  # (rule, line) -> (message, column)
+    hits: dict[tuple[Rule, int], tuple[str, int]] = {}  # (rule, line) -> (message, column)
     lines = LineCounter(text)
     config = compiled(policy, _danger_config)
 
@@ -149,7 +151,7 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     for _, literal, pattern, what in config.texts:
         if literal in text:
             for match in pattern.finditer(text):
-                key = ("tree/danger-text", lines.line_at(match.start()))
+                key = (DANGER_TEXT, lines.line_at(match.start()))
                 hits.setdefault(key, (f"{quote(match.group(0))} {what}", column(match.start())))
     words = config.words
     # one search per distinct first character (fast) before searching whole words
@@ -158,7 +160,7 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     for word in words:
         if word in text:
             for match in re.finditer(re.escape(word), text):
-                key = ("tree/danger-text", lines.line_at(match.start()))
+                key = (DANGER_TEXT, lines.line_at(match.start()))
                 message = f"{quote(word)} names a forbidden practice"
                 hits.setdefault(key, (message, column(match.start())))
     enabled = config.commands
@@ -168,7 +170,7 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
         for line, content in block.lines():
             commands = dangerous_commands(content, enabled)
             if commands:
-                hits[("tree/danger-code", line)] = (
+                hits[(DANGER_CODE, line)] = (
                     f"dangerous command in code ({', '.join(commands)}): "
                     "scope it to what this run created",
                     0,  # a block's line may be indented in the file: no column
@@ -178,7 +180,7 @@ def danger_findings(path: str, page: Page, policy: Policy) -> list[Finding]:
     labels = tuple(map(str, policy.data["rules"]["labels"]["must_not"]))
     exempt = must_not_lines(text, labels)  # only computed for pages with a hit
     return [
-        Finding(path, line, rule, ERROR, message, col)
+        rule.at(path, line, message, col)
         for (rule, line), (message, col) in hits.items()
         if line not in exempt
     ]

@@ -13,10 +13,16 @@ from collections.abc import Iterable
 from datetime import date
 from typing import NamedTuple
 
+from kbkit.checks.rules.tree import (
+    INCIDENT_FIELD,
+    INCIDENT_ID_DUPLICATE,
+    INCIDENT_NAME,
+    INCIDENT_STATE,
+)
 from kbkit.infra.errors import UsageError
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
-from kbkit.rulebook.findings import ERROR, Finding, quote
+from kbkit.rulebook.findings import Finding, quote
 
 
 class Field(NamedTuple):
@@ -93,12 +99,8 @@ def incident_findings(rel: str, path: str, page: Page, policy: Policy) -> list[F
     name = rel.rsplit("/", 1)[-1]
     if not name_pattern(str(config["name_pattern"])).match(name) or not _real_date_prefix(name):
         findings.append(
-            Finding(
-                path,
-                0,
-                "tree/incident-name",
-                ERROR,
-                f"incident page name {quote(name)} is not YYYY-MM-DD-<slug>.md",
+            INCIDENT_NAME.at(
+                path, 0, f"incident page name {quote(name)} is not YYYY-MM-DD-<slug>.md"
             )
         )
     fields = incident_fields(page.text, policy)
@@ -106,28 +108,16 @@ def incident_findings(rel: str, path: str, page: Page, policy: Policy) -> list[F
         field = fields.get(str(key))
         if field is None:
             findings.append(
-                Finding(
-                    path,
-                    0,
-                    "tree/incident-field",
-                    ERROR,
-                    f"missing field line `- {label}{_colon(str(label))}`",
-                )
+                INCIDENT_FIELD.at(path, 0, f"missing field line `- {label}{_colon(str(label))}`")
             )
         elif not field.value:
-            findings.append(
-                Finding(path, field.line, "tree/incident-field", ERROR, f"field `{label}` is empty")
-            )
+            findings.append(INCIDENT_FIELD.at(path, field.line, f"field `{label}` is empty"))
     state = fields.get("state")
     states = [str(s) for s in config["states"]]
     if state is not None and state.value and state.value not in states:
         findings.append(
-            Finding(
-                path,
-                state.line,
-                "tree/incident-state",
-                ERROR,
-                f"state {quote(state.value)} is not one of: {', '.join(states)}",
+            INCIDENT_STATE.at(
+                path, state.line, f"state {quote(state.value)} is not one of: {', '.join(states)}"
             )
         )
     return findings
@@ -149,12 +139,8 @@ def duplicate_id_findings(ids: Iterable[tuple[str, Field | None]]) -> list[Findi
         owner = first.setdefault(field.value, path)
         if owner != path:
             findings.append(
-                Finding(
-                    path,
-                    field.line,
-                    "tree/incident-id-duplicate",
-                    ERROR,
-                    f"incident id {quote(field.value)} is already used by {owner}",
+                INCIDENT_ID_DUPLICATE.at(
+                    path, field.line, f"incident id {quote(field.value)} is already used by {owner}"
                 )
             )
     return findings

@@ -21,12 +21,13 @@ from kbkit.checks.link_model import (
     is_site_link,
     wikilinks_on,
 )
+from kbkit.checks.rules.tree import LINK_ABSOLUTE, LINK_ANCHOR, LINK_BROKEN
 from kbkit.checks.scopes import compiled
 from kbkit.pages.anchors import slug
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import Summary, is_absolute
 from kbkit.policy.model import Policy
-from kbkit.rulebook.findings import ERROR, Finding, quote
+from kbkit.rulebook.findings import Finding, quote
 from kbkit.tree.model import Tree, outside_root
 
 
@@ -35,11 +36,9 @@ def link_absolute_findings(page: Page, policy: Policy) -> list[Finding]:
     links instead when the policy names a site root)."""
     site = has_site_root(policy)
     return [
-        Finding(
+        LINK_ABSOLUTE.at(
             page.path,
             link.line,
-            "tree/link-absolute",
-            ERROR,
             f"absolute link {quote(link.target)}: use a path relative to this page",
         )
         for link in page.links
@@ -97,11 +96,9 @@ def broken_link_findings(
 
 
 def _broken(tree: Tree, rel: str, line: int, written: str, resolved: str) -> Finding:
-    return Finding(
+    return LINK_BROKEN.at(
         tree.repo_path(rel),
         line,
-        "tree/link-broken",
-        ERROR,
         f"broken link {quote(written)}: nothing at {tree.repo_path(resolved)}; fix the path or remove the link",
     )
 
@@ -113,11 +110,9 @@ def same_page_anchor_findings(page: Page, policy: Policy) -> list[Finding]:
         return []
     known = frozenset(anchor_ids(page, policy))
     return [
-        Finding(
+        LINK_ANCHOR.at(
             page.path,
             link.line,
-            "tree/link-anchor",
-            ERROR,
             f"link {quote(link.target)}: this page has no heading or anchor {quote(link.target)}",
         )
         for link in own
@@ -137,22 +132,18 @@ def wikilink_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]
         target = resolver.wikilink(name, rel)
         if target is None:
             findings.append(
-                Finding(
+                LINK_BROKEN.at(
                     tree.repo_path(rel),
                     line,
-                    "tree/link-broken",
-                    ERROR,
                     f"broken wikilink {quote(shown)}: no file named {quote(name)} in the tree; "
                     "fix the name or remove the link",
                 )
             )
         elif anchors and "#" in written and _heading_missing(tree, target, written):
             findings.append(
-                Finding(
+                LINK_ANCHOR.at(
                     tree.repo_path(rel),
                     line,
-                    "tree/link-anchor",
-                    ERROR,
                     f"wikilink {quote(shown)}: {tree.repo_path(target)} has no heading "
                     f"{quote(written.rsplit('#', 1)[1].strip())}",
                 )
@@ -185,11 +176,9 @@ def _anchor_findings(tree: Tree, rel: str, target: str, line: int, written: str)
     if fragment_known(fragment, facts["anchors"], tree.policy):
         return []
     return [
-        Finding(
+        LINK_ANCHOR.at(
             tree.repo_path(rel),
             line,
-            "tree/link-anchor",
-            ERROR,
             f"link {quote(written)}: {tree.repo_path(target)} has no heading or anchor #{fragment}",
         )
     ]

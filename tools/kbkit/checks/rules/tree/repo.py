@@ -7,9 +7,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from kbkit.checks.rules.tree import DUPLICATE_PAGE, ENTRY_TOO_LONG, LOCAL_TRACKED
 from kbkit.pages.frontmatter import split_frontmatter
 from kbkit.pages.page import Page, decode
-from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.rulebook.findings import Finding
 from kbkit.tree.cache import digest
 from kbkit.tree.model import Tree
 from kbkit.tree.page_file import PageRefused, read_page_file
@@ -117,11 +118,9 @@ def duplicate_findings(
             owner = next((o for o in earlier if mine is None or version(o) in (None, mine)), rel)
         if owner != rel:
             findings.append(
-                Finding(
+                DUPLICATE_PAGE.at(
                     repo_path(rel),
                     0,
-                    "tree/duplicate-page",
-                    ERROR,
                     f"same text as {repo_path(owner)}: keep one page and link to it",
                 )
             )
@@ -199,11 +198,9 @@ def local_tracked_findings(tree: Tree) -> list[Finding]:
         found = tracked_paths(tree.repo, local)
     except GitIndexError as exc:
         return [
-            Finding(
+            LOCAL_TRACKED.at(
                 tree.repo_path(str(tree.policy.data["local_dir"])),
                 0,
-                "tree/local-tracked",
-                ERROR,
                 f"cannot verify that local/ is untracked: {exc}",
             )
         ]
@@ -212,12 +209,8 @@ def local_tracked_findings(tree: Tree) -> list[Finding]:
     prefix, paths = found  # only the paths under local/
     lead = f"{prefix}/" if prefix else ""
     return [
-        Finding(
-            path[len(lead) :],
-            0,
-            "tree/local-tracked",
-            ERROR,
-            "tracked by git: local/ is private; run `git rm --cached` on it",
+        LOCAL_TRACKED.at(
+            path[len(lead) :], 0, "tracked by git: local/ is private; run `git rm --cached` on it"
         )
         for path in sorted(paths)
     ]
@@ -236,33 +229,19 @@ def entry_findings(tree: Tree) -> list[Finding]:
     except (FileNotFoundError, NotADirectoryError):
         return []  # no entry page in this repository: nothing to gate
     except PageRefused as refused:  # a FIFO, a device, a link out of the repository, too big
-        return [Finding(path, 0, "tree/entry-too-long", ERROR, f"entry page: {refused.message}")]
+        return [ENTRY_TOO_LONG.at(path, 0, f"entry page: {refused.message}")]
     except OSError as exc:
-        return [
-            Finding(
-                path,
-                0,
-                "tree/entry-too-long",
-                ERROR,
-                f"cannot read the entry page: {exc.strerror or exc}",
-            )
-        ]
+        return [ENTRY_TOO_LONG.at(path, 0, f"cannot read the entry page: {exc.strerror or exc}")]
     text, _, error = decode(data)
     if error is not None:
-        return [
-            Finding(
-                path, 0, "tree/entry-too-long", ERROR, f"cannot measure the entry page: {error}"
-            )
-        ]
+        return [ENTRY_TOO_LONG.at(path, 0, f"cannot measure the entry page: {error}")]
     lines = sum(1 for line in text.splitlines() if line.strip())
     max_lines, max_bytes = tree.policy.limit("entry_lines"), tree.policy.limit("entry_bytes")
     if lines > max_lines or len(data) > max_bytes:
         return [
-            Finding(
+            ENTRY_TOO_LONG.at(
                 path,
                 0,
-                "tree/entry-too-long",
-                ERROR,
                 f"entry page has {lines} non-empty lines and {len(data)} bytes "
                 f"(limits {max_lines} lines, {max_bytes} bytes): move detail to linked pages",
             )

@@ -13,11 +13,19 @@ import ipaddress
 import re
 from collections.abc import Iterator
 
+from kbkit.checks.rules.tree import (
+    SECRET_IP,
+    SECRET_PRIVATE_KEY,
+    SECRET_REMOTE_HOME,
+    SECRET_TOKEN,
+    SECRET_WINDOWS_HOME,
+)
 from kbkit.infra.errors import UsageError
 from kbkit.infra.secret_tokens import is_example_token, token_hits
 from kbkit.pages.lines import LineCounter
 from kbkit.policy.model import Policy
-from kbkit.rulebook.findings import ERROR, Finding
+from kbkit.rulebook.findings import Finding
+from kbkit.rulebook.rule import Rule
 
 # A dotted quad that is not part of a word, a longer dotted run (`1.2.3.4.5`), a `v1.2.3.4`
 # version or a pinned requirement (`==1.2.3.4`, `>=`, `<=`, `~=`, `!=`). The full pattern is
@@ -154,7 +162,7 @@ def _public_ips(text: str, policy: Policy) -> Iterator[tuple[int, str]]:
             yield match.start(), match.group(0)
 
 
-def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
+def _homes(text: str, policy: Policy) -> Iterator[tuple[Rule, int, str]]:
     """(rule id, offset, path) for every personal home or data folder."""
     windows = _WINDOWS_HINT.search(text) is not None
     if not windows and _HOME_HINT.search(text) is None:
@@ -169,14 +177,14 @@ def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
                 continue
             kind, name = match.group(1), match.group(2).rstrip(".!?")
             if name not in allow[kind] and not _is_placeholder(name):
-                yield "tree/secret-remote-home", match.start(), match.group(0)
+                yield SECRET_REMOTE_HOME, match.start(), match.group(0)
     if "/Users/" in text:
         for match in _MAC_HOME.finditer(text):
             if not _absolute_at(text, match.start()):
                 continue
             name = match.group(1).rstrip(".!?")
             if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
-                yield "tree/secret-windows-home", match.start(), match.group(0)
+                yield SECRET_WINDOWS_HOME, match.start(), match.group(0)
     if windows:
         for match in _WINDOWS_HOME.finditer(text):
             drive = match.start() - 1
@@ -186,21 +194,21 @@ def _homes(text: str, policy: Policy) -> Iterator[tuple[str, int, str]]:
                 continue
             name = match.group(1).rstrip(".!?")
             if not _is_placeholder(name) and name.lower() not in _GENERIC_USERS:
-                yield "tree/secret-windows-home", drive, text[drive : match.end()]
+                yield SECRET_WINDOWS_HOME, drive, text[drive : match.end()]
 
 
 def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
     """T13-T16 on one page's text; one finding per rule and line."""
-    hits: dict[tuple[str, int], tuple[str, int]] = {}  # (rule, line) -> (message, column)
+    hits: dict[tuple[Rule, int], tuple[str, int]] = {}  # (rule, line) -> (message, column)
     lines = LineCounter(text)
 
-    def add(rule: str, offset: int, message: str) -> None:
+    def add(rule: Rule, offset: int, message: str) -> None:
         column = offset - text.rfind("\n", 0, offset)  # 1-based: rfind is -1 on line one
         hits.setdefault((rule, lines.line_at(offset)), (message, column))
 
     if "." in text:
         for offset, ip in _public_ips(text, policy):
-            add("tree/secret-ip", offset, f"IP address {ip}: use a placeholder such as <host>")
+            add(SECRET_IP, offset, f"IP address {ip}: use a placeholder such as <host>")
     for rule, offset, found in _homes(text, policy):
         add(rule, offset, f"personal folder {found}: use a placeholder such as <user>")
     if "PRIVATE KEY" in text:
@@ -208,7 +216,7 @@ def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
             if _KEY_BODY.match(text[match.end() : match.end() + _KEY_WINDOW]) is None:
                 continue  # a BEGIN line quoted in prose, or an elided example body
             add(
-                "tree/secret-private-key",
+                SECRET_PRIVATE_KEY,
                 match.start(),
                 "private key block: remove it and rotate the key",
             )
@@ -218,14 +226,13 @@ def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
             continue  # key blocks are tree/secret-private-key (a header alone is no key)
         shown = token[:4].replace("\n", " ")
         add(
-            "tree/secret-token",
+            SECRET_TOKEN,
             hit.start,
             f"{_FAMILY_WORDS.get(hit.family, hit.family + ' token')} {shown}…: remove it, then "
             "revoke or rotate it (it stays in the git history)",
         )
     return [
-        Finding(path, line, rule, ERROR, message, column)
-        for (rule, line), (message, column) in hits.items()
+        rule.at(path, line, message, column) for (rule, line), (message, column) in hits.items()
     ]
 
 

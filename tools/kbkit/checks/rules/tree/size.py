@@ -6,10 +6,11 @@ decided per tree, because its folder's index may name it on a line with the no-s
 
 from __future__ import annotations
 
+from kbkit.checks.rules.tree import PAGE_NEAR_LIMIT, PAGE_TOO_LARGE
 from kbkit.checks.rules.tree.structure import index_targets, join_rel
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
-from kbkit.rulebook.findings import ERROR, WARNING, Finding
+from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import Tree
 
 
@@ -25,11 +26,9 @@ def near_limit_findings(page: Page, policy: Policy) -> list[Finding]:
     if lines >= policy.limit("near_lines") or size >= policy.limit("near_bytes"):
         limits = f"{policy.limit('near_lines')} lines or {policy.limit('near_bytes')} bytes"
         return [
-            Finding(
+            PAGE_NEAR_LIMIT.at(
                 page.path,
                 0,
-                "tree/page-near-limit",
-                WARNING,
                 f"{lines} non-empty lines, {size} bytes (warning at {limits}): plan a split",
             )
         ]
@@ -41,14 +40,8 @@ def split_findings(path: str, lines: int, size: int, exempt: bool, policy: Polic
     limits = f"{policy.limit('split_lines')} lines or {policy.limit('split_bytes')} bytes"
     measure = f"{lines} non-empty lines, {size} bytes (split at {limits})"
     if exempt:
-        return Finding(
-            path,
-            0,
-            "tree/page-near-limit",
-            WARNING,
-            f"{measure}: exempt from splitting by its index",
-        )
-    return Finding(path, 0, "tree/page-too-large", ERROR, f"{measure}: split the page")
+        return PAGE_NEAR_LIMIT.at(path, 0, f"{measure}: exempt from splitting by its index")
+    return PAGE_TOO_LARGE.at(path, 0, f"{measure}: split the page")
 
 
 def _names_on(line: str, names: tuple[str, ...]) -> set[str]:

@@ -9,10 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kbkit.checks.rules.tree import (
+    CHILD_REGISTERED_TWICE,
+    CHILD_UNREGISTERED,
+    GROUP_TOO_LARGE,
+    INDEX_MISSING,
+    OWNER_GUIDES,
+    OWNER_NESTED,
+    PAGE_REGISTERED_TWICE,
+    PAGE_UNREGISTERED,
+    ROOT_MISSING,
+    TOO_MANY_PAGES,
+)
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import Summary
 from kbkit.policy.model import WHOLE_ROOT, Policy
-from kbkit.rulebook.findings import ERROR, WARNING, Finding
+from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import Folder, Tree
 
 
@@ -42,12 +54,8 @@ def checked_folders(tree: Tree) -> Iterator[Folder]:
 def root_findings(tree: Tree) -> list[Finding]:
     """T1: every configured root exists."""
     return [
-        Finding(
-            tree.repo_path(root),
-            0,
-            "tree/root-missing",
-            ERROR,
-            f"the root folder {tree.repo_path(root)}/ is missing",
+        ROOT_MISSING.at(
+            tree.repo_path(root), 0, f"the root folder {tree.repo_path(root)}/ is missing"
         )
         for root in map(str, tree.policy.data["roots"])
         if root not in tree.folders and root.strip("/") not in WHOLE_ROOT
@@ -71,11 +79,9 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
     index_path = tree.repo_path(index_rel)
     if index_name not in folder.pages:
         return [
-            Finding(
+            INDEX_MISSING.at(
                 tree.repo_path(folder.path),
                 0,
-                "tree/index-missing",
-                ERROR,
                 f"this folder has pages but no {index_name}: add one that links each page and sub-folder",
             )
         ]
@@ -90,22 +96,16 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
         lines = targets.get(join_rel(folder.path, name), [])
         if not lines:
             findings.append(
-                Finding(
+                PAGE_UNREGISTERED.at(
                     tree.repo_path(join_rel(folder.path, name)),
                     0,
-                    "tree/page-unregistered",
-                    ERROR,
                     f"not linked from {index_path}: add one link to this page there",
                 )
             )
         for line in lines[1:]:
             findings.append(
-                Finding(
-                    index_path,
-                    line,
-                    "tree/page-registered-twice",
-                    ERROR,
-                    f"{name} is already linked on line {lines[0]}: keep one link",
+                PAGE_REGISTERED_TWICE.at(
+                    index_path, line, f"{name} is already linked on line {lines[0]}: keep one link"
                 )
             )
     exempt = bool(tree.facts[index_rel].get("children_marker"))
@@ -116,21 +116,17 @@ def registration_findings(tree: Tree, folder: Folder) -> list[Finding]:
         lines = targets.get(join_rel(child_rel, index_name), [])
         if not lines and not exempt:
             findings.append(
-                Finding(
+                CHILD_UNREGISTERED.at(
                     tree.repo_path(child_rel),
                     0,
-                    "tree/child-unregistered",
-                    ERROR,
                     f"{child}/{index_name} is not linked from {index_path}: add one link to it there",
                 )
             )
         for line in lines[1:]:
             findings.append(
-                Finding(
+                CHILD_REGISTERED_TWICE.at(
                     index_path,
                     line,
-                    "tree/child-registered-twice",
-                    ERROR,
                     f"{child}/{index_name} is already linked on line {lines[0]}: keep one link",
                 )
             )
@@ -147,11 +143,9 @@ def fanout_findings(tree: Tree, folder: Folder) -> list[Finding]:
         limit = tree.policy.limit("group_max")
         if ordinary > limit:
             return [
-                Finding(
+                GROUP_TOO_LARGE.at(
                     path,
                     0,
-                    "tree/group-too-large",
-                    ERROR,
                     f"group folder holds {ordinary} pages (limit {limit}): split it by topic",
                 )
             ]
@@ -159,12 +153,8 @@ def fanout_findings(tree: Tree, folder: Folder) -> list[Finding]:
     limit = tree.policy.limit("fanout_warn")
     if ordinary > limit:
         return [
-            Finding(
-                path,
-                0,
-                "tree/too-many-pages",
-                WARNING,
-                f"folder holds {ordinary} pages (more than {limit}): consider sub-folders",
+            TOO_MANY_PAGES.at(
+                path, 0, f"folder holds {ordinary} pages (more than {limit}): consider sub-folders"
             )
         ]
     return []
@@ -183,21 +173,17 @@ def owner_findings(tree: Tree) -> list[Finding]:
             continue
         if len(parts) > 3 and parts[-1] in axes:
             findings.append(
-                Finding(
+                OWNER_NESTED.at(
                     tree.repo_path(rel),
                     0,
-                    "tree/owner-nested",
-                    ERROR,
                     f"owner axis {parts[-1]}/ belongs directly under {repos_root}/{parts[1]}/",
                 )
             )
         if len(parts) == 5 and parts[2] in axes and parts[4] in forbidden and folder.has_markdown:
             findings.append(
-                Finding(
+                OWNER_GUIDES.at(
                     tree.repo_path(rel),
                     0,
-                    "tree/owner-guides",
-                    ERROR,
                     f"owner folders hold no {parts[4]}/: move these pages to the work-topic axis",
                 )
             )
