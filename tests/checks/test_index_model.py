@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from kbkit.checks.runner import run_validators
-from kbkit.policy.generators import TocLoader
+from kbkit.sites.config import TocLoader
 from kbkit.policy.model import load_policy
 
 TODAY = date(2026, 11, 30)

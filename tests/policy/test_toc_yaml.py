@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from kbkit.policy.generators import TocLoader
+from kbkit.sites.config import TocLoader
 from kbkit.policy.toc_yaml import load_toc
 
 

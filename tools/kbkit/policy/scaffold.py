@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from kbkit import __version__
 from kbkit.infra import boundary
-from kbkit.policy.generators import Site, detect_site
+from kbkit.sites.config import Site, detect_site
 from kbkit.policy.inference import infer_policy, policy_text
 
 HOOK_REPO = "https://github.com/kbkit-dev/kbkit"
@@ -125,7 +125,7 @@ def initialize(
     `root` is the knowledge root, a folder at the top of `repo` (a docs tree of the team's
     own): its policy then says `knowledge_root: <root>`, which is how kbkit finds it.
     With `detect` (no root was asked for), docs a site generator builds are set up as the
-    generator reads them (`kbkit.policy.generators`): `kbkit.yaml` at the top names the
+    generator reads them (`kbkit.sites.config`): `kbkit.yaml` at the top names the
     generator's profile and docs folder, and no starting tree is written."""
     # The repository is the boundary (`kbkit.infra.boundary`): a knowledge root, a docs
     # folder a generator's config names (`docs_dir: ../x`) or a file written that leads
