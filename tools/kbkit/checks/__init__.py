@@ -8,7 +8,7 @@ cross-page checks: `CROSS_PAGE` (check -> what it reads; all of it inside the pe
 digests and the snapshot's namespace) and `ALWAYS_RERUN` (`Rerun`: the checks that read
 outside them, which a reused run recomputes).
 
-May import: `kbkit.tree`, `kbkit.policy`, `kbkit.pages`, `kbkit.rulebook`, `kbkit.vcs`, `kbkit.infra`.
+May import: `kbkit.tree`, `kbkit.policy`, `kbkit.sites`, `kbkit.pages`, `kbkit.rulebook`, `kbkit.vcs`, `kbkit.infra`.
 """
 
 from __future__ import annotations

@@ -40,10 +40,10 @@ from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import is_absolute
-from kbkit.sites.config import TocLoader
 from kbkit.policy.model import Policy
 from kbkit.policy.toc_yaml import load_toc
 from kbkit.rulebook.findings import Finding, quote
+from kbkit.sites.config import TocLoader
 from kbkit.tree.model import Tree
 
 INDEX_PAGE, TOC, PARENT, NONE = "index-page", "toc", "parent", "none"

@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 from kbkit import __version__
 from kbkit.infra import boundary
-from kbkit.sites.config import Site, detect_site
 from kbkit.policy.inference import infer_policy, policy_text
+from kbkit.sites import Site, detect_site
 
 HOOK_REPO = "https://github.com/kbkit-dev/kbkit"
 
