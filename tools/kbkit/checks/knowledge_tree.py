@@ -117,7 +117,7 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     if page.error is not None or scope is None:
         return {}
     facts: dict[str, Any] = {}
-    site = site_links(page, policy)
+    site = site_links(page, policy, rel)
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
     if anchors_on(policy) and anchors_known(page, policy):

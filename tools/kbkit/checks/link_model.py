@@ -10,6 +10,16 @@
   docsets publish under as well (Learn's `/powershell/module/`): a link whose first name
   after the prefix is none of the mapped folders' is theirs, not checked.
 - `backslash`: `..\\build\\x.md` names `../build/x.md`, as DocFX reads it.
+- `relative_from: url`: a relative link resolves from the page's URL as the site serves it,
+  not from the file's folder (Hugo): a page `a/b.md` is served at `/a/b/`, so `../x/` names
+  `/a/x/`; a folder's own page (`url_folder_pages`, default `_index.md` and `index.md`) is
+  served at its folder's URL. Such links are site links of the page (`site_links`). With
+  `md_from_file`, a link to a `.md` file still resolves from the file's folder (a link
+  render hook rewrites it to the page's URL); without it, `x.md` is the URL `/a/b/x.md`,
+  which the site does not serve.
+- `site_files`: folders (relative to the knowledge root; `../static` may lead out of it,
+  not out of the repository) whose files the site serves from its URL root, as Hugo and
+  Docusaurus serve `static/`: a site link `/img/x.png` may name `../static/img/x.png`.
 - `extensions`: `{".html": [".html.md", ".md"]}` — a target ending in the key that names
   nothing is tried with each replacement (Middleman pages are linked as the HTML they build);
   the key `""` stands for a name written without the page's extension (`/manual/pingdom`,
@@ -57,7 +67,7 @@ from kbkit.checks.scopes import compiled
 from kbkit.pages import anchors
 from kbkit.pages.link import EMBED
 from kbkit.pages.page import Page
-from kbkit.pages.page_summary import LinkRef
+from kbkit.pages.page_summary import LinkRef, is_absolute
 from kbkit.policy.model import Policy
 from kbkit.tree.model import Tree, outside_root
 
@@ -73,6 +83,10 @@ class LinkModel(NamedTuple):
     url_map: tuple[tuple[str, tuple[str, ...]], ...] = ()  # site prefix -> folders, longest first
     backslash: bool = False  # `..\\x\\y.md` is `../x/y.md`
     shared: tuple[str, ...] = ()  # url_map prefixes other docsets publish under too
+    from_url: bool = False  # relative links resolve from the page's URL (`relative_from: url`)
+    folder_pages: tuple[str, ...] = ()  # pages served at their folder's URL
+    md_from_file: bool = False  # with from_url: `.md` targets still resolve from the file
+    site_files: tuple[str, ...] = ()  # root-relative folders the site serves at its URL root
 
     @property
     def active(self) -> bool:
@@ -112,6 +126,10 @@ def link_model(policy: Policy) -> LinkModel:
         tuple(sorted(url_map, key=lambda item: -len(item[0]))),
         bool(links.get("backslash")),
         tuple(_prefix(str(p)).lower() for p in links.get("url_shared") or ()),
+        links.get("relative_from") == "url",
+        tuple(map(str, links.get("url_folder_pages") or ("_index.md", "index.md"))),
+        bool(links.get("md_from_file")),
+        tuple(_clean(str(f)) for f in links.get("site_files") or ()),
     )
 
 
@@ -159,18 +177,52 @@ def is_site_link(target: str) -> bool:
     return target.startswith("/") and not target.startswith("//")
 
 
-def site_links(page: Page, policy: Policy) -> tuple[LinkRef, ...]:
-    """The page's site-root links resolved against the site root (none when unset)."""
+def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[LinkRef, ...]:
+    """The page's site-root links resolved against the site root (none when unset); with
+    `relative_from: url`, its relative links too, resolved from the URL the page at the
+    root-relative `rel` is served at."""
     if not has_site_root(policy):
         return ()
     model = compiled(policy, link_model)
+    base = served_folder(rel, model) if model.from_url and rel is not None else None
     out = []
     for link in page.links:
-        if is_site_link(link.target) and not link.is_external:
-            found = site_candidates(model, link.path_part)
-            if found is not None:  # else another part of the site: not checked here
-                out.append((found[0], link.line, link.target))
+        if link.is_external:
+            continue
+        if is_site_link(link.target):
+            path = link.path_part
+        elif base is not None and served_relative(link.target, model):
+            path = posixpath.join(base, link.path_part)
+        else:
+            continue
+        found = site_candidates(model, path)
+        if found is not None:  # else another part of the site: not checked here
+            out.append((found[0], link.line, link.target))
     return tuple(out)
+
+
+def served_folder(rel: str, model: LinkModel) -> str:
+    """The URL folder a page's relative links resolve from: `/a/b/` for `a/b.md`, `/a/` for
+    a folder's own page `a/_index.md`."""
+    folder, _, name = rel.rpartition("/")
+    if name in model.folder_pages:
+        return f"/{folder}/" if folder else "/"
+    stem = name.rsplit(".", 1)[0]
+    return f"/{folder}/{stem}/" if folder else f"/{stem}/"
+
+
+def served_relative(written: str, model: LinkModel) -> bool:
+    """Whether a link as written is a relative link `relative_from: url` resolves from the
+    page's URL (a site link of the page, not a file path)."""
+    path = written.split("#", 1)[0].split("?", 1)[0]
+    return bool(
+        model.from_url
+        and path
+        and not is_absolute(written)
+        and "{{" not in written
+        and "{%" not in written
+        and not (model.md_from_file and path.endswith(".md"))
+    )
 
 
 # (name as written before `#`, line, target as written with its #heading, embed?)
@@ -268,7 +320,12 @@ class Resolver:
         found = self.target(resolved)
         if found is not None:
             return found
+        served = self._site_file(resolved)
+        if served is not None:
+            return served
         path = _path_of(written)
+        if not is_site_link(path):
+            return None  # a relative link resolved from the page's URL: one candidate
         candidates = site_candidates(self.model, path) or ()
         for candidate in candidates[1:]:
             found = self.target(candidate)
@@ -281,9 +338,26 @@ class Resolver:
     def site_targets(self, resolved: str, written: str) -> list[str]:
         """Every existing path a site link may name: its page in each `url_map` folder (a
         link without a version reaches the page in every version), else `resolved`."""
-        candidates = site_candidates(self.model, _path_of(written)) or (resolved,)
+        path = _path_of(written)
+        candidates = (site_candidates(self.model, path) if is_site_link(path) else None) or (
+            resolved,
+        )
         found = [hit for c in candidates if (hit := self.target(c)) is not None]
         return found or [resolved]
+
+    def _site_file(self, resolved: str) -> str | None:
+        """The file of a `site_files` folder that a site path (resolved from the site root)
+        names, if any."""
+        if self.model.site_root is None or outside_root(resolved):
+            return None
+        tail = (
+            resolved[len(self.model.site_root) :].lstrip("/") if self.model.site_root else resolved
+        )
+        for folder in self.model.site_files:
+            candidate = _clean(posixpath.join(folder, tail))
+            if self.tree.exists(candidate):
+                return candidate
+        return None
 
     def _elsewhere(self, path: str) -> bool:
         """Whether a site path under a `url_shared` prefix names, right after the prefix,

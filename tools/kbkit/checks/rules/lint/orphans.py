@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbkit.checks.link_model import Resolver, wikilinks_on
+from kbkit.checks.link_model import Resolver, served_relative, wikilinks_on
 from kbkit.checks.rules.lint import ORPHAN
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import Tree
@@ -26,7 +26,11 @@ def orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding]
     for rel, summary in tree.summaries.items():
         if rel.startswith(local):
             continue
-        linked.update(target for target, _, _ in summary.links if target != rel)
+        linked.update(
+            target
+            for target, _, written in summary.links
+            if target != rel and not served_relative(written, resolver.model)
+        )
         for target, _, written in tree.facts[rel].get("site_links", ()):
             linked.update(resolver.site_targets(target, written))
         names = [name for name, _, _, _ in tree.facts[rel].get("wikilinks", ())]

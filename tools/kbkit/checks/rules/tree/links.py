@@ -19,6 +19,7 @@ from kbkit.checks.link_model import (
     fragment_known,
     has_site_root,
     is_site_link,
+    served_relative,
     wikilinks_on,
 )
 from kbkit.checks.rules.tree import LINK_ABSOLUTE, LINK_ANCHOR, LINK_BROKEN
@@ -75,7 +76,10 @@ def broken_link_findings(
                 if any(not _anchor_findings(tree, rel, o, line, written) for o in others):
                     missing = []
             findings.extend(missing)
+    from_url = resolver.model.from_url
     for resolved, line, written in summary.links:
+        if from_url and served_relative(written, resolver.model):
+            continue  # resolved from the page's URL: one of its site links above
         if anchors and "#" in written:
             target = resolver.target(resolved) if not outside_root(resolved) else None
             if target is not None:

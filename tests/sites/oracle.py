@@ -1,0 +1,156 @@
+"""The site generators as oracles: build a site with the real generator and read, from the
+HTML it writes, which links of which source page the built site does not serve.
+
+A verdict is `(source page, link as written)`: the source page repo-relative (as kbkit names
+it), the link as the author wrote it (the generator copies a plain relative or site-root
+href into the page unchanged). A link is broken when the URL it resolves to, from the URL
+the page is served at, names no file of the built site (`x/` and `x` also as
+`x/index.html`), or when its `#fragment` names no `id` of the page it reaches.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+Verdict = tuple[str, str]
+
+# Hugo: every page kind rendered through one template that also says which file the page
+# came from and where it is served (the oracle's own layouts, written into a copy).
+HUGO_LAYOUT = (
+    "<!doctype html><html><head>"
+    '<meta name="kbkit-source" content="{{ with .File }}{{ .Path }}{{ end }}">'
+    '<meta name="kbkit-url" content="{{ .RelPermalink }}">'
+    "</head><body><main>{{ .Content }}</main></body></html>\n"
+)
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.meta: dict[str, str] = {}
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {name: value or "" for name, value in attrs}
+        if tag == "meta" and found.get("name", "").startswith("kbkit-"):
+            self.meta[found["name"]] = found.get("content", "")
+        if "id" in found:
+            self.ids.add(found["id"])
+        if tag == "a" and "name" in found:
+            self.ids.add(found["name"])
+        if tag == "a" and "href" in found:
+            self.hrefs.append(found["href"])
+        if tag == "img" and "src" in found:
+            self.hrefs.append(found["src"])
+
+
+def _read(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8", errors="replace"))
+    return page
+
+
+def _served(public: Path, path: str) -> Path | None:
+    """The built file a URL path names, if the site serves one."""
+    rel = unquote(path).lstrip("/")
+    candidate = public / rel
+    if rel == "" or path.endswith("/"):
+        index = candidate / "index.html"
+        return index if index.is_file() else None
+    if candidate.is_file():
+        return candidate
+    index = candidate / "index.html"
+    return index if index.is_file() else None
+
+
+def built_verdicts(public: Path, source_prefix: str) -> dict[Verdict, bool]:
+    """Every internal link of every page of a built site: True when the site serves it."""
+    pages = {path: _read(path) for path in sorted(public.rglob("*.html"))}
+    verdicts: dict[Verdict, bool] = {}
+    for page in pages.values():
+        source = page.meta.get("kbkit-source", "")
+        url = page.meta.get("kbkit-url", "")
+        if not source:
+            continue  # a page the generator made without a file (a taxonomy list)
+        for href in page.hrefs:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or not (parts.path or parts.fragment):
+                continue  # another site, or an empty link
+            target = urljoin(url, href)
+            found = _served(public, urlsplit(target).path) if parts.path else None
+            ok = found is not None or not parts.path
+            if ok and parts.fragment:
+                reached = pages.get(found) if found is not None else page
+                if reached is None and found is not None and found.suffix == ".html":
+                    reached = _read(found)
+                ok = reached is None or unquote(parts.fragment) in reached.ids
+            verdicts[(f"{source_prefix}{source}", href)] = ok
+    return verdicts
+
+
+def hugo_verdicts(site: Path, work: Path) -> dict[Verdict, bool]:
+    """Build `site` with Debian's hugo (the oracle's layouts in a copy) and read it."""
+    copy = work / "hugo-site"
+    shutil.copytree(site, copy)
+    layouts = copy / "layouts" / "_default"
+    layouts.mkdir(parents=True, exist_ok=True)
+    for name in ("single.html", "list.html"):
+        (layouts / name).write_text(HUGO_LAYOUT, encoding="utf-8")
+    (copy / "layouts" / "index.html").write_text(HUGO_LAYOUT, encoding="utf-8")
+    public = work / "hugo-public"
+    subprocess.run(
+        ["hugo", "--quiet", "--source", str(copy), "--destination", str(public)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return built_verdicts(public, "content/")
+
+
+def kbkit_flagged(repo: Path) -> set[Verdict]:
+    """(page, link as written) of every link finding `kb check` reports after `kb init`."""
+    import sys
+
+    from kbkit.checks.rules.tree.links import link_parts
+    from kbkit.rulebook.findings import Finding
+
+    done = subprocess.run(
+        [sys.executable, "-m", "kbkit", "check", "--format", "json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    flagged = set()
+    for row in json.loads(done.stdout)["findings"]:
+        if row["rule"] in ("tree/link-broken", "tree/link-anchor"):
+            finding = Finding(
+                row["path"], row["line"], row["rule"], row["severity"], row["message"]
+            )
+            parts = link_parts(finding)
+            assert parts is not None and parts.written is not None, row
+            flagged.add((row["path"], parts.written))
+    return flagged
+
+
+def disagreements(verdicts: dict[Verdict, bool], flagged: set[Verdict]) -> list[str]:
+    """Both verdicts of every link the generator and kbkit judge differently."""
+    out = []
+    for key, served in sorted(verdicts.items()):
+        if served == (key in flagged):
+            out.append(
+                f"{key[0]}: {key[1]!r}: the generator says "
+                f"{'served' if served else 'broken'}, kbkit says "
+                f"{'broken' if key in flagged else 'fine'}"
+            )
+    for key in sorted(flagged - set(verdicts)):
+        out.append(
+            f"{key[0]}: {key[1]!r}: kbkit says broken, the generator's pages have no such link"
+        )
+    return out
