@@ -12,9 +12,9 @@ from test_github_scan import FakeGh
 from test_mailbox import comment, record
 
 from kbkit.__main__ import main
-from kbkit.intake.bugfixes import render_comment
+from kbkit.intake.sources.drop import render_comment
 from kbkit.intake.ledger import load_events
-from kbkit.intake.mailbox import REFUSED_FILE, comments_endpoint
+from kbkit.intake.sources.mailbox import REFUSED_FILE, comments_endpoint
 from kbkit.intake.schemas import CUT_MARKER
 
 FIXTURES = Path(__file__).with_name("fixtures")

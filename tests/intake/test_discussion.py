@@ -20,8 +20,8 @@ from kbkit.intake.discussion import (
     note_bytes,
 )
 from kbkit.intake.json_pages import decode_pages
-from kbkit.intake.pull_scan import files_diff
-from kbkit.intake.review_shapes import (
+from kbkit.intake.sources.github import files_diff
+from kbkit.intake.sources.github_shapes import (
     Author,
     IssueComment,
     ReviewComment,

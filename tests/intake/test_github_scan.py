@@ -14,7 +14,7 @@ from intake_factories import SLUG, make_pr
 from kbkit.__main__ import main
 from kbkit.intake.ledger import load_events
 from kbkit.intake.merged_prs import CURSOR_FILE, advance_cursor, read_cursor
-from kbkit.intake.pull_scan import files_endpoint, pulls_endpoint
+from kbkit.intake.sources.github import files_endpoint, pulls_endpoint
 
 PULLS = pulls_endpoint(SLUG).rpartition("&page=")[0]  # the fake's route: every page of it
 PAGE1 = pulls_endpoint(SLUG, 1)

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from kbkit.__main__ import main
-from kbkit.intake.bugfixes import neutral_title
+from kbkit.intake.sources.drop import neutral_title
 from kbkit.intake.ledger import load_events, record_events
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
 

@@ -11,7 +11,7 @@ from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
 from kbkit.intake.merged_prs import advance_cursor, parse_pulls, scan_since, since_option
-from kbkit.intake.pull_scan import scan_github
+from kbkit.intake.sources.github import scan_github
 from kbkit.intake.repo_identity import RepoIdentity, canonical_slug, parse_slug
 from kbkit.intake.reread import reread_prs
 

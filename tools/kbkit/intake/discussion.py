@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from kbkit.infra import inert
 from kbkit.infra.secret_tokens import redact_secrets
 from kbkit.intake.diff_excerpt import MAX_EXCERPT_BYTES, build_excerpt
-from kbkit.intake.review_shapes import (
+from kbkit.intake.sources.github_shapes import (
     MAINTAINERS,
     Author,
     IssueComment,
@@ -51,7 +51,7 @@ _WORD = re.compile(r"[A-Za-z0-9_']+")
 
 
 class RawDiscussion(NamedTuple):
-    """What GitHub said about one PR, as read (see `review_fetch`)."""
+    """What GitHub said about one PR, as read (see `sources.github_reviews`)."""
 
     reviews: list[Review]
     comments: list[ReviewComment]

@@ -9,7 +9,7 @@ another follows), so a scan costs one call per 100 pull requests updated since t
 never one per 100 in the repository's history.
 
 The cursor moves only after the whole scan succeeded: every page up to the stop was read and
-every newly recorded PR got its diff excerpt and review discussion (`review_fetch`). A
+every newly recorded PR got its diff excerpt and review discussion (`sources.github_reviews`). A
 failure at any point leaves the cursor where it was; rows recorded before it stay
 (uniqueness absorbs them when the next scan re-reads).
 """
@@ -31,7 +31,7 @@ from kbkit.intake.merged_prs import (
     window_start,
 )
 from kbkit.intake.repo_identity import RepoIdentity
-from kbkit.intake.review_fetch import GhReader, Reader, attach_discussion
+from kbkit.intake.sources.github_reviews import GhReader, Reader, attach_discussion
 from kbkit.vcs import github
 
 # Newly recorded rows are written in chunks of this many, so a rate limit met while

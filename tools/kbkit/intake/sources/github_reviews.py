@@ -21,7 +21,7 @@ from kbkit.infra.errors import InputError
 from kbkit.infra.json_input import loads
 from kbkit.intake.discussion import RawDiscussion, fit
 from kbkit.intake.json_pages import Page, decode_pages
-from kbkit.intake.review_shapes import (
+from kbkit.intake.sources.github_shapes import (
     Thread,
     parse_issue_comments,
     parse_review_comments,

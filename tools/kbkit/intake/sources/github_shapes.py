@@ -182,7 +182,7 @@ def parse_issue_comments(label: str, pages: list[Page]) -> list[IssueComment]:
 
 
 def parse_thread_page(label: str, pages: list[Page]) -> ThreadPage:
-    """One page of `repository.pullRequest.reviewThreads` (see `review_fetch.THREADS_QUERY`)."""
+    """One page of `repository.pullRequest.reviewThreads` (see `sources.github_reviews.THREADS_QUERY`)."""
     if len(pages) != 1 or type(pages[0].value) is not dict:
         _refuse("response", label, "expected one GraphQL response object")
     data: Any = pages[0].value.get("data")

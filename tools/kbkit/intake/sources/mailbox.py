@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from kbkit.infra.errors import InputError, UsageError
 from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
-from kbkit.intake.bugfixes import MARKER, bugfix_row
+from kbkit.intake.sources.drop import MARKER, bugfix_row
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, load_events, same_source
 from kbkit.intake.repo_identity import RepoIdentity, parse_slug

@@ -1,0 +1,1 @@
+"""Intake sources: one module per place merged changes and bugfix runs come from."""
