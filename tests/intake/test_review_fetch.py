@@ -17,9 +17,9 @@ from kbkit.distill.evidence import to_event
 from kbkit.intake.discussion import EVENT_BYTES, note_bytes
 from kbkit.intake.ledger import load_events
 from kbkit.intake.merged_prs import CURSOR_FILE
+from kbkit.intake.schemas import EVENTS, schema_errors
 from kbkit.intake.sources.github import files_endpoint, pulls_endpoint
 from kbkit.intake.sources.github_reviews import MAX_CALLS
-from kbkit.intake.schemas import EVENTS, schema_errors
 
 FIXTURES = Path(__file__).with_name("fixtures") / "reviews"
 PULLS = pulls_endpoint(SLUG)

@@ -30,12 +30,12 @@ from kbkit.distill.models import Gateway, ReplayGateway, ReplayMissError, reques
 from kbkit.distill.publication import settings_from_env
 from kbkit.infra.errors import KbkitError
 from kbkit.infra.jsonl import atomic_write_text
-from kbkit.intake.sources.drop import collect_drops
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import load_events, record_events
-from kbkit.intake.merged_prs import parse_pulls
-from kbkit.intake.sources.github import files_diff, files_endpoint
 from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.intake.sources.drop import collect_drops
+from kbkit.intake.sources.github import files_diff, files_endpoint
+from kbkit.intake.sources.github_pulls import parse_pulls
 from kbkit.intake.sources.github_reviews import RecordedReader, attach_discussion
 from kbkit.vcs import git
 

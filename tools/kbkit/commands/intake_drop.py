@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kbkit.infra.errors import InputError, KbkitError, UsageError
+from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.sources.drop import (
     DROP_DIR_ENV,
     landed_record,
@@ -16,7 +17,6 @@ from kbkit.intake.sources.drop import (
     render_comment,
     write_drop_record,
 )
-from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.sources.mailbox import parse_issue_ref
 from kbkit.vcs import github
 

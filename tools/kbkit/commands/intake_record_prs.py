@@ -10,10 +10,11 @@ from kbkit.infra.outward import line
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
-from kbkit.intake.merged_prs import advance_cursor, parse_pulls, scan_since, since_option
-from kbkit.intake.sources.github import scan_github
+from kbkit.intake.merged_prs import advance_cursor, scan_since, since_option
 from kbkit.intake.repo_identity import RepoIdentity, canonical_slug, parse_slug
 from kbkit.intake.reread import reread_prs
+from kbkit.intake.sources.github import scan_github
+from kbkit.intake.sources.github_pulls import parse_pulls
 
 
 def main(argv: list[str] | None = None) -> int:

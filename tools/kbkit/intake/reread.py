@@ -34,9 +34,9 @@ from kbkit.intake.ledger import (
     same_source,
     sequence,
 )
-from kbkit.intake.merged_prs import parse_pulls
-from kbkit.intake.sources.github import files_diff, files_endpoint
 from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.intake.sources.github import files_diff, files_endpoint
+from kbkit.intake.sources.github_pulls import parse_pulls
 from kbkit.intake.sources.github_reviews import GhReader, Reader, attach_discussion
 from kbkit.vcs import github
 

@@ -23,14 +23,9 @@ from typing import Any, NamedTuple
 from kbkit.infra.errors import InputError
 from kbkit.intake.json_pages import Page, decode_pages, page_items
 from kbkit.intake.ledger import Row, known_sources, load_events, record_events, same_source
-from kbkit.intake.merged_prs import (
-    advance_cursor,
-    parse_pulls,
-    read_cursor,
-    scan_since,
-    window_start,
-)
+from kbkit.intake.merged_prs import advance_cursor, read_cursor, scan_since, window_start
 from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.intake.sources.github_pulls import parse_pulls
 from kbkit.intake.sources.github_reviews import GhReader, Reader, attach_discussion
 from kbkit.vcs import github
 

@@ -23,11 +23,11 @@ from typing import Any, NamedTuple
 from kbkit.infra.errors import InputError, UsageError
 from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
-from kbkit.intake.sources.drop import MARKER, bugfix_row
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, load_events, same_source
 from kbkit.intake.repo_identity import RepoIdentity, parse_slug
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
+from kbkit.intake.sources.drop import MARKER, bugfix_row
 from kbkit.intake.state_file import read_state, write_state
 
 MARKERS = (MARKER, "<!-- infermatrix-copilot:bugfix-record:v1 -->")
