@@ -298,3 +298,11 @@ def fit(raw: RawDiscussion, source_id: str, pr_author: str, diff: str) -> Eviden
             "complete": raw.complete,
         },
     )
+
+
+def attach(row: dict[str, Any], raw: RawDiscussion, diff: str) -> None:
+    """Set a merged change's `diff_excerpt` and `discussion` from its final `diff` and what
+    was said on it (`raw`), within the event's one budget."""
+    evidence = fit(raw, row["source_id"], str(row.get("author") or "ghost"), diff)
+    row["diff_excerpt"] = evidence.excerpt
+    row["discussion"] = evidence.discussion
