@@ -175,9 +175,16 @@ class StandIn:
         project["notes"].setdefault(iid, []).append(item)
         return item
 
-    def fail(self, route: str, status: int, body: bytes, times: int = 1, **headers: str) -> None:
+    def fail(
+        self,
+        route: str,
+        status: int,
+        body: bytes,
+        times: int = 1,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         """The next `times` requests whose path contains `route` get this answer."""
-        self.failures += [(route, status, headers, body)] * times
+        self.failures += [(route, status, headers or {}, body)] * times
 
     # the API -------------------------------------------------------------------------
 

@@ -95,7 +95,7 @@ def test_404_project_not_found_is_the_environment(gitlab: StandIn) -> None:
 def test_429_waits_for_retry_after_then_reads_the_page(gitlab: StandIn) -> None:
     gitlab.merge_request(PATH, 1)
     gitlab.fail("/merge_requests", 429, b'{"message":"429 Too Many Requests"}',
-                **{"Retry-After": "3"})  # fmt: skip
+                headers={"Retry-After": "3"})  # fmt: skip
     api, slept = client(gitlab)
     page = api.page(MRS, {})
     assert [item["iid"] for item in page.items] == [1]
@@ -104,7 +104,7 @@ def test_429_waits_for_retry_after_then_reads_the_page(gitlab: StandIn) -> None:
 
 def test_a_retry_after_longer_than_a_minute_is_not_waited_out(gitlab: StandIn) -> None:
     gitlab.fail("/merge_requests", 429, b'{"message":"429 Too Many Requests"}',
-                **{"Retry-After": "3600"})  # fmt: skip
+                headers={"Retry-After": "3600"})  # fmt: skip
     api, slept = client(gitlab)
     with pytest.raises(GitLabUnavailable, match="rate limit is exhausted"):
         api.page(MRS, {})
