@@ -28,6 +28,9 @@ DROP_DIR_ENV = "KNOWLEDGE_INTAKE_DIR"
 QUARANTINE = "quarantine"
 MAX_DROP_BYTES = 1 << 20
 MARKER = "<!-- kbkit:bugfix-record:v1 -->"
+NAME = "drop"
+VIA = "drop"
+KIND = "bugfix_run"
 TITLE_CAP = load_schema(DROP_RECORD)["properties"]["title"]["maxLength"]
 
 
@@ -152,6 +155,16 @@ def drop_file_name(record: dict[str, Any]) -> str:
     """`OWNER+NAME+RUN_ID.json`: run ids are timestamps, so two repositories dropping into one
     folder must not share a name (`+` is in neither a slug nor a run id)."""
     return f"{str(record['repo']).replace('/', '+')}+{record['run_id']}.json"
+
+
+def repo_id(text: str) -> str | None:
+    """The GitHub `owner/name` a drop record names (see `parse_slug`)."""
+    return parse_slug(text)
+
+
+def change_id(repo: str, key: str) -> str:
+    """The bugfix run `key` (its run_id) of `repo`: `owner/name:RUN_ID`."""
+    return run_source_id(repo, key)
 
 
 def run_source_id(repo: str, run_id: str) -> str:

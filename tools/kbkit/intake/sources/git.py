@@ -17,12 +17,16 @@ from kbkit.infra.errors import UsageError
 from kbkit.intake.diff_excerpt import build_excerpt
 from kbkit.intake.ledger import Row, same_source, timestamp
 from kbkit.intake.merged_prs import SUMMARY_CHARS, conform
+from kbkit.intake.repo_identity import parse_slug
 from kbkit.vcs import git
 
 # A PR number is positive (GitHub's are; `(#0)` is not a merged PR, and no row says so).
 MERGE_SUBJECT = re.compile(r"^Merge pull request #([1-9]\d*) from (\S+)")
 SQUASH_SUBJECT = re.compile(r"^(.*\S)\s+\(#([1-9]\d*)\)$")
 _FORMAT = "%H%x1f%P%x1f%an%x1f%cI%x1f%B"
+NAME = "git"
+VIA = "git"
+KIND = "merged_pr"
 
 
 class MergedCommit(NamedTuple):
@@ -33,6 +37,16 @@ class MergedCommit(NamedTuple):
     author: str
     merged_at: str
     summary: str
+
+
+def repo_id(text: str) -> str | None:
+    """The GitHub `owner/name` whose PR numbers the merge subjects carry (see `parse_slug`)."""
+    return parse_slug(text)
+
+
+def change_id(repo: str, key: str) -> str:
+    """The merged PR `key` of `repo`, as GitHub would name it: `owner/name#N`."""
+    return f"{repo}#{key}"
 
 
 def parse_commit(record: str) -> MergedCommit | None:
@@ -111,7 +125,7 @@ def git_rows(repo: Path, branch: str, slug: str, known: Container[tuple[str, str
     seen: set[str] = set()
     already = 0
     for commit in merged_commits(repo, branch):
-        source_id = f"{slug}#{commit.number}"
+        source_id = change_id(slug, str(commit.number))
         if same_source("merged_pr", source_id) in known:
             already += 1
             continue

@@ -19,10 +19,10 @@ from typing import Any, Protocol
 
 from kbkit.infra.errors import InputError
 from kbkit.infra.json_input import loads
-from kbkit.intake.discussion import RawDiscussion, fit
+from kbkit.intake.discussion import attach
 from kbkit.intake.json_pages import Page, decode_pages
-from kbkit.intake.review_shapes import (
-    Thread,
+from kbkit.intake.notes import RawDiscussion, Thread
+from kbkit.intake.sources.github_shapes import (
     parse_issue_comments,
     parse_review_comments,
     parse_reviews,
@@ -155,7 +155,5 @@ def attach_discussion(row: dict[str, Any], diff: str, reader: Reader) -> int:
     reviewers said, within the event's one budget; returns the calls it took."""
     slug, number = row["repo"], row["number"]
     raw, calls = read_discussion(slug, number, reader)
-    evidence = fit(raw, row["source_id"], str(row.get("author") or "ghost"), diff)
-    row["diff_excerpt"] = evidence.excerpt
-    row["discussion"] = evidence.discussion
+    attach(row, raw, diff)
     return calls

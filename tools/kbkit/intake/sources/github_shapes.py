@@ -14,60 +14,11 @@ from typing import Any, NamedTuple, NoReturn
 from kbkit.infra.errors import InputError
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.merged_prs import parse_time
+from kbkit.intake.notes import Author, IssueComment, Review, ReviewComment, Thread
 
 MAX_BODY = 65536  # GitHub's limit on a comment or review body
 MAX_HUNK = 1 << 20  # a diff hunk is the file's diff up to the line: large, never unbounded
-MAINTAINERS = ("OWNER", "MEMBER", "COLLABORATOR")
 REVIEW_STATES = ("APPROVED", "CHANGES_REQUESTED", "COMMENTED", "DISMISSED", "PENDING")
-
-
-class Author(NamedTuple):
-    login: str  # "ghost" for a deleted account
-    association: str  # OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ... as GitHub says
-    bot: bool
-
-
-class Review(NamedTuple):
-    id: int
-    author: Author
-    state: str  # one of REVIEW_STATES
-    body: str
-    at: str | None  # submitted_at (a pending review has none)
-
-
-class ReviewComment(NamedTuple):
-    """One inline comment on the diff (`GET /repos/O/R/pulls/N/comments`)."""
-
-    id: int
-    review_id: int | None  # pull_request_review_id
-    in_reply_to: int | None  # the thread's first comment (GitHub points every reply there)
-    author: Author
-    body: str
-    path: str
-    line: int | None  # the (last) line on the current diff; None when outdated
-    start_line: int | None  # first line of a multi-line comment
-    original_line: int | None
-    original_start_line: int | None
-    file_level: bool  # subject_type "file": about the file, no line
-    hunk: str
-    at: str
-
-
-class IssueComment(NamedTuple):
-    """One comment of the PR's conversation (`GET /repos/O/R/issues/N/comments`)."""
-
-    id: int
-    author: Author
-    body: str
-    at: str
-
-
-class Thread(NamedTuple):
-    """A review thread's state from GraphQL `reviewThreads` (REST has none of it)."""
-
-    root: int  # the databaseId of its first comment: the REST comment id
-    resolved: bool
-    outdated: bool
 
 
 class ThreadPage(NamedTuple):
@@ -182,7 +133,7 @@ def parse_issue_comments(label: str, pages: list[Page]) -> list[IssueComment]:
 
 
 def parse_thread_page(label: str, pages: list[Page]) -> ThreadPage:
-    """One page of `repository.pullRequest.reviewThreads` (see `review_fetch.THREADS_QUERY`)."""
+    """One page of `repository.pullRequest.reviewThreads` (see `sources.github_reviews.THREADS_QUERY`)."""
     if len(pages) != 1 or type(pages[0].value) is not dict:
         _refuse("response", label, "expected one GraphQL response object")
     data: Any = pages[0].value.get("data")

@@ -23,11 +23,11 @@ from typing import Any, NamedTuple
 from kbkit.infra.errors import InputError, UsageError
 from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
-from kbkit.intake.bugfixes import MARKER, bugfix_row
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, load_events, same_source
 from kbkit.intake.repo_identity import RepoIdentity, parse_slug
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
+from kbkit.intake.sources.drop import MARKER, bugfix_row, run_source_id
 from kbkit.intake.state_file import read_state, write_state
 
 MARKERS = (MARKER, "<!-- infermatrix-copilot:bugfix-record:v1 -->")
@@ -51,6 +51,19 @@ class StrangerComment(ValueError):
 
 ISSUE_REF = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([1-9][0-9]{0,9})$")
 REFUSED_FILE = "mailbox-refused.json"
+NAME = "mailbox"
+VIA = "mailbox"
+KIND = "bugfix_run"
+
+
+def repo_id(text: str) -> str | None:
+    """The GitHub `owner/name` of a mailbox issue's repository (see `parse_slug`)."""
+    return parse_slug(text)
+
+
+def change_id(repo: str, key: str) -> str:
+    """The bugfix run `key` (its run_id) of `repo`, as a drop file would name it."""
+    return run_source_id(repo, key)
 
 
 def unconfigured(text: str) -> bool:

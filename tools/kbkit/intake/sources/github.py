@@ -1,4 +1,4 @@
-"""Scan GitHub's closed pulls, newest updated first, one page at a time, and record the
+"""The GitHub source: scan GitHub's closed pulls, newest updated first, one page at a time, and record the
 merged ones; the cursor bounds every scan.
 
 Where a scan stops: at the cursor minus the overlap (one hour), or, on the first scan of a
@@ -9,7 +9,7 @@ another follows), so a scan costs one call per 100 pull requests updated since t
 never one per 100 in the repository's history.
 
 The cursor moves only after the whole scan succeeded: every page up to the stop was read and
-every newly recorded PR got its diff excerpt and review discussion (`review_fetch`). A
+every newly recorded PR got its diff excerpt and review discussion (`sources.github_reviews`). A
 failure at any point leaves the cursor where it was; rows recorded before it stay
 (uniqueness absorbs them when the next scan re-reads).
 """
@@ -18,21 +18,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from kbkit.infra.errors import InputError
 from kbkit.intake.json_pages import Page, decode_pages, page_items
-from kbkit.intake.ledger import Row, known_sources, load_events, record_events, same_source
-from kbkit.intake.merged_prs import (
-    advance_cursor,
-    parse_pulls,
-    read_cursor,
-    scan_since,
-    window_start,
+from kbkit.intake.ledger import known_sources, load_events, record_events, same_source
+from kbkit.intake.merged_prs import advance_cursor, read_cursor, scan_since, window_start
+from kbkit.intake.repo_identity import RepoIdentity, parse_slug
+from kbkit.intake.sources.base import Change, ScanResult
+from kbkit.intake.sources.github_pulls import parse_pulls
+from kbkit.intake.sources.github_reviews import (
+    GhReader,
+    Reader,
+    attach_discussion,
+    read_discussion,
 )
-from kbkit.intake.repo_identity import RepoIdentity
-from kbkit.intake.review_fetch import GhReader, Reader, attach_discussion
 from kbkit.vcs import github
+
+NAME = "github"
+VIA = "github"
+KIND = "merged_pr"
+NOUN = "pull request"
 
 # Newly recorded rows are written in chunks of this many, so a rate limit met while
 # fetching diffs keeps what was already fetched.
@@ -40,15 +46,32 @@ CHUNK = 20
 PER_PAGE = 100  # GitHub's maximum
 
 
-class ScanResult(NamedTuple):
-    new: list[Row]  # rows recorded (or, in a dry run, that would be)
-    already: int
-    unmerged: int
-    cursor: str | None  # the repo's cursor after the scan (unchanged in a dry run)
-    since: str | None  # where this scan stopped (pull requests updated before it were not read)
-    pages: int = 0  # pages of pull requests read
-    first: bool = False  # the repository's first scan (no cursor, no --since)
-    older: int | None = None  # first scan: about how many older closed PRs it left
+def repo_id(text: str) -> str | None:
+    """`owner/name` (lower case, no `.git`) of a slug or a repository URL; None otherwise."""
+    return parse_slug(text)
+
+
+def change_id(repo: str, key: str) -> str:
+    """Pull request `key` of `repo`: `owner/name#N`."""
+    return f"{repo}#{key}"
+
+
+def scan(
+    intake_dir: Path,
+    repo: str,
+    identity: RepoIdentity,
+    *,
+    dry_run: bool = False,
+    since: str | None = None,
+) -> ScanResult:
+    """The source interface's scan: `scan_github` through gh."""
+    return scan_github(intake_dir, repo, identity, dry_run=dry_run, since=since)
+
+
+def read_change(repo: str, number: int, cwd: Path) -> Change:
+    """Pull request `number`'s final diff (from its files) and its review discussion."""
+    diff = _diff(repo, {"number": number}, cwd, github.api_paginate)
+    return Change(diff, read_discussion(repo, number, GhReader(cwd))[0])
 
 
 def pulls_endpoint(slug: str, page: int = 1) -> str:
