@@ -236,13 +236,10 @@ def _plain(value: str) -> str:
 
 
 def _site_policy(repo: Path, site: Site) -> Step:
-    pages = sum(1 for _ in (repo / site.root).rglob("*.md")) if (repo / site.root).is_dir() else 0
+    from kbkit.sites.coverage import coverage, words
+
     step = _create(repo, TOP_POLICY, site_policy_text(site))
-    root = "the top folder" if site.root == "." else f"{site.root}/"
-    return step._replace(
-        detail=f"{site.generator}, {site.config}: {pages} page(s) under {root}, "
-        f"profile {site.profile}"
-    )
+    return step._replace(detail=words(site, coverage(repo, site)))
 
 
 def _has_pages(top: Path) -> bool:

@@ -10,11 +10,15 @@ from kbkit.sites.config import (
 )
 from kbkit.sites.site import Site
 
+PUBLISHED = (".md", ".mdx")  # the page files it builds
+
 
 def detect(repo: Path) -> Site | None:
     """`docusaurus.config.{js,ts,mjs,cjs}` at the top with pages in `docs/`."""
     for suffix in ("js", "ts", "mjs", "cjs"):
         if (repo / f"docusaurus.config.{suffix}").is_file() and has_pages(repo / "docs"):
             config = f"docusaurus.config.{suffix}"
-            return Site("Docusaurus", config, "public-docs", "docs", index_keys(repo / "docs"))
+            return Site(
+                "Docusaurus", config, "public-docs", "docs", index_keys(repo / "docs"), PUBLISHED
+            )
     return None

@@ -23,6 +23,18 @@ from kbkit.sites.config import (
 )
 from kbkit.sites.site import Site
 
+PUBLISHED = (
+    ".md",
+    ".markdown",
+    ".html",
+    ".htm",
+    ".adoc",
+    ".asciidoc",
+    ".org",
+    ".pandoc",
+    ".rst",
+)  # the page files it builds
+
 
 def detect(repo: Path) -> Site | None:
     """`hugo.toml|yaml|json`, or the older `config.toml|yaml` beside a `content/` folder."""
@@ -41,7 +53,7 @@ def detect(repo: Path) -> Site | None:
         links["md_from_file"] = True
     if not links:
         del keys["links"]
-    return Site("Hugo", found[0], "hugo", root, keys)
+    return Site("Hugo", found[0], "hugo", root, keys, PUBLISHED)
 
 
 def _config_data(config: Path) -> dict[str, Any]:

@@ -18,6 +18,8 @@ from kbkit.sites.config import (
 )
 from kbkit.sites.site import Site
 
+PUBLISHED = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # the page files it builds
+
 
 def detect(repo: Path) -> Site | None:
     """`mkdocs.yml` (or `.yaml`) at the top."""
@@ -55,4 +57,4 @@ def _site(repo: Path, name: str) -> Site:
         links["inserted_text"] = False  # no page can pull in text (and headings)
     if links:
         keys["links"] = links
-    return Site("MkDocs", name, "mkdocs", root, keys)
+    return Site("MkDocs", name, "mkdocs", root, keys, PUBLISHED)

@@ -11,3 +11,4 @@ class Site(NamedTuple):
     profile: str  # the built-in profile
     root: str  # the knowledge root, repo-relative ("." for the top)
     keys: dict[str, Any]  # policy keys beyond the profile's
+    published: tuple[str, ...] = (".md",)  # the page file suffixes it publishes from its root
