@@ -11,8 +11,11 @@ the page is served at, names no file of the built site (`x/` and `x` also as
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -113,10 +116,49 @@ def hugo_verdicts(site: Path, work: Path) -> dict[Verdict, bool]:
     return built_verdicts(public, "content/")
 
 
+MKDOCS_VALIDATION = """
+validation:
+  links:
+    not_found: warn
+    anchors: warn
+    absolute_links: info
+    unrecognized_links: info
+"""
+_MKDOCS_BROKEN = re.compile(
+    r"^WARNING +- +Doc file '(?P<page>[^']+)' contains a link '(?P<link>[^']+)', but "
+    r"(?:the target(?: '[^']*')? is not found among documentation files|the doc '[^']+' does not "
+    r"contain an anchor '#[^']*')\.$"
+)
+
+
+def mkdocs_broken(site: Path, work: Path, docs: str = "docs") -> set[Verdict]:
+    """(page, link) of every link `mkdocs build --strict` reports: a target not among the
+    documentation files, or an anchor the target page lacks (MkDocs 1.6 validation, set to
+    warn in a copy of the configuration when the site leaves it unset)."""
+    copy = work / "mkdocs-site"
+    shutil.copytree(site, copy)
+    config = copy / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    if "\nvalidation:" not in "\n" + text:
+        config.write_text(text + MKDOCS_VALIDATION, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(work / "mkdocs-out")],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
+    )
+    found = set()
+    for line in done.stderr.splitlines():
+        match = _MKDOCS_BROKEN.match(line.strip())
+        if match:
+            found.add((f"{docs}/{match['page']}", match["link"]))
+    assert found or done.returncode == 0, done.stderr  # a failure the oracle cannot read
+    return found
+
+
 def kbkit_flagged(repo: Path) -> set[Verdict]:
     """(page, link as written) of every link finding `kb check` reports after `kb init`."""
-    import sys
-
     from kbkit.checks.rules.tree.links import link_parts
     from kbkit.rulebook.findings import Finding
 
