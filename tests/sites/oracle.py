@@ -11,8 +11,10 @@ the page is served at, names no file of the built site (`x/` and `x` also as
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -115,8 +117,6 @@ def hugo_verdicts(site: Path, work: Path) -> dict[Verdict, bool]:
 
 def kbkit_flagged(repo: Path) -> set[Verdict]:
     """(page, link as written) of every link finding `kb check` reports after `kb init`."""
-    import sys
-
     from kbkit.checks.rules.tree.links import link_parts
     from kbkit.rulebook.findings import Finding
 
@@ -154,3 +154,50 @@ def disagreements(verdicts: dict[Verdict, bool], flagged: set[Verdict]) -> list[
             f"{key[0]}: {key[1]!r}: kbkit says broken, the generator's pages have no such link"
         )
     return out
+
+
+# Sphinx: every warning that a link of a MyST page names nothing, as `path:line: WARNING:`
+_SPHINX_WARNING = re.compile(
+    r"^(?P<path>.+?):(?P<line>\d+): WARNING: (?P<message>.*(?:not found|not readable|"
+    r"Could not find|Unknown source document).*)$"
+)
+
+
+def sphinx_verdicts(site: Path, work: Path, source_prefix: str) -> dict[Verdict, bool]:
+    """Build the Sphinx source folder `site` (conf.py with myst_parser) with the real Sphinx
+    and read its warnings: every markdown link of every page (the link as written, read with
+    markdown-it as MyST reads it) is broken when Sphinx warns, at the link's line, that its
+    target, document, label or fragment is not found (one link a paragraph in the fixture:
+    MyST gives a link its paragraph's line)."""
+    from markdown_it import MarkdownIt
+
+    out, warnings = work / "sphinx-html", work / "sphinx-warnings.txt"
+    subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-E", str(site), str(out)]
+        + ["-d", str(work / "sphinx-doctrees"), "-w", str(warnings)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    warned = set()
+    for line in warnings.read_text(encoding="utf-8").splitlines():
+        found = _SPHINX_WARNING.match(line)
+        if found:
+            path = Path(found["path"]).resolve().relative_to(site.resolve()).as_posix()
+            warned.add((path, int(found["line"])))
+    assert warned, "Sphinx warned about no link: the fixture's broken links were not read"
+    markdown = MarkdownIt("commonmark")
+    verdicts: dict[Verdict, bool] = {}
+    for page in sorted(site.rglob("*.md")):
+        rel = page.relative_to(site).as_posix()
+        for block in markdown.parse(page.read_text(encoding="utf-8")):
+            for token in block.children or ():
+                href = token.attrGet("href") or token.attrGet("src")
+                if token.type not in ("link_open", "image") or not isinstance(href, str):
+                    continue
+                written = markdown.normalizeLinkText(href)
+                if urlsplit(written).scheme:
+                    continue  # another site
+                line = block.map[0] + 1 if block.map else 0
+                verdicts[(f"{source_prefix}{rel}", written)] = (rel, line) not in warned
+    return verdicts
