@@ -117,14 +117,16 @@ def _conf_keys(values: dict[str, Any]) -> dict[str, Any]:
         links["extensions"] = {"": [".md", *extra]}
     if links:
         keys["links"] = links
-    root = values.get("root_doc") or values.get("master_doc") or "index"
+    index: dict[str, Any] = {}
+    root = str(values.get("root_doc") or values.get("master_doc") or "index").strip("/")
+    if root != "index":  # the site's home: no entry, linked from every page
+        index["placed"] = [f"/{root}.*"]
     excluded = [str(p) for p in values.get("exclude_patterns") or () if isinstance(p, str)]
-    unlisted = [
-        f"/{str(root).strip('/')}.*",
-        *(f"/{pattern.strip('/')}" for pattern in excluded if pattern.strip("/")),
-    ]
-    if unlisted != ["/index.*"]:
-        keys["index"] = {"unlisted": unlisted}
+    unlisted = [f"/{pattern.strip('/')}" for pattern in excluded if pattern.strip("/")]
+    if unlisted:  # pages Sphinx does not build need no entry
+        index["unlisted"] = unlisted
+    if index:
+        keys["index"] = index
     return keys
 
 
