@@ -180,8 +180,8 @@ def sphinx_verdicts(site: Path, work: Path, source_prefix: str) -> dict[Verdict,
         text=True,
     )
     warned = set()
-    for line in warnings.read_text(encoding="utf-8").splitlines():
-        found = _SPHINX_WARNING.match(line)
+    for warning in warnings.read_text(encoding="utf-8").splitlines():
+        found = _SPHINX_WARNING.match(warning)
         if found:
             path = Path(found["path"]).resolve().relative_to(site.resolve()).as_posix()
             warned.add((path, int(found["line"])))

@@ -287,7 +287,9 @@ def _toctrees(tree: Tree) -> list[Toc]:
         entries = tree.facts[rel].get("toctree", ())
         if not entries:
             continue
-        listed = tuple(Entry(t, line, written, False) for t, line, written, glob in entries if not glob)
+        listed = tuple(
+            Entry(t, line, written, False) for t, line, written, glob in entries if not glob
+        )
         globs = tuple(f"/{t}" for t, _, _, glob in entries if glob)
         out.append(Toc(tree.repo_path(rel), None, "", listed, False, (), globs))
     return out

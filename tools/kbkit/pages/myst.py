@@ -52,7 +52,7 @@ def docutils_id(text: str) -> str:
 
 def labels(page: Page) -> tuple[str, ...]:
     """The label names the page defines (normalised), in page order, once each."""
-    plain_code = set()
+    plain_code: set[int] = set()
     options: dict[int, str] = {}  # line -> a name given in a directive's `---` options
     for block in page.code_blocks:
         lines = block.lines()

@@ -20,7 +20,6 @@ from kbkit.checks.link_model import (
     has_site_root,
     is_site_link,
     labels_on,
-    own_ids,
     served_relative,
     wikilinks_on,
 )
