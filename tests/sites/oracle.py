@@ -196,3 +196,50 @@ def disagreements(verdicts: dict[Verdict, bool], flagged: set[Verdict]) -> list[
             f"{key[0]}: {key[1]!r}: kbkit says broken, the generator's pages have no such link"
         )
     return out
+
+
+# Sphinx: every warning that a link of a MyST page names nothing, as `path:line: WARNING:`
+_SPHINX_WARNING = re.compile(
+    r"^(?P<path>.+?):(?P<line>\d+): WARNING: (?P<message>.*(?:not found|not readable|"
+    r"Could not find|Unknown source document).*)$"
+)
+
+
+def sphinx_verdicts(site: Path, work: Path, source_prefix: str) -> dict[Verdict, bool]:
+    """Build the Sphinx source folder `site` (conf.py with myst_parser) with the real Sphinx
+    and read its warnings: every markdown link of every page (the link as written, read with
+    markdown-it as MyST reads it) is broken when Sphinx warns, at the link's line, that its
+    target, document, label or fragment is not found (one link a paragraph in the fixture:
+    MyST gives a link its paragraph's line)."""
+    from markdown_it import MarkdownIt
+
+    out, warnings = work / "sphinx-html", work / "sphinx-warnings.txt"
+    subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-E", str(site), str(out)]
+        + ["-d", str(work / "sphinx-doctrees"), "-w", str(warnings)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    warned = set()
+    for warning in warnings.read_text(encoding="utf-8").splitlines():
+        found = _SPHINX_WARNING.match(warning)
+        if found:
+            path = Path(found["path"]).resolve().relative_to(site.resolve()).as_posix()
+            warned.add((path, int(found["line"])))
+    assert warned, "Sphinx warned about no link: the fixture's broken links were not read"
+    markdown = MarkdownIt("commonmark")
+    verdicts: dict[Verdict, bool] = {}
+    for page in sorted(site.rglob("*.md")):
+        rel = page.relative_to(site).as_posix()
+        for block in markdown.parse(page.read_text(encoding="utf-8")):
+            for token in block.children or ():
+                href = token.attrGet("href") or token.attrGet("src")
+                if token.type not in ("link_open", "image") or not isinstance(href, str):
+                    continue
+                written = markdown.normalizeLinkText(href)
+                if urlsplit(written).scheme:
+                    continue  # another site
+                line = block.map[0] + 1 if block.map else 0
+                verdicts[(f"{source_prefix}{rel}", written)] = (rel, line) not in warned
+    return verdicts

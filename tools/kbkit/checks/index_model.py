@@ -4,12 +4,15 @@
 - `toc`: the site's navigation lists every page. `index.toc` names one table of contents:
   a markdown page under the knowledge root (mdBook's `SUMMARY.md`: its links), `mkdocs.yml`
   (`nav:`; without a `nav` every page is listed, as mkdocs lists them) or a Jupyter Book
-  `_toc.yml` (`file:` and `root:` entries, `.md` implied); paths in those two are
+  `_toc.yml` (`file:` and `root:` entries, the extension implied: `.md`, `.ipynb`, `.Rmd`...;
+  `glob:` entries place the pages they match); paths in those two are
   knowledge-root paths (mkdocs' `docs_dir`). `index.toc_files` names files that are DocFX
   tables of contents wherever they sit under the knowledge root (`toc.yml`: nested
   `items`, `href` and `topicHref` relative to the file; `toc.md`: its links); such a file
   covers the pages of its folder and below, and a page no table of contents covers is not
-  checked. Unlisted pages are `tree/page-unregistered` (except pages matching
+  checked. With `index.toctree`, the entries of every page's MyST `{toctree}` directives
+  (document names relative to the page, `/x` from the knowledge root, `:glob:` patterns)
+  list pages as Sphinx's navigation does; the `toctree` fact keeps them. Unlisted pages are `tree/page-unregistered` (except pages matching
   `index.unlisted` or mkdocs' `not_in_nav`, and pages a generator lists in navigation it
   builds itself: `index.placed`, the posts of Material's blog plugin), a page
   listed twice in one file `tree/page-registered-twice`, an entry of a YAML table of
@@ -38,6 +41,7 @@ import yaml
 from kbkit.checks.rules.tree import LINK_BROKEN, PAGE_REGISTERED_TWICE, PAGE_UNREGISTERED
 from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
+from kbkit.pages import myst
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import is_absolute
 from kbkit.policy.model import Policy
@@ -48,6 +52,8 @@ from kbkit.tree.model import Tree
 
 INDEX_PAGE, TOC, PARENT, NONE = "index-page", "toc", "parent", "none"
 MAX_TOC_BYTES = 4 * 1024 * 1024
+# what a Jupyter Book `_toc.yml` entry written without its extension may name
+BOOK_SUFFIXES = (".md", ".ipynb", ".Rmd", ".myst", ".rst")
 
 
 def model(policy: Policy) -> str:
@@ -118,6 +124,8 @@ def tocs(tree: Tree) -> list[Toc]:
         for rel in sorted(tree.files):
             if rel.rsplit("/", 1)[-1] in names:
                 found.append(_docfx_toc(tree, rel))
+    if index.get("toctree"):
+        found.extend(_toctrees(tree))
     _LAST[:] = [tree, found]
     return list(found)
 
@@ -146,11 +154,12 @@ def _toc_file(tree: Tree, toc: str, data: Any) -> Toc:
         placed = _blog_posts(data)
     else:
         _book_files(data, written)
+        placed = [f"/{glob.strip('/')}" for glob in _book_globs(data, [])]
     listed: list[Entry] = []
     for entry in written:
         rel = posixpath.normpath(entry.lstrip("/"))
-        if rel not in tree.files and rel + ".md" in tree.files:
-            rel += ".md"  # Jupyter Book leaves the extension out
+        if rel not in tree.files:  # Jupyter Book leaves the extension out
+            rel = next((rel + s for s in BOOK_SUFFIXES if rel + s in tree.files), rel)
         listed.append(Entry("" if rel == "." else rel, getattr(entry, "line", 0), entry, False))
     return Toc(toc, None, "", tuple(listed), every, tuple(unlisted), tuple(placed))
 
@@ -240,6 +249,50 @@ def _book_files(node: Any, out: list[str]) -> None:
     elif isinstance(node, list):
         for item in node:
             _book_files(item, out)
+
+
+def _book_globs(node: Any, out: list[str]) -> list[str]:
+    """The `glob:` patterns of a Jupyter Book `_toc.yml`."""
+    if isinstance(node, dict):
+        if isinstance(node.get("glob"), str):
+            out.append(node["glob"])
+        for value in node.values():
+            if isinstance(value, (list, dict)):
+                _book_globs(value, out)
+    elif isinstance(node, list):
+        for item in node:
+            _book_globs(item, out)
+    return out
+
+
+def toctree_fact(rel: str, page: Page, policy: Policy) -> tuple[tuple[str, int, str, bool], ...]:
+    """(target, line, entry as written, a glob) for the entries of the page's `{toctree}`
+    directives, targets root-relative (`/x` from the root), when `index.toctree` is on."""
+    if not (policy.data.get("index") or {}).get("toctree") or "toctree" not in page.text:
+        return ()
+    folder = posixpath.dirname(rel)
+    out = []
+    for line, written, glob in myst.toctree_entries(page):
+        joined = written.lstrip("/") if written.startswith("/") else posixpath.join(folder, written)
+        target = posixpath.normpath(joined) if joined else ""
+        out.append(("" if target == "." else target, line, written, glob))
+    return tuple(out)
+
+
+def _toctrees(tree: Tree) -> list[Toc]:
+    """The pages whose `{toctree}` directives list pages (the `toctree` fact), each a table
+    of contents of the whole tree: a page none lists is unregistered, as Sphinx warns."""
+    out = []
+    for rel in sorted(tree.facts):
+        entries = tree.facts[rel].get("toctree", ())
+        if not entries:
+            continue
+        listed = tuple(
+            Entry(t, line, written, False) for t, line, written, glob in entries if not glob
+        )
+        globs = tuple(f"/{t}" for t, _, _, glob in entries if glob)
+        out.append(Toc(tree.repo_path(rel), None, "", listed, False, (), globs))
+    return out
 
 
 def _docfx_toc(tree: Tree, rel: str) -> Toc:

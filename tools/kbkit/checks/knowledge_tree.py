@@ -13,12 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from kbkit.checks import Context, Fingerprints, Rerun
-from kbkit.checks.index_model import include_fact, is_redirect, parent_fact
+from kbkit.checks.index_model import include_fact, is_redirect, parent_fact, toctree_fact
 from kbkit.checks.link_model import (
     Resolver,
     anchor_ids,
     anchors_known,
     anchors_on,
+    fragment_fact,
+    label_fact,
     site_links,
     wikilink_aliases,
     wikilink_refs,
@@ -122,6 +124,12 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
     if anchors_on(policy) and anchors_known(page, policy):
         facts["anchors"] = anchor_ids(page, policy)  # tree/link-anchor
+    labels = label_fact(page, policy)
+    if labels:
+        facts["labels"] = labels  # MyST labels: `[x](label)` on any page (links.labels)
+    fragments = fragment_fact(page, policy)
+    if fragments:
+        facts["fragments"] = fragments  # `#x` links only a label of any page may settle
     wiki = wikilink_refs(page, policy)
     if wiki:
         facts["wikilinks"] = wiki  # T10 and lint/orphan, when links.wikilinks is on
@@ -131,6 +139,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     included = include_fact(rel, page, policy)
     if included:
         facts["includes"] = included  # mdBook's {{#include}}: placed pages (index.includes)
+    toctree = toctree_fact(rel, page, policy)
+    if toctree:
+        facts["toctree"] = toctree  # MyST's {toctree} entries: the navigation (index.toctree)
     if is_redirect(page, policy):
         facts["redirect"] = True  # DocFX's redirect_url: needs no entry (index.redirect_keys)
     if scope != ROOT:

@@ -40,6 +40,14 @@
   attributes, footnote ids, with `attr_list` the `{ #id }` of attribute lists, with
   `tabbed` pymdownx.tabbed's tab ids; fragments that match `anchor_ignore` (a regex, from
   the fragment's start) are not checked. Pages keep their ids as a fact.
+- `labels` (MyST, as Sphinx resolves `[text](target)`): a target that names no file names a
+  label defined on any page (`(label)=`, a directive's `:name:`; `kbkit.pages.myst`), or
+  one of the pages Sphinx always builds (`genindex`, `modindex`, `search`); a `#fragment`
+  the page does not hold may name such a label too, and `page.md#label` names a label of
+  that page. Pages keep their labels as a fact (`labels`), and the same-page fragments
+  only the whole tree can settle as another (`fragments`).
+- `heading_depth`: only headings up to this level take slug ids (MyST's
+  `myst_heading_anchors`; 0: none); unset, every heading does.
 - `wikilinks`: `[[Page]]`, `[[Page|alias]]`, `[[Page#heading]]`, `[[folder/Page]]` and
   `![[embed.png]]` are links, resolved by file name the way Obsidian does
   (`Resolver.wikilink`); pages keep them as a fact (`wikilinks`), so the snapshot's
@@ -64,7 +72,7 @@ from typing import Any, NamedTuple
 
 from kbkit.checks.redirect_files import EXTERNAL, configured, load_redirects
 from kbkit.checks.scopes import compiled
-from kbkit.pages import anchors
+from kbkit.pages import anchors, myst
 from kbkit.pages.link import EMBED
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import LinkRef, is_absolute
@@ -276,6 +284,7 @@ class Resolver:
         self._generated: Any = None
         self._names: dict[str, list[str]] | None = None
         self._aliases: dict[str, list[str]] | None = None
+        self._labels: frozenset[str] | None = None
 
     def exists(self, rel: str) -> bool:
         return rel == "" or rel in self.tree.files or rel in self.tree.folders
@@ -457,6 +466,16 @@ class Resolver:
                 return hit
         return None
 
+    def is_label(self, name: str) -> bool:
+        """Whether `name` is a MyST label of some page (`labels` facts) or a page Sphinx
+        always builds (`genindex`, `search`)."""
+        if self._labels is None:
+            found = set(myst.BUILT_IN)
+            for facts in self.tree.facts.values():
+                found.update(facts.get("labels", ()))
+            self._labels = frozenset(found)
+        return myst.normalized(name) in self._labels
+
     def _by_alias(self) -> dict[str, list[str]]:
         """Pages by lower-cased frontmatter alias (`links.aliases`; empty otherwise)."""
         if self._aliases is None:
@@ -546,6 +565,8 @@ class AnchorOptions(NamedTuple):
     tabbed: bool  # pymdownx.tabbed's `=== "Tab"` give ids
     ignore: re.Pattern[str] | None  # fragments that are never checked
     definitions: bool = False  # definition terms give ids (goldmark's autoDefinitionTermID)
+    depth: int | None = None  # only headings up to this level take slug ids
+    labels: bool = False  # MyST labels (`(name)=`, `:name:`) and section ids give ids
 
 
 def anchor_options(policy: Policy) -> AnchorOptions:
@@ -557,6 +578,8 @@ def anchor_options(policy: Policy) -> AnchorOptions:
         bool(links.get("tabbed")),
         re.compile(str(ignore)) if ignore else None,
         bool(links.get("definition_ids")),
+        None if links.get("heading_depth") is None else int(links["heading_depth"]),
+        bool(links.get("labels")),
     )
 
 
@@ -571,7 +594,10 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
     if _LAST_PAGE[0] is page and _LAST_PAGE[1] is policy.data:
         return tuple(_LAST_PAGE[2])
     options = compiled(policy, anchor_options)
-    named = [(heading.line, heading.plain) for heading in page.headings]
+    headings = page.headings
+    if options.depth is not None:
+        headings = tuple(h for h in headings if h.level <= options.depth)
+    named = [(heading.line, heading.plain) for heading in headings]
     if options.definitions:  # terms and headings take ids in one run, in text order
         named = sorted(named + anchors.definition_terms(page.text), key=lambda item: item[0])
     ids = anchors.heading_ids([text for _, text in named], options.style, options.attr_list)
@@ -584,9 +610,49 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
     if options.tabbed:
         lines = [line for line, _ in named]
         out.extend(anchors.tab_ids(page.text, list(zip(lines, ids, strict=True)), options.style))
+    if options.labels:  # a label by its name or its id, and the sections the slugs name
+        for name in myst.labels(page):
+            out.extend((name, myst.docutils_id(name)))
+        out.extend(myst.docutils_id(heading.plain) for heading in headings)
     found = tuple(dict.fromkeys(out))
     _LAST_PAGE[:] = [page, policy.data, found]
     return found
+
+
+def labels_on(policy: Policy) -> bool:
+    return bool((policy.data.get("links") or {}).get("labels"))
+
+
+def label_fact(page: Page, policy: Policy) -> tuple[str, ...]:
+    """The MyST labels the page defines, when `links.labels` is on."""
+    return myst.labels(page) if labels_on(policy) else ()
+
+
+def own_ids(page: Page, policy: Policy) -> frozenset[str]:
+    """The ids a `#fragment` link of the page may name on the page itself: `anchor_ids`,
+    and with `links.labels` the section id docutils gives every heading (MyST falls back
+    to it for a heading below `heading_depth`)."""
+    known = set(anchor_ids(page, policy))
+    if labels_on(policy):
+        known.update(myst.docutils_id(heading.plain) for heading in page.headings)
+    return frozenset(known)
+
+
+def fragment_fact(page: Page, policy: Policy) -> tuple[tuple[int, str], ...]:
+    """(line, link) of the page's `#fragment` links that name no id of the page, when
+    `links.labels` is on: Sphinx looks for them among every page's labels (the tree
+    check settles them)."""
+    if not labels_on(policy) or not anchors_known(page, policy):
+        return ()
+    own = [link for link in page.links if not link.path_part and link.target.startswith("#")]
+    if not own:
+        return ()
+    known = own_ids(page, policy)
+    return tuple(
+        (link.line, link.target)
+        for link in own
+        if not fragment_known(link.target[1:], known, policy)
+    )
 
 
 def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:

@@ -19,6 +19,7 @@ from kbkit.checks.link_model import (
     fragment_known,
     has_site_root,
     is_site_link,
+    labels_on,
     served_relative,
     wikilinks_on,
 )
@@ -65,6 +66,9 @@ def broken_link_findings(
     findings = []
     anchors = anchors_on(tree.policy)
     wiki = wikilinks_on(tree.policy)
+    labels = labels_on(tree.policy)
+    if labels:
+        findings.extend(label_fragment_findings(tree, rel, resolver))
     for resolved, line, written in tree.facts.get(rel, {}).get("site_links", ()):
         target = resolver.site_target(resolved, written)
         if target is None:
@@ -95,6 +99,8 @@ def broken_link_findings(
             continue  # the knowledge root itself, or found under the link options
         elif wiki and resolver.wikilink(_path_of(written), rel) is not None:
             continue  # a vault resolves `[x](name.png)` by name, as it resolves [[name.png]]
+        elif labels and "#" not in written and resolver.is_label(written):
+            continue  # MyST: `[x](label)` names a label of some page, or genindex
         findings.append(_broken(tree, rel, line, written, resolved))
     return findings
 
@@ -110,18 +116,33 @@ def _broken(tree: Tree, rel: str, line: int, written: str, resolved: str) -> Fin
 def same_page_anchor_findings(page: Page, policy: Policy) -> list[Finding]:
     """tree/link-anchor for `[x](#fragment)`: the fragment names no id of this page."""
     own = [link for link in page.links if not link.path_part and link.target.startswith("#")]
-    if not own or not anchors_known(page, policy):
-        return []
+    if not own or not anchors_known(page, policy) or labels_on(policy):
+        return []  # with MyST labels the tree settles them (`fragment_fact`)
     known = frozenset(anchor_ids(page, policy))
     return [
-        LINK_ANCHOR.at(
-            page.path,
-            link.line,
-            f"link {quote(link.target)}: this page has no heading or anchor {quote(link.target)}",
-        )
+        _no_own_anchor(page.path, link.line, link.target)
         for link in own
         if not fragment_known(link.target[1:], known, policy)
     ]
+
+
+def _no_own_anchor(path: str, line: int, written: str) -> Finding:
+    return LINK_ANCHOR.at(
+        path, line, f"link {quote(written)}: this page has no heading or anchor {quote(written)}"
+    )
+
+
+def label_fragment_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]:
+    """tree/link-anchor for a MyST page's `[x](#fragment)` that names no id of the page
+    (the `fragments` fact), no label of any page and no document."""
+    findings = []
+    folder = rel.rpartition("/")[0]
+    for line, written in tree.facts.get(rel, {}).get("fragments", ()):
+        name = written[1:]
+        if resolver.is_label(name) or resolver.target(f"{folder}/{name}".lstrip("/")):
+            continue
+        findings.append(_no_own_anchor(tree.repo_path(rel), line, written))
+    return findings
 
 
 def wikilink_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]:
