@@ -82,13 +82,33 @@ def test_versions_sections_oids_and_bad_octets_are_not_ips(text: str) -> None:
         "C:\\Users\\PSRemoteUser\\x",
         "/home/azureuser/x",
         "/home/ubuntu/x",
+        # issue #38: placeholder homes and service accounts' homes
+        "/Users/example/Library",
+        "C:\\Users\\example\\x",
+        "/home/example-user/x",
+        "/home/git/repositories",
+        "/home/runner/work/repo",
+        "/home/jenkins/workspace",
+        "/home/jovyan/work",
+        "/home/www-data/x",
+        "/home/node/app",
+        "/home/vscode/.cache",
     ],
 )
 def test_home_folder_placeholders_are_not_secrets(text: str) -> None:
     assert rules_of(text) == []
 
 
-@pytest.mark.parametrize("text", ["/home/johnsmith/x", "C:\\Users\\mwei\\x", "/Users/carol/x"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/home/johnsmith/x",
+        "C:\\Users\\mwei\\x",
+        "/Users/carol/x",
+        "/home/gitte/x",
+        "/home/nodeman/x",
+    ],
+)
 def test_real_looking_names_still_are(text: str) -> None:
     assert rules_of(text) in (["tree/secret-remote-home"], ["tree/secret-windows-home"])
 

@@ -33,3 +33,14 @@ def test_a_site_read_whole_says_only_what_it_read(tmp_path: Path) -> None:
     assert words(site, coverage(tmp_path, site)) == (
         "MkDocs, mkdocs.yml: 1 page(s) under docs/, profile mkdocs"
     )
+
+
+def test_a_jupyter_books_notebooks_are_counted_as_not_read(tmp_path: Path) -> None:
+    (tmp_path / "_config.yml").write_text("title: x\n")
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n- file: a\n")
+    (tmp_path / "intro.md").write_text("# Intro\n")
+    (tmp_path / "a.ipynb").write_text("{}\n")
+    (tmp_path / "b.Rmd").write_text("# b\n")
+    site = detect_site(tmp_path)
+    assert site is not None and site.generator == "Jupyter Book"
+    assert coverage(tmp_path, site).unread == {".Rmd": 1, ".ipynb": 1}

@@ -28,7 +28,7 @@ def coverage(repo: Path, site: Site) -> Coverage:
             rel = path.relative_to(top).parts
             if any(part.startswith(".") for part in rel) or not path.is_file():
                 continue
-            suffix = path.suffix.lower()
+            suffix = path.suffix if path.suffix in site.published else path.suffix.lower()
             if suffix in site.published or suffix == READ:
                 counts[suffix] += 1
     unread = {s: n for s, n in sorted(counts.items()) if s != READ and n}

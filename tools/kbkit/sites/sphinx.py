@@ -28,6 +28,9 @@ CONF_FOLDERS = (".", "docs", "doc", "source", "docs/source", "doc/source")
 MYST = ("myst_parser", "myst_nb")
 
 
+PUBLISHED = (".md", ".rst", ".ipynb", ".myst", ".Rmd")  # documents Sphinx or the book builds
+
+
 def detect(repo: Path) -> Site | None:
     """A Jupyter Book (`_config.yml` and `_toc.yml`), else a `conf.py` that loads MyST."""
     book = _jupyter_book(repo)
@@ -42,7 +45,7 @@ def detect(repo: Path) -> Site | None:
         if not isinstance(extensions, list) or not set(MYST) & set(map(str, extensions)):
             continue  # reStructuredText only: kbkit reads markdown
         config = posixpath.normpath(f"{folder}/conf.py")
-        return Site("Sphinx with MyST", config, "sphinx", folder, _conf_keys(values))
+        return Site("Sphinx with MyST", config, "sphinx", folder, _conf_keys(values), PUBLISHED)
     return None
 
 
@@ -153,7 +156,14 @@ def _jupyter_book(repo: Path) -> Site | None:
             depth = _book_heading_depth(config)
             if depth:
                 keys["links"]["heading_depth"] = depth
-            return Site("Jupyter Book", config.relative_to(repo).as_posix(), "sphinx", folder, keys)
+            return Site(
+                "Jupyter Book",
+                config.relative_to(repo).as_posix(),
+                "sphinx",
+                folder,
+                keys,
+                PUBLISHED,
+            )
     return None
 
 

@@ -55,6 +55,17 @@ _KEY_BODY = re.compile(
 _KEY_WINDOW = 1024  # the body starts within this many characters (bounds the regex's work)
 _PLACEHOLDER_START = ("<", "$", "{", "%", "*", "...", "…")
 _GENERIC_USERS = frozenset({"public", "shared", "default", "all users"})
+# The homes of service accounts and of the default users of images, CI runners and
+# development containers: nobody's personal folder.
+_SERVICE_USERS = frozenset(
+    {
+        "git", "runner", "jenkins", "www-data", "postgres", "mysql", "redis", "nginx",
+        "apache", "node", "circleci", "gitlab-runner", "docker", "app", "deploy", "deployer",
+        "nobody", "build", "builder", "ci", "bot", "service", "svc", "daemon", "hadoop",
+        "spark", "airflow", "jovyan", "vscode", "codespace", "codespaces", "gitpod", "coder",
+        "pi", "centos", "debian", "fedora", "alpine", "opc", "azure", "gcp", "cloud-user",
+    }
+)  # fmt: skip
 # Names that stand for "your name here" in documentation, not a person's home folder.
 _PLACEHOLDER_NAME = re.compile(
     r"(?:(?:your|my|the|some|example|test|demo|dummy|sample|local|current)?[-_.]?"
@@ -78,6 +89,8 @@ def _is_placeholder(name: str) -> bool:
     if bare.isupper() and _PLACEHOLDER_NAME.fullmatch(bare):
         return True  # USER, USERNAME, YOUR_NAME: an environment-variable-like stand-in
     lower = bare.lower()
+    if lower in _SERVICE_USERS or "example" in lower:
+        return True  # /home/git, /Users/example, /home/example-user
     return _PLACEHOLDER_NAME.fullmatch(lower) is not None or lower.startswith(_PLACEHOLDER_PREFIX)
 
 
