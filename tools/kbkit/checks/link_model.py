@@ -2,6 +2,9 @@
 
 - `site_root`: a folder (relative to the knowledge root, `.` for the root itself) that
   site-root links (`/manual/x.html`) start from. Unset, such links are `tree/link-absolute`.
+- `absolute_urls`: `/x` is a URL of the site the tree is published in, never a file path
+  (DocFX and Microsoft Learn: `/azure/x` is another docset of the same site); without
+  `site_root` or a `url_map` prefix that matches, such a link is not checked.
 - `url_map`: site path prefixes -> folders under the knowledge root (`/powershell/scripting/:
   docs-conceptual`, DocFX's `src`/`dest`); a list of folders is tried in order (one per
   version of the docs). Letter case is ignored in the prefix, the query (`?view=...`) and
@@ -172,7 +175,11 @@ def has_site_root(policy: Policy) -> bool:
     """Whether site-root links (`/x`) are this tree's links: the policy names a site root
     or a URL map (asked per page without building the whole model)."""
     links = policy.data.get("links") or {}
-    return links.get("site_root") is not None or bool(links.get("url_map"))
+    return (
+        links.get("site_root") is not None
+        or bool(links.get("url_map"))
+        or bool(links.get("absolute_urls"))
+    )
 
 
 def _clean(path: str) -> str:

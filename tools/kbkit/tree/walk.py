@@ -32,6 +32,12 @@ class Problem(NamedTuple):
 StatKey = tuple[int, int, int, int]
 
 
+def under(root_rel: str) -> str:
+    """The prefix of repo-relative paths under a knowledge root: `docs/`, or nothing when
+    the root is the repository's top (`.`), so paths read `x.md`, not `./x.md`."""
+    return "" if root_rel in ("", ".") else root_rel.strip("/") + "/"
+
+
 def stat_key(st: os.stat_result) -> StatKey:
     """What identifies a version of a file without reading it (as git's index does)."""
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
@@ -84,7 +90,7 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
         except OSError as exc:
             problems.append(
                 Problem(
-                    f"{root_rel}/{rel}".rstrip("/"),
+                    (under(root_rel) + rel).rstrip("/") or ".",
                     UNREADABLE,
                     f"cannot list this folder ({exc.strerror or exc})",
                 )
@@ -104,7 +110,7 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
                 except OSError as exc:
                     problems.append(
                         Problem(
-                            f"{root_rel}/{child}",
+                            under(root_rel) + child,
                             UNREADABLE,
                             f"broken or looping symlink ({exc.strerror or exc})",
                         )
@@ -113,7 +119,7 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
                 if target_is_dir:
                     problems.append(
                         Problem(
-                            f"{root_rel}/{child}",
+                            under(root_rel) + child,
                             SYMLINK_FOLDER,
                             "symlinked folder not followed (it could loop)",
                         )
@@ -125,7 +131,7 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
                 if name.endswith(".md"):
                     problems.append(
                         Problem(
-                            f"{root_rel}/{child}",
+                            under(root_rel) + child,
                             UNREADABLE,
                             "a folder named like a page; rename it",
                         )
