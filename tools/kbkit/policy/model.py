@@ -35,6 +35,7 @@ PROFILES = (
     "mdbook",
     "docfx",
     "hugo",
+    "jekyll",
 )
 POLICY_FILE = "policy.yaml"
 TOP_LEVEL_FILE = "kbkit.yaml"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from kbkit.sites import docfx, docusaurus, hugo, mdbook, mkdocs, plain
+from kbkit.sites import docfx, docusaurus, hugo, jekyll, mdbook, mkdocs, plain
 from kbkit.sites.site import Site
 
 DETECTORS: tuple[Callable[[Path], Site | None], ...] = (
@@ -25,6 +25,7 @@ DETECTORS: tuple[Callable[[Path], Site | None], ...] = (
     docfx.detect,
     docusaurus.detect,
     hugo.detect,
+    jekyll.detect,
     mdbook.detect_nested,
     plain.detect,
 )
