@@ -10,6 +10,7 @@ in `plugins:`, or GitHub Pages, which always runs it)."""
 from __future__ import annotations
 
 import posixpath
+import re
 from pathlib import Path
 from typing import Any
 
@@ -150,18 +151,17 @@ def unpublished(data: dict[str, Any], collections: list[str]) -> list[str]:
     globs += [f"!/{posixpath.join(folder, '_' + name)}/" for name in collections]
     globs += [_anchored(p) for p in (*DEFAULT_EXCLUDES, *_names(data.get("exclude")))]
     for name in [".htaccess", *_names(data.get("include"))]:
-        name = name.rstrip("/")
-        globs.append(f"!/{name}" if "/" in name else f"!{name}")
+        name = name.strip("/")
+        at = f"/{name}" if "/" in name else f"**/{name}"
+        globs += [f"!{at}", f"!{at}/**"]  # the files below too: an include wins in Jekyll
     return list(dict.fromkeys(g for g in globs if g not in ("!", "!/", "/")))
 
 
 def _anchored(pattern: str) -> str:
     """Jekyll's exclude pattern (matched from the source folder, a path or its prefix, `*`
     across folders) as a gitignore glob."""
-    pattern = pattern.strip().lstrip("/")
-    if "*" in pattern:
-        return "/" + pattern.replace("**", "*").replace("*", "**")
-    return "/" + pattern
+    pattern = pattern.strip().lstrip("/").replace("**", "*")
+    return "/" + re.sub(r"(^|/)\*", r"\1**/*", pattern)  # `*.txt` at any depth
 
 
 def _names(value: Any) -> list[str]:
