@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from tests.sites.oracle import disagreements, hugo_verdicts, kbkit_flagged
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-def url_model(**changes: object) -> LinkModel:
+def url_model(**changes: Any) -> LinkModel:
     model = LinkModel(".", (), False, (), from_url=True, folder_pages=("_index.md", "index.md"))
     return model._replace(**changes)
 

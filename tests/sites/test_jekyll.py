@@ -122,8 +122,10 @@ def test_a_jupyter_book_config_is_not_jekyll(tmp_path: Path) -> None:
         ("- a list\n", "_config.yml: Jekyll's configuration must be a mapping"),
         (
             "a: &a [x, x, x, x, x, x, x, x, x]\n"
-            + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
-                      for p, c in zip("abcdefgh", "bcdefghi", strict=True)),
+            + "".join(
+                f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+                for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+            ),
             "_config.yml",
         ),
     ],
@@ -153,9 +155,7 @@ def test_kramdown_ids_drop_its_typographic_symbols() -> None:
         "tab-inside",
         "1-first",
     ]
-    assert heading_ids(["Custom heading {#custom-id}"], "kramdown", attr_list=True) == [
-        "custom-id"
-    ]
+    assert heading_ids(["Custom heading {#custom-id}"], "kramdown", attr_list=True) == ["custom-id"]
 
 
 def variant(work: Path, config: str) -> Path:

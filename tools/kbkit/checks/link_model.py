@@ -412,10 +412,7 @@ class Resolver:
             pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
             return resolved if any(self.exists(page) for page in pages) else None
         found = self.target(resolved)
-        if found is not None and self.model.from_url and found.endswith(".md"):
-            if resolved.endswith(".md") or self.permalinked(found):
-                return None  # the site serves the page at its URL, not at its source file
-        if found is not None:
+        if found is not None and not self._served_elsewhere(found, resolved):
             return found
         served = self._site_file(resolved)
         if served is not None:
@@ -452,6 +449,13 @@ class Resolver:
                     key = _clean(posixpath.join(root, permalink_path(url)))
                     self._permalinks.setdefault(key, rel)
         return self._permalinks
+
+    def _served_elsewhere(self, found: str, resolved: str) -> bool:
+        """Whether a URL-resolved path that names a page file is not where the site serves
+        it: at its source file (`x.md`), or at its own URL (a front matter permalink)."""
+        if not (self.model.from_url and found.endswith(".md")):
+            return False
+        return resolved.endswith(".md") or self.permalinked(found)
 
     def permalinked(self, rel: str) -> bool:
         """Whether the page's front matter serves it at a URL of its own."""
