@@ -31,6 +31,15 @@ HUGO_LAYOUT = (
     "</head><body><main>{{ .Content }}</main></body></html>\n"
 )
 
+# Jekyll: the layout every page uses (the fixture's `defaults:` name it), overwritten in a
+# copy with one that says which file the page came from and where it is served.
+JEKYLL_LAYOUT = (
+    "<!doctype html><html><head>"
+    '<meta name="kbkit-source" content="{{ page.path }}">'
+    '<meta name="kbkit-url" content="{{ page.url }}">'
+    "</head><body><main>{{ content }}</main></body></html>\n"
+)
+
 
 class _Page(HTMLParser):
     def __init__(self) -> None:
@@ -59,8 +68,9 @@ def _read(path: Path) -> _Page:
     return page
 
 
-def _served(public: Path, path: str) -> Path | None:
-    """The built file a URL path names, if the site serves one."""
+def _served(public: Path, path: str, html_suffix: bool = False) -> Path | None:
+    """The built file a URL path names, if the site serves one (`html_suffix`: `x` also as
+    `x.html`, as GitHub Pages and `jekyll serve` serve it)."""
     rel = unquote(path).lstrip("/")
     candidate = public / rel
     if rel == "" or path.endswith("/"):
@@ -69,11 +79,18 @@ def _served(public: Path, path: str) -> Path | None:
     if candidate.is_file():
         return candidate
     index = candidate / "index.html"
-    return index if index.is_file() else None
+    if index.is_file():
+        return index
+    html = candidate.with_name(candidate.name + ".html")
+    return html if html_suffix and html.is_file() else None
 
 
-def built_verdicts(public: Path, source_prefix: str) -> dict[Verdict, bool]:
-    """Every internal link of every page of a built site: True when the site serves it."""
+def built_verdicts(
+    public: Path, source_prefix: str, base_url: str = "", html_suffix: bool = False
+) -> dict[Verdict, bool]:
+    """Every internal link of every page of a built site: True when the site serves it. With
+    `base_url` (`/proj`) the site is served under that path: a page's URL is below it, and a
+    link outside it leaves the site (broken)."""
     pages = {path: _read(path) for path in sorted(public.rglob("*.html"))}
     verdicts: dict[Verdict, bool] = {}
     for page in pages.values():
@@ -85,8 +102,10 @@ def built_verdicts(public: Path, source_prefix: str) -> dict[Verdict, bool]:
             parts = urlsplit(href)
             if parts.scheme or parts.netloc or not (parts.path or parts.fragment):
                 continue  # another site, or an empty link
-            target = urljoin(url, href)
-            found = _served(public, urlsplit(target).path) if parts.path else None
+            target = urlsplit(urljoin(base_url + url, href)).path
+            inside = not base_url or target == base_url or target.startswith(base_url + "/")
+            target = target[len(base_url) :]
+            found = _served(public, target, html_suffix) if parts.path and inside else None
             ok = found is not None or not parts.path
             if ok and parts.fragment:
                 reached = pages.get(found) if found is not None else page
@@ -155,6 +174,28 @@ def mkdocs_broken(site: Path, work: Path, docs: str = "docs") -> set[Verdict]:
             found.add((f"{docs}/{match['page']}", match["link"]))
     assert found or done.returncode == 0, done.stderr  # a failure the oracle cannot read
     return found
+
+
+def jekyll_verdicts(site: Path, work: Path, config: str = "") -> dict[Verdict, bool]:
+    """Build `site` with Debian's jekyll (the oracle's layout in a copy, `config` appended
+    to its `_config.yml`; no bundler, offline) and read it."""
+    copy = work / "jekyll-site"
+    shutil.copytree(site, copy)
+    (copy / "_layouts" / "default.html").write_text(JEKYLL_LAYOUT, encoding="utf-8")
+    settings = copy / "_config.yml"
+    settings.write_text(settings.read_text(encoding="utf-8") + config, encoding="utf-8")
+    public = work / "jekyll-public"
+    subprocess.run(
+        ["jekyll", "build", "--source", str(copy), "--destination", str(public), "--quiet"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "JEKYLL_NO_BUNDLER_REQUIRE": "true", "JEKYLL_ENV": "production"},
+    )
+    import yaml
+
+    base = str(yaml.safe_load(settings.read_text(encoding="utf-8")).get("baseurl") or "")
+    return built_verdicts(public, "", "/" + base.strip("/") if base.strip("/") else "", True)
 
 
 def kbkit_flagged(repo: Path) -> set[Verdict]:

@@ -21,6 +21,7 @@ from kbkit.checks.link_model import (
     anchors_on,
     fragment_fact,
     label_fact,
+    page_permalink,
     site_links,
     wikilink_aliases,
     wikilink_refs,
@@ -57,7 +58,7 @@ from kbkit.checks.rules.tree.size import (
     split_findings,
 )
 from kbkit.checks.rules.tree.structure import has_children_marker, structure_findings
-from kbkit.checks.scopes import folder_verdict
+from kbkit.checks.scopes import compiled, folder_verdict
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -67,8 +68,17 @@ ROOT, EXTRA = "root", "extra"
 
 
 def page_scope(rel: str, policy: Policy) -> str | None:
-    """`root` for pages under a root, `extra` for other scanned pages (T28), else None."""
+    """`root` for pages under a root, `extra` for other scanned pages (T28), else None (as
+    for the pages the site does not publish, `unpublished`)."""
+    if policy.data.get("unpublished") and compiled(policy, _unpublished).match_file(rel):
+        return None
     return folder_verdict(rel, policy, _folder_scope)  # the scope is the folder's
+
+
+def _unpublished(policy: Policy) -> Any:
+    import pathspec  # only policies that name unpublished files pay for it
+
+    return pathspec.GitIgnoreSpec.from_lines(map(str, policy.data.get("unpublished") or ()))
 
 
 def _folder_scope(folder: str, policy: Policy) -> str | None:
@@ -120,6 +130,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         return {}
     facts: dict[str, Any] = {}
     site = site_links(page, policy, rel)
+    permalink = page_permalink(page, policy)
+    if permalink is not None:
+        facts["permalink"] = permalink  # where other pages' links reach it (links.permalink_key)
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
     if anchors_on(policy) and anchors_known(page, policy):

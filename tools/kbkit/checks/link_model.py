@@ -20,6 +20,13 @@
   `md_from_file`, a link to a `.md` file still resolves from the file's folder (a link
   render hook rewrites it to the page's URL); without it, `x.md` is the URL `/a/b/x.md`,
   which the site does not serve.
+- `page_url: file`: with `relative_from: url`, a page `a/b.md` is served at `/a/b.html`
+  (Jekyll's default permalinks), so its relative links resolve from `/a/`; `folder` (the
+  default) serves it at `/a/b/`. `permalink_key`: the front matter key that gives a page
+  its own URL (Jekyll's `permalink:`): its relative links resolve from that URL, a site link
+  to that URL reaches it, and a site link to its file's own URL does not (the site serves
+  it elsewhere). `base_url`: the path the site is served under (Jekyll's `baseurl`): a site
+  link `/base/x` names `/x`, and a site link outside it leaves the site (broken).
 - `site_files`: folders (relative to the knowledge root; `../static` may lead out of it,
   not out of the repository) whose files the site serves from its URL root, as Hugo and
   Docusaurus serve `static/`: a site link `/img/x.png` may name `../static/img/x.png`.
@@ -98,6 +105,10 @@ class LinkModel(NamedTuple):
     folder_pages: tuple[str, ...] = ()  # pages served at their folder's URL
     md_from_file: bool = False  # with from_url: `.md` targets still resolve from the file
     site_files: tuple[str, ...] = ()  # root-relative folders the site serves at its URL root
+    page_url: str = "folder"  # with from_url: a/b.md served at /a/b/ (folder) or /a/b.html (file)
+    permalink_key: str | None = None  # the front matter key naming a page's own URL
+    base_url: str = ""  # the path the site is served under ("/proj"), "" for the host's root
+    unpublished: tuple[str, ...] = ()  # gitignore globs of files the site does not publish
 
     @property
     def active(self) -> bool:
@@ -141,7 +152,17 @@ def link_model(policy: Policy) -> LinkModel:
         tuple(map(str, links.get("url_folder_pages") or ("_index.md", "index.md"))),
         bool(links.get("md_from_file")),
         tuple(_clean(str(f)) for f in links.get("site_files") or ()),
+        str(links.get("page_url") or "folder"),
+        str(links["permalink_key"]) if links.get("permalink_key") else None,
+        _base(str(links.get("base_url") or "")),
+        tuple(map(str, policy.data.get("unpublished") or ())),
     )
+
+
+def _base(url: str) -> str:
+    """`/proj` for `proj/`, `/proj` or `/proj/`; "" for none or `/`."""
+    cleaned = _clean(url)
+    return "/" + cleaned if cleaned else ""
 
 
 def _prefix(path: str) -> str:
@@ -155,6 +176,8 @@ def site_candidates(model: LinkModel, path: str) -> tuple[str, ...] | None:
     site root. None: a path of another part of the site (no prefix matches and no site root
     is set), which this tree cannot check."""
     path = path.split("#", 1)[0].split("?", 1)[0]
+    if model.base_url and under_base(path, model.base_url):
+        path = path[len(model.base_url) :] or "/"
     if model.url_map:
         lowered = path.lower()
         for prefix, folders in model.url_map:
@@ -164,6 +187,11 @@ def site_candidates(model: LinkModel, path: str) -> tuple[str, ...] | None:
     if model.site_root is None:
         return None
     return (_clean(posixpath.join(model.site_root, path.lstrip("/"))),)
+
+
+def under_base(path: str, base: str) -> bool:
+    """Whether a site path lies under the site's base URL (`/proj/x`, `/proj`)."""
+    return path == base or path.startswith(base + "/")
 
 
 def _whole_name(rel: str, name: str) -> bool:
@@ -199,7 +227,9 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     if not has_site_root(policy):
         return ()
     model = compiled(policy, link_model)
-    base = served_folder(rel, model) if model.from_url and rel is not None else None
+    base = None
+    if model.from_url and rel is not None:
+        base = served_folder(rel, model, permalink_of(page, model))
     out = []
     for link in page.links:
         if link.is_external:
@@ -208,6 +238,8 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
             path = link.path_part
         elif base is not None and served_relative(link.target, model):
             path = posixpath.join(base, link.path_part)
+            if not model.base_url:  # a browser stays at the host's root; above a base, it leaves
+                path = posixpath.normpath(path)
         else:
             continue
         found = site_candidates(model, path)
@@ -216,11 +248,44 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     return tuple(out)
 
 
-def served_folder(rel: str, model: LinkModel) -> str:
+def permalink_of(page: Page, model: LinkModel) -> str | None:
+    """The URL path the page's front matter gives it (`permalink_key`), base URL aside."""
+    if model.permalink_key is None:
+        return None
+    value = page.meta.get(model.permalink_key)
+    if not isinstance(value, str) or not value.strip() or "://" in value or ":" in value:
+        return None  # unset, or a pattern (`/:path/`) the generator fills in
+    return "/" + value.strip().lstrip("/")
+
+
+def page_permalink(page: Page, policy: Policy) -> str | None:
+    """The URL the page's front matter gives it (a fact: other pages' links reach it there),
+    when the policy names a `permalink_key`."""
+    links = policy.data.get("links") or {}
+    if not links.get("permalink_key") or not has_site_root(policy):
+        return None
+    return permalink_of(page, compiled(policy, link_model))
+
+
+def permalink_path(url: str) -> str:
+    """The root-relative path a permalink is looked up by: `/a/b/`, `/a/b.html` and
+    `/a/b/index.html` are all `a/b`."""
+    path = _clean(url)
+    for suffix in ("/index.html", ".html"):
+        if path.endswith(suffix) or path == suffix.lstrip("/"):
+            path = path[: -len(suffix)]
+            break
+    return _clean(path)
+
+
+def served_folder(rel: str, model: LinkModel, permalink: str | None = None) -> str:
     """The URL folder a page's relative links resolve from: `/a/b/` for `a/b.md`, `/a/` for
-    a folder's own page `a/_index.md`."""
+    a folder's own page `a/_index.md` (or, with `page_url: file`, for any page of `a/`);
+    with a permalink, its folder (`/x/` for `/x/` and for `/x.html`)."""
+    if permalink is not None:
+        return permalink if permalink.endswith("/") else permalink.rpartition("/")[0] + "/"
     folder, _, name = rel.rpartition("/")
-    if name in model.folder_pages:
+    if name in model.folder_pages or model.page_url == "file":
         return f"/{folder}/" if folder else "/"
     stem = name.rsplit(".", 1)[0]
     return f"/{folder}/{stem}/" if folder else f"/{stem}/"
@@ -292,9 +357,26 @@ class Resolver:
         self._names: dict[str, list[str]] | None = None
         self._aliases: dict[str, list[str]] | None = None
         self._labels: frozenset[str] | None = None
+        self._hidden: frozenset[str] | None = None
+        self._permalinks: dict[str, str] | None = None
 
     def exists(self, rel: str) -> bool:
-        return rel == "" or rel in self.tree.files or rel in self.tree.folders
+        if rel == "":
+            return True
+        found = rel in self.tree.files or rel in self.tree.folders
+        return found and not (self.model.unpublished and self.unpublished(rel))
+
+    def unpublished(self, rel: str) -> bool:
+        """Whether the site leaves the file or folder `rel` out (top-level `unpublished`)."""
+        if not self.model.unpublished:
+            return False
+        if self._hidden is None:
+            import pathspec
+
+            spec = pathspec.GitIgnoreSpec.from_lines(self.model.unpublished)
+            paths = [*self.tree.files, *(f"{folder}/" for folder in self.tree.folders if folder)]
+            self._hidden = frozenset(p.rstrip("/") for p in spec.match_files(paths))
+        return rel in self._hidden
 
     def target(self, rel: str) -> str | None:
         """The existing path `rel` names, or None (a path left unchecked, generated or
@@ -333,13 +415,24 @@ class Resolver:
     def site_target(self, resolved: str, written: str) -> str | None:
         """The existing path a site link names: `resolved` (its first candidate), else the
         next `url_map` folders in order (a page of another version of the docs)."""
+        path = _path_of(written)
+        base = self.model.base_url
+        if base and is_site_link(path) and not under_base(path, base):
+            return None  # the site is served under its base URL: this leaves it
+        if self.model.permalink_key:
+            given = self.permalinks().get(permalink_path(resolved))
+            if given is not None:
+                return given
+        if self.model.page_url == "file" and path.endswith("/") and self.model.from_url:
+            # pages are files (`a/b.html`): `x/` is a folder, served by its own page only
+            pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
+            return resolved if any(self.exists(page) for page in pages) else None
         found = self.target(resolved)
-        if found is not None:
+        if found is not None and not self._served_elsewhere(found, resolved):
             return found
         served = self._site_file(resolved)
         if served is not None:
             return served
-        path = _path_of(written)
         if not is_site_link(path):
             return None  # a relative link resolved from the page's URL: one candidate
         candidates = site_candidates(self.model, path) or ()
@@ -360,6 +453,29 @@ class Resolver:
         )
         found = [hit for c in candidates if (hit := self.target(c)) is not None]
         return found or [resolved]
+
+    def permalinks(self) -> dict[str, str]:
+        """Pages by the root-relative path of the URL their front matter gives them."""
+        if self._permalinks is None:
+            self._permalinks = {}
+            root = self.model.site_root or ""
+            for rel, facts in sorted(self.tree.facts.items()):
+                url = facts.get("permalink")
+                if url is not None:
+                    key = _clean(posixpath.join(root, permalink_path(url)))
+                    self._permalinks.setdefault(key, rel)
+        return self._permalinks
+
+    def _served_elsewhere(self, found: str, resolved: str) -> bool:
+        """Whether a URL-resolved path that names a page file is not where the site serves
+        it: at its source file (`x.md`), or at its own URL (a front matter permalink)."""
+        if not (self.model.from_url and found.endswith(".md")):
+            return False
+        return resolved.endswith(".md") or self.permalinked(found)
+
+    def permalinked(self, rel: str) -> bool:
+        """Whether the page's front matter serves it at a URL of its own."""
+        return "permalink" in self.tree.facts.get(rel, {})
 
     def _site_file(self, resolved: str) -> str | None:
         """The file of a `site_files` folder that a site path (resolved from the site root)

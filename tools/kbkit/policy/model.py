@@ -36,6 +36,7 @@ PROFILES = (
     "docfx",
     "hugo",
     "sphinx",
+    "jekyll",
 )
 POLICY_FILE = "policy.yaml"
 TOP_LEVEL_FILE = "kbkit.yaml"

@@ -21,6 +21,7 @@ from kbkit.checks.link_model import (
     is_site_link,
     labels_on,
     served_relative,
+    under_base,
     wikilinks_on,
 )
 from kbkit.checks.rules.tree import LINK_ABSOLUTE, LINK_ANCHOR, LINK_BROKEN
@@ -71,7 +72,17 @@ def broken_link_findings(
         findings.extend(label_fragment_findings(tree, rel, resolver))
     for resolved, line, written in tree.facts.get(rel, {}).get("site_links", ()):
         target = resolver.site_target(resolved, written)
-        if target is None:
+        base = resolver.model.base_url
+        if target is None and base and is_site_link(written) and not under_base(written, base):
+            findings.append(
+                LINK_BROKEN.at(
+                    tree.repo_path(rel),
+                    line,
+                    f"broken link {quote(written)}: the site is served under {base}/; "
+                    f"write {quote(base + written)}",
+                )
+            )
+        elif target is None:
             findings.append(_broken(tree, rel, line, written, resolved))
         elif anchors and "#" in written:
             missing = _anchor_findings(tree, rel, target, line, written)
@@ -88,7 +99,7 @@ def broken_link_findings(
             target = resolver.target(resolved) if not outside_root(resolved) else None
             if target is not None:
                 findings.extend(_anchor_findings(tree, rel, target, line, written))
-        if resolved in files or resolved in folders:
+        if (resolved in files or resolved in folders) and not resolver.unpublished(resolved):
             continue
         if outside_root(resolved):
             if resolved not in memo:
