@@ -11,7 +11,7 @@ collapsed; never the redacted display). Ranking, first key first:
 1. scope tier: same company and category (0) > same company (1) > same category (2) >
    generic (3);
 2. kind: positive > negative > caution;
-3. support (live evidence rows), higher first;
+3. support (distinct tasks with live evidence), higher first;
 4. recency (latest evidence time), newer first;
 5. lesson id, for a total order;
 and a lesson the helpful/harmful signal demotes goes after the rest of its tier.

@@ -4,7 +4,8 @@ same view stopped at any moment (`cut`).
 Derived from the store's fold (never a source of truth): per selectable lesson (a live
 candidate: not forgotten, superseded, adopted or retired) its evidence rows (time and task,
 in time order), ranked by demotion, kind, support, recency and id, with one bucket of
-positions per (company key, category key) scope. Text columns are stored as one UTF-8 blob
+positions per (company key, category key) scope. A lesson's support is the number of
+distinct tasks behind its live evidence: the view keeps one row per task (its earliest). Text columns are stored as one UTF-8 blob
 plus an offsets array each, in one file that is memory-mapped: opening it parses a small
 header, and a selection decodes only the handful of rows it looks at.
 
@@ -24,7 +25,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kbkit.infra.jsonl import gc_paused
 from kbkit.lessons import fold, index
@@ -244,7 +245,7 @@ class Cut(NamedTuple):
         return helpful + harmful >= SIGNAL_MIN and harmful > helpful
 
 
-MAGIC = b"KBKIT-LESSONS-VIEW-2\n"  # 2: buckets as sorted columns, not a decoded table
+MAGIC = b"KBKIT-LESSONS-VIEW-3\n"  # 2: buckets as sorted columns; 3: one row per task
 
 
 class _Permuted:
@@ -294,7 +295,8 @@ def build_view(
         if agg[0] and lid in state.lessons and lifecycle.get(lid, ("candidate",))[0] == "candidate"
     ]
     rows = [fold.LessonRow(*state.lessons[lid]) for lid in live]
-    aggregates = [supports[lid] for lid in live]
+    # support is distinct tasks: one task's several rows for a lesson count once, at its first
+    aggregates = [_per_task(supports[lid]) for lid in live]
     # stable sorts, last key first: ties keep the order of the sort before
     order = sorted(range(len(live)), key=live.__getitem__)
     order.sort(key=[agg[1] for agg in aggregates].__getitem__, reverse=True)
@@ -310,9 +312,9 @@ def build_view(
         order.sort(key=lambda i: live[i] in demoted)
     every_at: set[str] = set()
     every_task: set[str] = set()
-    for lid in live:  # C-level set updates: a million rows cost a fraction of a second
-        every_at.update(supports[lid][3])
-        every_task.update(supports[lid][2])
+    for aggregate in aggregates:  # C-level set updates: a million rows cost a fraction of a second
+        every_at.update(aggregate[3])
+        every_task.update(aggregate[2])
     times, names = sorted(every_at), sorted(every_task)
     time_index = {at: n for n, at in enumerate(times)}
     name_index = {task: n for n, task in enumerate(names)}
@@ -369,6 +371,20 @@ def build_view(
         position_signals,
         last,
     )
+
+
+def _per_task(aggregate: list[Any]) -> list[Any]:
+    """A support aggregate with one evidence row per task (its earliest): the view's rows are
+    what support counts, so a task that gave five rows for a lesson supports it once, from the
+    moment its first row closed."""
+    tasks, ats = aggregate[2], aggregate[3]
+    if len(tasks) == len(set(tasks)):
+        return aggregate
+    first: dict[str, str] = {}
+    for task, at in zip(tasks, ats, strict=True):
+        if task not in first or at < first[task]:
+            first[task] = at
+    return [len(first), max(first.values()), list(first), list(first.values())]
 
 
 def load_view(store: LessonStore) -> SelectionView:

@@ -568,9 +568,9 @@ def _lessons(les: dict[str, Any]) -> str:
     parts.append("</div><div>")
     if les["lessons"]:
         parts.append(
-            "<h3>Support: live evidence rows per lesson</h3>"
+            "<h3>Support: distinct tasks with live evidence, per lesson</h3>"
             + bars(
-                ("evidence rows", "lessons"),
+                ("tasks", "lessons"),
                 [(esc(s["label"]), s["lessons"], fig(s["lessons"])) for s in les["support"]],
             )
             + '<p class="source">Support counts evidence; it says nothing about cause.</p>'
