@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         f"mode {bundle.mode}: {len(bundle.lessons)} lesson(s) selected, {shown} injected; "
         f"wrote {out}/planner.txt, worker.txt, lessons.json"
     )
+    for note in bundle.withheld:  # lesson ids and kbkit's own words: nothing untrusted
+        print(f"withheld {note.lesson}: {note.why} ({', '.join(note.against)})")
     return 0
 
 

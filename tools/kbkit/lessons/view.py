@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.infra.jsonl import gc_paused
-from kbkit.lessons import fold, index
+from kbkit.lessons import conflicts, fold, index
 from kbkit.lessons.signal import signal_times
 from kbkit.lessons.store import LessonStore
 
@@ -112,6 +112,8 @@ class SelectionView(NamedTuple):
     category_order: Ints
     signals: dict[int, tuple[list[str], list[str]]]  # position -> helpful, harmful `at`s
     last: str  # the latest evidence or judgement time the view holds
+    # position -> the positions of the lessons that contradict it (`kbkit.lessons.conflicts`)
+    rivals: dict[int, list[int]] = {}
 
     def support(self, position: int) -> int:
         return self.first[position + 1] - self.first[position]
@@ -175,7 +177,9 @@ class SelectionView(NamedTuple):
             put(f"{name}.offsets", _int_bytes(column.offsets))
         for name in INT_COLUMNS:
             put(name, _int_bytes(getattr(self, name)))
-        header = marshal.dumps((fold.FORMAT, self.marks, sections, self.signals, self.last), 4)
+        header = marshal.dumps(
+            (fold.FORMAT, self.marks, sections, self.signals, self.last, self.rivals), 4
+        )
         padding = -(len(MAGIC) + 8 + len(header)) % 8
         head = MAGIC + (len(header) + padding).to_bytes(8, "little") + header + b"\0" * padding
         return b"".join([head, *raw])
@@ -194,7 +198,7 @@ class SelectionView(NamedTuple):
             start = len(MAGIC) + 8
             length = int.from_bytes(mapped[len(MAGIC) : start], "little")
             head = marshal.loads(mapped[start : start + length])
-            fmt, marks, sections, signals, last = head
+            fmt, marks, sections, signals, last, rivals = head
             if fmt != fold.FORMAT:
                 return None
             body = memoryview(mapped)[start + length :]
@@ -214,6 +218,7 @@ class SelectionView(NamedTuple):
                 marks,
                 signals=signals,
                 last=last,
+                rivals=rivals,
                 **columns,  # type: ignore[arg-type]
             )
         except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError):
@@ -349,6 +354,11 @@ def build_view(
         bucket_positions.extend(buckets[scope])
         bucket_first.append(len(bucket_positions))
     by_category = sorted(range(len(scopes)), key=lambda n: (scopes[n][1] or "", scopes[n][0] or ""))
+    at = {live[i]: position for position, i in enumerate(order)}
+    rival_positions = {
+        at[lid]: [at[other] for other in others]
+        for lid, others in conflicts.rivals(dict(zip(live, rows, strict=True))).items()
+    }
     ranked_rows = [rows[i] for i in order]
     return SelectionView(
         marks,
@@ -370,6 +380,7 @@ def build_view(
         array("Q", by_category),
         position_signals,
         last,
+        rival_positions,
     )
 
 
