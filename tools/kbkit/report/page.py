@@ -555,6 +555,7 @@ def _lessons(les: dict[str, Any]) -> str:
         )
     ]
     parts.append(_comparisons(report, les["comparison"]))
+    parts.append(_told(les))
     parts.append('<div class="grid"><div>')
     if les["by_scope"]:
         parts.append(
@@ -605,6 +606,76 @@ def _lessons(les: dict[str, Any]) -> str:
             folded("Helpful and harmful", "no lesson shown to a task has been judged yet.")
         )
     return _part("lessons", "Lessons", src, as_markup(parts))
+
+
+def _told(les: dict[str, Any]) -> str:
+    """What agents are told now (`kb lessons list`), and what a conflict withholds."""
+    if not les["told_count"]:
+        return folded("What agents are told now", "no lesson is selectable (none has live "
+                      "evidence, or every one was adopted or retired).")  # fmt: skip
+    withheld = les["withheld"]
+    out = [
+        f'<h3 id="told">What agents are told now ({plural(les["told_count"], "lesson")}, '
+        "<code>kb lessons list</code>)</h3>",
+        table(
+            (
+                "scope",
+                "lesson",
+                "support (tasks)",
+                "last seen",
+                "injected into (window)",
+                "evidence",
+            ),  # fmt: skip
+            (
+                (
+                    t["scope"],
+                    Cell(
+                        f'{esc(t["line"])} <span class="id">{esc(t["id"])}</span>'
+                        + (
+                            f'<br><b class="withheld">withheld: {esc(t["withheld"]["why"])}</b>'
+                            if t["withheld"]
+                            else ""
+                        )  # fmt: skip
+                    ),
+                    t["support"],
+                    t["last_seen"][:10],
+                    plural(t["injected"], "task")
+                    + (f" ({t['shadowed']} in shadow)" if t["shadowed"] else ""),
+                    Cell(
+                        ", ".join(code(e["source"]) for e in t["evidence"])
+                        + (
+                            f" and {t['evidence_rows'] - len(t['evidence'])} more"
+                            if t["evidence_rows"] > len(t["evidence"])
+                            else ""
+                        )
+                    ),
+                )
+                for t in les["told"]
+            ),
+        ),
+        _left_out(len(les["told"]), les["told_count"], "lesson"),
+        f"<p>In the window, {plural(les['injected_lessons'], 'lesson')} were injected into "
+        f"{plural(les['injected_tasks'], 'task')} (<code>KB_LESSONS=inject</code>; usage.jsonl).</p>",
+        '<p class="source">Which of them one task sees depends on its company, category '
+        "and the 8-lesson, 1,800-character budget: <code>kb lessons show TASK.json</code>; "
+        "one lesson's evidence: <code>kb lessons why ID</code>.</p>",
+    ]
+    if withheld:
+        out.append(
+            "<h3>Withheld: lessons that contradict another</h3>"
+            + table(
+                ("lesson", "why", "against"),
+                (
+                    (
+                        Cell(f'{esc(t["line"])} <span class="id">{esc(t["id"])}</span>'),
+                        t["withheld"]["why"],
+                        Cell(", ".join(code(a) for a in t["withheld"]["against"])),
+                    )
+                    for t in withheld
+                ),
+            )
+        )
+    return as_markup(out)
 
 
 def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:
