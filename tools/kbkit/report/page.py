@@ -524,6 +524,8 @@ def _curator(cur: dict[str, Any], files: FileLinks | None) -> str:
                             link(b["pr"], words.pull_request(b["pr"]))
                             if b["pr"]
                             else file_link(_body_href(files, b["artifact"]), b["artifact"])
+                            if b["artifact"]
+                            else f"recorded in {code(b['recorded'])}"
                         ),
                     )
                     for b in rows
@@ -533,9 +535,10 @@ def _curator(cur: dict[str, Any], files: FileLinks | None) -> str:
     return _part("curator", "Curator and publication", src, as_markup(parts))
 
 
-def _body_href(files: FileLinks | None, artifact: str) -> str | None:
-    """The shadow artifact's `pr-body.md`: the body review mode would have sent."""
-    return files.href(artifact, "pr-body.md") if files is not None else None
+def _body_href(files: FileLinks | None, artifact: str | None) -> str | None:
+    """The shadow artifact's `pr-body.md`: the body review mode would have sent (None when
+    this runner has no artifact folder of the batch)."""
+    return files.href(artifact, "pr-body.md") if files is not None and artifact else None
 
 
 # --- lessons ------------------------------------------------------------------------------

@@ -153,7 +153,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                     b["rejected"],
                     b["pages_touched"],
                     b["gate"],
-                    b["pr"] or b["artifact"],
+                    b["pr"] or b["artifact"] or b.get("recorded"),
                 )
                 for b in cur["batches"][:10]
             ),
