@@ -45,7 +45,7 @@ def build(
     from kbkit.infra.jsonl import gc_paused
     from kbkit.infra.parallel import Aside
     from kbkit.policy.model import load_policy
-    from kbkit.report import tree_health
+    from kbkit.report import loop_health, tree_health
 
     now = clock.now()
     with gc_paused():  # 100k-row ledgers and stores make no cycles; collections only cost time
@@ -68,6 +68,7 @@ def build(
         }
     )
     tree["trend"] = trend
+    logs["loop"] = loop_health.collect(logs["intake"], logs["curator"], now)
     return {
         "version": VERSION,
         "generated_at": clock.timestamp(now),

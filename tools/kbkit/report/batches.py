@@ -226,18 +226,28 @@ def knowledge_prs(
             if not isinstance(url, str) or not _PR_URL.fullmatch(url):
                 refused.add(str(url))
                 continue
-            pr = prs[url] = {"url": url, "state": "opened", "events": set(), "at": ""}
+            pr = prs[url] = {"url": url, "state": "opened", "events": set(), "at": "", "since": ""}
         pr["events"].add((row.get("source_kind"), row.get("source_id")))
         at = row.get("at")
         if isinstance(at, str) and at > pr["at"]:
             pr["at"] = at
+        if isinstance(at, str) and (not pr["since"] or at < pr["since"]):
+            pr["since"] = at
     for entry in _snapshot_prs(snapshot):
-        pr = prs.setdefault(entry["url"], {"url": entry["url"], "events": set(), "at": ""})
+        pr = prs.setdefault(entry["url"], {"url": entry["url"], "events": set(), "at": "", "since": ""})  # fmt: skip
         pr["state"] = entry["state"]
         if not pr["at"]:
             pr["at"] = f"{entry['day']}T00:00:00Z" if entry["day"] else ""
+        if entry["day"]:  # the PR's own day: when it was opened
+            pr["since"] = f"{entry['day']}T00:00:00Z"
     listed = [
-        {"url": pr["url"], "state": pr["state"], "events": len(pr["events"]), "at": pr["at"]}
+        {
+            "url": pr["url"],
+            "state": pr["state"],
+            "events": len(pr["events"]),
+            "at": pr["at"],
+            "since": pr["since"] or pr["at"],
+        }  # fmt: skip
         for pr in prs.values()
         if window.contains(pr["at"]) or not pr["at"] or pr["state"] == "open"
     ]

@@ -42,6 +42,8 @@ a{color:#0550ae}
 .answer{border:1px solid #d0d7de;border-left:6px solid #8c959f;border-radius:6px;padding:8px 12px;min-width:0}
 .answer.good{border-left-color:#1a7f37}.answer.warn{border-left-color:#9a6700}.answer.bad{border-left-color:#cf222e}
 .answer h2{font-size:.95em;color:#57606a;font-weight:600}
+.answer.wide{grid-column:1/-1;display:flex;flex-wrap:wrap;align-items:baseline;gap:0 14px}
+.answer.wide h2,.answer.wide p{margin:0}.answer.wide .more{margin-left:auto}
 .verdict{font-size:1.15em;font-weight:600;margin:0 0 4px}
 .answer ul{margin:4px 0;padding-left:20px}.answer p{margin:4px 0}
 .trend.good{color:#116329}.trend.bad{color:#a40e26}
