@@ -113,7 +113,7 @@ def bundle_prompts(
     scope = lesson_scope(scope)
     withheld: list[Withheld] = []
     lessons = select_lessons(task, store, scope=scope, as_of=as_of, withheld=withheld)
-    row = {
+    row: dict[str, Any] = {
         "task": str(task["id"]),
         "company": clean_scope(task.get("company")),
         "category": clean_scope(task.get("category")),

@@ -74,13 +74,13 @@ def collect(
     rows: list[dict[str, Any]] = []
     decisions: list[list[dict[str, Any]]] = []  # per batch, oldest batch first
     reasons: Counter[str] = Counter()
-    folders = []
+    folders: list[tuple[str, str, Path | None]] = []
     days = sorted(p for p in top.iterdir() if p.is_dir()) if top.is_dir() else []
     for day in days:
         if window.contains(day.name):
             folders += [(day.name, f.name, f) for f in sorted(p for p in day.iterdir() if p.is_dir())]  # fmt: skip
     have = {name for _day, name, _folder in folders}
-    ledger_only = [
+    ledger_only: list[tuple[str, str, Path | None]] = [
         (row["day"], batch, None)
         for batch, row in (recorded or {}).items()
         if batch not in have and window.contains(row["day"])
