@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         if lesson.scope() != scope:
             scope = lesson.scope()
             print(f"{outward.line(scope)}:")
-        print(f"  {lesson.id}  {outward.line(lesson.line)}")
+        print(f"  {outward.line(lesson.id)}  {outward.line(lesson.line)}")
         sources = ", ".join(outward.line(e.source) for e in lesson.evidence[:EVIDENCE_SHOWN])
         more = lesson.evidence_rows - min(EVIDENCE_SHOWN, lesson.evidence_rows)
         print(
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if lesson.withheld:
             w = lesson.withheld
-            print(f"    withheld: {w.why} (against {', '.join(w.against)})")
+            print(outward.line(f"    withheld: {w.why} (against {', '.join(w.against)})"))
     withheld = sum(1 for t in lessons if t.withheld)
     print(
         f"kb lessons list: {len(lessons)} lesson(s) selectable"

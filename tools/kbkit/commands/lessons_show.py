@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from kbkit.infra import outward
 from kbkit.infra.paths import REPO_HELP
 from kbkit.lessons.conflicts import Withheld
 from kbkit.lessons.options import add_as_of, add_scope
@@ -55,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"no lessons for task {task['id']}")
     if args.format != "json":
-        for note in withheld:  # lesson ids and kbkit's own words: nothing untrusted
-            print(f"withheld {note.lesson}: {note.why} ({', '.join(note.against)})")
+        for note in withheld:  # ids from the store: a hand-edited one is text
+            print(outward.line(f"withheld {note.lesson}: {note.why} ({', '.join(note.against)})"))
     return 0
 
 

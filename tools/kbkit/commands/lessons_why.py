@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     scope = ", ".join(f"{k} {v}" for k, v in (("company", story.company),
                                               ("category", story.category)) if v)  # fmt: skip
-    print(f"{story.id} ({story.kind}; {outward.line(scope or 'generic')})")
+    print(f"{outward.line(story.id)} ({story.kind}; {outward.line(scope or 'generic')})")
     print(f"  cue: {outward.line(story.cue)}")
     print(f"  says: {outward.line(story.action)}")
     state = story.state + (f": {outward.line(story.reason)}" if story.reason else "")
@@ -40,9 +40,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  support {t.support} (tasks), {t.evidence_rows} live evidence row(s), last seen {t.last_seen}")  # fmt: skip
         print(f"  shown as: {outward.line(t.line)}")
         if t.withheld:
-            print(f"  withheld: {t.withheld.why} (against {', '.join(t.withheld.against)})")
+            print(
+                outward.line(
+                    f"  withheld: {t.withheld.why} (against {', '.join(t.withheld.against)})"
+                )
+            )
     if story.against:
-        print(f"  contradicted by: {', '.join(story.against)}")
+        print(outward.line(f"  contradicted by: {', '.join(story.against)}"))
     print(f"  evidence ({len(story.evidence)} row(s), newest first):")
     for e in story.evidence:
         print(f"    {e.at or '(undated)'}  {outward.line(e.source)}  task {outward.line(e.task)}  {e.state}")  # fmt: skip
