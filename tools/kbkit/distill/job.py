@@ -35,6 +35,7 @@ from kbkit.curator import (
 )
 from kbkit.distill import work_clone
 from kbkit.distill.artifacts import Artifacts, batch_folder, new_batch_id
+from kbkit.distill.batch_record import record_batch
 from kbkit.distill.delivery import Published, Target, publish, unpublished
 from kbkit.distill.knowledge_prs import branch_for
 from kbkit.distill.models import ModelCallError
@@ -100,6 +101,8 @@ def _run(s: Session) -> Report:
         return _final(s, Report(s.o.day, target.branch, "nothing-pending", notes=tuple(s.notes)))
     batch = _Batch(s, clone, target, selection)
     report = batch.curate_commit_publish(publisher, review)
+    if not s.o.dry_run:  # what was decided travels with the ledgers (intake/batches.jsonl)
+        record_batch(s.o.intake_dir, report, batch.reply)
     if publisher and review and not s.o.dry_run:
         _after_main_moved(s, clone, publisher, review)
     return _final(s, report)
@@ -236,6 +239,7 @@ class _Batch:
         self.art = Artifacts(batch_folder(s.o.state_dir, s.o.day, self.batch_id), s.o.dry_run)
         self.accepted: tuple[dict[str, Any], ...] = ()
         self.rejected: tuple[dict[str, Any], ...] = ()
+        self.reply: str | None = None
 
     def report(self, outcome: str, **fields: Any) -> Report:
         """The run's report for this batch; `fields` fill the rest."""
@@ -358,6 +362,7 @@ class _Batch:
         except ModelCallError as exc:
             return self.fail(f"model call failed: {exc}")
         self.art.write("reply.txt", reply)
+        self.reply = reply
         reached("reply")
         validation = curator.validate_proposals(reply, batch)
         self.art.write("validation.json", validation.to_dict())
@@ -369,6 +374,7 @@ class _Batch:
             {
                 "model_index": p.model_index,
                 "rule_id": p.rule_id,
+                "target": p.target,
                 "reason": p.reason,
                 "message": p.message,
             }
