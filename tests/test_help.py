@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from kbkit.__main__ import COMMANDS, find_command, main
-from kbkit.help import EXAMPLES
+from kbkit.__main__ import main
+from kbkit.commands.registry import COMMANDS, find_command
 
 
 def kb(*args: str) -> subprocess.CompletedProcess[str]:
@@ -17,8 +17,8 @@ def kb(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_command_has_an_example_that_names_it(name: str) -> None:
-    assert name in EXAMPLES, f"add an example for `kb {name}` to kbkit/help.py"
-    line = EXAMPLES[name].split("| ")[-1].split()
+    assert COMMANDS[name].example, f"add an example for `kb {name}` to its registry row"
+    line = COMMANDS[name].example.split("| ")[-1].split()
     assert line[0] == "kb"
     assert find_command(line[1:]) == (name, line[1 + len(name.split()) :])
 
@@ -32,7 +32,7 @@ def test_help_and_dash_help_print_options_and_the_example(
     assert exited.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: kb {name}")
-    assert out.endswith(f"\nexample:\n  {EXAMPLES[name]}\n")
+    assert out.endswith(f"\nexample:\n  {COMMANDS[name].example}\n")
     with pytest.raises(SystemExit):
         main([*name.split(), "--help"])
     assert capsys.readouterr().out == out
@@ -62,4 +62,18 @@ def test_help_alone_lists_the_commands() -> None:
 @pytest.mark.slow
 def test_help_through_a_real_process_exits_0_with_the_example() -> None:
     done = kb("help", "intake", "check")
-    assert done.returncode == 0 and done.stdout.endswith(EXAMPLES["intake check"] + "\n")
+    assert done.returncode == 0 and done.stdout.endswith(COMMANDS["intake check"].example + "\n")
+
+
+def test_dash_help_lists_every_command_under_its_group(capsys: pytest.CaptureFixture[str]) -> None:
+    from kbkit.commands.registry import grouped
+
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("Check the tree:", "Intake:", "Curator:", "Lessons:", "Editor and shell:"):
+        assert f"\n{heading}\n" in out
+    for group, rows in grouped():
+        block = out.split(f"\n{group}:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert [line.split("  ")[1] for line in block] == [row.name for row in rows]
+        assert all(line.endswith(row.summary) for line, row in zip(block, rows, strict=True))
+    assert "\ncommands:\n" not in out

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from kbkit.__main__ import COMMANDS, main
+from kbkit.__main__ import main
+from kbkit.commands.registry import COMMANDS
 from kbkit.infra.jsonl import read_jsonl
 from kbkit.lessons.usage import hash_arm
 

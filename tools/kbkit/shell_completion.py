@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
+
+from kbkit.commands.registry import COMMANDS
 
 
 class _Captured(Exception):
@@ -52,15 +54,16 @@ def typed_command(words: Sequence[str], names: Sequence[str]) -> str | None:
     return None
 
 
-def build(commands: Mapping[str, tuple[str, str]], words: Sequence[str]) -> argparse.ArgumentParser:
-    """A parser of every command name, with the real options of the one `words` start with."""
+def build(words: Sequence[str]) -> argparse.ArgumentParser:
+    """A parser of every registered command name (`kbkit.commands.registry`), with the real
+    options of the one `words` start with."""
     parser = argparse.ArgumentParser(prog="kb")
     parser.add_argument("-V", "--version", action="store_true", help="print the version")
     top = parser.add_subparsers(dest="command")
     groups: dict[str, Any] = {}
-    current = typed_command(words, list(commands))
-    for name, (module_name, text) in sorted(commands.items()):
-        summary = text.replace("%", "%%")  # argparse formats help strings with %
+    current = typed_command(words, list(COMMANDS))
+    for name, row in sorted(COMMANDS.items()):
+        summary = row.summary.replace("%", "%%")  # argparse formats help strings with %
         *group, last = name.split()
         target = top
         if group:
@@ -69,7 +72,7 @@ def build(commands: Mapping[str, tuple[str, str]], words: Sequence[str]) -> argp
                     group[0], help=f"{group[0]} commands"
                 ).add_subparsers()
             target = groups[group[0]]
-        real = command_parser(module_name) if name == current else None
+        real = command_parser(row.module) if name == current else None
         if real is None:
             target.add_parser(last, help=summary)
             continue
@@ -77,7 +80,7 @@ def build(commands: Mapping[str, tuple[str, str]], words: Sequence[str]) -> argp
         if name == "rule":
             _complete_rule_ids(sub)
     helper = top.add_parser("help", help="the options of one command")
-    helper.add_argument("topic", nargs="*", choices=sorted({n.split()[0] for n in commands}))
+    helper.add_argument("topic", nargs="*", choices=sorted({n.split()[0] for n in COMMANDS}))
     return parser
 
 
@@ -89,7 +92,7 @@ def _complete_rule_ids(parser: argparse.ArgumentParser) -> None:
             action.completer = lambda **_: sorted(all_rules())  # type: ignore[attr-defined]
 
 
-def complete(commands: Mapping[str, tuple[str, str]]) -> None:
+def complete() -> None:
     """Answer the shell's completion request and exit (argcomplete writes the answer)."""
     import argcomplete
 
@@ -97,5 +100,5 @@ def complete(commands: Mapping[str, tuple[str, str]]) -> None:
     point = int(os.environ.get("COMP_POINT", len(line)))
     words = line[:point].split()[1:]
     typed = words if line[:point].endswith(" ") else words[:-1]
-    argcomplete.autocomplete(build(commands, typed), always_complete_options=False)
+    argcomplete.autocomplete(build(typed), always_complete_options=False)
     os._exit(0)  # not a completion request after all (autocomplete returned)
