@@ -156,7 +156,9 @@ FAST_EXIT_LESSONS = frozenset({"extract", "show", "bundle"})
 
 def console() -> NoReturn:
     """The `kb` console script: `main`, then exit (without teardown after a check)."""
-    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (`kb completion SHELL`)
+    from kbkit.infra import settings
+
+    if settings.value("_ARGCOMPLETE"):  # the shell asks for completions (`kb completion SHELL`)
         from kbkit.shell_completion import complete
 
         complete()

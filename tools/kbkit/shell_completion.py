@@ -96,8 +96,10 @@ def complete() -> None:
     """Answer the shell's completion request and exit (argcomplete writes the answer)."""
     import argcomplete
 
-    line = os.environ.get("COMP_LINE", "")
-    point = int(os.environ.get("COMP_POINT", len(line)))
+    from kbkit.infra import settings
+
+    line = settings.value("COMP_LINE") or ""
+    point = int(settings.value("COMP_POINT") or len(line))
     words = line[:point].split()[1:]
     typed = words if line[:point].endswith(" ") else words[:-1]
     argcomplete.autocomplete(build(typed), always_complete_options=False)

@@ -13,7 +13,7 @@ from kbkit.intake.repo_identity import RepoIdentity, load_identity
 
 
 def add_repo(parser: argparse.ArgumentParser, *, identity: bool = False) -> None:
-    """`--repo DIR` (ledgers at DIR/intake/ or $INTAKE_ROOT), plus `--slug`/`--alias`."""
+    """`--repo DIR` (ledgers at DIR/intake/ or $KBKIT_INTAKE_ROOT), plus `--slug`/`--alias`."""
     parser.add_argument(
         "--repo",
         metavar="DIR",

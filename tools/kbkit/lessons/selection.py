@@ -28,10 +28,10 @@ fold and cached, so a selection reads one compact file instead of a million evid
 from __future__ import annotations
 
 import heapq
-import os
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
+from kbkit.infra import settings
 from kbkit.infra.errors import InputError, UsageError
 from kbkit.lessons.moments import normalize_time
 from kbkit.lessons.redaction import scope_key
@@ -53,15 +53,15 @@ __all__ = [
 
 SCOPES = ("company", "company+generic", "open")
 DEFAULT_SCOPE = "company+generic"
-SCOPE_ENV = "KB_LESSONS_SCOPE"
+SCOPE_ENV = "KBKIT_LESSONS_SCOPE"  # (old name: KB_LESSONS_SCOPE)
 
 
 def lesson_scope(value: str | None = None, environ: Mapping[str, str] | None = None) -> str:
-    """The client-isolation scope: `value`, else KB_LESSONS_SCOPE, else the safe default."""
-    env = os.environ if environ is None else environ
-    chosen = value if value is not None else env.get(SCOPE_ENV, "").strip() or DEFAULT_SCOPE
+    """The client-isolation scope: `value`, else KBKIT_LESSONS_SCOPE, else the safe default."""
+    found = settings.lookup(SCOPE_ENV, environ) if value is None else None
+    chosen = value if value is not None else (found[1].strip() if found else DEFAULT_SCOPE)
     if chosen not in SCOPES:
-        source = "--scope" if value is not None else SCOPE_ENV
+        source = "--scope" if value is not None else found[0] if found else SCOPE_ENV
         raise UsageError(f"{source}={chosen!r}: expected one of {', '.join(SCOPES)}")
     return chosen
 

@@ -174,7 +174,7 @@ def _prs(
         body = (
             f"<p>{shadowed} events were distilled without a PR; each batch left a shadow "
             "artifact to review instead. A PR is opened when distill runs with "
-            "<code>POST_MODE=review</code>.</p>"
+            "<code>KBKIT_POST_MODE=review</code>.</p>"
         )
         newest = cur["batches"][0] if cur["batches"] else None
         href = body_href(newest["artifact"]) if newest and not newest["pr"] else None
@@ -232,7 +232,7 @@ def _lessons(les: dict[str, Any]) -> str:
         )
         body += (
             "<p>Comparisons of these arms are observational, not causal: run bundles with "
-            "<code>KB_LESSONS=inject kb lessons bundle --assign hash</code> for a randomised "
+            "<code>KBKIT_LESSONS=inject kb lessons bundle --assign hash</code> for a randomised "
             "one.</p>"
         )
     elif "error" in report:
