@@ -32,7 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.drops or settings.value(DROP_DIR_ENV)
     if not folder:
         raise UsageError(f"no drop directory: pass --drops DIR or set {DROP_DIR_ENV}")
-    result = collect_drops(Path(folder), options.intake_dir(args), options.identity(args))
+    result = collect_drops(
+        Path(folder),
+        options.intake_dir(args.repo),
+        options.identity(args.repo, args.slug, args.alias),
+    )
     for name, reason in result.quarantined:
         print(f"kb: quarantined {line(f'{folder}/{QUARANTINE}/{name}: {reason}')}", file=sys.stderr)
     print(

@@ -82,9 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         return _scan(args)
     if args.dry_run or args.since:
         raise UsageError("--dry-run and --since apply to a GitHub scan; drop --from to scan GitHub")
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     label, data = read_source(args.source)
-    scan = parse_pulls(label, decode_pages(label, data), options.identity(args))
+    scan = parse_pulls(
+        label, decode_pages(label, data), options.identity(args.repo, args.slug, args.alias)
+    )
     result = record_events(folder, scan.rows)
     options.warn(result.problems)
     cursor = advance_cursor(folder, scan.newest)
@@ -104,7 +106,7 @@ def _number(text: str) -> int:
 
 
 def _watched(args: argparse.Namespace) -> tuple[RepoIdentity, str]:
-    identity = options.identity(args)
+    identity = options.identity(args.repo, args.slug, args.alias)
     slug = args.github or identity.slug
     if not slug:
         raise UsageError(
@@ -117,7 +119,7 @@ def _watched(args: argparse.Namespace) -> tuple[RepoIdentity, str]:
 
 
 def _reread(args: argparse.Namespace) -> int:
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     identity, slug = _watched(args)
     for done in reread_prs(folder, slug, identity, args.reread, dry_run=args.dry_run):
         notes = done.row["discussion"]["notes"]
@@ -130,7 +132,7 @@ def _reread(args: argparse.Namespace) -> int:
 
 
 def _scan(args: argparse.Namespace) -> int:
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     identity, slug = _watched(args)
     since = since_option(args.since) if args.since else None
     result = scan_github(folder, slug, identity, dry_run=args.dry_run, since=since)

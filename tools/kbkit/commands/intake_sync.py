@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     if not git.is_repository(repo):
         raise UsageError(f"{repo}: not a git work tree; sync needs the repository's clone")
     branch = args.branch or (settings.value(BRANCH_VARIABLE) or "").strip() or BRANCH
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     if args.pull:
         result = pull(repo, folder, args.remote, branch)
         if result.tip is None:
