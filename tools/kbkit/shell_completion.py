@@ -11,38 +11,11 @@ match this kbkit. Rule ids complete after `kb rule`; PATH arguments complete as 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 from collections.abc import Sequence
 from typing import Any
 
-from kbkit.commands.registry import COMMANDS
-
-
-class _Captured(Exception):
-    def __init__(self, parser: argparse.ArgumentParser) -> None:
-        super().__init__("parser captured")
-        self.parser = parser
-
-
-def command_parser(module_name: str) -> argparse.ArgumentParser | None:
-    """The parser a command's `main` builds, taken when it starts parsing (nothing runs)."""
-    module = importlib.import_module(module_name)
-    original = argparse.ArgumentParser.parse_known_args
-
-    def capture(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
-        raise _Captured(self)
-
-    argparse.ArgumentParser.parse_known_args = capture  # type: ignore[method-assign]
-    try:
-        module.main([])
-    except _Captured as captured:
-        return captured.parser
-    except BaseException:  # a command that parses nothing: complete its name only
-        return None
-    finally:
-        argparse.ArgumentParser.parse_known_args = original  # type: ignore[method-assign]
-    return None
+from kbkit.commands.registry import COMMANDS, command_parser
 
 
 def typed_command(words: Sequence[str], names: Sequence[str]) -> str | None:

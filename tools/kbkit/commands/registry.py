@@ -9,8 +9,10 @@ its tests.
 
 from __future__ import annotations
 
+import argparse
+import importlib
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 # The groups of `kb --help`, in the order it prints them.
 CHECK, INTAKE, CURATOR, LESSONS, SETUP, EDITOR = (
@@ -285,3 +287,30 @@ def find_command(argv: Sequence[str]) -> tuple[str, list[str]] | None:
 def grouped() -> list[tuple[str, list[Command]]]:
     """The commands by group, in GROUPS order, each group in declaration order."""
     return [(group, [row for row in COMMANDS.values() if row.group == group]) for group in GROUPS]
+
+
+class _Captured(Exception):
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        super().__init__("parser captured")
+        self.parser = parser
+
+
+def command_parser(module_name: str) -> argparse.ArgumentParser | None:
+    """The parser a command's `main` builds, taken when it starts parsing (nothing runs):
+    what the shell completion and the reference page read a command's options from."""
+    module = importlib.import_module(module_name)
+    original = argparse.ArgumentParser.parse_known_args
+
+    def capture(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
+        raise _Captured(self)
+
+    argparse.ArgumentParser.parse_known_args = capture  # type: ignore[method-assign]
+    try:
+        module.main([])
+    except _Captured as captured:
+        return captured.parser
+    except BaseException:  # a command that parses nothing: complete its name only
+        return None
+    finally:
+        argparse.ArgumentParser.parse_known_args = original  # type: ignore[method-assign]
+    return None
