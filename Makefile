@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kbkit-installed
 
-.PHONY: help setup test test-all test-dates check lint demo bench stress clean report-screenshot release reference
+.PHONY: help setup test test-all test-dates check lint generate demo bench stress clean report-screenshot release
 
 help: ## Show this list of targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -48,11 +48,13 @@ lint: $(STAMP) ## Run ruff on the package, tests and benchmarks; mypy (strict fl
 	$(BIN)/ruff format --check tools tests benchmarks
 	$(BIN)/mypy
 
+generate: $(STAMP) ## Rewrite what is written from the code: the rule, command and environment references (docs/reference/), the policy schema's rule ids, the README's layout
+	$(BIN)/python -m kbkit.checks.rules.reference --write .
+	$(BIN)/python -m kbkit.help --write-reference docs/reference
+	$(BIN)/python tools/readme_layout.py --write
+
 demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample
 	$(BIN)/python -m kbkit.demo
-
-reference: $(STAMP) ## Regenerate docs/reference/commands.md and environment.md from the command registry and the table of environment variables
-	$(BIN)/python -m kbkit.help --write-reference docs/reference
 
 report-screenshot: $(STAMP) ## Regenerate docs/report-1400.png and docs/report-400.png, the README's pictures of the demo's report (needs chromium)
 	KBKIT_NOW=2026-11-30T12:00:00Z $(BIN)/python tools/report_screenshot.py docs

@@ -83,12 +83,12 @@ def test_dash_help_lists_every_command_under_its_group(capsys: pytest.CaptureFix
 @pytest.mark.parametrize("name", ["commands.md", "environment.md"])
 def test_the_reference_pages_are_what_the_generator_writes(name: str) -> None:
     """docs/reference/ is generated from the command registry and the table of environment
-    variables (regenerate: make reference, or python -m kbkit.help --write-reference)."""
+    variables (regenerate: make generate, or python -m kbkit.help --write-reference)."""
     from kbkit.help import commands_page, environment_page
 
     page = commands_page() if name == "commands.md" else environment_page()
     committed = (PROJECT / "docs" / "reference" / name).read_text(encoding="utf-8")
-    assert committed == page, f"docs/reference/{name} is stale: run `make reference`"
+    assert committed == page, f"docs/reference/{name} is stale: run `make generate`"
 
 
 def test_the_reference_lists_every_command_and_variable() -> None:

@@ -384,7 +384,7 @@ def test_init_names_the_index_page_a_plain_docs_folder_uses(tmp_path: Path) -> N
 
 
 def test_the_index_page_most_folders_hold_wins_ties_to_the_earlier_name(tmp_path: Path) -> None:
-    from kbkit.policy.inference import most_common_index
+    from kbkit.sites.config import most_common_index
 
     for name, folder in (("index.md", "a"), ("README.md", "b"), ("README.md", "c")):
         (tmp_path / folder).mkdir()

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from tests.conftest import CORPUS
 from tests.pages.test_page_fuzz import markdownish
 
+from kbkit.checks.rules.tree.repo import body_fingerprint, page_exact_fingerprint
 from kbkit.checks.runner import run_validators
-from kbkit.checks.tree_repo import body_fingerprint, page_exact_fingerprint
 from kbkit.pages.page import parse_page
 from kbkit.policy.model import builtin_policy
 

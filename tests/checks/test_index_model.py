@@ -10,8 +10,8 @@ from pathlib import Path
 import yaml
 
 from kbkit.checks.runner import run_validators
-from kbkit.policy.generators import TocLoader
 from kbkit.policy.model import load_policy
+from kbkit.sites.config import TocLoader
 
 TODAY = date(2026, 11, 30)
 CASE = Path(__file__).resolve().parents[1] / "cases/knowledge-tree/ok/index-model-mkdocs/repo"

@@ -9,14 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbkit.checks.incidents import incident_fields, is_incident
-from kbkit.checks.knowledge_tree import RULES, page_findings
+from kbkit.checks.knowledge_tree import page_findings
+from kbkit.checks.rules import family
+from kbkit.checks.rules.tree.danger import dangerous_commands, must_not_lines
+from kbkit.checks.rules.tree.incidents import incident_fields, is_incident
+from kbkit.checks.rules.tree.secrets import secret_findings
 from kbkit.checks.runner import check_tree, load_for_checks, run_validators
-from kbkit.checks.tree_danger import dangerous_commands, must_not_lines
-from kbkit.checks.tree_secrets import secret_findings
 from kbkit.pages.page import parse_page
 from kbkit.policy.model import builtin_policy
 
+RULES = family("tree/")
 DEFAULT = builtin_policy("default")
 INFERMATRIX = builtin_policy("infermatrix")
 TODAY = date(2026, 11, 30)
@@ -304,7 +306,7 @@ def test_page_findings_never_crash(parts: list[str]) -> None:
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="0123456789.= v-a\n:/", max_size=60))
 def test_literal_first_ip_scan_equals_the_full_pattern(text: str) -> None:
-    from kbkit.checks.tree_secrets import _IPV4, _ipv4_matches
+    from kbkit.checks.rules.tree.secrets import _IPV4, _ipv4_matches
 
     expected = [(m.start(), m.group(0)) for m in _IPV4.finditer(text)]
     assert [(m.start(), m.group(0)) for m in _ipv4_matches(text)] == expected
@@ -338,6 +340,6 @@ def test_cached_analysis_and_direct_run_agree(case: Path, tmp_path: Path) -> Non
 @settings(max_examples=300, derandomize=True, deadline=None)
 @given(st.text(alphabet="sSeErR\\/:Cu x", max_size=16))
 def test_windows_hint_scan_equals_the_two_substring_scans(text: str) -> None:
-    from kbkit.checks.tree_secrets import _WINDOWS_HINT
+    from kbkit.checks.rules.tree.secrets import _WINDOWS_HINT
 
     assert (_WINDOWS_HINT.search(text) is not None) == ("sers\\" in text or "sers/" in text)

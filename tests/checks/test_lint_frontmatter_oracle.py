@@ -24,9 +24,9 @@ from jsonschema import Draft202012Validator, FormatChecker
 from tests.conftest import corpus_or_skip
 
 from kbkit.checks import wiki_lint
-from kbkit.checks.lint_fields import field_findings
-from kbkit.checks.lint_schema import error_key, reported_keys
 from kbkit.checks.registry import analyze_page
+from kbkit.checks.rules.lint.fields import field_findings
+from kbkit.checks.rules.lint.schema import error_key, reported_keys
 from kbkit.checks.runner import validator_run
 from kbkit.checks.scopes import scopes
 from kbkit.infra.errors import UsageError

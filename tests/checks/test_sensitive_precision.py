@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kbkit.checks.tree_secrets import secret_findings
+from kbkit.checks.rules.tree.secrets import secret_findings
 from kbkit.policy.model import builtin_policy
 
 DEFAULT = builtin_policy("default")
@@ -82,13 +82,33 @@ def test_versions_sections_oids_and_bad_octets_are_not_ips(text: str) -> None:
         "C:\\Users\\PSRemoteUser\\x",
         "/home/azureuser/x",
         "/home/ubuntu/x",
+        # issue #38: placeholder homes and service accounts' homes
+        "/Users/example/Library",
+        "C:\\Users\\example\\x",
+        "/home/example-user/x",
+        "/home/git/repositories",
+        "/home/runner/work/repo",
+        "/home/jenkins/workspace",
+        "/home/jovyan/work",
+        "/home/www-data/x",
+        "/home/node/app",
+        "/home/vscode/.cache",
     ],
 )
 def test_home_folder_placeholders_are_not_secrets(text: str) -> None:
     assert rules_of(text) == []
 
 
-@pytest.mark.parametrize("text", ["/home/johnsmith/x", "C:\\Users\\mwei\\x", "/Users/carol/x"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/home/johnsmith/x",
+        "C:\\Users\\mwei\\x",
+        "/Users/carol/x",
+        "/home/gitte/x",
+        "/home/nodeman/x",
+    ],
+)
 def test_real_looking_names_still_are(text: str) -> None:
     assert rules_of(text) in (["tree/secret-remote-home"], ["tree/secret-windows-home"])
 
@@ -107,7 +127,7 @@ def test_a_begin_line_without_a_key_body_is_prose(text: str) -> None:
 
 
 def test_the_schema_names_exactly_the_built_in_danger_checks() -> None:
-    from kbkit.checks.tree_danger import COMMANDS, TEXT_PATTERNS
+    from kbkit.checks.rules.tree.danger import COMMANDS, TEXT_PATTERNS
     from kbkit.policy.schema import policy_schema
 
     danger = policy_schema()["properties"]["danger"]["properties"]
@@ -118,7 +138,7 @@ def test_the_schema_names_exactly_the_built_in_danger_checks() -> None:
 
 
 def test_a_command_check_off_in_the_policy_reports_nothing() -> None:
-    from kbkit.checks.tree_danger import dangerous_commands
+    from kbkit.checks.rules.tree.danger import dangerous_commands
 
     line = "rm -rf build && pkill -f x"
     assert dangerous_commands(line, frozenset({"pkill"})) == ["pkill"]

@@ -47,7 +47,7 @@ def test_looping_folder_symlink_is_not_followed(tmp_path: Path) -> None:
     valid_tree(tmp_path)
     (tmp_path / "knowledge/general/loop").symlink_to("..", target_is_directory=True)
     found = tree_findings(tmp_path)
-    assert ("knowledge/general/loop", "kb/unreadable") in found
+    assert ("knowledge/general/loop", "kb/symlink-folder") in found
     assert ("knowledge/general/page.md", "tree/secret-ip") in found
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from kbkit.checks.tree_secrets import secret_findings
+from kbkit.checks.rules.tree.secrets import secret_findings
 from kbkit.infra.secret_tokens import FAMILIES, is_example_token, token_hits
 from kbkit.policy.model import builtin_policy
 

@@ -11,7 +11,8 @@ from tests.conftest import corpus_or_skip
 
 from kbkit.__main__ import main
 from kbkit.checks import wiki_lint
-from kbkit.checks.lint_fields import parse_date
+from kbkit.checks.rules import family
+from kbkit.checks.rules.lint.fields import parse_date
 from kbkit.checks.runner import run_validators
 from kbkit.pages.page import parse_page
 from kbkit.policy.model import Policy, builtin_policy, policy_from_file
@@ -309,7 +310,7 @@ def test_every_lint_and_kb_rule_has_a_wiki_lint_bad_case() -> None:
         for line in expected.read_text().splitlines()
         if line.strip() and not line.startswith("#")
     }
-    wanted = set(wiki_lint.RULES) | {
+    wanted = set(family("lint/")) | {
         "kb/suppression-unused",
         "kb/suppression-invalid",
         "kb/unreadable",

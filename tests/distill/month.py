@@ -42,7 +42,7 @@ import yaml
 
 from kbkit.demo import make_knowledge_repo
 from kbkit.distill.pr_record import decode
-from kbkit.intake.bugfixes import render_comment
+from kbkit.intake.sources.drop import render_comment
 from tests.conftest import PROJECT
 from tests.distill.github_standin import Fault, PullState, StandIn, git, serve
 

@@ -20,9 +20,9 @@ import pytest
 from kbkit.__main__ import main
 from kbkit.infra import json_input
 from kbkit.infra.jsonl import encode_row, read_jsonl
-from kbkit.intake.bugfixes import render_comment
 from kbkit.intake.ledger import load_events
 from kbkit.intake.ledger_reading import read_ledger
+from kbkit.intake.sources.drop import render_comment
 from tests.curator.conftest import batch, make_clone, row
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tools" / "kbkit"

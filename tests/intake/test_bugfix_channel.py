@@ -12,10 +12,10 @@ from test_github_scan import FakeGh
 from test_mailbox import comment, record
 
 from kbkit.__main__ import main
-from kbkit.intake.bugfixes import render_comment
 from kbkit.intake.ledger import load_events
-from kbkit.intake.mailbox import REFUSED_FILE, comments_endpoint
 from kbkit.intake.schemas import CUT_MARKER
+from kbkit.intake.sources.drop import render_comment
+from kbkit.intake.sources.mailbox import REFUSED_FILE, comments_endpoint
 
 FIXTURES = Path(__file__).with_name("fixtures")
 SLUG = "kbkit-dev/kbkit"

@@ -8,8 +8,8 @@ import pytest
 
 from kbkit.__main__ import main
 from kbkit.infra.errors import InputError
-from kbkit.intake.bugfixes import write_drop_record
 from kbkit.intake.ledger import EVENTS_FILE, load_events, load_status
+from kbkit.intake.sources.drop import write_drop_record
 
 FIXTURES = Path(__file__).with_name("fixtures")
 PROJECT = Path(__file__).resolve().parents[2]

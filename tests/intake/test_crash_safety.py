@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from kbkit.intake.json_pages import decode_pages
 from kbkit.intake.ledger import load_events, record_events
-from kbkit.intake.merged_prs import parse_pulls
+from kbkit.intake.sources.github_pulls import parse_pulls
 from kbkit.intake.repo_identity import RepoIdentity
 source, folder, batch, upto = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rows = parse_pulls(source, decode_pages(source, Path(source).read_bytes()),

@@ -13,18 +13,15 @@ from kbkit.intake.discussion import (
     FIRST_SHARE,
     MAX_NOTES,
     NOTE_TEXT_BYTES,
-    RawDiscussion,
     clean,
     fit,
     hunk_tail,
     note_bytes,
 )
 from kbkit.intake.json_pages import decode_pages
-from kbkit.intake.pull_scan import files_diff
-from kbkit.intake.review_shapes import (
-    Author,
-    IssueComment,
-    ReviewComment,
+from kbkit.intake.notes import Author, IssueComment, RawDiscussion, ReviewComment
+from kbkit.intake.sources.github import files_diff
+from kbkit.intake.sources.github_shapes import (
     parse_issue_comments,
     parse_review_comments,
     parse_reviews,

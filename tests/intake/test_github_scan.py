@@ -14,7 +14,8 @@ from intake_factories import SLUG, make_pr
 from kbkit.__main__ import main
 from kbkit.intake.ledger import load_events
 from kbkit.intake.merged_prs import CURSOR_FILE, advance_cursor, read_cursor
-from kbkit.intake.pull_scan import files_endpoint, pulls_endpoint
+from kbkit.intake.sources import github as github_source
+from kbkit.intake.sources.github import files_endpoint, pulls_endpoint
 
 PULLS = pulls_endpoint(SLUG).rpartition("&page=")[0]  # the fake's route: every page of it
 PAGE1 = pulls_endpoint(SLUG, 1)
@@ -335,3 +336,14 @@ def test_a_first_scan_counts_the_older_prs_on_its_last_page(
     left = 290 - len(window)
     assert 0 < left < 100
     assert f"only; about {left} older" in out
+
+
+def test_the_source_interface_reads_one_pull_requests_diff_and_discussion(
+    tmp_path: Path, gh: FakeGh
+) -> None:
+    both_files(gh, 5)
+    change = github_source.read_change(SLUG, 5, tmp_path)
+    assert "diff --git a/src/x.py b/src/x.py\n" in change.diff and SOURCE_PATCH in change.diff
+    assert "logo.png" not in change.diff  # binary: nothing to show
+    assert change.discussion.complete and change.discussion.conversation == []
+    assert github_source.change_id(SLUG, "5") == f"{SLUG}#5"

@@ -11,9 +11,9 @@ import jsonschema
 import pytest
 
 from kbkit.__main__ import main
-from kbkit.intake.bugfixes import neutral_title
 from kbkit.intake.ledger import load_events, record_events
 from kbkit.intake.schemas import DROP_RECORD, schema_errors
+from kbkit.intake.sources.drop import neutral_title
 
 SCHEMAS = sorted(
     (Path(__file__).resolve().parents[2] / "tools/kbkit/intake/schemas").glob("*.json")

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from kbkit.__main__ import main
-from kbkit.intake.bugfixes import render_comment
 from kbkit.intake.ledger import EVENTS_FILE, load_events
+from kbkit.intake.sources.drop import render_comment
 
 FIXTURES = Path(__file__).with_name("fixtures")
 SLUG = "kbkit-dev/kbkit"

@@ -13,15 +13,10 @@ from intake_factories import SLUG, make_pr, write_pages
 from kbkit.__main__ import main
 from kbkit.intake.json_pages import decode_pages
 from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE, load_events, record_events
-from kbkit.intake.merged_prs import (
-    CURSOR_FILE,
-    advance_cursor,
-    parse_pulls,
-    read_cursor,
-    scan_since,
-)
+from kbkit.intake.merged_prs import CURSOR_FILE, advance_cursor, read_cursor, scan_since
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.intake.schemas import EVENTS, schema_errors
+from kbkit.intake.sources.github_pulls import parse_pulls
 
 PROJECT = Path(__file__).resolve().parents[2]
 SAMPLE = PROJECT / "intake" / "samples" / "github-pulls.json"

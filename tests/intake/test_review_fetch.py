@@ -17,9 +17,9 @@ from kbkit.distill.evidence import to_event
 from kbkit.intake.discussion import EVENT_BYTES, note_bytes
 from kbkit.intake.ledger import load_events
 from kbkit.intake.merged_prs import CURSOR_FILE
-from kbkit.intake.pull_scan import files_endpoint, pulls_endpoint
-from kbkit.intake.review_fetch import MAX_CALLS
 from kbkit.intake.schemas import EVENTS, schema_errors
+from kbkit.intake.sources.github import files_endpoint, pulls_endpoint
+from kbkit.intake.sources.github_reviews import MAX_CALLS
 
 FIXTURES = Path(__file__).with_name("fixtures") / "reviews"
 PULLS = pulls_endpoint(SLUG)
@@ -211,7 +211,7 @@ def test_a_malformed_comment_page_records_nothing(
 
 def test_recorded_answers_answer_like_github_and_a_bad_file_is_refused(tmp_path: Path) -> None:
     from kbkit.infra.errors import InputError
-    from kbkit.intake.review_fetch import RecordedReader, graphql_key
+    from kbkit.intake.sources.github_reviews import RecordedReader, graphql_key
 
     good = tmp_path / "answers.json"
     good.write_text(json.dumps({"repos/o/r/pulls/1/reviews?per_page=100&page=1": [{"id": 1}],

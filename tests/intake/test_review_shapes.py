@@ -11,7 +11,7 @@ import pytest
 
 from kbkit.infra.errors import InputError
 from kbkit.intake.json_pages import decode_pages
-from kbkit.intake.review_shapes import (
+from kbkit.intake.sources.github_shapes import (
     parse_issue_comments,
     parse_review_comments,
     parse_reviews,

@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from kbkit.__main__ import main
 from kbkit.infra.errors import InputError
-from kbkit.intake.bugfixes import MARKER, bugfix_row, landed_record, read_drop_file
-from kbkit.intake.git_history import git_rows
 from kbkit.intake.json_pages import decode_pages
-from kbkit.intake.mailbox import parse_comments
-from kbkit.intake.merged_prs import parse_pulls
 from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.intake.schemas import DROP_RECORD, EVENTS, schema_errors
+from kbkit.intake.sources.drop import MARKER, bugfix_row, landed_record, read_drop_file
+from kbkit.intake.sources.git import git_rows
+from kbkit.intake.sources.github_pulls import parse_pulls
+from kbkit.intake.sources.mailbox import parse_comments
 
 SLUG = "acme/app"
 IDENTITY = RepoIdentity(SLUG, {})

@@ -16,8 +16,8 @@ import pytest
 from intake_factories import make_pr, write_pages
 
 from kbkit.__main__ import main
-from kbkit.intake.bugfixes import render_comment
 from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE, load_events, load_status
+from kbkit.intake.sources.drop import render_comment
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WATCHED = "acme/app"

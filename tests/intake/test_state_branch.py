@@ -11,8 +11,8 @@ from tests.gitrepo import commit_files, git, init_repo
 
 from kbkit.__main__ import main
 from kbkit.intake.ledger import append_status, load_status, record_events
-from kbkit.intake.mailbox import REFUSED_FILE, RefusedComment, remember_refused
 from kbkit.intake.merged_prs import advance_cursor, read_cursor
+from kbkit.intake.sources.mailbox import REFUSED_FILE, RefusedComment, remember_refused
 from kbkit.intake.state_branch import BRANCH
 from kbkit.vcs import git as git_module
 

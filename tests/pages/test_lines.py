@@ -21,7 +21,7 @@ def test_line_at_matches_a_count_from_the_start(text: str, offsets: list[int], f
 
 
 def test_a_page_with_many_matches_reports_each_line() -> None:
-    from kbkit.checks.tree_secrets import secret_findings
+    from kbkit.checks.rules.tree.secrets import secret_findings
     from kbkit.policy.model import builtin_policy
 
     text = "".join(f"host 93.{i % 250}.{i // 250}.{i % 200 + 1}\n" for i in range(5000))

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from kbkit.policy.generators import TocLoader
 from kbkit.policy.toc_yaml import load_toc
+from kbkit.sites.config import TocLoader
 
 
 def _shape(value: Any) -> Any:

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from kbkit.__main__ import main
-from kbkit.intake.bugfixes import render_comment
 from kbkit.intake.ledger import load_events
+from kbkit.intake.sources.drop import render_comment
 from tests.conftest import PROJECT
 from tests.distill.world import ScriptedGateway, World, world_fixture
 

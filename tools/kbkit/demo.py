@@ -30,13 +30,13 @@ from kbkit.distill.models import Gateway, ReplayGateway, ReplayMissError, reques
 from kbkit.distill.publication import settings_from_env
 from kbkit.infra.errors import KbkitError
 from kbkit.infra.jsonl import atomic_write_text
-from kbkit.intake.bugfixes import collect_drops
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import load_events, record_events
-from kbkit.intake.merged_prs import parse_pulls
-from kbkit.intake.pull_scan import files_diff, files_endpoint
 from kbkit.intake.repo_identity import RepoIdentity
-from kbkit.intake.review_fetch import RecordedReader, attach_discussion
+from kbkit.intake.sources.drop import collect_drops
+from kbkit.intake.sources.github import files_diff, files_endpoint
+from kbkit.intake.sources.github_pulls import parse_pulls
+from kbkit.intake.sources.github_reviews import RecordedReader, attach_discussion
 from kbkit.vcs import git
 
 DAY = "2026-11-30"  # fixed: the replay keys are hashes of a deterministic prompt

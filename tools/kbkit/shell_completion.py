@@ -58,7 +58,7 @@ def build(words: Sequence[str]) -> argparse.ArgumentParser:
 
 
 def _complete_rule_ids(parser: argparse.ArgumentParser) -> None:
-    from kbkit.rulebook.catalog import all_rules
+    from kbkit.checks.rules import all_rules
 
     for action in parser._actions:
         if action.dest == "rule_id":

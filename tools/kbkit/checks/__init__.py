@@ -1,13 +1,14 @@
-"""The two validators share one tree model, one registry shape and one suppression pass.
+"""The engine the rules run in: one tree model, one registry shape, one suppression pass.
 
-Each checker module (`knowledge_tree`, `wiki_lint`) names its `RULES` catalog (stable id ->
-`Rule`, kept in `kbkit.rulebook.catalog`), page-local `page_findings` and `page_facts`, and a cross-page
+The rules live in `kbkit.checks.rules` (declared once per family, checked in the family's
+modules). Each validator module (`knowledge_tree`, `wiki_lint`) composes its family's checks:
+page-local `page_findings` and `page_facts`, and a cross-page
 `tree_findings(tree, context)` that reads page summaries and facts only. It declares its
 cross-page checks: `CROSS_PAGE` (check -> what it reads; all of it inside the per-page
 digests and the snapshot's namespace) and `ALWAYS_RERUN` (`Rerun`: the checks that read
 outside them, which a reused run recomputes).
 
-May import: `kbkit.tree`, `kbkit.policy`, `kbkit.pages`, `kbkit.rulebook`, `kbkit.vcs`, `kbkit.infra`.
+May import: `kbkit.tree`, `kbkit.policy`, `kbkit.sites`, `kbkit.pages`, `kbkit.rulebook`, `kbkit.vcs`, `kbkit.infra`.
 """
 
 from __future__ import annotations
@@ -17,17 +18,12 @@ from collections.abc import Callable, Iterable
 from datetime import date
 from typing import NamedTuple
 
+from kbkit.checks.rules.kb import RULES as KB_RULES
+from kbkit.checks.rules.kb import SUPPRESSION_INVALID, SUPPRESSION_UNUSED, UNREADABLE
 from kbkit.pages.page_summary import WHOLE_FILE
 from kbkit.policy.model import Policy
-from kbkit.rulebook.catalog import (
-    SUPPRESSION_INVALID,
-    SUPPRESSION_UNUSED,
-    UNREADABLE,
-    Rule,
-    all_rules,
-    unknown_rule,
-)
 from kbkit.rulebook.findings import ERROR, WARNING, Finding, sort_findings
+from kbkit.rulebook.rule import Rule
 from kbkit.tree.model import Tree
 
 
@@ -68,11 +64,9 @@ def suppressions(tree: Tree, only: str | None = None) -> tuple[list[Suppression]
             path = tree.repo_path(rel)
             if not rule_id or not reason:
                 problems.append(
-                    Finding(
+                    SUPPRESSION_INVALID.at(
                         path,
                         line,
-                        SUPPRESSION_INVALID.id,
-                        ERROR,
                         "write `<!-- kb-disable-next-line RULE-ID: reason -->` or "
                         "`<!-- kb-disable-file RULE-ID: reason -->`; "
                         "both the rule id and a reason are required",
@@ -110,15 +104,15 @@ def apply_suppressions(
             kept.append(finding)
         else:
             used.add(hit)
+    from kbkit.checks.rules import all_rules, unknown_rule
+
     known = all_rules()
     for entry in entries:
         if entry.rule_id not in known:  # a typo: it could never suppress anything
             kept.append(
-                Finding(
+                SUPPRESSION_INVALID.at(
                     entry.path,
                     entry.line,
-                    SUPPRESSION_INVALID.id,
-                    ERROR,
                     f"{unknown_rule(entry.rule_id)} in this suppression comment",
                 )
             )
@@ -129,11 +123,9 @@ def apply_suppressions(
                 else f"on line {entry.target_line}"
             )
             kept.append(
-                Finding(
+                SUPPRESSION_UNUSED.at(
                     entry.path,
                     entry.line,
-                    SUPPRESSION_UNUSED.id,
-                    ERROR,
                     f"nothing to suppress: no {entry.rule_id} finding {where}",
                 )
             )
@@ -161,9 +153,10 @@ def checker_run(
     local: dict[str, list[Finding]] | None = None,
 ) -> Run:
     """Run the named checkers on one tree."""
-    cross: list[Finding] = list(tree.problems)
+    walk_rules = {rule.id: rule for rule in KB_RULES}  # the walk reports kbkit's own rules
+    cross = [walk_rules[p.rule_id].at(p.path, 0, p.message) for p in tree.problems]
     cross.extend(
-        Finding(tree.repo_path(rel), 0, UNREADABLE.id, ERROR, summary.error)
+        UNREADABLE.at(tree.repo_path(rel), 0, summary.error)
         for rel, summary in tree.summaries.items()
         if summary.error is not None
     )

@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from kbkit.checks.tree_links import link_parts
+from kbkit.checks.rules.tree.links import link_parts
 from kbkit.infra.errors import UsageError
 from kbkit.rulebook.findings import Finding
 

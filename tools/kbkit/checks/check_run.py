@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 def parse_today(value: str | None) -> date:
     if value is None:
         return clock.today()
-    from kbkit.checks.lint_fields import parse_date
+    from kbkit.checks.rules.lint.fields import parse_date
 
     today = parse_date(value)
     if today is None:
@@ -96,7 +96,7 @@ def check_repo(
 def untracked_hints(findings: list[Finding], repo: Path) -> list[Finding]:
     """A link the commit breaks because its target is on disk but not in the index says so:
     the fix is `git add`, not a new path."""
-    from kbkit.checks.tree_links import link_parts
+    from kbkit.checks.rules.tree.links import link_parts
 
     out = []
     for finding in findings:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
-from kbkit.checks.tree_links import link_parts
+from kbkit.checks.rules.tree.links import link_parts
 from kbkit.infra.regular_file import read_regular_bytes
 from kbkit.rulebook.findings import Finding
 

@@ -4,12 +4,15 @@
 - `toc`: the site's navigation lists every page. `index.toc` names one table of contents:
   a markdown page under the knowledge root (mdBook's `SUMMARY.md`: its links), `mkdocs.yml`
   (`nav:`; without a `nav` every page is listed, as mkdocs lists them) or a Jupyter Book
-  `_toc.yml` (`file:` and `root:` entries, `.md` implied); paths in those two are
+  `_toc.yml` (`file:` and `root:` entries, the extension implied: `.md`, `.ipynb`, `.Rmd`...;
+  `glob:` entries place the pages they match); paths in those two are
   knowledge-root paths (mkdocs' `docs_dir`). `index.toc_files` names files that are DocFX
   tables of contents wherever they sit under the knowledge root (`toc.yml`: nested
   `items`, `href` and `topicHref` relative to the file; `toc.md`: its links); such a file
   covers the pages of its folder and below, and a page no table of contents covers is not
-  checked. Unlisted pages are `tree/page-unregistered` (except pages matching
+  checked. With `index.toctree`, the entries of every page's MyST `{toctree}` directives
+  (document names relative to the page, `/x` from the knowledge root, `:glob:` patterns)
+  list pages as Sphinx's navigation does; the `toctree` fact keeps them. Unlisted pages are `tree/page-unregistered` (except pages matching
   `index.unlisted` or mkdocs' `not_in_nav`, and pages a generator lists in navigation it
   builds itself: `index.placed`, the posts of Material's blog plugin), a page
   listed twice in one file `tree/page-registered-twice`, an entry of a YAML table of
@@ -35,18 +38,22 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from kbkit.checks.rules.tree import LINK_BROKEN, PAGE_REGISTERED_TWICE, PAGE_UNREGISTERED
 from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
+from kbkit.pages import myst
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import is_absolute
-from kbkit.policy.generators import TocLoader
 from kbkit.policy.model import Policy
 from kbkit.policy.toc_yaml import load_toc
-from kbkit.rulebook.findings import ERROR, Finding, quote
+from kbkit.rulebook.findings import Finding, quote
+from kbkit.sites.config import TocLoader
 from kbkit.tree.model import Tree
 
 INDEX_PAGE, TOC, PARENT, NONE = "index-page", "toc", "parent", "none"
 MAX_TOC_BYTES = 4 * 1024 * 1024
+# what a Jupyter Book `_toc.yml` entry written without its extension may name
+BOOK_SUFFIXES = (".md", ".ipynb", ".Rmd", ".myst", ".rst")
 
 
 def model(policy: Policy) -> str:
@@ -61,7 +68,7 @@ def parent_fact(page: Page, policy: Policy) -> tuple[str, int] | None:
     value = page.meta.get(key)
     if not isinstance(value, str) or not value.strip():
         return ("", 0)
-    from kbkit.checks.lint_fields import key_line
+    from kbkit.checks.rules.lint.fields import key_line
 
     return (value.strip(), key_line(page, key))
 
@@ -117,6 +124,8 @@ def tocs(tree: Tree) -> list[Toc]:
         for rel in sorted(tree.files):
             if rel.rsplit("/", 1)[-1] in names:
                 found.append(_docfx_toc(tree, rel))
+    if index.get("toctree"):
+        found.extend(_toctrees(tree))
     _LAST[:] = [tree, found]
     return list(found)
 
@@ -145,11 +154,12 @@ def _toc_file(tree: Tree, toc: str, data: Any) -> Toc:
         placed = _blog_posts(data)
     else:
         _book_files(data, written)
+        placed = [f"/{glob.strip('/')}" for glob in _book_globs(data, [])]
     listed: list[Entry] = []
     for entry in written:
         rel = posixpath.normpath(entry.lstrip("/"))
-        if rel not in tree.files and rel + ".md" in tree.files:
-            rel += ".md"  # Jupyter Book leaves the extension out
+        if rel not in tree.files:  # Jupyter Book leaves the extension out
+            rel = next((rel + s for s in BOOK_SUFFIXES if rel + s in tree.files), rel)
         listed.append(Entry("" if rel == "." else rel, getattr(entry, "line", 0), entry, False))
     return Toc(toc, None, "", tuple(listed), every, tuple(unlisted), tuple(placed))
 
@@ -239,6 +249,50 @@ def _book_files(node: Any, out: list[str]) -> None:
     elif isinstance(node, list):
         for item in node:
             _book_files(item, out)
+
+
+def _book_globs(node: Any, out: list[str]) -> list[str]:
+    """The `glob:` patterns of a Jupyter Book `_toc.yml`."""
+    if isinstance(node, dict):
+        if isinstance(node.get("glob"), str):
+            out.append(node["glob"])
+        for value in node.values():
+            if isinstance(value, (list, dict)):
+                _book_globs(value, out)
+    elif isinstance(node, list):
+        for item in node:
+            _book_globs(item, out)
+    return out
+
+
+def toctree_fact(rel: str, page: Page, policy: Policy) -> tuple[tuple[str, int, str, bool], ...]:
+    """(target, line, entry as written, a glob) for the entries of the page's `{toctree}`
+    directives, targets root-relative (`/x` from the root), when `index.toctree` is on."""
+    if not (policy.data.get("index") or {}).get("toctree") or "toctree" not in page.text:
+        return ()
+    folder = posixpath.dirname(rel)
+    out = []
+    for line, written, glob in myst.toctree_entries(page):
+        joined = written.lstrip("/") if written.startswith("/") else posixpath.join(folder, written)
+        target = posixpath.normpath(joined) if joined else ""
+        out.append(("" if target == "." else target, line, written, glob))
+    return tuple(out)
+
+
+def _toctrees(tree: Tree) -> list[Toc]:
+    """The pages whose `{toctree}` directives list pages (the `toctree` fact), each a table
+    of contents of the whole tree: a page none lists is unregistered, as Sphinx warns."""
+    out = []
+    for rel in sorted(tree.facts):
+        entries = tree.facts[rel].get("toctree", ())
+        if not entries:
+            continue
+        listed = tuple(
+            Entry(t, line, written, False) for t, line, written, glob in entries if not glob
+        )
+        globs = tuple(f"/{t}" for t, _, _, glob in entries if glob)
+        out.append(Toc(tree.repo_path(rel), None, "", listed, False, (), globs))
+    return out
 
 
 def _docfx_toc(tree: Tree, rel: str) -> Toc:
@@ -344,11 +398,9 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
                 counts[found] += 1
                 if counts[found] == 2:
                     findings.append(
-                        Finding(
+                        PAGE_REGISTERED_TWICE.at(
                             toc.path,
                             entry.line,
-                            "tree/page-registered-twice",
-                            ERROR,
                             f"{found} is already listed in {toc.path}: keep one entry",
                         )
                     )
@@ -368,12 +420,8 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
         if where is None:
             continue  # no table of contents covers this folder
         findings.append(
-            Finding(
-                tree.repo_path(rel),
-                0,
-                "tree/page-unregistered",
-                ERROR,
-                f"not listed in {where}: add one entry for this page there",
+            PAGE_UNREGISTERED.at(
+                tree.repo_path(rel), 0, f"not listed in {where}: add one entry for this page there"
             )
         )
     return findings
@@ -447,11 +495,9 @@ def _unlisted_spec(tables: list[Toc], policy: Policy) -> Any:
 
 def _broken_entry(tree: Tree, toc: Toc, entry: Entry) -> Finding:
     shown = tree.repo_path(entry.target) if not entry.site else entry.written
-    return Finding(
+    return LINK_BROKEN.at(
         toc.path,
         entry.line,
-        "tree/link-broken",
-        ERROR,
         f"table of contents entry {quote(entry.written)}: nothing at {shown}; fix the path "
         "or remove the entry",
     )
@@ -480,12 +526,8 @@ def _parent_findings(tree: Tree, pages: list[str]) -> list[Finding]:
         written, line = tree.facts[rel].get("parent", ("", 0))
         if not written:
             findings.append(
-                Finding(
-                    tree.repo_path(rel),
-                    0,
-                    "tree/page-unregistered",
-                    ERROR,
-                    f"no `{key}:` key: name the page this one belongs under",
+                PAGE_UNREGISTERED.at(
+                    tree.repo_path(rel), 0, f"no `{key}:` key: name the page this one belongs under"
                 )
             )
             continue
@@ -497,12 +539,8 @@ def _parent_findings(tree: Tree, pages: list[str]) -> list[Finding]:
         target = "" if target == "." else target
         if resolver.target(target) is None:
             findings.append(
-                Finding(
-                    tree.repo_path(rel),
-                    line,
-                    "tree/page-unregistered",
-                    ERROR,
-                    f"`{key}: {written}` names no page: fix the parent",
+                PAGE_UNREGISTERED.at(
+                    tree.repo_path(rel), line, f"`{key}: {written}` names no page: fix the parent"
                 )
             )
     return findings

@@ -13,7 +13,21 @@ from collections.abc import Callable
 from typing import Any
 
 from kbkit.checks import Context, Fingerprints, Rerun
-from kbkit.checks.incidents import (
+from kbkit.checks.index_model import include_fact, is_redirect, parent_fact, toctree_fact
+from kbkit.checks.link_model import (
+    Resolver,
+    anchor_ids,
+    anchors_known,
+    anchors_on,
+    fragment_fact,
+    label_fact,
+    page_permalink,
+    site_links,
+    wikilink_aliases,
+    wikilink_refs,
+)
+from kbkit.checks.rules.tree.danger import danger_findings
+from kbkit.checks.rules.tree.incidents import (
     Field,
     duplicate_id_findings,
     incident_findings,
@@ -21,25 +35,13 @@ from kbkit.checks.incidents import (
     is_incident,
     name_pattern,
 )
-from kbkit.checks.index_model import include_fact, is_redirect, parent_fact
-from kbkit.checks.link_model import (
-    Resolver,
-    anchor_ids,
-    anchors_known,
-    anchors_on,
-    site_links,
-    wikilink_aliases,
-    wikilink_refs,
-)
-from kbkit.checks.scopes import folder_verdict
-from kbkit.checks.tree_danger import danger_findings
-from kbkit.checks.tree_links import (
+from kbkit.checks.rules.tree.links import (
     broken_link_findings,
     link_absolute_findings,
     same_page_anchor_findings,
     wikilink_findings,
 )
-from kbkit.checks.tree_repo import (
+from kbkit.checks.rules.tree.repo import (
     body_fingerprint,
     duplicate_findings,
     entry_findings,
@@ -47,29 +49,36 @@ from kbkit.checks.tree_repo import (
     local_tracked_findings,
     version_reader,
 )
-from kbkit.checks.tree_secrets import allowed_networks, secret_findings
-from kbkit.checks.tree_size import (
+from kbkit.checks.rules.tree.secrets import allowed_networks, secret_findings
+from kbkit.checks.rules.tree.size import (
     near_limit_findings,
     no_split_lines,
     over_split,
     split_exemptions,
     split_findings,
 )
-from kbkit.checks.tree_structure import has_children_marker, structure_findings
+from kbkit.checks.rules.tree.structure import has_children_marker, structure_findings
+from kbkit.checks.scopes import compiled, folder_verdict
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
-from kbkit.rulebook.catalog import TREE_RULES
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import Tree
 
 ROOT, EXTRA = "root", "extra"
 
-RULES = TREE_RULES  # the registry's shape: each validator module names its catalog
-
 
 def page_scope(rel: str, policy: Policy) -> str | None:
-    """`root` for pages under a root, `extra` for other scanned pages (T28), else None."""
+    """`root` for pages under a root, `extra` for other scanned pages (T28), else None (as
+    for the pages the site does not publish, `unpublished`)."""
+    if policy.data.get("unpublished") and compiled(policy, _unpublished).match_file(rel):
+        return None
     return folder_verdict(rel, policy, _folder_scope)  # the scope is the folder's
+
+
+def _unpublished(policy: Policy) -> Any:
+    import pathspec  # only policies that name unpublished files pay for it
+
+    return pathspec.GitIgnoreSpec.from_lines(map(str, policy.data.get("unpublished") or ()))
 
 
 def _folder_scope(folder: str, policy: Policy) -> str | None:
@@ -120,11 +129,20 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     if page.error is not None or scope is None:
         return {}
     facts: dict[str, Any] = {}
-    site = site_links(page, policy)
+    site = site_links(page, policy, rel)
+    permalink = page_permalink(page, policy)
+    if permalink is not None:
+        facts["permalink"] = permalink  # where other pages' links reach it (links.permalink_key)
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
     if anchors_on(policy) and anchors_known(page, policy):
         facts["anchors"] = anchor_ids(page, policy)  # tree/link-anchor
+    labels = label_fact(page, policy)
+    if labels:
+        facts["labels"] = labels  # MyST labels: `[x](label)` on any page (links.labels)
+    fragments = fragment_fact(page, policy)
+    if fragments:
+        facts["fragments"] = fragments  # `#x` links only a label of any page may settle
     wiki = wikilink_refs(page, policy)
     if wiki:
         facts["wikilinks"] = wiki  # T10 and lint/orphan, when links.wikilinks is on
@@ -134,6 +152,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     included = include_fact(rel, page, policy)
     if included:
         facts["includes"] = included  # mdBook's {{#include}}: placed pages (index.includes)
+    toctree = toctree_fact(rel, page, policy)
+    if toctree:
+        facts["toctree"] = toctree  # MyST's {toctree} entries: the navigation (index.toctree)
     if is_redirect(page, policy):
         facts["redirect"] = True  # DocFX's redirect_url: needs no entry (index.redirect_keys)
     if scope != ROOT:

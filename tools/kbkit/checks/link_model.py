@@ -2,6 +2,9 @@
 
 - `site_root`: a folder (relative to the knowledge root, `.` for the root itself) that
   site-root links (`/manual/x.html`) start from. Unset, such links are `tree/link-absolute`.
+- `absolute_urls`: `/x` is a URL of the site the tree is published in, never a file path
+  (DocFX and Microsoft Learn: `/azure/x` is another docset of the same site); without
+  `site_root` or a `url_map` prefix that matches, such a link is not checked.
 - `url_map`: site path prefixes -> folders under the knowledge root (`/powershell/scripting/:
   docs-conceptual`, DocFX's `src`/`dest`); a list of folders is tried in order (one per
   version of the docs). Letter case is ignored in the prefix, the query (`?view=...`) and
@@ -10,6 +13,23 @@
   docsets publish under as well (Learn's `/powershell/module/`): a link whose first name
   after the prefix is none of the mapped folders' is theirs, not checked.
 - `backslash`: `..\\build\\x.md` names `../build/x.md`, as DocFX reads it.
+- `relative_from: url`: a relative link resolves from the page's URL as the site serves it,
+  not from the file's folder (Hugo): a page `a/b.md` is served at `/a/b/`, so `../x/` names
+  `/a/x/`; a folder's own page (`url_folder_pages`, default `_index.md` and `index.md`) is
+  served at its folder's URL. Such links are site links of the page (`site_links`). With
+  `md_from_file`, a link to a `.md` file still resolves from the file's folder (a link
+  render hook rewrites it to the page's URL); without it, `x.md` is the URL `/a/b/x.md`,
+  which the site does not serve.
+- `page_url: file`: with `relative_from: url`, a page `a/b.md` is served at `/a/b.html`
+  (Jekyll's default permalinks), so its relative links resolve from `/a/`; `folder` (the
+  default) serves it at `/a/b/`. `permalink_key`: the front matter key that gives a page
+  its own URL (Jekyll's `permalink:`): its relative links resolve from that URL, a site link
+  to that URL reaches it, and a site link to its file's own URL does not (the site serves
+  it elsewhere). `base_url`: the path the site is served under (Jekyll's `baseurl`): a site
+  link `/base/x` names `/x`, and a site link outside it leaves the site (broken).
+- `site_files`: folders (relative to the knowledge root; `../static` may lead out of it,
+  not out of the repository) whose files the site serves from its URL root, as Hugo and
+  Docusaurus serve `static/`: a site link `/img/x.png` may name `../static/img/x.png`.
 - `extensions`: `{".html": [".html.md", ".md"]}` — a target ending in the key that names
   nothing is tried with each replacement (Middleman pages are linked as the HTML they build);
   the key `""` stands for a name written without the page's extension (`/manual/pingdom`,
@@ -30,6 +50,14 @@
   attributes, footnote ids, with `attr_list` the `{ #id }` of attribute lists, with
   `tabbed` pymdownx.tabbed's tab ids; fragments that match `anchor_ignore` (a regex, from
   the fragment's start) are not checked. Pages keep their ids as a fact.
+- `labels` (MyST, as Sphinx resolves `[text](target)`): a target that names no file names a
+  label defined on any page (`(label)=`, a directive's `:name:`; `kbkit.pages.myst`), or
+  one of the pages Sphinx always builds (`genindex`, `modindex`, `search`); a `#fragment`
+  the page does not hold may name such a label too, and `page.md#label` names a label of
+  that page. Pages keep their labels as a fact (`labels`), and the same-page fragments
+  only the whole tree can settle as another (`fragments`).
+- `heading_depth`: only headings up to this level take slug ids (MyST's
+  `myst_heading_anchors`; 0: none); unset, every heading does.
 - `wikilinks`: `[[Page]]`, `[[Page|alias]]`, `[[Page#heading]]`, `[[folder/Page]]` and
   `![[embed.png]]` are links, resolved by file name the way Obsidian does
   (`Resolver.wikilink`); pages keep them as a fact (`wikilinks`), so the snapshot's
@@ -54,10 +82,10 @@ from typing import Any, NamedTuple
 
 from kbkit.checks.redirect_files import EXTERNAL, configured, load_redirects
 from kbkit.checks.scopes import compiled
-from kbkit.pages import anchors
+from kbkit.pages import anchors, myst
 from kbkit.pages.link import EMBED
 from kbkit.pages.page import Page
-from kbkit.pages.page_summary import LinkRef
+from kbkit.pages.page_summary import LinkRef, is_absolute
 from kbkit.policy.model import Policy
 from kbkit.tree.model import Tree, outside_root
 
@@ -73,6 +101,14 @@ class LinkModel(NamedTuple):
     url_map: tuple[tuple[str, tuple[str, ...]], ...] = ()  # site prefix -> folders, longest first
     backslash: bool = False  # `..\\x\\y.md` is `../x/y.md`
     shared: tuple[str, ...] = ()  # url_map prefixes other docsets publish under too
+    from_url: bool = False  # relative links resolve from the page's URL (`relative_from: url`)
+    folder_pages: tuple[str, ...] = ()  # pages served at their folder's URL
+    md_from_file: bool = False  # with from_url: `.md` targets still resolve from the file
+    site_files: tuple[str, ...] = ()  # root-relative folders the site serves at its URL root
+    page_url: str = "folder"  # with from_url: a/b.md served at /a/b/ (folder) or /a/b.html (file)
+    permalink_key: str | None = None  # the front matter key naming a page's own URL
+    base_url: str = ""  # the path the site is served under ("/proj"), "" for the host's root
+    unpublished: tuple[str, ...] = ()  # gitignore globs of files the site does not publish
 
     @property
     def active(self) -> bool:
@@ -112,7 +148,21 @@ def link_model(policy: Policy) -> LinkModel:
         tuple(sorted(url_map, key=lambda item: -len(item[0]))),
         bool(links.get("backslash")),
         tuple(_prefix(str(p)).lower() for p in links.get("url_shared") or ()),
+        links.get("relative_from") == "url",
+        tuple(map(str, links.get("url_folder_pages") or ("_index.md", "index.md"))),
+        bool(links.get("md_from_file")),
+        tuple(_clean(str(f)) for f in links.get("site_files") or ()),
+        str(links.get("page_url") or "folder"),
+        str(links["permalink_key"]) if links.get("permalink_key") else None,
+        _base(str(links.get("base_url") or "")),
+        tuple(map(str, policy.data.get("unpublished") or ())),
     )
+
+
+def _base(url: str) -> str:
+    """`/proj` for `proj/`, `/proj` or `/proj/`; "" for none or `/`."""
+    cleaned = _clean(url)
+    return "/" + cleaned if cleaned else ""
 
 
 def _prefix(path: str) -> str:
@@ -126,6 +176,8 @@ def site_candidates(model: LinkModel, path: str) -> tuple[str, ...] | None:
     site root. None: a path of another part of the site (no prefix matches and no site root
     is set), which this tree cannot check."""
     path = path.split("#", 1)[0].split("?", 1)[0]
+    if model.base_url and under_base(path, model.base_url):
+        path = path[len(model.base_url) :] or "/"
     if model.url_map:
         lowered = path.lower()
         for prefix, folders in model.url_map:
@@ -137,6 +189,11 @@ def site_candidates(model: LinkModel, path: str) -> tuple[str, ...] | None:
     return (_clean(posixpath.join(model.site_root, path.lstrip("/"))),)
 
 
+def under_base(path: str, base: str) -> bool:
+    """Whether a site path lies under the site's base URL (`/proj/x`, `/proj`)."""
+    return path == base or path.startswith(base + "/")
+
+
 def _whole_name(rel: str, name: str) -> bool:
     """Whether the file name of `rel` is `name` (`x/index.html`, not `x/myindex.html`)."""
     return rel == name or rel.endswith("/" + name)
@@ -146,7 +203,11 @@ def has_site_root(policy: Policy) -> bool:
     """Whether site-root links (`/x`) are this tree's links: the policy names a site root
     or a URL map (asked per page without building the whole model)."""
     links = policy.data.get("links") or {}
-    return links.get("site_root") is not None or bool(links.get("url_map"))
+    return (
+        links.get("site_root") is not None
+        or bool(links.get("url_map"))
+        or bool(links.get("absolute_urls"))
+    )
 
 
 def _clean(path: str) -> str:
@@ -159,18 +220,89 @@ def is_site_link(target: str) -> bool:
     return target.startswith("/") and not target.startswith("//")
 
 
-def site_links(page: Page, policy: Policy) -> tuple[LinkRef, ...]:
-    """The page's site-root links resolved against the site root (none when unset)."""
+def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[LinkRef, ...]:
+    """The page's site-root links resolved against the site root (none when unset); with
+    `relative_from: url`, its relative links too, resolved from the URL the page at the
+    root-relative `rel` is served at."""
     if not has_site_root(policy):
         return ()
     model = compiled(policy, link_model)
+    base = None
+    if model.from_url and rel is not None:
+        base = served_folder(rel, model, permalink_of(page, model))
     out = []
     for link in page.links:
-        if is_site_link(link.target) and not link.is_external:
-            found = site_candidates(model, link.path_part)
-            if found is not None:  # else another part of the site: not checked here
-                out.append((found[0], link.line, link.target))
+        if link.is_external:
+            continue
+        if is_site_link(link.target):
+            path = link.path_part
+        elif base is not None and served_relative(link.target, model):
+            path = posixpath.join(base, link.path_part)
+            if not model.base_url:  # a browser stays at the host's root; above a base, it leaves
+                path = posixpath.normpath(path)
+        else:
+            continue
+        found = site_candidates(model, path)
+        if found is not None:  # else another part of the site: not checked here
+            out.append((found[0], link.line, link.target))
     return tuple(out)
+
+
+def permalink_of(page: Page, model: LinkModel) -> str | None:
+    """The URL path the page's front matter gives it (`permalink_key`), base URL aside."""
+    if model.permalink_key is None:
+        return None
+    value = page.meta.get(model.permalink_key)
+    if not isinstance(value, str) or not value.strip() or "://" in value or ":" in value:
+        return None  # unset, or a pattern (`/:path/`) the generator fills in
+    return "/" + value.strip().lstrip("/")
+
+
+def page_permalink(page: Page, policy: Policy) -> str | None:
+    """The URL the page's front matter gives it (a fact: other pages' links reach it there),
+    when the policy names a `permalink_key`."""
+    links = policy.data.get("links") or {}
+    if not links.get("permalink_key") or not has_site_root(policy):
+        return None
+    return permalink_of(page, compiled(policy, link_model))
+
+
+def permalink_path(url: str) -> str:
+    """The root-relative path a permalink is looked up by: `/a/b/`, `/a/b.html` and
+    `/a/b/index.html` are all `a/b`."""
+    path = _clean(url)
+    for suffix in ("/index.html", ".html"):
+        if path.endswith(suffix) or path == suffix.lstrip("/"):
+            path = path[: -len(suffix)]
+            break
+    return _clean(path)
+
+
+def served_folder(rel: str, model: LinkModel, permalink: str | None = None) -> str:
+    """The URL folder a page's relative links resolve from: `/a/b/` for `a/b.md`, `/a/` for
+    a folder's own page `a/_index.md` (or, with `page_url: file`, for any page of `a/`);
+    with a permalink, its folder (`/x/` for `/x/` and for `/x.html`)."""
+    if permalink is not None:
+        return permalink if permalink.endswith("/") else permalink.rpartition("/")[0] + "/"
+    folder, _, name = rel.rpartition("/")
+    if name in model.folder_pages or model.page_url == "file":
+        return f"/{folder}/" if folder else "/"
+    stem = name.rsplit(".", 1)[0]
+    return f"/{folder}/{stem}/" if folder else f"/{stem}/"
+
+
+def served_relative(written: str, model: LinkModel) -> bool:
+    """Whether a link as written is a relative link `relative_from: url` resolves from the
+    page's URL (a site link of the page, not a file path)."""
+    path = written.split("#", 1)[0].split("?", 1)[0]
+    return bool(
+        model.from_url
+        and path
+        and not is_absolute(written)
+        and "{{" not in written
+        and "{%" not in written
+        and not (model.md_from_file and path.endswith(".md"))
+    )
 
 
 # (name as written before `#`, line, target as written with its #heading, embed?)
@@ -224,9 +356,27 @@ class Resolver:
         self._generated: Any = None
         self._names: dict[str, list[str]] | None = None
         self._aliases: dict[str, list[str]] | None = None
+        self._labels: frozenset[str] | None = None
+        self._hidden: frozenset[str] | None = None
+        self._permalinks: dict[str, str] | None = None
 
     def exists(self, rel: str) -> bool:
-        return rel == "" or rel in self.tree.files or rel in self.tree.folders
+        if rel == "":
+            return True
+        found = rel in self.tree.files or rel in self.tree.folders
+        return found and not (self.model.unpublished and self.unpublished(rel))
+
+    def unpublished(self, rel: str) -> bool:
+        """Whether the site leaves the file or folder `rel` out (top-level `unpublished`)."""
+        if not self.model.unpublished:
+            return False
+        if self._hidden is None:
+            import pathspec
+
+            spec = pathspec.GitIgnoreSpec.from_lines(self.model.unpublished)
+            paths = [*self.tree.files, *(f"{folder}/" for folder in self.tree.folders if folder)]
+            self._hidden = frozenset(p.rstrip("/") for p in spec.match_files(paths))
+        return rel in self._hidden
 
     def target(self, rel: str) -> str | None:
         """The existing path `rel` names, or None (a path left unchecked, generated or
@@ -265,10 +415,26 @@ class Resolver:
     def site_target(self, resolved: str, written: str) -> str | None:
         """The existing path a site link names: `resolved` (its first candidate), else the
         next `url_map` folders in order (a page of another version of the docs)."""
-        found = self.target(resolved)
-        if found is not None:
-            return found
         path = _path_of(written)
+        base = self.model.base_url
+        if base and is_site_link(path) and not under_base(path, base):
+            return None  # the site is served under its base URL: this leaves it
+        if self.model.permalink_key:
+            given = self.permalinks().get(permalink_path(resolved))
+            if given is not None:
+                return given
+        if self.model.page_url == "file" and path.endswith("/") and self.model.from_url:
+            # pages are files (`a/b.html`): `x/` is a folder, served by its own page only
+            pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
+            return resolved if any(self.exists(page) for page in pages) else None
+        found = self.target(resolved)
+        if found is not None and not self._served_elsewhere(found, resolved):
+            return found
+        served = self._site_file(resolved)
+        if served is not None:
+            return served
+        if not is_site_link(path):
+            return None  # a relative link resolved from the page's URL: one candidate
         candidates = site_candidates(self.model, path) or ()
         for candidate in candidates[1:]:
             found = self.target(candidate)
@@ -281,9 +447,49 @@ class Resolver:
     def site_targets(self, resolved: str, written: str) -> list[str]:
         """Every existing path a site link may name: its page in each `url_map` folder (a
         link without a version reaches the page in every version), else `resolved`."""
-        candidates = site_candidates(self.model, _path_of(written)) or (resolved,)
+        path = _path_of(written)
+        candidates = (site_candidates(self.model, path) if is_site_link(path) else None) or (
+            resolved,
+        )
         found = [hit for c in candidates if (hit := self.target(c)) is not None]
         return found or [resolved]
+
+    def permalinks(self) -> dict[str, str]:
+        """Pages by the root-relative path of the URL their front matter gives them."""
+        if self._permalinks is None:
+            self._permalinks = {}
+            root = self.model.site_root or ""
+            for rel, facts in sorted(self.tree.facts.items()):
+                url = facts.get("permalink")
+                if url is not None:
+                    key = _clean(posixpath.join(root, permalink_path(url)))
+                    self._permalinks.setdefault(key, rel)
+        return self._permalinks
+
+    def _served_elsewhere(self, found: str, resolved: str) -> bool:
+        """Whether a URL-resolved path that names a page file is not where the site serves
+        it: at its source file (`x.md`), or at its own URL (a front matter permalink)."""
+        if not (self.model.from_url and found.endswith(".md")):
+            return False
+        return resolved.endswith(".md") or self.permalinked(found)
+
+    def permalinked(self, rel: str) -> bool:
+        """Whether the page's front matter serves it at a URL of its own."""
+        return "permalink" in self.tree.facts.get(rel, {})
+
+    def _site_file(self, resolved: str) -> str | None:
+        """The file of a `site_files` folder that a site path (resolved from the site root)
+        names, if any."""
+        if self.model.site_root is None or outside_root(resolved):
+            return None
+        tail = (
+            resolved[len(self.model.site_root) :].lstrip("/") if self.model.site_root else resolved
+        )
+        for folder in self.model.site_files:
+            candidate = _clean(posixpath.join(folder, tail))
+            if self.tree.exists(candidate):
+                return candidate
+        return None
 
     def _elsewhere(self, path: str) -> bool:
         """Whether a site path under a `url_shared` prefix names, right after the prefix,
@@ -383,6 +589,16 @@ class Resolver:
                 return hit
         return None
 
+    def is_label(self, name: str) -> bool:
+        """Whether `name` is a MyST label of some page (`labels` facts) or a page Sphinx
+        always builds (`genindex`, `search`)."""
+        if self._labels is None:
+            found = set(myst.BUILT_IN)
+            for facts in self.tree.facts.values():
+                found.update(facts.get("labels", ()))
+            self._labels = frozenset(found)
+        return myst.normalized(name) in self._labels
+
     def _by_alias(self) -> dict[str, list[str]]:
         """Pages by lower-cased frontmatter alias (`links.aliases`; empty otherwise)."""
         if self._aliases is None:
@@ -472,6 +688,8 @@ class AnchorOptions(NamedTuple):
     tabbed: bool  # pymdownx.tabbed's `=== "Tab"` give ids
     ignore: re.Pattern[str] | None  # fragments that are never checked
     definitions: bool = False  # definition terms give ids (goldmark's autoDefinitionTermID)
+    depth: int | None = None  # only headings up to this level take slug ids
+    labels: bool = False  # MyST labels (`(name)=`, `:name:`) and section ids give ids
 
 
 def anchor_options(policy: Policy) -> AnchorOptions:
@@ -483,6 +701,8 @@ def anchor_options(policy: Policy) -> AnchorOptions:
         bool(links.get("tabbed")),
         re.compile(str(ignore)) if ignore else None,
         bool(links.get("definition_ids")),
+        None if links.get("heading_depth") is None else int(links["heading_depth"]),
+        bool(links.get("labels")),
     )
 
 
@@ -497,7 +717,10 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
     if _LAST_PAGE[0] is page and _LAST_PAGE[1] is policy.data:
         return tuple(_LAST_PAGE[2])
     options = compiled(policy, anchor_options)
-    named = [(heading.line, heading.plain) for heading in page.headings]
+    headings = page.headings
+    if options.depth is not None:
+        headings = tuple(h for h in headings if h.level <= options.depth)
+    named = [(heading.line, heading.plain) for heading in headings]
     if options.definitions:  # terms and headings take ids in one run, in text order
         named = sorted(named + anchors.definition_terms(page.text), key=lambda item: item[0])
     ids = anchors.heading_ids([text for _, text in named], options.style, options.attr_list)
@@ -510,9 +733,49 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
     if options.tabbed:
         lines = [line for line, _ in named]
         out.extend(anchors.tab_ids(page.text, list(zip(lines, ids, strict=True)), options.style))
+    if options.labels:  # a label by its name or its id, and the sections the slugs name
+        for name in myst.labels(page):
+            out.extend((name, myst.docutils_id(name)))
+        out.extend(myst.docutils_id(heading.plain) for heading in headings)
     found = tuple(dict.fromkeys(out))
     _LAST_PAGE[:] = [page, policy.data, found]
     return found
+
+
+def labels_on(policy: Policy) -> bool:
+    return bool((policy.data.get("links") or {}).get("labels"))
+
+
+def label_fact(page: Page, policy: Policy) -> tuple[str, ...]:
+    """The MyST labels the page defines, when `links.labels` is on."""
+    return myst.labels(page) if labels_on(policy) else ()
+
+
+def own_ids(page: Page, policy: Policy) -> frozenset[str]:
+    """The ids a `#fragment` link of the page may name on the page itself: `anchor_ids`,
+    and with `links.labels` the section id docutils gives every heading (MyST falls back
+    to it for a heading below `heading_depth`)."""
+    known = set(anchor_ids(page, policy))
+    if labels_on(policy):
+        known.update(myst.docutils_id(heading.plain) for heading in page.headings)
+    return frozenset(known)
+
+
+def fragment_fact(page: Page, policy: Policy) -> tuple[tuple[int, str], ...]:
+    """(line, link) of the page's `#fragment` links that name no id of the page, when
+    `links.labels` is on: Sphinx looks for them among every page's labels (the tree
+    check settles them)."""
+    if not labels_on(policy) or not anchors_known(page, policy):
+        return ()
+    own = [link for link in page.links if not link.path_part and link.target.startswith("#")]
+    if not own:
+        return ()
+    known = own_ids(page, policy)
+    return tuple(
+        (link.line, link.target)
+        for link in own
+        if not fragment_known(link.target[1:], known, policy)
+    )
 
 
 def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:

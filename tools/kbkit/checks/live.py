@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 from kbkit.checks import Context, Run, checker_run, finish, suppressions
 from kbkit.checks.link_model import Resolver
 from kbkit.checks.registry import PREFIX_BY_VALIDATOR, analyze_page, validator_modules
+from kbkit.checks.rules.tree.links import broken_link_findings, wikilink_findings
 from kbkit.checks.runner import load_for_checks, validator_run
-from kbkit.checks.tree_links import broken_link_findings, wikilink_findings
 from kbkit.infra.jsonl import gc_paused
 from kbkit.pages.page import parse_page
 from kbkit.pages.page_summary import summarize

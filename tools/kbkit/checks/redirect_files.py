@@ -171,7 +171,7 @@ def _parse(path: Path, text: str) -> Any:
             return json_input.loads(text)
         if path.suffix == ".toml":
             return tomllib.loads(text)
-        from kbkit.policy.generators import TocLoader  # within the YAML limits
+        from kbkit.sites.config import TocLoader  # within the YAML limits
 
         return yaml.load(text, Loader=TocLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:  # the line and the problem, in YAML's words

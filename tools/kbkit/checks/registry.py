@@ -1,6 +1,7 @@
-"""Which validators exist, their rules, and the per-page analysis the loader caches.
+"""Which validators exist and the per-page analysis the loader caches (the rules themselves:
+`kbkit.checks.rules`).
 
-Each validator module has `RULES`, `page_findings(rel, page, policy)` (pure, one page: run
+Each validator module has `page_findings(rel, page, policy)` (pure, one page: run
 while the tree loads, cached with the page), `tree_findings(tree, context)` (cross-page) and
 the declarations `CROSS_PAGE` and `ALWAYS_RERUN` (`kbkit.checks`). The runner
 (`kbkit.checks.runner`) runs them; imports go runner -> incremental -> registry.
@@ -12,10 +13,9 @@ import functools
 from types import ModuleType
 from typing import Any
 
-from kbkit.checks import Rerun, Rule
+from kbkit.checks import Rerun
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
-from kbkit.rulebook import catalog as rule_catalog
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import Analysis
 
@@ -27,11 +27,6 @@ def validator_modules() -> dict[str, ModuleType]:
     from kbkit.checks import knowledge_tree, wiki_lint
 
     return {"tree": knowledge_tree, "lint": wiki_lint}
-
-
-def all_rules() -> dict[str, Rule]:
-    """Every rule by id (`kbkit.rulebook.catalog`, which the validators' `RULES` name)."""
-    return rule_catalog.all_rules()
 
 
 def analyze_page(rel: str, page: Page, policy: Policy) -> Analysis:

@@ -103,7 +103,7 @@ def _render(args: ReportOptions, repo: Path, findings: list[Finding], pages: int
     if args.format == "sarif":
         from kbkit import __version__
         from kbkit.checks.baseline import fingerprints
-        from kbkit.rulebook.docs import sarif_rules
+        from kbkit.checks.rules.reference import sarif_rules
 
         return sarif(findings, sarif_rules(), __version__, fingerprints(findings, repo))
     if args.format == "markdown":

@@ -133,19 +133,25 @@ def _compile(policy: Policy) -> Scopes:
 
 
 def apply_severities(findings: Iterable[Finding], policy: Policy | None) -> list[Finding]:
-    """The findings with the policy's severities: `off` drops a finding, `warning` and
-    `error` replace the rule's own severity."""
-    if policy is None:
-        return list(findings)
-    scope = scopes(policy)
-    if not scope.rules and not any(o.rules for o in scope.overrides):
-        return list(findings)
+    """The findings with their severities decided, in the one place they are: the rule's
+    declaration (`kbkit.checks.rules`) gives the default, the policy's `rules:` and
+    `overrides:` change it per path (`off` drops the finding). Whatever severity a finding was
+    made with (a cached result, a finding of an older version) does not count."""
+    from kbkit.checks.rules import all_rules
+
+    declared = all_rules()
+    scope = scopes(policy) if policy is not None else None
+    if scope is not None and not scope.rules and not any(o.rules for o in scope.overrides):
+        scope = None
     kept = []
     for finding in findings:
-        folder = finding.line == 0 and not finding.path.endswith(".md")
-        severity = scope.severity(finding.path, finding.rule_id, finding.severity, folder)
-        if severity == OFF:
-            continue
+        rule = declared.get(finding.rule_id)
+        severity = finding.severity if rule is None else rule.severity
+        if scope is not None:
+            folder = finding.line == 0 and not finding.path.endswith(".md")
+            severity = scope.severity(finding.path, finding.rule_id, severity, folder)
+            if severity == OFF:
+                continue
         kept.append(
             finding if severity == finding.severity else finding._replace(severity=severity)
         )

@@ -117,9 +117,9 @@ def first_check(repo: Path) -> str:
     it passes, or what it leaves for the team, counted by rule."""
     from collections import Counter
 
+    from kbkit.checks.rules import all_rules
     from kbkit.checks.runner import run_validators
     from kbkit.policy.model import load_policy
-    from kbkit.rulebook.catalog import all_rules
 
     policy = load_policy(repo)
     findings, pages = run_validators(repo, policy, ("tree", "lint"), clock.today(), use_cache=False)

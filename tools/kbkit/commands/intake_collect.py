@@ -10,7 +10,7 @@ from kbkit.infra import settings
 from kbkit.infra.errors import UsageError
 from kbkit.infra.outward import line
 from kbkit.intake import options
-from kbkit.intake.bugfixes import DROP_DIR_ENV, QUARANTINE, collect_drops
+from kbkit.intake.sources.drop import DROP_DIR_ENV, QUARANTINE, collect_drops
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,15 +9,15 @@ from typing import Any
 
 from kbkit.infra import settings
 from kbkit.infra.errors import InputError, KbkitError, UsageError
-from kbkit.intake.bugfixes import (
+from kbkit.intake.json_pages import decode_pages, read_source
+from kbkit.intake.sources.drop import (
     DROP_DIR_ENV,
     landed_record,
     parse_aliases,
     render_comment,
     write_drop_record,
 )
-from kbkit.intake.json_pages import decode_pages, read_source
-from kbkit.intake.mailbox import parse_issue_ref
+from kbkit.intake.sources.mailbox import parse_issue_ref
 from kbkit.vcs import github
 
 # Posting a comment is an outward write: it happens only when this is "1".

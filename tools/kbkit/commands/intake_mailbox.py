@@ -11,7 +11,8 @@ from kbkit.infra.outward import line
 from kbkit.intake import options
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
-from kbkit.intake.mailbox import (
+from kbkit.intake.repo_identity import RepoIdentity
+from kbkit.intake.sources.mailbox import (
     comments_endpoint,
     edited_comments,
     parse_comments,
@@ -19,7 +20,6 @@ from kbkit.intake.mailbox import (
     remember_refused,
     unconfigured,
 )
-from kbkit.intake.repo_identity import RepoIdentity
 from kbkit.vcs import github
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from kbkit.infra.errors import UsageError
 from kbkit.infra.paths import repo_root
 from kbkit.intake import options
-from kbkit.intake.git_history import git_rows
 from kbkit.intake.ledger import known_sources, load_events, record_events
 from kbkit.intake.repo_identity import slug_from_remote
+from kbkit.intake.sources.git import git_rows
 from kbkit.vcs import git
 
 

@@ -8,12 +8,14 @@ from pathlib import Path
 from kbkit.infra.errors import UsageError
 from kbkit.infra.outward import line
 from kbkit.intake import options
+from kbkit.intake.change_scan import scan_lines
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
-from kbkit.intake.merged_prs import advance_cursor, parse_pulls, scan_since, since_option
-from kbkit.intake.pull_scan import scan_github
+from kbkit.intake.merged_prs import advance_cursor, scan_since, since_option
 from kbkit.intake.repo_identity import RepoIdentity, canonical_slug, parse_slug
 from kbkit.intake.reread import reread_prs
+from kbkit.intake.sources.github import scan_github
+from kbkit.intake.sources.github_pulls import parse_pulls
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,9 +69,20 @@ def main(argv: list[str] | None = None) -> int:
         "repeatable): a PR recorded without them gets a new revision of its event, pending "
         "again; one not recorded yet is recorded; the cursor does not move",
     )
+    parser.add_argument(
+        "--source",
+        dest="host",
+        metavar="NAME",
+        default="github",
+        help="where the merged changes are: github (the default) or gitlab (merge requests of "
+        "--repo GROUP/SUBGROUP/PROJECT or its URL, through GitLab's REST API at "
+        "$KBKIT_GITLAB_URL, default https://gitlab.com, with $KBKIT_GITLAB_TOKEN)",
+    )
     options.add_repo(parser, identity=True)
     parser.set_defaults(github=None)
     args = parser.parse_args(argv)
+    if args.host != "github":
+        return _scan_host(args)
     if args.repo and parse_slug(args.repo) and not Path(args.repo).is_dir():
         # `--repo OWNER/NAME` (or its URL) names the GitHub repository; the ledgers are
         # found from here
@@ -96,6 +109,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     for repo in sorted(scan.newest):
         print(f"cursor {repo}: {cursor[repo]} (next scan from {scan_since(cursor[repo])})")
+    return 0
+
+
+def _scan_host(args: argparse.Namespace) -> int:
+    if args.source is not None or args.reread or args.alias:
+        raise UsageError(
+            f"--from, --reread and --alias read GitHub; drop them with --source {args.host}"
+        )
+    named = args.slug or (args.repo if args.repo and not Path(args.repo).is_dir() else None)
+    args.repo = None if args.repo == named else args.repo  # the project, not the ledgers' folder
+    since = since_option(args.since) if args.since else None
+    folder = options.intake_dir(args)
+    for text in scan_lines(folder, args.host, named, since=since, dry_run=args.dry_run):
+        print(text)
     return 0
 
 

@@ -11,9 +11,9 @@ from kbkit.infra.errors import UsageError
 
 
 def explain(rule_id: str) -> dict[str, str]:
-    """The rule's registry entry (id, severity, what) plus why, fix and suppression."""
-    from kbkit.checks.registry import all_rules
-    from kbkit.rulebook.docs import DOCS, suppression
+    """Everything the rule's declaration says: id, severity, what, why, fix, whether `kb fix`
+    fixes it, an example and how to suppress it."""
+    from kbkit.checks.rules import all_rules
 
     rules = all_rules()
     rule = rules.get(rule_id)
@@ -21,15 +21,16 @@ def explain(rule_id: str) -> dict[str, str]:
         close = difflib.get_close_matches(rule_id, list(rules), n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]}?" if close else ""
         raise UsageError(f"unknown rule {rule_id!r}{hint} (`kb rules` lists them)")
-    doc = DOCS.get(rule.id)
     return {
         "id": rule.id,
         "severity": rule.severity,
         "validator": "kb check" if rule.id.startswith("kb/") else _validator(rule.id),
         "what": rule.summary,
-        "why": doc.why if doc else "",
-        "fix": doc.fix if doc else "",
-        "suppress": suppression(rule.id),
+        "why": rule.why,
+        "fix": rule.fix,
+        "fixable": "yes: `kb fix` fixes it" if rule.fixable else "no: fix it by hand",
+        "example": rule.example,
+        "suppress": rule.suppression,
     }
 
 
@@ -52,7 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps({"version": 1, "rule": entry}, ensure_ascii=False, indent=2))
         return 0
     print(f"{entry['id']} ({entry['severity']}, {entry['validator']})\n")
-    for label in ("what", "why", "fix", "suppress"):
+    for label in ("what", "why", "fix", "fixable"):
         if entry[label]:
             print(f"{label.capitalize() + ':':<10}{entry[label]}")
+    if entry["example"]:
+        print("Example:")
+        for line in entry["example"].splitlines():
+            print(f"          {line}")
+    print(f"{'Suppress:':<10}{entry['suppress']}")
     return 0

@@ -20,9 +20,10 @@ KINDS = ("review", "inline", "conversation")
 ROLES = ("reviewer", "author")
 STATES = ("approved", "changes_requested", "commented", "dismissed")
 ACCEPTED = ("suggestion", "requested-change")
-ANCHOR = re.compile(r"^(discussion_r|pullrequestreview-|issuecomment-)[1-9][0-9]*$")
+# GitHub's comment anchors, and GitLab's (`note_N`, a merge request's note)
+ANCHOR = re.compile(r"^(discussion_r|pullrequestreview-|issuecomment-|note_)[1-9][0-9]*$")
 # What a review-note citation looks like, batch or not: `<source id>:<anchor>`.
-NOTE_CITATION = re.compile(r"^\S+#[0-9]+:\S+$")
+NOTE_CITATION = re.compile(r"^\S+[#!][0-9]+:\S+$")  # `!`: a GitLab merge request
 MAX_NOTES = 24
 ID_BYTES = 300
 TEXT_BYTES = 4096  # one note's text; the event's budget bounds them together
@@ -60,8 +61,8 @@ class ReviewNote:
             self.id[len(source_id) + 1 :]
         ):
             raise InvalidRequestError(
-                f"{self.id[:80]!r} is not '{source_id}:' and a GitHub comment anchor "
-                "(discussion_rN, pullrequestreview-N, issuecomment-N)",
+                f"{self.id[:80]!r} is not '{source_id}:' and a comment anchor "
+                "(discussion_rN, pullrequestreview-N, issuecomment-N; GitLab's note_N)",
                 field=f"{where}.id",
             )
         if len(self.id.encode()) > ID_BYTES:

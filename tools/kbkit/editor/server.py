@@ -268,17 +268,19 @@ def build_server() -> KbServer:
 
 def rule_docs(findings: list[Finding]) -> str:
     """Markdown for a hover: each rule's `kb rule` text once."""
-    from kbkit.rulebook.catalog import all_rules
-    from kbkit.rulebook.docs import DOCS, suppression
+    from kbkit.checks.rules import all_rules
 
     rules = all_rules()
     parts = []
     for rule_id in dict.fromkeys(f.rule_id for f in findings):
-        rule, doc = rules.get(rule_id), DOCS.get(rule_id)
-        lines = [f"**{rule_id}**" + (f" ({rule.severity}): {rule.summary}" if rule else "")]
-        if doc:
-            lines += [f"- why: {doc.why}", f"- fix: {doc.fix}"]
-        lines.append(f"- suppress: {suppression(rule_id)}")
+        rule = rules.get(rule_id)
+        if rule is None:
+            parts.append(f"**{rule_id}**")
+            continue
+        lines = [f"**{rule_id}** ({rule.severity}): {rule.summary}"]
+        if rule.why:
+            lines += [f"- why: {rule.why}", f"- fix: {rule.fix}"]
+        lines.append(f"- suppress: {rule.suppression}")
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 

@@ -5,7 +5,7 @@ kbkit's own variables are named `KBKIT_*`. The names they had before (`POST_MODE
 one prints a one-line note on stderr saying which name to set instead (once per process).
 Variables of other tools that kbkit also reads (gh's `GH_HOST`, `NO_COLOR`, GitHub Actions'
 `GITHUB_EVENT_NAME`, argcomplete's) are listed too, under their owner, and never renamed.
-docs/reference/environment.md is generated from this table (`make reference`).
+docs/reference/environment.md is generated from this table (`make generate`).
 """
 
 from __future__ import annotations

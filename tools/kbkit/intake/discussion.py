@@ -3,8 +3,9 @@ diff excerpt into the event's one budget.
 
 Each note is one review summary, inline comment or conversation comment, with a citable id
 (`OWNER/NAME#N:discussion_r<id>`, `...:pullrequestreview-<id>`, `...:issuecomment-<id>`:
-GitHub's own anchors, so `https://HOST/OWNER/NAME/pull/N#<anchor>` is the comment), who wrote
-it (login, association, reviewer or the PR's author), what it is about (file, lines, the tail
+GitHub's own anchors, so `https://HOST/OWNER/NAME/pull/N#<anchor>` is the comment; GitLab's
+`GROUP/PROJECT!N:note_<id>`, as `.../-/merge_requests/N#note_<id>` is), who wrote it
+(login, association, reviewer or the PR's author), what it is about (file, lines, the tail
 of the diff hunk) and its state (the review's verdict, outdated, resolved, accepted).
 
 Order (README, "Review discussion"): suggestions and requested changes whose text landed in
@@ -25,13 +26,11 @@ from typing import Any, NamedTuple
 from kbkit.infra import inert
 from kbkit.infra.secret_tokens import redact_secrets
 from kbkit.intake.diff_excerpt import MAX_EXCERPT_BYTES, build_excerpt
-from kbkit.intake.review_shapes import (
+from kbkit.intake.notes import (
     MAINTAINERS,
     Author,
-    IssueComment,
-    Review,
+    RawDiscussion,
     ReviewComment,
-    Thread,
 )
 from kbkit.intake.suggestions import (
     added_lines,
@@ -48,16 +47,6 @@ HUNK_BYTES = 600
 HUNK_LINES = 12
 ACCEPTED, CHANGES, RESOLVED, REVIEWER, LAST = range(5)
 _WORD = re.compile(r"[A-Za-z0-9_']+")
-
-
-class RawDiscussion(NamedTuple):
-    """What GitHub said about one PR, as read (see `review_fetch`)."""
-
-    reviews: list[Review]
-    comments: list[ReviewComment]
-    conversation: list[IssueComment]
-    threads: dict[int, Thread]  # by the thread's first comment id
-    complete: bool  # False: a page cap stopped the reading before GitHub's last page
 
 
 class _Unit(NamedTuple):
@@ -191,7 +180,7 @@ def _units(raw: RawDiscussion, source_id: str, pr_author: str, diff: str) -> _Bu
         if not said(item.author, item.body):
             continue
         role = _role(item.author, pr_author)
-        note = _note(source_id, f"issuecomment-{item.id}", "conversation", item.author, role,
+        note = _note(source_id, f"{item.anchor}{item.id}", "conversation", item.author, role,
                      item.body, at=item.at)  # fmt: skip
         units.append(_Unit(_tier(note, item.body), _order(item.author, item.at, item.id), [note]))
     return _Built(units, read, bots)
@@ -212,7 +201,7 @@ def _inline(
         accepted = "suggestion"
     elif state == "changes_requested" and requested_change_landed(comment.body, root.path, added):
         accepted = "requested-change"
-    return _note(source_id, f"discussion_r{comment.id}", "inline", comment.author,
+    return _note(source_id, f"{comment.anchor}{comment.id}", "inline", comment.author,
                  _role(comment.author, pr_author), comment.body, state=state, accepted=accepted,
                  at=comment.at, **extra)  # fmt: skip
 
@@ -234,13 +223,13 @@ def _thread(
     line = root.line or root.original_line
     start = root.start_line or root.original_start_line
     first = _inline(root, root, states, added, source_id, pr_author,
-                    in_reply_to=f"{source_id}:discussion_r{root.in_reply_to}"
+                    in_reply_to=f"{source_id}:{root.anchor}{root.in_reply_to}"
                     if root.in_reply_to else None,
                     path=root.path, line=line, start_line=start if start != line else None,
                     outdated=outdated, resolved=thread.resolved if thread else None,
                     hunk=hunk_tail(root.hunk, start, line) or None)  # fmt: skip
     notes, tiers, chatter = [first], [_tier(first, root.body)], []
-    parent = f"{source_id}:discussion_r{root.id}"
+    parent = f"{source_id}:{root.anchor}{root.id}"
     for reply in sorted(replies, key=lambda c: (c.at, c.id)):
         if not said(reply.author, reply.body):
             continue
@@ -309,3 +298,11 @@ def fit(raw: RawDiscussion, source_id: str, pr_author: str, diff: str) -> Eviden
             "complete": raw.complete,
         },
     )
+
+
+def attach(row: dict[str, Any], raw: RawDiscussion, diff: str) -> None:
+    """Set a merged change's `diff_excerpt` and `discussion` from its final `diff` and what
+    was said on it (`raw`), within the event's one budget."""
+    evidence = fit(raw, row["source_id"], str(row.get("author") or "ghost"), diff)
+    row["diff_excerpt"] = evidence.excerpt
+    row["discussion"] = evidence.discussion

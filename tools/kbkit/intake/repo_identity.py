@@ -27,7 +27,10 @@ from kbkit.intake.schemas import EVENTS, full_match
 
 CONFIG_FILE = "config.yaml"
 MAX_CONFIG_BYTES = 256 * 1024  # a slug and a table of aliases: a few hundred bytes
-SLUG = full_match(EVENTS, "slug")  # owner/name, as the events schema has it
+SLUG = full_match(EVENTS, "github_slug")  # owner/name, as the events schema has it
+# Any host's repository path (`owner/name`, GitLab's `group/subgroup/project`): what a row's
+# `repo` may hold, whichever source recorded it.
+PROJECT_PATH = full_match(EVENTS, "slug")
 _REMOTE = re.compile(r"github\.com[:/]+([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 # A repository URL on any host: https://HOST/o/r, ssh://git@HOST[:port]/o/r, git@HOST:o/r
 _URL = re.compile(

@@ -7,7 +7,7 @@ would change gets a new revision of its event row (`revision` one higher: the fo
 highest) and goes back to `pending` with attempts 0, both appended as one unit under the
 recording lock (the transition first: a kill between the two leaves the PR pending, and a
 rerun adds the revision); an unchanged re-read writes nothing. Calls per PR: the PR itself, its files
-(`--paginate`), and the review discussion (`review_fetch`).
+(`--paginate`), and the review discussion (`sources.github_reviews`).
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from kbkit.intake.ledger import (
     same_source,
     sequence,
 )
-from kbkit.intake.merged_prs import parse_pulls
-from kbkit.intake.pull_scan import files_diff, files_endpoint
 from kbkit.intake.repo_identity import RepoIdentity
-from kbkit.intake.review_fetch import GhReader, Reader, attach_discussion
+from kbkit.intake.sources.github import files_diff, files_endpoint
+from kbkit.intake.sources.github_pulls import parse_pulls
+from kbkit.intake.sources.github_reviews import GhReader, Reader, attach_discussion
 from kbkit.vcs import github
 
 REASON = "re-read: files and review discussion read again"

@@ -23,8 +23,8 @@ from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
 from kbkit.infra.jsonl import append_rows, encode_row, read_jsonl
 from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE
-from kbkit.intake.mailbox import REFUSED_FILE, read_refused
 from kbkit.intake.merged_prs import CURSOR_FILE, GITHUB_TIME, advance_cursor
+from kbkit.intake.sources.mailbox import REFUSED_FILE, read_refused
 from kbkit.intake.state_file import write_state
 from kbkit.vcs import git
 

@@ -11,6 +11,9 @@ A slug style names the generator whose ids a site publishes:
   lower-cased), each whitespace character a `-`; a repeat gets `-1`.
 - `docfx`: markdig's GitHub-style identifiers, as DocFX and Learn build them: `github`'s,
   except that a heading with nothing left (`### $?`) is `section`.
+- `kramdown`: kramdown's GFM parser, as Jekyll builds ids by default: `github`'s, from the
+  text after kramdown's typography (`--`, `---`, `...`, `<<`, `>>` become symbols, which
+  are dropped) and with each tab a `-` too ("A -- B" is `a--b`, GitHub's `a----b`).
 
 Ids that do not come from heading text are read too (`page_ids`): `attr_list` blocks
 (`## Title { #id }`, `{: #id }`, `{ id="x" }`) replace the heading's own slug, HTML
@@ -26,7 +29,8 @@ import unicodedata
 from collections.abc import Iterable
 
 GITHUB, PYTHON_MARKDOWN, MDBOOK, DOCFX = "github", "python-markdown", "mdbook", "docfx"
-STYLES = (GITHUB, PYTHON_MARKDOWN, MDBOOK, DOCFX)
+KRAMDOWN = "kramdown"
+STYLES = (GITHUB, PYTHON_MARKDOWN, MDBOOK, DOCFX, KRAMDOWN)
 
 # GitHub (github-slugger) lower-cases the heading's text, drops everything but letters,
 # digits, `_`, `-` and spaces, and turns each space into `-`.
@@ -42,6 +46,8 @@ _GITHUB_ASCII = str.maketrans(
 _PM_DROP = re.compile(r"[^\w\s-]")
 _PM_RUNS = re.compile(r"[-\s]+")
 _PM_COUNT = re.compile(r"^(.*)_([0-9]+)$")
+# kramdown's typographic symbols (em and en dash, ellipsis, guillemets), longest first
+_KRAMDOWN_SYMBOLS = re.compile(r"---|--|\.\.\.|<<|>>")
 
 
 def slug(text: str, style: str = GITHUB) -> str:
@@ -58,6 +64,8 @@ def slug(text: str, style: str = GITHUB) -> str:
                 out.append("-")
         return "".join(out)
     lowered = text.strip().lower()
+    if style == KRAMDOWN:
+        lowered = _KRAMDOWN_SYMBOLS.sub("", lowered).replace("\t", " ")
     if lowered.isascii():
         made = lowered.translate(_GITHUB_ASCII)
     else:

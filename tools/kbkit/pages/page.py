@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from kbkit.pages.containers import has_containers, unindent_containers
 from kbkit.pages.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.pages.link import Footnote, Link
 from kbkit.pages.page_parts import Body, CodeBlock, Comment, Heading, frozen_body
@@ -121,7 +122,10 @@ def parse_page(path: str, data: bytes) -> Page:
 
 def _parse_body(body: str, body_line: int) -> Body:
     """The native parser where its wheel imports, else markdown-it-py (either is imported on
-    the first parse: a warm run that parses nothing never loads them)."""
+    the first parse: a warm run that parses nothing never loads them). The content of
+    MkDocs' admonitions and tabs is read as markdown (`kbkit.pages.containers`)."""
+    if has_containers(body):
+        body = unindent_containers(body)
     native = native_parser()
     if native is None:
         return _parse_body_markdown_it(body, body_line)

@@ -1,6 +1,6 @@
 """The built-in frontmatter rules as a JSON Schema (draft 2020-12), generated from a policy.
 
-The hand-written checks (`kbkit.checks.lint_fields`) stay the fast path and report the rule
+The hand-written checks (`kbkit.checks.rules.lint.fields`) stay the fast path and report the rule
 ids; this schema says the same in a form a team can read, copy and `$ref` from its own
 `frontmatter.schema`, and jsonschema (format checker on) holds the fast path to it
 (tests/checks/test_lint_frontmatter_oracle.py). Generated rather than hand-written, so a

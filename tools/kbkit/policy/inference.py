@@ -13,28 +13,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from kbkit.pages.page import parse_page
+from kbkit.sites.config import most_common_index
 
-INDEX_NAMES = ("_index.md", "index.md", "README.md")
 _UNQUOTED_TITLE = re.compile(r"(?m)^title:[ \t]*[^\s\"'#]")
 MOST = 0.8  # a frontmatter key on at least this share of pages becomes required
 HALF = 0.5  # frontmatter on fewer than this share of pages: frontmatter is optional
 WIKILINK_SHARE = 0.1  # pages with a `[[wikilink]]`: at least this share turns them on
-
-
-def most_common_index(folders: Iterable[Path]) -> str | None:
-    """The index page name (`INDEX_NAMES`) most of `folders` hold, ties to the earlier name;
-    None when no folder holds one."""
-    names = Counter(name for folder in folders for name in INDEX_NAMES if (folder / name).is_file())
-    if not names:
-        return None
-    return max(INDEX_NAMES, key=lambda name: (names[name], -INDEX_NAMES.index(name)))
 
 
 def infer_policy(top: Path) -> tuple[dict[str, Any], int] | None:

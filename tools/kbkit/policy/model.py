@@ -35,6 +35,8 @@ PROFILES = (
     "mdbook",
     "docfx",
     "hugo",
+    "sphinx",
+    "jekyll",
 )
 POLICY_FILE = "policy.yaml"
 TOP_LEVEL_FILE = "kbkit.yaml"

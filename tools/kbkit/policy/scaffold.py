@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 from kbkit import __version__
 from kbkit.infra import boundary
-from kbkit.policy.generators import Site, detect_site
 from kbkit.policy.inference import infer_policy, policy_text
+from kbkit.sites import Site, detect_site
 
 HOOK_REPO = "https://github.com/kbkit-dev/kbkit"
 
@@ -125,7 +125,7 @@ def initialize(
     `root` is the knowledge root, a folder at the top of `repo` (a docs tree of the team's
     own): its policy then says `knowledge_root: <root>`, which is how kbkit finds it.
     With `detect` (no root was asked for), docs a site generator builds are set up as the
-    generator reads them (`kbkit.policy.generators`): `kbkit.yaml` at the top names the
+    generator reads them (`kbkit.sites.config`): `kbkit.yaml` at the top names the
     generator's profile and docs folder, and no starting tree is written."""
     # The repository is the boundary (`kbkit.infra.boundary`): a knowledge root, a docs
     # folder a generator's config names (`docs_dir: ../x`) or a file written that leads
@@ -236,13 +236,10 @@ def _plain(value: str) -> str:
 
 
 def _site_policy(repo: Path, site: Site) -> Step:
-    pages = sum(1 for _ in (repo / site.root).rglob("*.md")) if (repo / site.root).is_dir() else 0
+    from kbkit.sites.coverage import coverage, words
+
     step = _create(repo, TOP_POLICY, site_policy_text(site))
-    root = "the top folder" if site.root == "." else f"{site.root}/"
-    return step._replace(
-        detail=f"{site.generator}, {site.config}: {pages} page(s) under {root}, "
-        f"profile {site.profile}"
-    )
+    return step._replace(detail=words(site, coverage(repo, site)))
 
 
 def _has_pages(top: Path) -> bool:

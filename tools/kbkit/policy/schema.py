@@ -62,9 +62,10 @@ def check_schema(data: dict[str, Any], text: str, source: str) -> None:
             raise UsageError(_located(source, text, unresolved[0], message))
     for path, rule_id in _severity_keys(data):
         if rule_id not in _known_rules():
-            from kbkit.rulebook.catalog import unknown_rule
+            from kbkit.rulebook.rule import unknown_rule
 
-            raise UsageError(_located(source, text, path, unknown_rule(rule_id)))
+            known = sorted(_known_rules())
+            raise UsageError(_located(source, text, path, unknown_rule(rule_id, known)))
 
 
 class SchemaProblem(NamedTuple):
@@ -264,9 +265,9 @@ def _severity_keys(data: dict[str, Any]) -> Iterable[tuple[list[Any], str]]:
 
 @functools.cache
 def _known_rules() -> frozenset[str]:
-    from kbkit.rulebook.catalog import all_rules
-
-    return frozenset(all_rules())
+    """Every rule id, from the schema's list (made from the rule declarations, which live
+    with the checks above this layer: `kbkit.checks.rules.reference`)."""
+    return frozenset(map(str, policy_schema()["$defs"]["rule_ids"]["enum"]))
 
 
 def _located(source: str, text: str, path: list[Any], message: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any, Final
 import yaml
 
 from kbkit.pages.flat_yaml import plain_scalar, quoted_scalar, safe_text
-from kbkit.policy.generators import LinedText
+from kbkit.sites.config import LinedText
 
 # indent, "- " when the line opens a sequence item, the key, the value (None: none)
 _LINE: Final = re.compile(r"( *)(- )?([A-Za-z_][A-Za-z0-9_]*):(?: +(.*))?")

@@ -11,7 +11,7 @@ from typing import Any
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import ERROR, Finding
 from kbkit.tree.model import Tree
-from kbkit.tree.walk import PACKED_KEY
+from kbkit.tree.walk import PACKED_KEY, under
 
 TOP = 10  # rows in each "top" table
 ORPHAN_RULE = "lint/orphan"
@@ -113,7 +113,7 @@ def _ages(
             }
             for (low, high), n in zip(edges, counts, strict=True)
         ],
-        "oldest": [{"path": f"{root}/{rel}", "days": age} for age, rel in oldest[:TOP]],
+        "oldest": [{"path": under(root) + rel, "days": age} for age, rel in oldest[:TOP]],
     }
 
 
@@ -130,7 +130,7 @@ def _largest(checked: list[str], tree: Tree, policy: Policy, root: str) -> dict[
     for size, rel in sizes[:TOP]:
         oversize = facts.get(rel, {}).get("oversize")
         rows.append(
-            {"path": f"{root}/{rel}", "bytes": size, "lines": oversize[0] if oversize else None}
+            {"path": tree.repo_path(rel), "bytes": size, "lines": oversize[0] if oversize else None}
         )
     return {
         "limits": {
@@ -165,7 +165,7 @@ def _links(
         "relative_links": total,
         "broken": sum(1 for f in findings if f.rule_id == BROKEN_LINK_RULE),
         "pages_without_links": without,
-        "most_linked": [{"path": f"{root}/{t}", "inbound": n} for t, n in _top(inbound, TOP)],
+        "most_linked": [{"path": under(root) + t, "inbound": n} for t, n in _top(inbound, TOP)],
     }
 
 

@@ -64,7 +64,7 @@ def metric(name: str) -> str:
 
 def rule(rule_id: str) -> str:
     """What a validator rule checks, from the rulebook (the id itself when unknown)."""
-    from kbkit.rulebook.catalog import all_rules
+    from kbkit.checks.rules import all_rules
 
     found = all_rules().get(rule_id)
     return found.summary if found is not None else rule_id

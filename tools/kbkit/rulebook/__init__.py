@@ -1,7 +1,8 @@
-"""The rulebook: every rule kbkit checks, what `kb rule ID` says of it, and its findings.
+"""The rulebook: what a rule is and what a finding is, below every layer that reports one.
 
-The catalog (id, severity, summary) that the validators and policy validation read, the
-rule explanations, and findings with their report formats (text, JSON, GitHub annotations).
+`Rule` (one declaration per rule: id, default severity, summary, why, fix, example, whether
+`kb fix` fixes it; the declarations themselves live with the checks, `kbkit.checks.rules`)
+and findings with their report formats (text, JSON, GitHub annotations, SARIF).
 
 May import: `kbkit.infra`.
 """

@@ -201,6 +201,7 @@ class SarifRule(NamedTuple):
     severity: str  # the default: `defaultConfiguration.level`
     summary: str
     help: str  # why, and how to fix a finding (`kb rule ID`)
+    full: str = ""  # `fullDescription`: what a finding means and why it matters
 
 
 def sarif(
@@ -275,6 +276,8 @@ def _sarif_rule(rule: SarifRule) -> dict[str, object]:
         "shortDescription": {"text": rule.summary},
         "defaultConfiguration": {"level": _sarif_level(rule.severity)},
     }
+    if rule.full:
+        described["fullDescription"] = {"text": rule.full}
     if rule.help:
         described["help"] = {"text": rule.help}
     return described

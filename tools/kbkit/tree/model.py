@@ -36,7 +36,7 @@ from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.cache import PageCache, cache_file, code_fingerprint, digest
 from kbkit.tree.page_file import OVERLAY_KEY, PageRefused, read_page_file
-from kbkit.tree.walk import PACKED_KEY, StatKey, Walk, walk_root
+from kbkit.tree.walk import PACKED_KEY, Problem, StatKey, Walk, under, walk_root
 
 
 class Folder(NamedTuple):
@@ -54,7 +54,7 @@ class Tree(NamedTuple):
     pages: dict[str, Page]  # every *.md by root-relative path ({} when loaded without pages)
     folders: dict[str, Folder]
     files: frozenset[str]  # every file (any extension) under the root
-    problems: tuple[Finding, ...]  # what the walk could not read
+    problems: tuple[Problem, ...]  # what the walk could not read
     analysis: dict[str, list[Finding]]  # page-local findings of the pages that have some
     facts: dict[str, dict[str, Any]]  # page-local facts for cross-page checks, by path
     summaries: dict[str, Summary]  # every *.md, sorted by root-relative path
@@ -62,7 +62,9 @@ class Tree(NamedTuple):
     inputs: dict[str, bytes]  # digest of what cross-page checks read of a page (see input_digest)
 
     def repo_path(self, rel: str) -> str:
-        return f"{self.root}/{rel}" if rel else self.root
+        """The repo-relative path of a root-relative one (`x.md`, not `./x.md`, when the
+        knowledge root is the repository's top)."""
+        return under(self.root) + rel if rel else self.root
 
     def exists(self, rel: str) -> bool:
         """Does a root-relative path (file or folder) exist? Paths may climb out with `..`."""
@@ -183,7 +185,7 @@ def read_entry(
     read (`kbkit.tree.page_file`); others are unreadable pages, decided by their stat alone.
     The digest is taken only of a file modified at or after `digest_from_ns` (the cache
     keeps digests of racy files only); other reads give None in its place."""
-    repo_rel = f"{root_rel}/{rel}"
+    repo_rel = under(root_rel) + rel
     try:
         data, key = read_page_file(top, rel, policy.limit("read_bytes"))
     except PageRefused as refused:

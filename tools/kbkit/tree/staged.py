@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kbkit.infra.errors import UsageError
 from kbkit.tree.page_file import OVERLAY, OVERLAY_KEY
-from kbkit.tree.walk import PACKED_KEY, Walk, walk_digest
+from kbkit.tree.walk import PACKED_KEY, Walk, under, walk_digest
 from kbkit.vcs.git import GitError, staged_blobs
 from kbkit.vcs.git_index import GitIndexError, find_git_dir, has_shared_index, tracked_paths
 
@@ -30,7 +30,7 @@ def tracked_under(repo: Path, root_rel: str) -> set[str]:
         raise UsageError(f"--staged: {repo} is not inside a git repository (no .git found)")
     top, git_dir = found
     lead = repo.absolute().relative_to(top).as_posix()
-    prefix = ("" if lead == "." else f"{lead}/") + f"{root_rel}/"
+    prefix = ("" if lead == "." else f"{lead}/") + under(root_rel)
     try:
         data = (git_dir / "index").read_bytes()
     except FileNotFoundError:
@@ -45,7 +45,7 @@ def tracked_under(repo: Path, root_rel: str) -> set[str]:
     if fast is not None:
         return fast
     try:
-        listed = tracked_paths(repo, f"{root_rel}/")
+        listed = tracked_paths(repo, under(root_rel))
     except GitIndexError as exc:
         raise UsageError(f"--staged: {exc}") from exc
     _, paths = listed or ("", [])
@@ -163,7 +163,7 @@ def _stage_overlay(repo: Path, root_rel: str, pages: set[str]) -> None:
         return
     top = found[0]
     lead = repo.absolute().relative_to(top).as_posix()
-    prefix = ("" if lead == "." else f"{lead}/") + f"{root_rel}/"
+    prefix = ("" if lead == "." else f"{lead}/") + under(root_rel)
     try:
         blobs = staged_blobs(top, prefix, {prefix + rel for rel in pages})
     except GitError as exc:

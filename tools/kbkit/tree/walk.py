@@ -15,10 +15,27 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.infra.parallel import Aside
-from kbkit.rulebook.findings import ERROR, WARNING, Finding
 
 UNREADABLE = "kb/unreadable"
+SYMLINK_FOLDER = "kb/symlink-folder"
+
+
+class Problem(NamedTuple):
+    """What the walk could not list or follow: a path, the id of the rule it breaks (declared
+    with the checks, `kbkit.checks.rules.kb.unreadable`, which makes the finding) and why."""
+
+    path: str  # repo-relative
+    rule_id: str
+    message: str
+
+
 StatKey = tuple[int, int, int, int]
+
+
+def under(root_rel: str) -> str:
+    """The prefix of repo-relative paths under a knowledge root: `docs/`, or nothing when
+    the root is the repository's top (`.`), so paths read `x.md`, not `./x.md`."""
+    return "" if root_rel in ("", ".") else root_rel.strip("/") + "/"
 
 
 def stat_key(st: os.stat_result) -> StatKey:
@@ -38,7 +55,7 @@ class Walk(NamedTuple):
     files_by_dir: dict[str, list[str]]  # folder -> names of its files
     dirs_by_dir: dict[str, list[str]]  # folder -> names of its sub-folders
     files: list[str]  # every file, root-relative
-    problems: list[Finding]  # what could not be listed or followed
+    problems: list[Problem]  # what could not be listed or followed
     pages: list[str]  # every *.md file, sorted
     packed_keys: bytes  # their stat keys, PACKED_KEY each (UNKNOWN_KEY: cannot be stat'ed);
     # b"" when the walk took no page stats
@@ -55,7 +72,7 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
     look keys up in takes each page's key as it reads the page (half the walk's time is
     these stats)."""
     keys: dict[str, StatKey] = {}
-    problems: list[Finding] = []
+    problems: list[Problem] = []
     files_by_dir: dict[str, list[str]] = {}
     dirs_by_dir: dict[str, list[str]] = {}
     all_files: list[str] = []
@@ -72,11 +89,9 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
             entries = list(os.scandir(here))
         except OSError as exc:
             problems.append(
-                Finding(
-                    f"{root_rel}/{rel}".rstrip("/"),
-                    0,
+                Problem(
+                    (under(root_rel) + rel).rstrip("/") or ".",
                     UNREADABLE,
-                    ERROR,
                     f"cannot list this folder ({exc.strerror or exc})",
                 )
             )
@@ -94,22 +109,18 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
                     target_is_dir = stat.S_ISDIR(os.stat(entry.path).st_mode)
                 except OSError as exc:
                     problems.append(
-                        Finding(
-                            f"{root_rel}/{child}",
-                            0,
+                        Problem(
+                            under(root_rel) + child,
                             UNREADABLE,
-                            ERROR,
                             f"broken or looping symlink ({exc.strerror or exc})",
                         )
                     )
                     continue
                 if target_is_dir:
                     problems.append(
-                        Finding(
-                            f"{root_rel}/{child}",
-                            0,
-                            UNREADABLE,
-                            WARNING,
+                        Problem(
+                            under(root_rel) + child,
+                            SYMLINK_FOLDER,
                             "symlinked folder not followed (it could loop)",
                         )
                     )
@@ -119,11 +130,9 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
                 stack.append(child)
                 if name.endswith(".md"):
                     problems.append(
-                        Finding(
-                            f"{root_rel}/{child}",
-                            0,
+                        Problem(
+                            under(root_rel) + child,
                             UNREADABLE,
-                            ERROR,
                             "a folder named like a page; rename it",
                         )
                     )
@@ -167,6 +176,6 @@ def walk_aside(top: Path, root_rel: str, stat_pages: bool = True) -> Callable[[]
 
     def result() -> Walk:
         by_dir, dirs, files, problems, pages, keys, digest = aside.result()
-        return Walk(by_dir, dirs, files, [Finding(*p) for p in problems], pages, keys, digest)
+        return Walk(by_dir, dirs, files, [Problem(*p) for p in problems], pages, keys, digest)
 
     return result

@@ -1,0 +1,79 @@
+"""No generator: init finds the folder that holds the repository's markdown (a handbook in
+`content/`), checks it, and never scaffolds a new tree beside it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from kbkit.sites import detect_site
+from kbkit.sites.plain import markdown_by_top_folder
+
+
+def handbook(repo: Path, pages: int = 30) -> Path:
+    (repo / "content" / "teams").mkdir(parents=True)
+    (repo / "README.md").write_text("# Handbook\n\nRead [the handbook](content/index.md).\n")
+    links = "\n".join(f"- [Team {i}](teams/team-{i}.md)" for i in range(pages))
+    (repo / "content" / "index.md").write_text(f"# Handbook\n\n{links}\n")
+    for i in range(pages):
+        (repo / "content" / "teams" / f"team-{i}.md").write_text(
+            f"# Team {i}\n\nBack to [the handbook](../index.md).\n"
+        )
+    return repo
+
+
+def kb(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kbkit", *args], cwd=repo, capture_output=True, text=True
+    )
+
+
+def test_the_folder_with_most_of_the_markdown_is_the_root(tmp_path: Path) -> None:
+    site = detect_site(handbook(tmp_path))
+    assert site is not None
+    assert (site.generator, site.root, site.config) == ("a content/ folder", "content", "content/")
+    assert markdown_by_top_folder(tmp_path) == {"content": 31, ".": 1}
+
+
+def test_scattered_readmes_are_no_site(tmp_path: Path) -> None:
+    for folder in ("src", "lib", "tools"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "README.md").write_text("# x\n")
+    (tmp_path / "README.md").write_text("# x\n")
+    assert detect_site(tmp_path) is None
+
+
+def test_vendored_and_hidden_markdown_does_not_count(tmp_path: Path) -> None:
+    handbook(tmp_path, pages=3)
+    for folder in ("node_modules/pkg", ".github", "vendor/lib"):
+        (tmp_path / folder).mkdir(parents=True)
+        for i in range(20):
+            (tmp_path / folder / f"{i}.md").write_text("# x\n")
+    site = detect_site(tmp_path)
+    assert site is not None and site.root == "content"
+
+
+def test_an_existing_knowledge_folder_wins(tmp_path: Path) -> None:
+    handbook(tmp_path, pages=3)
+    (tmp_path / "knowledge").mkdir()
+    assert detect_site(tmp_path) is None
+
+
+def test_init_checks_the_handbook_and_catches_a_broken_link(tmp_path: Path) -> None:
+    repo = handbook(tmp_path / "repo")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    page = repo / "content" / "teams" / "team-7.md"
+    page.write_text(
+        page.read_text() + "\nSee [the rota](../rota.md).\n"
+    )  # written as the site writes
+    done = kb(repo, "init", "--local-hook")
+    assert done.returncode == 0, done.stderr
+    assert not (repo / "knowledge").exists()  # nothing scaffolded beside the handbook
+    assert "a content/ folder, content/: 31 page(s) under content/" in done.stdout
+    assert "1 markdown page(s) elsewhere in the repository are not checked" in done.stdout
+    checked = kb(repo, "check", "--format", "json")
+    found = {(f["path"], f["rule"]) for f in json.loads(checked.stdout)["findings"]}
+    assert ("content/teams/team-7.md", "tree/link-broken") in found
+    assert json.loads(checked.stdout)["summary"]["pages"] >= 31

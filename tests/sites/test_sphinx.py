@@ -1,0 +1,208 @@
+"""Sphinx with MyST-Parser (and Jupyter Book) as Sphinx builds it: `[text](label)` names a
+label or a document, `genindex` and `search` always exist, heading anchors only to the depth
+`myst_heading_anchors` gives, the toctree is the navigation. The real Sphinx is the oracle."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kbkit.__main__ import main
+from kbkit.pages import myst
+from kbkit.pages.page import parse_page
+from kbkit.sites import detect_site, sphinx
+from tests.sites.oracle import disagreements, init_copy, kbkit_flagged, sphinx_verdicts
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_parser") is None,
+    reason="sphinx and myst-parser are not installed (pip install -e '.[dev]' installs them)",
+)
+def test_kbkit_flags_exactly_the_links_sphinx_reports(tmp_path: Path) -> None:
+    site = FIXTURES / "sphinx-myst"
+    verdicts = sphinx_verdicts(site / "docs", tmp_path, "docs/")
+    broken = {key for key, served in verdicts.items() if not served}
+    # the oracle saw the cases the fixture is made of (the test cannot pass on an empty build)
+    assert ("docs/index.md", "install-steps") not in broken  # a label
+    assert ("docs/index.md", "genindex") not in broken
+    assert ("docs/index.md", "guide/configure.md#deep-detail") in broken  # below the depth
+    assert ("docs/index.md", "no-such-label") in broken
+    assert len(verdicts) >= 25 and len(broken) >= 8
+    repo = init_copy(site, tmp_path)
+    assert disagreements(verdicts, kbkit_flagged(repo)) == []
+
+
+def kb(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """`kb ARGV` in this process: exit code, stdout, stderr."""
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def findings(capsys: pytest.CaptureFixture[str], repo: Path) -> set[tuple[str, str, str]]:
+    """(rule, path, link as written or "") of every finding `kb check` reports."""
+    code, out, err = kb(capsys, "check", "--repo", str(repo), "--format", "json")
+    assert code in (0, 1), err
+    rows = json.loads(out)["findings"]
+    return {
+        (row["rule"], row["path"], row["message"].split("'")[1] if "'" in row["message"] else "")
+        for row in rows
+    }
+
+
+def site_repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    repo = tmp_path / "repo"
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text, encoding="utf-8")
+    return repo
+
+
+CONF = 'extensions = ["myst_parser"]\n'
+
+
+def test_detection_reads_conf_py_without_running_it(tmp_path: Path) -> None:
+    site = detect_site(FIXTURES / "sphinx-myst")
+    assert site is not None and (site.generator, site.config, site.profile, site.root) == (
+        "Sphinx with MyST",
+        "docs/conf.py",
+        "sphinx",
+        "docs",
+    )
+    assert site.keys["links"]["heading_depth"] == 2
+    conf = (
+        "import os, sys\n"
+        "sys.path.insert(0, os.path.abspath('..'))\n"
+        "extensions = ['sphinx.ext.autodoc']\n"
+        "extensions += ['sphinx_copybutton']\n"
+        "extensions.append('myst_nb')\n"
+        "master_doc = 'contents'\n"
+        "exclude_patterns = ['_build', 'drafts/**']\n"
+        "myst_heading_anchors = compute()  # not a literal: unknown\n"
+        "raise SystemExit('conf.py was run')\n"
+    )
+    repo = site_repo(tmp_path, {"doc/conf.py": conf, "doc/contents.md": "# C\n"})
+    site = sphinx.detect(repo)
+    assert site is not None and site.root == "doc" and site.config == "doc/conf.py"
+    assert site.keys == {
+        "links": {"extensions": {"": [".md", ".ipynb"]}},
+        "index": {"placed": ["/contents.*"], "unlisted": ["/_build", "/drafts/**"]},
+    }
+    (repo / "doc/conf.py").write_text("extensions = ['sphinx.ext.autodoc']\n")
+    assert sphinx.detect(repo) is None  # reStructuredText only: not kbkit's to read
+
+
+def test_a_jupyter_book_is_its_toc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = site_repo(
+        tmp_path,
+        {
+            "book/_config.yml": "title: B\nsphinx:\n  config:\n    myst_heading_anchors: 3\n",
+            "book/_toc.yml": "format: jb-book\nroot: intro\nchapters:\n- file: notebooks/run\n"
+            "- file: analysis\n- file: gone\n- glob: extra/*\n",
+            "book/intro.md": "# Intro\n\nSee [the run](notebooks/run.ipynb), [it](notebooks/run)"
+            " and [a label](run-label).\n",
+            "book/notebooks/run.ipynb": "{}\n",
+            "book/analysis.Rmd": "# A\n",
+            "book/extra/one.md": "# One\n\n(run-label)=\n## Run\n",
+            "book/unlisted.md": "# Left out\n",
+        },
+    )
+    site = detect_site(repo)
+    assert site is not None and (site.generator, site.root) == ("Jupyter Book", "book")
+    assert site.keys["index"] == {"toc": "book/_toc.yml", "toctree": False}
+    assert site.keys["links"]["heading_depth"] == 3
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, out, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 0, err
+    assert findings(capsys, repo) == {
+        ("tree/link-broken", "book/_toc.yml", "gone"),  # no gone.md, .ipynb, .Rmd...
+        ("tree/page-unregistered", "book/unlisted.md", ""),
+        ("lint/orphan", "book/unlisted.md", ""),
+    }
+
+
+def test_the_toctree_is_the_navigation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    toctree = "```{toctree}\n:glob:\n\nguide/*\nTitle <ref>\nhttps://example.com\nself\n```\n"
+    repo = site_repo(
+        tmp_path,
+        {
+            "docs/conf.py": CONF,
+            "docs/index.md": f"# Home\n\n{toctree}",
+            "docs/ref.md": "# Ref\n\n```{toctree}\n---\nmaxdepth: 1\n---\nnested/deep\nmissing\n```\n",
+            "docs/guide/a.md": "# A\n",
+            "docs/nested/deep.md": "# Deep\n",
+            "docs/left-out.md": "# Left out\n",
+            "docs/on-purpose.md": "---\norphan: true\n---\n# Orphan on purpose\n",
+        },
+    )
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 0, err
+    assert findings(capsys, repo) == {
+        ("tree/page-unregistered", "docs/left-out.md", ""),
+        ("lint/orphan", "docs/left-out.md", ""),
+        ("tree/link-broken", "docs/ref.md", "missing"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("conf", "said"),
+    [
+        ("extensions = ['myst_parser'\n", "docs/conf.py:1: not read: '[' was never closed"),
+        ("x = 1\ndef f(:\n", "docs/conf.py:2: not read: invalid syntax"),
+        ("x = '\0'\n", "docs/conf.py"),
+    ],
+)
+def test_a_conf_py_that_is_not_python_is_named_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], conf: str, said: str
+) -> None:
+    repo = site_repo(tmp_path, {"docs/conf.py": conf, "docs/index.md": "# Home\n"})
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 2 and said in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_a_fifo_in_place_of_conf_py_is_refused_unopened(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = site_repo(tmp_path, {"docs/index.md": "# Home\n"})
+    os.mkfifo(repo / "docs/conf.py")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 2 and "docs/conf.py" in err and "Traceback" not in err, err
+
+
+def test_labels_are_read_as_myst_defines_them() -> None:
+    text = (
+        "# Title\n\n(First Label)=\n## Section\n\n"
+        "```{figure} x.png\n:name: fig-one\n\nCaption\n```\n\n"
+        "```{code-block} python\n---\nname: code-two\n---\nprint()\n```\n\n"
+        "```python\n(not-a-label)=\n:name: not-either\n```\n"
+    )
+    page = parse_page("p.md", text.encode())
+    assert myst.labels(page) == ("first label", "fig-one", "code-two")
+    assert myst.docutils_id("First Label") == "first-label"
+    assert myst.docutils_id("2. Über Straße") == "uber-strasze"
+
+
+def test_toctree_entries_are_document_names() -> None:
+    text = (
+        "```{toctree}\n:maxdepth: 2\n:glob:\n\nintro\nThe guide <guide/index>\n"
+        "ref/*\nself\nhttps://example.com\n```\n"
+    )
+    page = parse_page("index.md", text.encode())
+    assert myst.toctree_entries(page) == (
+        (5, "intro", False),
+        (6, "guide/index", False),
+        (7, "ref/*", True),
+    )

@@ -1,0 +1,247 @@
+"""Links of a page: absolute file paths (T9, per page) and broken targets (T10, per tree),
+wikilinks included when the policy switches them on (`links.wikilinks`).
+
+Links come from the shared page model (CommonMark: code spans and code blocks hold no links;
+images and reference-style links count). Targets resolve against the in-memory tree index.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from kbkit.checks.link_model import (
+    Resolver,
+    anchor_ids,
+    anchor_options,
+    anchors_known,
+    anchors_on,
+    fragment_known,
+    has_site_root,
+    is_site_link,
+    labels_on,
+    served_relative,
+    under_base,
+    wikilinks_on,
+)
+from kbkit.checks.rules.tree import LINK_ABSOLUTE, LINK_ANCHOR, LINK_BROKEN
+from kbkit.checks.scopes import compiled
+from kbkit.pages.anchors import slug
+from kbkit.pages.page import Page
+from kbkit.pages.page_summary import Summary, is_absolute
+from kbkit.policy.model import Policy
+from kbkit.rulebook.findings import Finding, quote
+from kbkit.tree.model import Tree, outside_root
+
+
+def link_absolute_findings(page: Page, policy: Policy) -> list[Finding]:
+    """T9: link targets that are absolute file paths (site-root links `/x` are checked as
+    links instead when the policy names a site root)."""
+    site = has_site_root(policy)
+    return [
+        LINK_ABSOLUTE.at(
+            page.path,
+            link.line,
+            f"absolute link {quote(link.target)}: use a path relative to this page",
+        )
+        for link in page.links
+        if is_absolute(link.target) and not (site and is_site_link(link.target))
+    ]
+
+
+def broken_link_findings(
+    tree: Tree,
+    rel: str,
+    summary: Summary,
+    outside: dict[str, bool] | None = None,
+    resolver: Resolver | None = None,
+) -> list[Finding]:
+    """T10: relative (and site-root) targets that name nothing in the tree under the
+    policy's link options (fragments are not checked).
+
+    Targets outside the knowledge root need the file system; `outside` memoizes them.
+    """
+    memo = {} if outside is None else outside
+    files, folders = tree.files, tree.folders
+    resolver = resolver or Resolver(tree)
+    findings = []
+    anchors = anchors_on(tree.policy)
+    wiki = wikilinks_on(tree.policy)
+    labels = labels_on(tree.policy)
+    if labels:
+        findings.extend(label_fragment_findings(tree, rel, resolver))
+    for resolved, line, written in tree.facts.get(rel, {}).get("site_links", ()):
+        target = resolver.site_target(resolved, written)
+        base = resolver.model.base_url
+        if target is None and base and is_site_link(written) and not under_base(written, base):
+            findings.append(
+                LINK_BROKEN.at(
+                    tree.repo_path(rel),
+                    line,
+                    f"broken link {quote(written)}: the site is served under {base}/; "
+                    f"write {quote(base + written)}",
+                )
+            )
+        elif target is None:
+            findings.append(_broken(tree, rel, line, written, resolved))
+        elif anchors and "#" in written:
+            missing = _anchor_findings(tree, rel, target, line, written)
+            if missing and resolver.model.url_map:  # the page of any version may hold it
+                others = resolver.site_targets(resolved, written)
+                if any(not _anchor_findings(tree, rel, o, line, written) for o in others):
+                    missing = []
+            findings.extend(missing)
+    from_url = resolver.model.from_url
+    for resolved, line, written in summary.links:
+        if from_url and served_relative(written, resolver.model):
+            continue  # resolved from the page's URL: one of its site links above
+        if anchors and "#" in written:
+            target = resolver.target(resolved) if not outside_root(resolved) else None
+            if target is not None:
+                findings.extend(_anchor_findings(tree, rel, target, line, written))
+        if (resolved in files or resolved in folders) and not resolver.unpublished(resolved):
+            continue
+        if outside_root(resolved):
+            if resolved not in memo:
+                memo[resolved] = tree.exists(resolved) or resolver.is_generated(resolved)
+            if memo[resolved]:
+                continue
+        elif resolved == "" or resolver.target(resolved) is not None:
+            continue  # the knowledge root itself, or found under the link options
+        elif wiki and resolver.wikilink(_path_of(written), rel) is not None:
+            continue  # a vault resolves `[x](name.png)` by name, as it resolves [[name.png]]
+        elif labels and "#" not in written and resolver.is_label(written):
+            continue  # MyST: `[x](label)` names a label of some page, or genindex
+        findings.append(_broken(tree, rel, line, written, resolved))
+    return findings
+
+
+def _broken(tree: Tree, rel: str, line: int, written: str, resolved: str) -> Finding:
+    return LINK_BROKEN.at(
+        tree.repo_path(rel),
+        line,
+        f"broken link {quote(written)}: nothing at {tree.repo_path(resolved)}; fix the path or remove the link",
+    )
+
+
+def same_page_anchor_findings(page: Page, policy: Policy) -> list[Finding]:
+    """tree/link-anchor for `[x](#fragment)`: the fragment names no id of this page."""
+    own = [link for link in page.links if not link.path_part and link.target.startswith("#")]
+    if not own or not anchors_known(page, policy) or labels_on(policy):
+        return []  # with MyST labels the tree settles them (`fragment_fact`)
+    known = frozenset(anchor_ids(page, policy))
+    return [
+        _no_own_anchor(page.path, link.line, link.target)
+        for link in own
+        if not fragment_known(link.target[1:], known, policy)
+    ]
+
+
+def _no_own_anchor(path: str, line: int, written: str) -> Finding:
+    return LINK_ANCHOR.at(
+        path, line, f"link {quote(written)}: this page has no heading or anchor {quote(written)}"
+    )
+
+
+def label_fragment_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]:
+    """tree/link-anchor for a MyST page's `[x](#fragment)` that names no id of the page
+    (the `fragments` fact), no label of any page and no document."""
+    findings = []
+    folder = rel.rpartition("/")[0]
+    for line, written in tree.facts.get(rel, {}).get("fragments", ()):
+        name = written[1:]
+        if resolver.is_label(name) or resolver.target(f"{folder}/{name}".lstrip("/")):
+            continue
+        findings.append(_no_own_anchor(tree.repo_path(rel), line, written))
+    return findings
+
+
+def wikilink_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]:
+    """T10 for `[[Page]]` and `![[file]]`: the name reaches no file (`tree/link-broken`);
+    with `links.anchors`, `[[Page#heading]]` must name a heading of that page
+    (`tree/link-anchor`; `#^block` references are not checked)."""
+    refs = tree.facts.get(rel, {}).get("wikilinks", ())
+    findings = []
+    anchors = anchors_on(tree.policy)
+    for name, line, written, embed in refs:
+        shown = ("![[" if embed else "[[") + written + "]]"
+        target = resolver.wikilink(name, rel)
+        if target is None:
+            findings.append(
+                LINK_BROKEN.at(
+                    tree.repo_path(rel),
+                    line,
+                    f"broken wikilink {quote(shown)}: no file named {quote(name)} in the tree; "
+                    "fix the name or remove the link",
+                )
+            )
+        elif anchors and "#" in written and _heading_missing(tree, target, written):
+            findings.append(
+                LINK_ANCHOR.at(
+                    tree.repo_path(rel),
+                    line,
+                    f"wikilink {quote(shown)}: {tree.repo_path(target)} has no heading "
+                    f"{quote(written.rsplit('#', 1)[1].strip())}",
+                )
+            )
+    return findings
+
+
+def _path_of(written: str) -> str:
+    """The path part of a link target as written (already percent-decoded)."""
+    return written.split("#", 1)[0].split("?", 1)[0]
+
+
+def _heading_missing(tree: Tree, target: str, written: str) -> bool:
+    """`[[Page#Heading]]` names no heading of the page (compared as GitHub slugs; with
+    `#A#B` the last heading counts; `#^block` references and unchecked pages pass)."""
+    heading = written.rsplit("#", 1)[1].strip()
+    known = tree.facts.get(target, {}).get("anchors")
+    if not heading or heading.startswith("^") or known is None:
+        return False
+    style = compiled(tree.policy, anchor_options).style
+    return slug(heading, style) not in known and heading.lower() not in known
+
+
+def _anchor_findings(tree: Tree, rel: str, target: str, line: int, written: str) -> list[Finding]:
+    """tree/link-anchor: the fragment names no anchor of the page the link reaches."""
+    facts = tree.facts.get(target)
+    if not facts or "anchors" not in facts:
+        return []  # not a checked page (or an image, a folder, a file outside the root)
+    fragment = written.split("#", 1)[1]  # link targets are already percent-decoded
+    if fragment_known(fragment, facts["anchors"], tree.policy):
+        return []
+    return [
+        LINK_ANCHOR.at(
+            tree.repo_path(rel),
+            line,
+            f"link {quote(written)}: {tree.repo_path(target)} has no heading or anchor #{fragment}",
+        )
+    ]
+
+
+class LinkParts(NamedTuple):
+    """What a link finding's message says: the link as written, and the page it reaches."""
+
+    written: str | None  # the target as written (`[[name]]` for a wikilink), to find its column
+    target: str | None  # the repo-relative page a broken fragment or path names, if any
+
+
+_LINK_RULES = ("tree/link-broken", "tree/link-absolute", "tree/link-anchor")
+_WRITTEN = re.compile(r"^(?:broken |absolute )?(?:wiki)?link '(?P<w>.*?)': ")
+_BROKEN_AT = re.compile(r": nothing at (?P<t>.+); fix the path or remove the link$")
+_ANCHOR_AT = re.compile(r": (?P<t>[^:]+?) has no heading(?: or anchor #| ')")
+
+
+def link_parts(finding: Finding) -> LinkParts | None:
+    """Read back a link finding's message (the messages above are its only writer; the tests
+    hold both in step), or None for a finding of another rule."""
+    if finding.rule_id not in _LINK_RULES:
+        return None
+    message = finding.message
+    written = _WRITTEN.match(message)
+    target = _BROKEN_AT.search(message) or _ANCHOR_AT.search(message)
+    return LinkParts(
+        written["w"] if written else None,
+        target["t"] if target else None,
+    )

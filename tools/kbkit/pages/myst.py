@@ -1,0 +1,101 @@
+"""MyST markdown's own targets (Sphinx with MyST-Parser, Jupyter Book): the labels a page
+defines and the entries of its `{toctree}` directives, read from the page as parsed.
+
+A label is a `(name)=` line before a block, or a directive's `:name:` option (`name:` in
+its `---` options block): figures, tables, code blocks, admonitions. Sphinx keeps label
+names as docutils normalises them (lower-cased, whitespace runs one space) and gives each
+the id docutils' `make_id` makes of it (`docutils_id`). Lines inside a code block that is
+not a directive are text, not labels.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from kbkit.pages.page import Page
+
+_LABEL = re.compile(r"^ {0,3}\((?P<name>[^()\s][^()]*)\)=[ \t]*$")
+_NAME_OPTION = re.compile(r"^[ \t]*:name:[ \t]+(?P<name>\S.*?)[ \t]*$")
+_YAML_NAME = re.compile(r"^[ \t]*name:[ \t]+(?P<name>\S.*?)[ \t]*$")
+_TOCTREE = re.compile(r"^\{toctree\}")
+_TITLED = re.compile(r"^(?P<title>.*\S)\s+<(?P<target>[^<>]+)>$")
+
+# docutils.nodes.make_id (public domain): the id of a label or a heading's section
+_DIGRAPHS = {0x00DF: "sz", 0x00E6: "ae", 0x0153: "oe", 0x0238: "db", 0x0239: "qp"}
+_STROKED = {
+    0x00F8: "o", 0x0111: "d", 0x0127: "h", 0x0131: "i", 0x0142: "l", 0x0167: "t", 0x0180: "b",
+    0x0183: "b", 0x0188: "c", 0x018C: "d", 0x0192: "f", 0x0199: "k", 0x019A: "l", 0x019E: "n",
+    0x01A5: "p", 0x01AB: "t", 0x01AD: "t", 0x01B4: "y", 0x01B6: "z", 0x01E5: "g", 0x0225: "z",
+    0x0234: "l", 0x0235: "n", 0x0236: "t", 0x0237: "j", 0x023C: "c", 0x023F: "s", 0x0240: "z",
+    0x0247: "e", 0x0249: "j", 0x024B: "q", 0x024D: "r", 0x024F: "y",
+}  # fmt: skip
+_NON_ID = re.compile(r"[^a-z0-9]+")
+_AT_ENDS = re.compile(r"^[-0-9]+|-+$")
+
+# the pages Sphinx's HTML builder always writes: labels of the standard domain
+BUILT_IN = frozenset({"genindex", "modindex", "py-modindex", "search"})
+
+
+def normalized(name: str) -> str:
+    """A label name as Sphinx stores it: lower-cased, whitespace runs one space."""
+    return " ".join(name.split()).lower()
+
+
+def docutils_id(text: str) -> str:
+    """The id docutils makes of a name or a heading (`make_id`): ASCII letters and digits,
+    each other run one `-`, no leading digits or `-`."""
+    value = text.lower().translate(_DIGRAPHS).translate(_STROKED)
+    value = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
+    return _AT_ENDS.sub("", _NON_ID.sub("-", " ".join(value.split())))
+
+
+def labels(page: Page) -> tuple[str, ...]:
+    """The label names the page defines (normalised), in page order, once each."""
+    plain_code: set[int] = set()
+    options: dict[int, str] = {}  # line -> a name given in a directive's `---` options
+    for block in page.code_blocks:
+        lines = block.lines()
+        if not block.info.startswith("{"):
+            plain_code.update(number for number, _ in lines)
+        elif lines and lines[0][1].strip() == "---":
+            for number, line in lines[1:]:
+                if line.strip() == "---":
+                    break
+                found = _YAML_NAME.match(line)
+                if found:
+                    options[number] = found["name"]
+    names = []
+    for number, line in enumerate(page.text.split("\n"), 1):
+        if number in options:
+            names.append(normalized(options[number]))
+        elif number not in plain_code:
+            found = _LABEL.match(line) or _NAME_OPTION.match(line)
+            if found:
+                names.append(normalized(found["name"]))
+    return tuple(dict.fromkeys(names))
+
+
+def toctree_entries(page: Page) -> tuple[tuple[int, str, bool], ...]:
+    """(line, entry as written, a glob pattern) for every entry of the page's `{toctree}`
+    directives: document names (`Title <name>` too), `self` and URLs left out."""
+    out = []
+    for block in page.code_blocks:
+        if not _TOCTREE.match(block.info):
+            continue
+        lines = block.lines()
+        glob = any(line.strip() == ":glob:" or line.strip() == "glob:" for _, line in lines)
+        in_options = bool(lines) and lines[0][1].strip() == "---"
+        for index, (number, line) in enumerate(lines):
+            entry = line.strip()
+            if in_options:
+                in_options = index == 0 or entry != "---"
+                continue
+            if not entry or entry.startswith(":") or entry.startswith("#"):
+                continue
+            titled = _TITLED.match(entry)
+            target = titled["target"].strip() if titled else entry
+            if target == "self" or "://" in target or target.startswith("mailto:"):
+                continue
+            out.append((number, target, glob and any(c in target for c in "*?[")))
+    return tuple(out)

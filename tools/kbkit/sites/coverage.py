@@ -1,0 +1,55 @@
+"""How much of what a site publishes kbkit reads: said by `kb init`, so a check never covers
+the wrong thing silently."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import NamedTuple
+
+from kbkit.sites.plain import markdown_by_top_folder
+from kbkit.sites.site import Site
+
+READ = ".md"  # the pages kbkit reads
+
+
+class Coverage(NamedTuple):
+    read: int  # the pages kbkit reads under the root
+    unread: dict[str, int]  # page suffix -> pages the site publishes that kbkit does not read
+    elsewhere: int  # markdown pages of the repository outside the root (no generator only)
+
+
+def coverage(repo: Path, site: Site) -> Coverage:
+    """Count the pages under the site's root by suffix (hidden folders left out)."""
+    top = repo / site.root
+    counts: Counter[str] = Counter()
+    if top.is_dir():
+        for path in top.rglob("*"):
+            rel = path.relative_to(top).parts
+            if any(part.startswith(".") for part in rel) or not path.is_file():
+                continue
+            suffix = path.suffix if path.suffix in site.published else path.suffix.lower()
+            if suffix in site.published or suffix == READ:
+                counts[suffix] += 1
+    unread = {s: n for s, n in sorted(counts.items()) if s != READ and n}
+    elsewhere = 0
+    if site.config.endswith("/"):  # no generator: the forge renders every markdown page
+        by_folder = markdown_by_top_folder(repo)
+        elsewhere = sum(n for name, n in by_folder.items() if name != site.root)
+    return Coverage(counts[READ], unread, elsewhere)
+
+
+def words(site: Site, found: Coverage) -> str:
+    """`kb init`'s line on what it chose and what that covers."""
+    root = "the top folder" if site.root == "." else f"{site.root}/"
+    text = f"{site.generator}, {site.config}: {found.read} page(s) under {root}"
+    if found.unread:
+        listed = ", ".join(f"{n} {suffix}" for suffix, n in found.unread.items())
+        total = found.read + sum(found.unread.values())
+        text += (
+            f"; {site.generator} publishes {total} page(s) there and kbkit reads the "
+            f"{found.read} .md one(s): not read {listed}"
+        )
+    if found.elsewhere:
+        text += f"; {found.elsewhere} markdown page(s) elsewhere in the repository are not checked"
+    return f"{text}, profile {site.profile}"

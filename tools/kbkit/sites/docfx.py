@@ -1,0 +1,128 @@
+"""DocFX (and Learn's Open Publishing): `docfx.json` gives the URL map (`src` -> `dest` under
+the site's base path, which the pages' own site-root links reveal); several `src` folders
+publishing into one `dest` are versions of the docs (and a URL space other docsets share); a
+`toc.yml` the build lists but the tree lacks is generated (its folder's pages are placed by
+it); Open Publishing's redirection files when the repository has them."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from kbkit.infra.errors import UsageError
+from kbkit.sites.config import (
+    lenient_json,
+    present,
+    read_config,
+)
+from kbkit.sites.site import Site
+
+SITE_LINK = re.compile(r"\]\(\s*<?(/[A-Za-z0-9][^)\s>#?]*)")
+
+
+def detect(repo: Path) -> Site | None:
+    """`docfx.json` at the top or one folder down."""
+    found = _config_file(repo)
+    return _site(repo, found) if found is not None else None
+
+
+def _config_file(repo: Path) -> Path | None:
+    if present(repo / "docfx.json"):
+        return repo / "docfx.json"
+    found = sorted(repo.glob("*/docfx.json"))
+    return found[0] if found else None
+
+
+def _site(repo: Path, path: Path) -> Site:
+    folder = path.parent
+    root = folder.relative_to(repo).as_posix() if folder != repo else "."
+    config = path.relative_to(repo).as_posix()
+    data = lenient_json(read_config(path))
+    content = ((data.get("build") or {}) if isinstance(data, dict) else {}).get("content") or []
+    by_dest: dict[str, list[str]] = {}
+    generated_tocs: list[str] = []
+    for entry in content if isinstance(content, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        src = str(entry.get("src") or "").strip("/") or "."
+        dest = str(entry.get("dest") or "").strip("/")
+        files = [str(f) for f in entry.get("files") or () if isinstance(f, str)]
+        if (
+            any(f.endswith(".md") for f in files)
+            and dest
+            and (folder / src).is_dir()
+            and src != "."
+        ):
+            by_dest.setdefault(dest, [])
+            if src not in by_dest[dest]:
+                by_dest[dest].append(src)
+        if "toc.yml" in files and src != "." and not (folder / src / "toc.yml").exists():
+            generated_tocs.append(src)
+    keys: dict[str, Any] = {}
+    links: dict[str, Any] = {}
+    base = _base_path(folder, list(by_dest))
+    if base is not None and by_dest:
+        links["url_map"] = {
+            f"{base}{dest}/": srcs[0] if len(srcs) == 1 else srcs for dest, srcs in by_dest.items()
+        }
+        shared = [f"{base}{dest}/" for dest, srcs in by_dest.items() if len(srcs) > 1]
+        if shared:
+            links["url_shared"] = shared
+    versions = sorted({src for srcs in by_dest.values() if len(srcs) > 1 for src in srcs})
+    if versions:
+        keys["versions"] = versions
+    publish = repo / ".openpublishing.publish.config.json"
+    if present(publish) and "redirection_files" in read_config(publish):
+        links["redirects"] = publish.name
+    elif (repo / ".openpublishing.redirection.json").is_file():
+        links["redirects"] = ".openpublishing.redirection.json"
+    generated = _metadata_dests(data)
+    if generated:  # `docfx metadata` writes the API pages there: links to them are not broken
+        links["generated"] = [f"/{dest}" for dest in generated]  # the folder and its pages
+    if links:
+        keys["links"] = links
+    if generated_tocs:
+        keys["index"] = {"placed": [f"{src}/**" for src in sorted(set(generated_tocs))]}
+    return Site("DocFX", config, "docfx", root, keys)
+
+
+def _metadata_dests(data: Any) -> list[str]:
+    """The folders (docfx.json-relative) `metadata` entries write their API pages into."""
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    dests = (
+        str(entry.get("dest") or "").strip("/")
+        for entry in (metadata if isinstance(metadata, list) else [])
+        if isinstance(entry, dict)
+    )
+    return sorted({dest for dest in dests if dest and ".." not in dest.split("/")})
+
+
+def _base_path(folder: Path, dests: list[str], limit: int = 3000) -> str | None:
+    """The site path the docset is published under (`/powershell/`), from the pages' own
+    site-root links: the folder most often written right before a `dest`."""
+    if not dests:
+        return None
+    counts: Counter[str] = Counter()
+    wanted = {dest.lower() for dest in dests}
+    for number, page in enumerate(sorted(folder.rglob("*.md"))):
+        if number >= limit:
+            break
+        try:
+            text = read_config(page)
+        except UsageError:  # a page that cannot be read tells nothing here
+            continue
+        for match in SITE_LINK.finditer(text):
+            parts = match.group(1).strip("/").split("/")
+            for index in range(1, len(parts)):
+                if parts[index].lower() in wanted:
+                    counts["/" + "/".join(parts[:index]) + "/"] += 1
+                    break
+            else:
+                if parts and parts[0].lower() in wanted:
+                    counts["/"] += 1
+    if not counts:
+        return None
+    return posixpath.normpath(counts.most_common(1)[0][0]).rstrip("/") + "/"

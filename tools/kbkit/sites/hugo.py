@@ -1,0 +1,123 @@
+"""Hugo: the folder mounted as content (`module.mounts`, a language's `contentDir`, else
+`content/`), with the `hugo` profile: a page `a/b.md` is served at `/a/b/` and its relative
+links resolve from there; `x.md` links resolve from the file only where a link render hook
+rewrites them."""
+
+from __future__ import annotations
+
+import posixpath
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kbkit.infra import json_input
+from kbkit.infra.bounded_yaml import YamlLimitError, load_yaml
+from kbkit.sites.config import (
+    dig,
+    has_pages,
+    over_limits,
+    present,
+    read_config,
+)
+from kbkit.sites.site import Site
+
+PUBLISHED = (
+    ".md",
+    ".markdown",
+    ".html",
+    ".htm",
+    ".adoc",
+    ".asciidoc",
+    ".org",
+    ".pandoc",
+    ".rst",
+)  # the page files it builds
+
+
+def detect(repo: Path) -> Site | None:
+    """`hugo.toml|yaml|json`, or the older `config.toml|yaml` beside a `content/` folder."""
+    found = [p for p in ("hugo.toml", "hugo.yaml", "hugo.json") if present(repo / p)]
+    if not found and has_pages(repo / "content"):  # the older name, beside content pages
+        found = [p for p in ("config.toml", "config.yaml") if present(repo / p)]
+    if not found:
+        return None
+    data = _config_data(repo / found[0])
+    root, keys = _content(repo / found[0], data)
+    links = keys.setdefault("links", {})
+    static = _static_dirs(repo, data)
+    if static:  # served from the site's root: relative to the knowledge root
+        links["site_files"] = [posixpath.relpath(folder, root) for folder in static]
+    if _link_render_hook(repo):
+        links["md_from_file"] = True
+    if not links:
+        del keys["links"]
+    return Site("Hugo", found[0], "hugo", root, keys, PUBLISHED)
+
+
+def _config_data(config: Path) -> dict[str, Any]:
+    """The site configuration as a mapping ({} when it does not parse)."""
+    text = read_config(config)
+    try:
+        if config.suffix == ".toml":
+            data: Any = tomllib.loads(text)
+        elif config.suffix == ".json":
+            data = json_input.loads(text)
+        else:
+            data = load_yaml(text)
+    except YamlLimitError as exc:
+        raise over_limits(config, exc) from exc
+    except (ValueError, yaml.YAMLError):
+        data = None
+    return data if isinstance(data, dict) else {}
+
+
+def _static_dirs(repo: Path, data: dict[str, Any]) -> list[str]:
+    """The repo-relative folders Hugo serves from the site root: `staticDir` (one or a
+    list; default `static`), those that exist."""
+    value = data.get("staticDir", "static")
+    names = value if isinstance(value, list) else [value]
+    found = []
+    for name in names:
+        folder = str(name or "").strip("/")
+        if folder and ".." not in folder.split("/") and (repo / folder).is_dir():
+            found.append(posixpath.normpath(folder))
+    return found
+
+
+def _link_render_hook(repo: Path) -> bool:
+    """Whether the site or one of its themes renders links through a hook
+    (`layouts/**/_markup/render-link.html`), which sites use to turn `x.md` into the page's
+    URL; without one Hugo writes `x.md` into the page as it is."""
+    hooks = [
+        *repo.glob("layouts/**/_markup/render-link*.html"),
+        *repo.glob("themes/*/layouts/**/_markup/render-link*.html"),
+    ]
+    return bool(hooks)
+
+
+def _content(config: Path, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The folder Hugo reads pages from: the source a module mount maps to `content`, else
+    the one language's `contentDir`, else the top `contentDir`, else `content`; and the
+    policy keys the configuration implies (definition term ids)."""
+    module: dict[str, Any] = data["module"] if isinstance(data.get("module"), dict) else {}
+    mounts: list[Any] = module["mounts"] if isinstance(module.get("mounts"), list) else []
+    languages: dict[str, Any] = data["languages"] if isinstance(data.get("languages"), dict) else {}
+    candidates = [
+        *(m.get("source") for m in mounts if isinstance(m, dict) and m.get("target") == "content"),
+        *(
+            [lang.get("contentDir") for lang in languages.values() if isinstance(lang, dict)]
+            if len(languages) == 1
+            else []
+        ),
+        data.get("contentDir"),
+    ]
+    keys: dict[str, Any] = {}
+    if dig(data, "markup", "goldmark", "parser", "autoDefinitionTermID") is True:
+        keys["links"] = {"definition_ids": True}
+    for found in candidates:
+        folder = str(found or "").strip("/")
+        if folder and ".." not in folder.split("/") and (config.parent / folder).is_dir():
+            return posixpath.normpath(folder), keys
+    return "content", keys

@@ -1,0 +1,176 @@
+"""Jekyll (and GitHub Pages): `_config.yml` at the top or in `docs/` (GitHub Pages builds
+either), with the `jekyll` profile. The knowledge root is the folder Jekyll reads (`source:`,
+else the configuration's folder); the files it leaves out (`_`- and `.`-prefixed names
+except the collections it outputs, its default excludes, `exclude:` less `include:`) are
+`unpublished`; the permalink style says where a page is served (`pretty` and `/...` styles
+ending in `/`: `a/b.md` at `/a/b/`; else at `/a/b.html`), `baseurl` the path the site lives
+under; a `.md` link resolves from the file where jekyll-relative-links rewrites it (listed
+in `plugins:`, or GitHub Pages, which always runs it)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kbkit.infra.bounded_yaml import YamlLimitError, load_yaml, yaml_problem
+from kbkit.infra.errors import UsageError
+from kbkit.sites.config import over_limits, present, read_config
+from kbkit.sites.site import Site
+
+CONFIG_NAMES = ("_config.yml", "_config.yaml")
+# Jekyll 4 always adds these to `exclude:` (Jekyll::Configuration::DEFAULT_EXCLUDES)
+DEFAULT_EXCLUDES = (
+    ".sass-cache",
+    ".jekyll-cache",
+    "gemfiles",
+    "Gemfile",
+    "Gemfile.lock",
+    "node_modules",
+    "vendor/bundle/",
+    "vendor/cache/",
+    "vendor/gems/",
+    "vendor/ruby/",
+)
+RELATIVE_LINKS = "jekyll-relative-links"
+
+
+PUBLISHED = (".md", ".markdown", ".mkdown", ".mkd")  # its markdown pages (.html ones not counted)
+
+
+def detect(repo: Path) -> Site | None:
+    """`_config.yml` at the top of the repository, else in `docs/` (GitHub Pages publishes
+    either)."""
+    return _detect(repo, "") or _detect(repo, "docs")
+
+
+def _detect(repo: Path, folder: str) -> Site | None:
+    here = repo / folder if folder else repo
+    name = next((n for n in CONFIG_NAMES if present(here / n)), None)
+    if name is None or (here / "_toc.yml").exists():
+        return None  # none, or Jupyter Book's `_config.yml` beside its `_toc.yml`
+    config = here / name
+    data = read_site_config(config)
+    source = str(data.get("source") or "").strip("/") if not folder else ""
+    if source and (".." in source.split("/") or not (here / source).is_dir()):
+        source = ""
+    root = posixpath.normpath(posixpath.join(folder or ".", source or "."))
+    keys = site_keys(data, github_pages=_github_pages(here, repo))
+    return Site("Jekyll", posixpath.join(folder, name), "jekyll", root, keys, PUBLISHED)
+
+
+def read_site_config(config: Path) -> dict[str, Any]:
+    """The configuration as a mapping; one readable error (file and line) when it is not
+    YAML Jekyll could read, as Jekyll itself refuses to build then."""
+    text = read_config(config)
+    try:
+        data = load_yaml(text)
+    except YamlLimitError as exc:
+        raise over_limits(config, exc) from exc
+    except yaml.YAMLError as exc:
+        line, problem = yaml_problem(exc)
+        where = f"{config}:{line}" if line else str(config)
+        raise UsageError(
+            f"{where}: Jekyll cannot read this configuration ({problem}); fix it and run again"
+        ) from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise UsageError(f"{config}: Jekyll's configuration must be a mapping of settings")
+    return data
+
+
+def _github_pages(here: Path, repo: Path) -> bool:
+    """Whether GitHub Pages builds the site: its Gemfile names the `github-pages` gem, or
+    there is no Gemfile at all (a plain Jekyll build brings its own)."""
+    for folder in dict.fromkeys((here, repo)):
+        gemfile = folder / "Gemfile"
+        if present(gemfile):
+            return "github-pages" in read_config(gemfile)
+    return True
+
+
+def site_keys(data: dict[str, Any], github_pages: bool = False) -> dict[str, Any]:
+    """The policy keys a Jekyll configuration implies (pure)."""
+    style = str(data.get("permalink") or "date")
+    pretty = style == "pretty" or (style.startswith("/") and style.endswith("/"))
+    links: dict[str, Any] = {"page_url": "folder" if pretty else "file"}
+    if not pretty:  # a page a/b.md is /a/b.html, also linked as /a/b (served the same)
+        links["extensions"] = {".html": [".md"]}
+    base = str(data.get("baseurl") or "").strip("/")
+    if base:
+        links["base_url"] = "/" + base
+    if _relative_links(data, github_pages):
+        links["md_from_file"] = True
+    collections = _output_collections(data)
+    folder = str(data.get("collections_dir") or "").strip("/")
+    url_map = {
+        f"/{name}/": posixpath.join(folder, f"_{name}")
+        for name in collections
+        if name != "posts" and _collection_at_its_name(data, name)
+    }
+    if url_map:
+        links["url_map"] = url_map
+    return {"links": links, "unpublished": unpublished(data, collections)}
+
+
+def _relative_links(data: dict[str, Any], github_pages: bool) -> bool:
+    """Whether jekyll-relative-links rewrites `x.md` links to the page's URL."""
+    plugins = [*_names(data.get("plugins")), *_names(data.get("gems"))]
+    setting = data.get("relative_links")
+    if isinstance(setting, dict) and setting.get("enabled") is False:
+        return False
+    return github_pages or RELATIVE_LINKS in plugins
+
+
+def _output_collections(data: dict[str, Any]) -> list[str]:
+    """The collections Jekyll writes pages for: `posts` always, others with `output: true`."""
+    value = data.get("collections")
+    found = ["posts"]
+    if isinstance(value, dict):
+        for name, settings in value.items():
+            if isinstance(settings, dict) and settings.get("output") is True:
+                found.append(str(name))
+    return list(dict.fromkeys(found))
+
+
+def _collection_at_its_name(data: dict[str, Any], name: str) -> bool:
+    """Whether the collection's pages are served under `/name/` (its default permalink
+    `/:collection/:path`, or one that starts so)."""
+    settings = (data.get("collections") or {}).get(name)
+    pattern = settings.get("permalink") if isinstance(settings, dict) else None
+    return not isinstance(pattern, str) or pattern.startswith(("/:collection/", f"/{name}/"))
+
+
+def unpublished(data: dict[str, Any], collections: list[str]) -> list[str]:
+    """Gitignore globs of what Jekyll does not publish, relative to its source folder:
+    `_` and `.` names (not the output collections), backups, the default and configured
+    excludes; `include:` brings a name back (by path, or by name at any depth)."""
+    folder = str(data.get("collections_dir") or "").strip("/")
+    globs = ["_*", ".*", "#*", "*~"]
+    globs += [f"!/{posixpath.join(folder, '_' + name)}/" for name in collections]
+    globs += [_anchored(p) for p in (*DEFAULT_EXCLUDES, *_names(data.get("exclude")))]
+    for name in [".htaccess", *_names(data.get("include"))]:
+        name = name.strip("/")
+        at = f"/{name}" if "/" in name else f"**/{name}"
+        globs += [f"!{at}", f"!{at}/**"]  # the files below too: an include wins in Jekyll
+    return list(dict.fromkeys(g for g in globs if g not in ("!", "!/", "/")))
+
+
+def _anchored(pattern: str) -> str:
+    """Jekyll's exclude pattern (matched from the source folder, a path or its prefix, `*`
+    across folders) as a gitignore glob."""
+    pattern = pattern.strip().lstrip("/").replace("**", "*")
+    return "/" + re.sub(r"(^|/)\*", r"\1**/*", pattern)  # `*.txt` at any depth
+
+
+def _names(value: Any) -> list[str]:
+    """A list setting's text entries (a lone string counts as one)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, (str, int, float)) and str(v).strip()]
+    return []

@@ -1,0 +1,65 @@
+"""No generator: markdown that GitHub (or any forge) renders as it is.
+
+The knowledge root is the top-level folder that holds most of the repository's markdown
+(`docs/`, `content/`, `handbook/`...): at least PLAIN_SHARE of the pages outside hidden,
+vendored and dependency folders, and at least two of them (one in `docs/`). A repository that already has a
+`knowledge/` folder, or whose markdown is scattered (READMEs beside the code), gets no site:
+`kb init` sets up `knowledge/` as before.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from kbkit.sites.config import index_keys
+from kbkit.sites.site import Site
+
+PLAIN_SHARE = 0.5
+SKIPPED = frozenset({"node_modules", "vendor", "third_party", "site-packages", "build", "dist"})
+DOCS_NAMES = frozenset({"docs", "doc"})  # a folder named so is docs with one page already
+MAX_COUNTED = 200_000  # a walk stops counting here: the share is settled long before
+
+
+def detect(repo: Path) -> Site | None:
+    """The top-level folder most of the repository's markdown lives in, if one does."""
+    if (repo / "knowledge").exists():
+        return None
+    counts = markdown_by_top_folder(repo)
+    total = sum(counts.values())
+    folders = [(n, name) for name, n in counts.items() if name != "."]
+    if not folders:
+        return None
+    # the folder with the most pages; `docs` first among equals
+    count, name = max(folders, key=lambda item: (item[0], item[1] == "docs", item[1]))
+    if count < (1 if name in DOCS_NAMES else 2) or count < PLAIN_SHARE * total:
+        return None
+    return Site(f"a {name}/ folder", f"{name}/", "public-docs", name, index_keys(repo / name))
+
+
+def markdown_by_top_folder(repo: Path) -> Counter[str]:
+    """How many `.md` files each top-level folder holds (`.`: the top itself), hidden,
+    vendored and dependency folders left out."""
+    counts: Counter[str] = Counter()
+    seen = 0
+    stack = [repo]
+    while stack and seen < MAX_COUNTED:
+        folder = stack.pop()
+        try:
+            entries = list(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith((".", "_")) and entry.is_dir():
+                continue
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if name not in SKIPPED:
+                    stack.append(entry)
+            elif name.endswith(".md"):
+                rel = entry.relative_to(repo).parts
+                counts[rel[0] if len(rel) > 1 else "."] += 1
+                seen += 1
+    return counts

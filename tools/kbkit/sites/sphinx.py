@@ -1,0 +1,185 @@
+"""Sphinx with MyST-Parser (or MyST-NB), and Jupyter Book: the `sphinx` profile.
+
+A Sphinx site is a `conf.py` (at the top, or in `docs/`, `doc/`, `source/`, `docs/source/`,
+`doc/source/`) whose `extensions` name `myst_parser` or `myst_nb`; its folder is the
+knowledge root. conf.py is Python: it is read with `ast`, never run, and only plain literal
+assignments count (`extensions = [...]`, `extensions += [...]`, `extensions.append(...)`):
+`myst_heading_anchors` (how deep headings take slug ids), `root_doc`/`master_doc` (the page
+no toctree lists), `exclude_patterns` (pages Sphinx does not build: they need no entry) and
+`source_suffix`. A Jupyter Book is `_config.yml` beside `_toc.yml` (at the top or one folder
+down): `_toc.yml` is its navigation, and its entries may name notebooks (`.ipynb`, `.Rmd`).
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kbkit.infra.bounded_yaml import YamlLimitError
+from kbkit.infra.errors import UsageError
+from kbkit.sites.config import TocLoader, dig, over_limits, present, read_config
+from kbkit.sites.site import Site
+
+CONF_FOLDERS = (".", "docs", "doc", "source", "docs/source", "doc/source")
+MYST = ("myst_parser", "myst_nb")
+
+
+PUBLISHED = (".md", ".rst", ".ipynb", ".myst", ".Rmd")  # documents Sphinx or the book builds
+
+
+def detect(repo: Path) -> Site | None:
+    """A Jupyter Book (`_config.yml` and `_toc.yml`), else a `conf.py` that loads MyST."""
+    book = _jupyter_book(repo)
+    if book is not None:
+        return book
+    for folder in CONF_FOLDERS:
+        conf = repo / folder / "conf.py"
+        if not present(conf):
+            continue
+        values = read_conf(conf)
+        extensions = values.get("extensions")
+        if not isinstance(extensions, list) or not set(MYST) & set(map(str, extensions)):
+            continue  # reStructuredText only: kbkit reads markdown
+        config = posixpath.normpath(f"{folder}/conf.py")
+        return Site("Sphinx with MyST", config, "sphinx", folder, _conf_keys(values), PUBLISHED)
+    return None
+
+
+def read_conf(path: Path) -> dict[str, Any]:
+    """The literal values conf.py assigns at its top level, read without running it: a
+    name bound to a literal, a list grown by `+=`, `.append()` or `.extend()` with literals.
+    A file that is not Python is refused, naming its line."""
+    text = read_config(path)
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as exc:
+        where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
+        raise UsageError(
+            f"{where}: not read: {exc.msg} (kbkit reads conf.py as Python without running "
+            "it); fix the file, or write kbkit.yaml by hand"
+        ) from exc
+    except (ValueError, RecursionError, MemoryError) as exc:  # a NUL byte, deep nesting
+        raise UsageError(f"{path}: not read: {exc or 'nested too deeply'}; fix the file") from exc
+    values: dict[str, Any] = {}
+    for node in tree.body:
+        _assign(node, values)
+    return values
+
+
+def _literal(node: ast.AST) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _assign(node: ast.stmt, values: dict[str, Any]) -> None:
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        value = _literal(node.value) if node.value is not None else None
+        for target in targets:
+            if isinstance(target, ast.Name):
+                values[target.id] = value
+    elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        added, known = _literal(node.value), values.get(node.target.id)
+        if isinstance(known, list) and isinstance(added, (list, tuple)):
+            known.extend(added)
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value
+        func = call.func
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and isinstance(values.get(func.value.id), list)
+            and func.attr in ("append", "extend")
+            and len(call.args) == 1
+        ):
+            added = _literal(call.args[0])
+            if func.attr == "append" and added is not None:
+                values[func.value.id].append(added)
+            elif func.attr == "extend" and isinstance(added, (list, tuple)):
+                values[func.value.id].extend(added)
+
+
+def _conf_keys(values: dict[str, Any]) -> dict[str, Any]:
+    """The policy keys beyond the profile's that conf.py's values imply."""
+    keys: dict[str, Any] = {}
+    links: dict[str, Any] = {}
+    depth = values.get("myst_heading_anchors")
+    if isinstance(depth, int) and not isinstance(depth, bool) and depth > 0:
+        links["heading_depth"] = depth
+    suffixes = _suffixes(values.get("source_suffix"))
+    if "myst_nb" in map(str, values.get("extensions") or ()):
+        suffixes.append(".ipynb")
+    extra = [s for s in dict.fromkeys(suffixes) if s != ".md"]
+    if extra:  # a document linked by its name may be any of them
+        links["extensions"] = {"": [".md", *extra]}
+    if links:
+        keys["links"] = links
+    index: dict[str, Any] = {}
+    root = str(values.get("root_doc") or values.get("master_doc") or "index").strip("/")
+    if root != "index":  # the site's home: no entry, linked from every page
+        index["placed"] = [f"/{root}.*"]
+    excluded = [str(p) for p in values.get("exclude_patterns") or () if isinstance(p, str)]
+    unlisted = [f"/{pattern.strip('/')}" for pattern in excluded if pattern.strip("/")]
+    if unlisted:  # pages Sphinx does not build need no entry
+        index["unlisted"] = unlisted
+    if index:
+        keys["index"] = index
+    return keys
+
+
+def _suffixes(value: Any) -> list[str]:
+    """The page suffixes `source_suffix` names (a string, a list or a mapping)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple, dict)):
+        return [str(s) for s in value if isinstance(s, str) and s.startswith(".")]
+    return []
+
+
+def _jupyter_book(repo: Path) -> Site | None:
+    """`_toc.yml` beside `_config.yml`, at the top or one folder down."""
+    tocs = [repo / "_toc.yml", *sorted(repo.glob("*/_toc.yml"))]
+    for toc in tocs:
+        if present(toc) and present(toc.parent / "_config.yml"):
+            folder = toc.parent.relative_to(repo).as_posix()
+            config = toc.parent / "_config.yml"
+            keys: dict[str, Any] = {
+                "index": {"toc": toc.relative_to(repo).as_posix(), "toctree": False},
+                "links": {"extensions": {"": [".md", ".ipynb", ".Rmd"]}},
+            }
+            depth = _book_heading_depth(config)
+            if depth:
+                keys["links"]["heading_depth"] = depth
+            return Site(
+                "Jupyter Book",
+                config.relative_to(repo).as_posix(),
+                "sphinx",
+                folder,
+                keys,
+                PUBLISHED,
+            )
+    return None
+
+
+def _book_heading_depth(config: Path) -> int:
+    """`myst_heading_anchors` of a Jupyter Book's `_config.yml` (`parse:` or
+    `sphinx: config:`), 0 when unset."""
+    try:
+        data = yaml.load(read_config(config), Loader=TocLoader)  # noqa: S506 - a safe loader
+    except YamlLimitError as exc:
+        raise over_limits(config, exc) from exc
+    except yaml.YAMLError:
+        data = None
+    for value in (
+        dig(data, "parse", "myst_heading_anchors"),
+        dig(data, "sphinx", "config", "myst_heading_anchors"),
+    ):
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return 0
