@@ -14,19 +14,32 @@ from kbkit.infra import settings
 from kbkit.infra.settings import VARIABLES, lookup, value
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tools" / "kbkit"
-# reads of the process environment, by any spelling
-_READ = re.compile(r"os\.environ\.get\(|os\.getenv\(|os\.environ\[|in os\.environ\b|environ\.get\(")
+# the process environment, by any spelling; the only uses allowed outside the table are
+# handing it to a child process whole and handing it to a reader that goes through the table
+_ENVIRON = re.compile(r"os\.environ\b|getenv\b|environ\.get\(")
+_ALLOWED = re.compile(r"dict\(os\.environ,|settings_from_env\(os\.environ,")
 # demo.py saves and restores GIT_AUTHOR_DATE / GIT_COMMITTER_DATE around its git children
 NOT_SETTINGS = {"infra/settings.py", "demo.py"}
+
+
+def _reads(text: str) -> int:
+    return len(_ENVIRON.findall(text)) - len(_ALLOWED.findall(text))
 
 
 def test_every_read_of_the_environment_goes_through_the_table() -> None:
     reads = {
         path.relative_to(PACKAGE).as_posix()
         for path in PACKAGE.rglob("*.py")
-        if _READ.search(path.read_text(encoding="utf-8"))
+        if _reads(path.read_text(encoding="utf-8"))
     }
     assert sorted(reads - NOT_SETTINGS) == []
+
+
+def test_the_scan_sees_every_spelling_of_a_read() -> None:
+    for read in ("os.environ.get('X')", "os.getenv('X')", "os.environ['X']", "'X' in os.environ",
+                 "env = os.environ if env is None else env"):  # fmt: skip
+        assert _reads(read) == 1, read
+    assert _reads("env = dict(os.environ, LC_ALL='C')") == 0
 
 
 def test_kbkit_names_its_own_variables_kbkit_and_each_name_once() -> None:

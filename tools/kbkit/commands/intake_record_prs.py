@@ -120,7 +120,7 @@ def _scan_host(args: argparse.Namespace) -> int:
     named = args.slug or (args.repo if args.repo and not Path(args.repo).is_dir() else None)
     args.repo = None if args.repo == named else args.repo  # the project, not the ledgers' folder
     since = since_option(args.since) if args.since else None
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     for text in scan_lines(folder, args.host, named, since=since, dry_run=args.dry_run):
         print(text)
     return 0

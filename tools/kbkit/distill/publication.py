@@ -43,7 +43,7 @@ class Settings(NamedTuple):
 
 
 def settings_from_env(env: Mapping[str, str], knowledge_repo: str, base_branch: str) -> Settings:
-    """Decide the mode from the environment (`env`: os.environ, or a stand-in); any missing
+    """Decide the mode from the environment (`env`: the process environment, or a stand-in); any missing
     switch means shadow. Each variable is read through `kbkit.infra.settings`, so its old
     name (POST_MODE, KBKIT_KNOWLEDGE_PR_ENABLED, ...) still works, with a note."""
 

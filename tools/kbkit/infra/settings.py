@@ -54,6 +54,18 @@ _VARIABLES = (
         "none: `kb intake drop` writes no file, `kb intake collect` asks for `--drops`",
         old=("KNOWLEDGE_INTAKE_DIR",),
     ),
+    Variable(
+        "KBKIT_GITLAB_URL",
+        "The GitLab instance `kb intake record-prs --source gitlab` reads merge requests "
+        "from (https; http only on this machine).",
+        "`https://gitlab.com`",
+    ),
+    Variable(
+        "KBKIT_GITLAB_TOKEN",
+        "A GitLab token (scope `read_api`) sent with every request to that instance; needed "
+        "for a private project.",
+        "none: public projects only",
+    ),
     # outward writes and publication
     Variable(
         "KBKIT_ALLOW_POST",
