@@ -48,8 +48,9 @@ lint: $(STAMP) ## Run ruff on the package, tests and benchmarks; mypy (strict fl
 	$(BIN)/ruff format --check tools tests benchmarks
 	$(BIN)/mypy
 
-generate: $(STAMP) ## Rewrite what is written from the code: the rule reference (docs/reference/rules.md), the policy schema's rule ids, the README's layout
+generate: $(STAMP) ## Rewrite what is written from the code: the rule, command and environment references (docs/reference/), the policy schema's rule ids, the README's layout
 	$(BIN)/python -m kbkit.checks.rules.reference --write .
+	$(BIN)/python -m kbkit.help --write-reference docs/reference
 	$(BIN)/python tools/readme_layout.py --write
 
 demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample

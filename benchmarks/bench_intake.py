@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         argv_record = ["--from", str(pages), "--repo", str(root)]
         sink = io.StringIO()
-        os.environ.pop("INTAKE_ROOT", None)
+        os.environ.pop("KBKIT_INTAKE_ROOT", None)
 
         def record() -> None:
             with contextlib.redirect_stdout(sink):

@@ -175,7 +175,7 @@ def measured(*args: str, env: dict[str, str] | None = None) -> Run:
 def _env() -> dict[str, str]:
     """The environment of a user's `kb`: bytecode is cached as an installed package has it
     (a session that sets PYTHONDONTWRITEBYTECODE would make every run compile kbkit)."""
-    drop = ("INTAKE_ROOT", "KB_LESSONS", "PYTHONDONTWRITEBYTECODE")
+    drop = ("KBKIT_INTAKE_ROOT", "KBKIT_LESSONS", "PYTHONDONTWRITEBYTECODE")
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
@@ -243,7 +243,7 @@ def bench_records(root: Path, rng: random.Random) -> list[str]:
         )
     )
     (root / "prompt.txt").write_text("PROMPT\n")
-    env = dict(_env(), KB_LESSONS="inject")
+    env = dict(_env(), KBKIT_LESSONS="inject")
     bundle_args = [
         "lessons",
         "bundle",

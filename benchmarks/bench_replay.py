@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             f"generated {TASKS:,} tasks, {TASKS * PER_TASK:,} evidence rows in "
             f"{time.perf_counter() - start:.1f}s"
         )
-        env = {k: v for k, v in os.environ.items() if k != "INTAKE_ROOT"}
+        env = {k: v for k, v in os.environ.items() if k != "KBKIT_INTAKE_ROOT"}
         command = [sys.executable, "-m", "kbkit", "lessons", "replay", "--repo", str(root)]
         times = []
         for _ in range(2):  # cold (folds the logs, writes the cache), then as usually run

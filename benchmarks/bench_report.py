@@ -107,7 +107,7 @@ def write_artifacts(state: Path) -> None:
 def report(repo: Path, out: Path) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system, helpers included) of one `kb report`."""
     env = {**os.environ, "KBKIT_NOW": NOW}
-    env.pop("INTAKE_ROOT", None)
+    env.pop("KBKIT_INTAKE_ROOT", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "kbkit", "report", "--repo", str(repo), "--out", str(out)],

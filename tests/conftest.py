@@ -62,23 +62,16 @@ def isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # upward search (git itself ignores an empty .git and keeps looking, so `git init` here
     # still works); a kbkit.yaml marker would be read as the top-level policy.
     (tmp_path / ".git").mkdir(exist_ok=True)
-    for name in (
-        "INTAKE_ROOT",
-        "KNOWLEDGE_INTAKE_DIR",
-        "KB_LESSONS",
-        "ARTEX_RSI_LESSONS",
-        "POST_MODE",
-        "KNOWLEDGE_PR_ENABLED",
-        "KNOWLEDGE_FORK_SLUG",
-        "KNOWLEDGE_FORK_URL",
-        "KNOWLEDGE_REPO",
-        "KNOWLEDGE_REPO_SLUG",
-        "KB_DISTILL_MODEL",
+    from kbkit.infra import settings
+
+    renamed = [v for v in settings.VARIABLES.values() if v.old]  # under every name they had
+    for name in [name for v in renamed for name in (v.name, *v.old)] + [
         "KBKIT_STATE_ROOT",
         "KBKIT_TRACE_STEPS",
         "GITHUB_EVENT_NAME",
-    ):
+    ]:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(settings, "_noted", set())  # each test sees the renaming notes anew
     # The clock every kbkit call reads: tests never depend on the real date (`make test`
     # passes under faketime at any date; tests that need another instant set their own).
     monkeypatch.setenv("KBKIT_NOW", PINNED_NOW)

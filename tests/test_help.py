@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from kbkit.__main__ import COMMANDS, find_command, main
-from kbkit.help import EXAMPLES
+from kbkit.__main__ import main
+from kbkit.commands.registry import COMMANDS, find_command, grouped
+
+PROJECT = Path(__file__).resolve().parents[1]
 
 
 def kb(*args: str) -> subprocess.CompletedProcess[str]:
@@ -17,8 +20,8 @@ def kb(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_command_has_an_example_that_names_it(name: str) -> None:
-    assert name in EXAMPLES, f"add an example for `kb {name}` to kbkit/help.py"
-    line = EXAMPLES[name].split("| ")[-1].split()
+    assert COMMANDS[name].example, f"add an example for `kb {name}` to its registry row"
+    line = COMMANDS[name].example.split("| ")[-1].split()
     assert line[0] == "kb"
     assert find_command(line[1:]) == (name, line[1 + len(name.split()) :])
 
@@ -32,7 +35,7 @@ def test_help_and_dash_help_print_options_and_the_example(
     assert exited.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: kb {name}")
-    assert out.endswith(f"\nexample:\n  {EXAMPLES[name]}\n")
+    assert out.endswith(f"\nexample:\n  {COMMANDS[name].example}\n")
     with pytest.raises(SystemExit):
         main([*name.split(), "--help"])
     assert capsys.readouterr().out == out
@@ -62,4 +65,57 @@ def test_help_alone_lists_the_commands() -> None:
 @pytest.mark.slow
 def test_help_through_a_real_process_exits_0_with_the_example() -> None:
     done = kb("help", "intake", "check")
-    assert done.returncode == 0 and done.stdout.endswith(EXAMPLES["intake check"] + "\n")
+    assert done.returncode == 0 and done.stdout.endswith(COMMANDS["intake check"].example + "\n")
+
+
+def test_dash_help_lists_every_command_under_its_group(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("Check the tree:", "Intake:", "Curator:", "Lessons:", "Editor and shell:"):
+        assert f"\n{heading}\n" in out
+    for group, rows in grouped():
+        block = out.split(f"\n{group}:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert [line.split("  ")[1] for line in block] == [row.name for row in rows]
+        assert all(line.endswith(row.summary) for line, row in zip(block, rows, strict=True))
+    assert "\ncommands:\n" not in out
+
+
+@pytest.mark.parametrize("name", ["commands.md", "environment.md"])
+def test_the_reference_pages_are_what_the_generator_writes(name: str) -> None:
+    """docs/reference/ is generated from the command registry and the table of environment
+    variables (regenerate: make generate, or python -m kbkit.help --write-reference)."""
+    from kbkit.help import commands_page, environment_page
+
+    page = commands_page() if name == "commands.md" else environment_page()
+    committed = (PROJECT / "docs" / "reference" / name).read_text(encoding="utf-8")
+    assert committed == page, f"docs/reference/{name} is stale: run `make generate`"
+
+
+def test_the_reference_lists_every_command_and_variable() -> None:
+    from kbkit.help import commands_page, environment_page
+    from kbkit.infra.settings import VARIABLES
+
+    commands = commands_page()
+    for group, rows in grouped():
+        assert f"\n## {group}\n" in commands
+        for row in rows:
+            assert f"\n### kb {row.name}\n\n{row.summary}.\n\n```\n{row.example}\n```\n" in commands
+    assert "| `--staged` | check the commit's tree" in commands  # options, from the parser
+    environment = environment_page()
+    for variable in VARIABLES.values():
+        assert f"| `{variable.name}` |" in environment
+        for old in variable.old:
+            assert f"| `{old}` | `{variable.name}` |" in environment
+
+
+def test_write_reference_writes_only_what_changed(tmp_path: Path) -> None:
+    from kbkit.help import main as help_main
+
+    folder = tmp_path / "reference"
+    assert help_main(["--write-reference", str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["commands.md", "environment.md"]
+    (folder / "environment.md").write_text("stale\n", encoding="utf-8")
+    from kbkit.help import write_reference
+
+    assert write_reference(folder) == [folder / "environment.md"]
+    assert write_reference(folder) == []

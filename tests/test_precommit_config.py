@@ -15,7 +15,7 @@ import pytest
 import yaml
 from pre_commit.clientlib import load_config, load_manifest
 
-from kbkit.__main__ import COMMANDS
+from kbkit.commands.registry import COMMANDS
 
 PROJECT = Path(__file__).resolve().parents[1]
 CONFIG = PROJECT / ".pre-commit-config.yaml"

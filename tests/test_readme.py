@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kbkit.__main__ import COMMANDS, find_command
+from kbkit.commands.registry import COMMANDS, Command, find_command
 
 PROJECT = Path(__file__).resolve().parents[1]
 README = PROJECT / "README.md"
@@ -83,8 +83,8 @@ def test_target_table_rows_name_real_targets() -> None:
 
 
 def test_a_longer_name_does_not_document_its_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
-    registry = {name: ("kbkit.commands.check", "") for name in ("check", "check-wiki-lint")}
-    registry.update({"lessons": ("x", ""), "lessons show": ("x", "")})
-    monkeypatch.setattr("kbkit.__main__.COMMANDS", registry)
+    names = ("check", "check-wiki-lint", "lessons", "lessons show")
+    registry = {name: Command(name, "Check the tree", "", f"kb {name}") for name in names}
+    monkeypatch.setattr("kbkit.commands.registry.COMMANDS", registry)
     text = "| `kb check-wiki-lint` | lint |\n| `kb lessons show TASK.json` | preview |"
     assert documented_commands(text) == {"check-wiki-lint", "lessons show"}

@@ -25,7 +25,11 @@ FOLLOW_UP = f"{BRANCH}-2"
 NEXT_DAY = "2026-12-01"
 NEXT_BRANCH = f"knowledge/intake-{NEXT_DAY}"
 REPORT = f"## kbkit report, {DAY} to {DAY}"  # the day's `kb report --format markdown`
-FULL = {"POST_MODE": "review", "KNOWLEDGE_PR_ENABLED": "true", "KNOWLEDGE_FORK_SLUG": FORK}
+FULL = {
+    "KBKIT_POST_MODE": "review",
+    "KBKIT_KNOWLEDGE_PR_ENABLED": "true",
+    "KBKIT_KNOWLEDGE_FORK_SLUG": FORK,
+}
 
 
 def added_rules(world: World, rev: str) -> list[str]:
@@ -38,9 +42,9 @@ def added_rules(world: World, rev: str) -> list[str]:
 @pytest.mark.parametrize(
     ("missing", "why"),
     [
-        ("POST_MODE", "POST_MODE is not `review`"),
-        ("KNOWLEDGE_PR_ENABLED", "KNOWLEDGE_PR_ENABLED is not `true`"),
-        ("KNOWLEDGE_FORK_SLUG", "KNOWLEDGE_FORK_SLUG"),
+        ("KBKIT_POST_MODE", "KBKIT_POST_MODE is not `review`"),
+        ("KBKIT_KNOWLEDGE_PR_ENABLED", "KBKIT_KNOWLEDGE_PR_ENABLED is not `true`"),
+        ("KBKIT_KNOWLEDGE_FORK_SLUG", "KBKIT_KNOWLEDGE_FORK_SLUG"),
     ],
 )
 def test_review_gate_needs_all_three(missing: str, why: str) -> None:
@@ -55,11 +59,11 @@ def test_review_gate_needs_all_three(missing: str, why: str) -> None:
 def test_a_fork_slug_equal_to_the_upstream_slug_is_refused(
     world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    same = FULL | {"KNOWLEDGE_FORK_SLUG": UPSTREAM.upper()}
+    same = FULL | {"KBKIT_KNOWLEDGE_FORK_SLUG": UPSTREAM.upper()}
     with pytest.raises(UsageError, match="must not hold write access upstream"):
         settings_from_env(same, f"https://github.com/{UPSTREAM}.git", "main")
     world.review()
-    monkeypatch.setenv("KNOWLEDGE_FORK_SLUG", UPSTREAM)
+    monkeypatch.setenv("KBKIT_KNOWLEDGE_FORK_SLUG", UPSTREAM)
     keys = world.record(1)
     replies = world.root / "replies.jsonl"
     replies.write_text("")
@@ -75,8 +79,8 @@ def test_review_gate_incomplete_runs_shadow_and_touches_no_fork(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     world.review()
-    monkeypatch.delenv("KNOWLEDGE_PR_ENABLED")
-    world.env.pop("KNOWLEDGE_PR_ENABLED")
+    monkeypatch.delenv("KBKIT_KNOWLEDGE_PR_ENABLED")
+    world.env.pop("KBKIT_KNOWLEDGE_PR_ENABLED")
     keys = world.record(1)
     report = world.run(ScriptedGateway({"acme/app#1": "VAL-2c"}))
     assert report.outcome == "shadowed" and report.url is None

@@ -24,12 +24,12 @@ def report(outcome: str, **fields: object) -> Report:
         ("nothing-pending", "nothing was pending"),
         ("no-rules", "the model proposed no rule"),
         ("refused", "every rule the model proposed was refused by the mechanical checks"),
-        ("shadowed", "shadow mode (POST_MODE is not"),
+        ("shadowed", "shadow mode (KBKIT_POST_MODE is not"),
         ("dry-run", "a dry run writes nothing"),
     ],
 )
 def test_a_day_without_a_pr_change_says_why(outcome: str, why: str) -> None:
-    text = summary(report(outcome), "POST_MODE is not `review`")
+    text = summary(report(outcome), "KBKIT_POST_MODE is not `review`")
     assert f"### kb distill {DAY}" in text and "- **No PR opened or updated**: " + why in text
 
 

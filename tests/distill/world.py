@@ -109,11 +109,11 @@ class World:
 
     def review(self) -> None:
         self.env = {
-            "POST_MODE": "review",
-            "KNOWLEDGE_PR_ENABLED": "true",
-            "KNOWLEDGE_FORK_SLUG": FORK,
-            "KNOWLEDGE_FORK_URL": str(self.fork),
-            "KNOWLEDGE_REPO_SLUG": UPSTREAM,
+            "KBKIT_POST_MODE": "review",
+            "KBKIT_KNOWLEDGE_PR_ENABLED": "true",
+            "KBKIT_KNOWLEDGE_FORK_SLUG": FORK,
+            "KBKIT_KNOWLEDGE_FORK_URL": str(self.fork),
+            "KBKIT_KNOWLEDGE_REPO_SLUG": UPSTREAM,
         }
         for name, value in self.env.items():
             self.monkeypatch.setenv(name, value)

@@ -62,7 +62,7 @@ def test_producer_writes_the_pinned_v1_record(
 def test_producer_reads_the_directory_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("KNOWLEDGE_INTAKE_DIR", str(tmp_path / "env-drops"))
+    monkeypatch.setenv("KBKIT_DROP_DIR", str(tmp_path / "env-drops"))
     assert main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json")]) == 0
     assert (tmp_path / "env-drops" / "kbkit-dev+kbkit+bugfix-2026-11-30-0815.json").is_file()
 
@@ -103,7 +103,7 @@ def test_producer_without_a_directory_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["intake", "drop", "--run", str(FIXTURES / "producer_run.json")]) == 0
-    assert "KNOWLEDGE_INTAKE_DIR is not set" in capsys.readouterr().out
+    assert "KBKIT_DROP_DIR is not set" in capsys.readouterr().out
 
 
 def test_producer_write_error_is_fail_open(tmp_path: Path) -> None:
@@ -256,7 +256,7 @@ def test_bad_drop_files_are_quarantined_with_a_reason(
 
 def test_collect_needs_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["intake", "collect"]) == 2
-    assert "pass --drops DIR or set KNOWLEDGE_INTAKE_DIR" in capsys.readouterr().err
+    assert "pass --drops DIR or set KBKIT_DROP_DIR" in capsys.readouterr().err
     assert main(["intake", "collect", "--drops", "missing"]) == 2
     assert "missing: no such folder" in capsys.readouterr().err
 

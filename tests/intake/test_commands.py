@@ -9,7 +9,8 @@ import jsonschema
 import pytest
 from intake_factories import SLUG, make_pr, write_pages
 
-from kbkit.__main__ import COMMANDS, main
+from kbkit.__main__ import main
+from kbkit.commands.registry import COMMANDS
 from kbkit.intake.ledger import (
     EVENTS_FILE,
     STATUS_FILE,

@@ -112,7 +112,7 @@ def test_an_injected_bundle_with_started_at_carries_no_forgotten_lesson(
         ],
     )
     assert main(["lessons", "forget", "--source", "task:T1", "--repo", str(tmp_path)]) == 0
-    monkeypatch.setenv("KB_LESSONS", "inject")
+    monkeypatch.setenv("KBKIT_LESSONS", "inject")
     task = tmp_path / "n.json"
     task.write_text(
         json.dumps(
@@ -178,7 +178,7 @@ def test_companies_whose_names_redact_alike_stay_apart(
         "Confirmed idor: invoices"
     ]
     # shown anyway (scope open): the audit sees the crossing by the same rule
-    monkeypatch.setenv("KB_LESSONS", "inject")
+    monkeypatch.setenv("KBKIT_LESSONS", "inject")
     from kbkit.lessons.usage import bundle_prompts
 
     bundle_prompts(

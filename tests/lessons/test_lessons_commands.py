@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from kbkit.__main__ import COMMANDS, main
+from kbkit.__main__ import main
+from kbkit.commands.registry import COMMANDS
 from kbkit.infra.jsonl import read_jsonl
 from kbkit.lessons.usage import hash_arm
 
@@ -243,7 +244,7 @@ def test_bundle_off_changes_nothing_and_logs_nothing(seeded: Path) -> None:
     assert usage_rows(seeded) == []
 
 
-@pytest.mark.parametrize("variable", ["KB_LESSONS", "ARTEX_RSI_LESSONS"])
+@pytest.mark.parametrize("variable", ["KBKIT_LESSONS", "KB_LESSONS", "ARTEX_RSI_LESSONS"])
 def test_bundle_shadow_logs_but_keeps_prompts(seeded: Path, monkeypatch, variable: str) -> None:
     monkeypatch.setenv(variable, "shadow")
     assert bundle(seeded, NEW_TASK, "out") == 0
@@ -253,9 +254,12 @@ def test_bundle_shadow_logs_but_keeps_prompts(seeded: Path, monkeypatch, variabl
     assert row["at"].endswith("Z")
 
 
-def test_bundle_inject_appends_the_block_after_each_prompt(seeded: Path, monkeypatch) -> None:
-    monkeypatch.setenv("KB_LESSONS", "inject")
-    monkeypatch.setenv("ARTEX_RSI_LESSONS", "off")  # KB_LESSONS wins
+@pytest.mark.parametrize("variable", ["KBKIT_LESSONS", "KB_LESSONS"])
+def test_bundle_inject_appends_the_block_after_each_prompt(
+    seeded: Path, monkeypatch, variable: str
+) -> None:
+    monkeypatch.setenv(variable, "inject")
+    monkeypatch.setenv("ARTEX_RSI_LESSONS", "off")  # the newer name wins
     assert bundle(seeded, NEW_TASK, "out") == 0
     for name, prompt in (("planner.txt", "PLANNER PROMPT"), ("worker.txt", "WORKER PROMPT")):
         text = (seeded / "out" / name).read_text()
@@ -268,14 +272,14 @@ def test_bundle_inject_appends_the_block_after_each_prompt(seeded: Path, monkeyp
 
 
 def test_bad_mode_is_a_configuration_error(seeded: Path, monkeypatch, capsys) -> None:
-    monkeypatch.setenv("KB_LESSONS", "injct")
+    monkeypatch.setenv("KBKIT_LESSONS", "injct")
     assert bundle(seeded, NEW_TASK, "out") == 2
-    assert "KB_LESSONS='injct'" in capsys.readouterr().err
+    assert "KBKIT_LESSONS='injct'" in capsys.readouterr().err
     assert not (seeded / "out").exists()
 
 
 def test_assign_hash_is_stable_per_task_and_splits_tasks(seeded: Path, monkeypatch) -> None:
-    monkeypatch.setenv("KB_LESSONS", "inject")
+    monkeypatch.setenv("KBKIT_LESSONS", "inject")
     arms = {}
     for n in range(16):
         task = dict(NEW_TASK, id=f"N{n}")
@@ -305,7 +309,7 @@ def test_outcome_text_and_json(tmp_path: Path, make_task, capsys) -> None:
 def test_report_compares_tasks_with_and_without_lessons(
     seeded: Path, monkeypatch, make_task, capsys
 ) -> None:
-    monkeypatch.setenv("KB_LESSONS", "inject")
+    monkeypatch.setenv("KBKIT_LESSONS", "inject")
     assert bundle(seeded, NEW_TASK, "out") == 0
     closed = make_task("T9", findings=[("F1", "confirmed", "rce", "upload")])
     assert main(["lessons", "extract", put(seeded / "t9.json", closed)]) == 0
@@ -364,7 +368,7 @@ def test_lint_finds_conflicts_duplicates_and_dangling_evidence(
 
 
 def test_lint_passes_a_clean_store(seeded: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setenv("KB_LESSONS", "shadow")
+    monkeypatch.setenv("KBKIT_LESSONS", "shadow")
     for n in range(3):
         assert bundle(seeded, dict(NEW_TASK, id=f"N{n}"), "out") == 0
     capsys.readouterr()
@@ -418,7 +422,7 @@ def test_promote_writes_intake_rows_once(seeded: Path, capsys) -> None:
 
 @pytest.mark.slow
 def test_real_subprocess(seeded: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("INTAKE_ROOT", "KB_LESSONS")}
+    env = {k: v for k, v in os.environ.items() if k not in ("KBKIT_INTAKE_ROOT", "KBKIT_LESSONS")}
     put(seeded / "new.json", NEW_TASK)
     shown = subprocess.run(
         [
@@ -460,7 +464,7 @@ def test_real_subprocess(seeded: Path) -> None:
 
 
 def test_intake_root_override_moves_the_store(tmp_path: Path, make_task, monkeypatch) -> None:
-    monkeypatch.setenv("INTAKE_ROOT", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("KBKIT_INTAKE_ROOT", str(tmp_path / "elsewhere"))
     task = put(tmp_path / "t.json", make_task(findings=[("F1", "confirmed", "a", "b")]))
     assert main(["lessons", "extract", task]) == 0
     assert (tmp_path / "elsewhere" / "lessons" / "lessons.jsonl").exists()

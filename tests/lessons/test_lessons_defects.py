@@ -57,7 +57,7 @@ def seeded(tmp_path: Path, make_task) -> Path:
 
 
 def test_shadow_never_injects_even_with_hash_assignment(seeded: Path, monkeypatch) -> None:
-    monkeypatch.setenv("KB_LESSONS", "shadow")
+    monkeypatch.setenv("KBKIT_LESSONS", "shadow")
     tasks = [f"N{n}" for n in range(8)]
     assert any(hash_arm(task) == "inject" for task in tasks)  # main injected into these
     for task in tasks:
@@ -70,7 +70,7 @@ def test_shadow_never_injects_even_with_hash_assignment(seeded: Path, monkeypatc
 
 
 def test_inject_with_hash_assignment_still_splits(seeded: Path, monkeypatch) -> None:
-    monkeypatch.setenv("KB_LESSONS", "inject")
+    monkeypatch.setenv("KBKIT_LESSONS", "inject")
     modes = {
         bundle(seeded, {"id": f"N{n}", "status": "running"}, f"o{n}", "--assign", "hash")["mode"]
         for n in range(8)
@@ -162,18 +162,18 @@ def test_another_clients_lesson_is_not_shown_by_default(
 def test_scope_from_the_environment_and_a_bad_value(two_clients: Path, monkeypatch, capsys) -> None:
     from kbkit.lessons.store import LessonStore
 
-    monkeypatch.setenv("KB_LESSONS_SCOPE", "open")
+    monkeypatch.setenv("KBKIT_LESSONS_SCOPE", "open")
     assert len(select_lessons(ACME_TASK, LessonStore.for_repo(two_clients))) == 3
-    monkeypatch.setenv("KB_LESSONS_SCOPE", "everyone")
+    monkeypatch.setenv("KBKIT_LESSONS_SCOPE", "everyone")
     task = put(two_clients / "t.json", ACME_TASK)
     assert main(["lessons", "show", task, "--repo", str(two_clients)]) == 2
-    assert "KB_LESSONS_SCOPE='everyone'" in capsys.readouterr().err
+    assert "KBKIT_LESSONS_SCOPE='everyone'" in capsys.readouterr().err
 
 
 def test_audit_lists_every_lesson_shown_across_a_company_boundary(
     two_clients: Path, monkeypatch, capsys
 ) -> None:
-    monkeypatch.setenv("KB_LESSONS", "inject")
+    monkeypatch.setenv("KBKIT_LESSONS", "inject")
     bundle(two_clients, ACME_TASK, "safe")
     capsys.readouterr()
     assert main(["lessons", "audit", "--repo", str(two_clients)]) == 0

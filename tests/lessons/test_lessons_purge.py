@@ -40,7 +40,7 @@ def seeded(repo: Path, make_task, monkeypatch) -> None:
         main(["lessons", "extract", "--from", str(repo / "tasks.jsonl"), "--repo", str(repo)]) == 0
     )
     assert main(["lessons", "promote", "--min-support", "1", "--repo", str(repo)]) == 0
-    monkeypatch.setenv("KB_LESSONS", "inject")
+    monkeypatch.setenv("KBKIT_LESSONS", "inject")
     (repo / "n.json").write_text(
         json.dumps({"id": "N1", "status": "running", "company": "acme", "category": "web"})
     )
@@ -48,7 +48,7 @@ def seeded(repo: Path, make_task, monkeypatch) -> None:
     args = ["lessons", "bundle", "--task", str(repo / "n.json"), "--planner", str(repo / "p.txt")]
     args += ["--worker", str(repo / "p.txt"), "--out", str(repo / "bundle"), "--repo", str(repo)]
     assert main(args) == 0
-    monkeypatch.delenv("KB_LESSONS")
+    monkeypatch.delenv("KBKIT_LESSONS")
     assert SECRET in (repo / "bundle" / "planner.txt").read_text()
 
 

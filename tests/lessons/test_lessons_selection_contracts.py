@@ -110,16 +110,16 @@ def test_the_scope_is_checked_and_read_from_the_environment(
     _seed(store, {"T-a": ["alpha"]})
     assert keys == (scope_key("ACME"), scope_key("Web"))
     assert _shown(store, "T-x") == ["alpha", "generic"]  # the default: company+generic
-    monkeypatch.setenv("KB_LESSONS_SCOPE", "company")
+    monkeypatch.setenv("KBKIT_LESSONS_SCOPE", "company")
     assert lesson_scope() == "company"
     assert _shown(store, "T-x") == ["alpha"]
     assert lesson_scope("open") == "open"  # the option wins over the environment
-    monkeypatch.setenv("KB_LESSONS_SCOPE", "everyone")
-    with pytest.raises(UsageError, match="KB_LESSONS_SCOPE='everyone'"):
+    monkeypatch.setenv("KBKIT_LESSONS_SCOPE", "everyone")
+    with pytest.raises(UsageError, match="KBKIT_LESSONS_SCOPE='everyone'"):
         select_lessons({**TASK, "id": "T-x"}, store)
     with pytest.raises(UsageError, match="--scope='all'"):
         select_lessons({**TASK, "id": "T-x"}, store, scope="all")
-    monkeypatch.setenv("KB_LESSONS_SCOPE", "  ")
+    monkeypatch.setenv("KBKIT_LESSONS_SCOPE", "  ")
     assert lesson_scope() == "company+generic"
 
 

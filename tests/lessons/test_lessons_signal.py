@@ -39,7 +39,7 @@ def inject(repo: Path, task_id: str) -> None:
 def test_repeated_false_positives_count_against_a_negative_lesson(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    monkeypatch.setenv("KB_LESSONS", "inject")
+    monkeypatch.setenv("KBKIT_LESSONS", "inject")
     echo = ("false_positive", "xss", "search echo")
     extract(tmp_path, task("T0", echo, ("confirmed", "sqli", "login")))
     for n in (1, 2):  # shown the warning, reported the same false positive anyway
@@ -69,7 +69,7 @@ def test_a_mostly_harmful_lesson_ranks_last_once_judged_enough(
     from kbkit.lessons.selection import select_lessons
     from kbkit.lessons.store import LessonStore
 
-    monkeypatch.setenv("KB_LESSONS", "inject")
+    monkeypatch.setenv("KBKIT_LESSONS", "inject")
     echo = ("false_positive", "xss", "search echo")
     other = ("false_positive", "ssrf", "webhook preview")
     extract(tmp_path, task("T0", echo), task("T00", echo), task("T01", other))

@@ -179,7 +179,7 @@ def test_eight_concurrent_extracting_processes(tmp_path: Path) -> None:
     task_file = write_tasks(tmp_path / "tasks.jsonl", tasks)
     repo = tmp_path / "repo"
     repo.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "INTAKE_ROOT"}
+    env = {k: v for k, v in os.environ.items() if k != "KBKIT_INTAKE_ROOT"}
     procs = [
         subprocess.Popen(
             [

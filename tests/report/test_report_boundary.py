@@ -45,7 +45,7 @@ def test_an_intake_or_state_folder_linked_outside_is_refused(
     before = fingerprint(outside)
     done = _report(world)
     assert done.returncode == 2, done.stdout[:300] + done.stderr
-    variable = "INTAKE_ROOT" if folder == "intake" else "KBKIT_STATE_ROOT"
+    variable = "KBKIT_INTAKE_ROOT" if folder == "intake" else "KBKIT_STATE_ROOT"
     assert done.stderr == (
         f"kb: error: the {what} folder {folder} leads outside the repository (through a "
         "symlink or `..`); refused: kbkit reads and writes only inside the repository (to "

@@ -1,8 +1,9 @@
-"""The `kb` command: a registry of commands and the one error handler.
+"""The `kb` command: dispatch through the command registry, and the one error handler.
 
-Each command lives in its own module under `kbkit.commands` and exposes
-`main(argv: list[str] | None) -> int`. Modules are imported only when their command runs,
-so `kb check` never pays for the curator's or the lessons' imports.
+Each command is one row of `kbkit.commands.registry.COMMANDS` and lives in its own module
+under `kbkit.commands`, which exposes `main(argv: list[str] | None) -> int`. Modules are
+imported only when their command runs, so `kb check` never pays for the curator's or the
+lessons' imports.
 """
 
 from __future__ import annotations
@@ -14,113 +15,17 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from kbkit import __version__
+from kbkit.commands.registry import COMMANDS, find_command
 from kbkit.infra.errors import KbkitError, environment_failure, is_environment
-
-# command name (words separated by spaces) -> (module, one-line summary)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "check": ("kbkit.commands.check", "Run both validators on the tree in one pass"),
-    "fix": (
-        "kbkit.commands.fix",
-        "Apply the mechanical fixes, re-checked; every byte put back if one does not hold",
-    ),
-    "completion": (
-        "kbkit.commands.completion",
-        "Print the shell completion script for bash, zsh or fish",
-    ),
-    "lsp": (
-        "kbkit.commands.lsp",
-        "Language server for editors (stdio): diagnostics, fixes, rule docs",
-    ),
-    "check-knowledge-tree": (
-        "kbkit.commands.check_knowledge_tree",
-        "Check structure, indexes, links, sizes, sensitive and dangerous text",
-    ),
-    "check-wiki-lint": (
-        "kbkit.commands.check_wiki_lint",
-        "Check frontmatter, tags, dates, staleness, orphans, adapter manifests",
-    ),
-    "curate prompt": (
-        "kbkit.commands.curate_prompt",
-        "Curator: the model prompt for an evidence batch (catalog + fenced evidence)",
-    ),
-    "curate schema": (
-        "kbkit.commands.curate_schema",
-        "Curator: the strict JSON Schema a model reply must follow",
-    ),
-    "curate validate": (
-        "kbkit.commands.curate_validate",
-        "Curator: accept or reject each proposed rule section with a reason code",
-    ),
-    "curate apply": (
-        "kbkit.commands.curate_apply",
-        "Curator: insert accepted sections, run the validators, roll back on failure",
-    ),
-    "curate recover": (
-        "kbkit.commands.curate_recover",
-        "Curator: restore the pages of an interrupted apply",
-    ),
-    "intake record-prs": (
-        "kbkit.commands.intake_record_prs",
-        "Record merged PRs from GitHub's REST pulls JSON (arrays or concatenated pages)",
-    ),
-    "intake record-git": (
-        "kbkit.commands.intake_record_git",
-        "Record merged PRs from a local git history, with diff excerpts (offline)",
-    ),
-    "intake drop": ("kbkit.commands.intake_drop", "Write a landed bugfix run's drop record"),
-    "intake collect": ("kbkit.commands.intake_collect", "Import drop files; quarantine bad ones"),
-    "intake mailbox": (
-        "kbkit.commands.intake_mailbox",
-        "Record bugfix drop records posted as collaborator issue comments",
-    ),
-    "intake status": ("kbkit.commands.intake_status", "Counts by state and kind, oldest pending"),
-    "intake check": ("kbkit.commands.intake_check", "Validate every ledger line (JSON Schema)"),
-    "intake compact": ("kbkit.commands.intake_compact", "Rewrite ledgers, duplicates folded"),
-    "intake requeue": ("kbkit.commands.intake_requeue", "Return failed rows to pending"),
-    "intake sync": ("kbkit.commands.intake_sync", "Pull or push the ledgers' state branch"),
-    "distill": (
-        "kbkit.commands.distill",
-        "Pending events -> model -> curator -> commit on the day branch -> shadow or PR",
-    ),
-    "lessons extract": ("kbkit.commands.lessons_extract", "Extract lessons from closed tasks"),
-    "lessons show": ("kbkit.commands.lessons_show", "Preview the lessons a task would see"),
-    "lessons bundle": ("kbkit.commands.lessons_bundle", "Prompts per KB_LESSONS mode"),
-    "lessons outcome": ("kbkit.commands.lessons_outcome", "Outcome card of one task"),
-    "lessons report": ("kbkit.commands.lessons_report", "Tasks with vs without lessons, 95% CIs"),
-    "lessons lint": ("kbkit.commands.lessons_lint", "Duplicates, conflicts, dangling evidence"),
-    "lessons forget": ("kbkit.commands.lessons_forget", "Tombstone a source's evidence"),
-    "lessons promote": ("kbkit.commands.lessons_promote", "Supported lessons -> intake events"),
-    "rule": ("kbkit.commands.rule", "Explain a rule: what, why, how to fix, how to suppress"),
-    "rules": ("kbkit.commands.rules", "List every rule with its default severity"),
-    "init": ("kbkit.commands.init", "Set up kbkit in a repository (knowledge/, hooks, ignores)"),
-    "lessons audit": ("kbkit.commands.lessons_audit", "Lessons shown across a company boundary"),
-    "report": ("kbkit.commands.report", "One report: tree health, intake, curator, lessons"),
-    "lessons adopt": ("kbkit.commands.lessons_adopt", "Lessons carried by a published rule"),
-    "lessons retire": ("kbkit.commands.lessons_retire", "Withdraw lessons, with a reason"),
-    "lessons replay": ("kbkit.commands.lessons_replay", "FPs/duplicates earlier lessons warned of"),
-    "lessons list": ("kbkit.commands.lessons_list", "What agents are told now, by scope"),
-    "lessons why": ("kbkit.commands.lessons_why", "One lesson's evidence and conflicts"),
-}
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_ENVIRONMENT = 4
 
 
 def _usage() -> str:
-    width = max(len(name) for name in COMMANDS)
-    lines = [f"usage: kb COMMAND [options]   (kbkit {__version__})", "", "commands:"]
-    lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in sorted(COMMANDS.items())]
-    lines += ["", "Run `kb help COMMAND` (or `kb COMMAND --help`) for the options of one command."]
-    return "\n".join(lines)
+    from kbkit.help import usage
 
-
-def find_command(argv: Sequence[str]) -> tuple[str, list[str]] | None:
-    """Match the longest registered command name at the start of argv."""
-    for size in (3, 2, 1):
-        name = " ".join(argv[:size])
-        if len(argv) >= size and name in COMMANDS:
-            return name, list(argv[size:])
-    return None
+    return usage(__version__)
 
 
 def _unknown(argv: Sequence[str]) -> int:
@@ -148,7 +53,7 @@ def _help(name: str) -> int:
     """The command's own options (argparse), then one example; exits as argparse does."""
     from kbkit.help import example
 
-    module = importlib.import_module(COMMANDS[name][0])
+    module = importlib.import_module(COMMANDS[name].module)
     try:
         module.main(["--help"])
     except SystemExit:
@@ -173,14 +78,14 @@ def run(argv: Sequence[str]) -> int:
         if group and (wants_help or words[1:2] in (["-h"], ["--help"])):
             width = max(len(name) for name in group)  # `kb lessons --help`: the group
             print(f"usage: kb {words[0]} COMMAND [options]\n\ncommands:")
-            print("\n".join(f"  {n:<{width}}  {COMMANDS[n][1]}" for n in group))
+            print("\n".join(f"  {n:<{width}}  {COMMANDS[n].summary}" for n in group))
             return EXIT_OK
     if match is None:
         return _unknown(words)
     name, rest = match
     if wants_help or "-h" in rest or "--help" in rest:
         return _help(name)
-    module = importlib.import_module(COMMANDS[name][0])
+    module = importlib.import_module(COMMANDS[name].module)
     return int(module.main(rest))
 
 
@@ -251,10 +156,12 @@ FAST_EXIT_LESSONS = frozenset({"extract", "show", "bundle"})
 
 def console() -> NoReturn:
     """The `kb` console script: `main`, then exit (without teardown after a check)."""
-    if "_ARGCOMPLETE" in os.environ:  # the shell asks for completions (`kb completion SHELL`)
+    from kbkit.infra import settings
+
+    if settings.value("_ARGCOMPLETE"):  # the shell asks for completions (`kb completion SHELL`)
         from kbkit.shell_completion import complete
 
-        complete(COMMANDS)
+        complete()
     code = main()
     if (
         sys.argv[1:2]

@@ -11,36 +11,11 @@ match this kbkit. Rule ids complete after `kb rule`; PATH arguments complete as 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-
-class _Captured(Exception):
-    def __init__(self, parser: argparse.ArgumentParser) -> None:
-        super().__init__("parser captured")
-        self.parser = parser
-
-
-def command_parser(module_name: str) -> argparse.ArgumentParser | None:
-    """The parser a command's `main` builds, taken when it starts parsing (nothing runs)."""
-    module = importlib.import_module(module_name)
-    original = argparse.ArgumentParser.parse_known_args
-
-    def capture(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
-        raise _Captured(self)
-
-    argparse.ArgumentParser.parse_known_args = capture  # type: ignore[method-assign]
-    try:
-        module.main([])
-    except _Captured as captured:
-        return captured.parser
-    except BaseException:  # a command that parses nothing: complete its name only
-        return None
-    finally:
-        argparse.ArgumentParser.parse_known_args = original  # type: ignore[method-assign]
-    return None
+from kbkit.commands.registry import COMMANDS, command_parser
 
 
 def typed_command(words: Sequence[str], names: Sequence[str]) -> str | None:
@@ -52,15 +27,16 @@ def typed_command(words: Sequence[str], names: Sequence[str]) -> str | None:
     return None
 
 
-def build(commands: Mapping[str, tuple[str, str]], words: Sequence[str]) -> argparse.ArgumentParser:
-    """A parser of every command name, with the real options of the one `words` start with."""
+def build(words: Sequence[str]) -> argparse.ArgumentParser:
+    """A parser of every registered command name (`kbkit.commands.registry`), with the real
+    options of the one `words` start with."""
     parser = argparse.ArgumentParser(prog="kb")
     parser.add_argument("-V", "--version", action="store_true", help="print the version")
     top = parser.add_subparsers(dest="command")
     groups: dict[str, Any] = {}
-    current = typed_command(words, list(commands))
-    for name, (module_name, text) in sorted(commands.items()):
-        summary = text.replace("%", "%%")  # argparse formats help strings with %
+    current = typed_command(words, list(COMMANDS))
+    for name, row in sorted(COMMANDS.items()):
+        summary = row.summary.replace("%", "%%")  # argparse formats help strings with %
         *group, last = name.split()
         target = top
         if group:
@@ -69,7 +45,7 @@ def build(commands: Mapping[str, tuple[str, str]], words: Sequence[str]) -> argp
                     group[0], help=f"{group[0]} commands"
                 ).add_subparsers()
             target = groups[group[0]]
-        real = command_parser(module_name) if name == current else None
+        real = command_parser(row.module) if name == current else None
         if real is None:
             target.add_parser(last, help=summary)
             continue
@@ -77,7 +53,7 @@ def build(commands: Mapping[str, tuple[str, str]], words: Sequence[str]) -> argp
         if name == "rule":
             _complete_rule_ids(sub)
     helper = top.add_parser("help", help="the options of one command")
-    helper.add_argument("topic", nargs="*", choices=sorted({n.split()[0] for n in commands}))
+    helper.add_argument("topic", nargs="*", choices=sorted({n.split()[0] for n in COMMANDS}))
     return parser
 
 
@@ -89,13 +65,15 @@ def _complete_rule_ids(parser: argparse.ArgumentParser) -> None:
             action.completer = lambda **_: sorted(all_rules())  # type: ignore[attr-defined]
 
 
-def complete(commands: Mapping[str, tuple[str, str]]) -> None:
+def complete() -> None:
     """Answer the shell's completion request and exit (argcomplete writes the answer)."""
     import argcomplete
 
-    line = os.environ.get("COMP_LINE", "")
-    point = int(os.environ.get("COMP_POINT", len(line)))
+    from kbkit.infra import settings
+
+    line = settings.value("COMP_LINE") or ""
+    point = int(settings.value("COMP_POINT") or len(line))
     words = line[:point].split()[1:]
     typed = words if line[:point].endswith(" ") else words[:-1]
-    argcomplete.autocomplete(build(commands, typed), always_complete_options=False)
+    argcomplete.autocomplete(build(typed), always_complete_options=False)
     os._exit(0)  # not a completion request after all (autocomplete returned)

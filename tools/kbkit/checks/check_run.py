@@ -10,7 +10,6 @@ says so.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from datetime import date
@@ -37,6 +36,16 @@ def parse_today(value: str | None) -> date:
     return today
 
 
+class CheckOptions(NamedTuple):
+    """What the check commands' options ask of a run: `--today`, `--policy`, `--staged`,
+    `--no-cache`."""
+
+    today: str | None = None  # YYYY-MM-DD (None: today, from kbkit.infra.clock)
+    policy: str | None = None  # a built-in profile or a policy file (None: the repository's)
+    staged: bool = False
+    no_cache: bool = False
+
+
 class Started(NamedTuple):
     """A check begun by the command before it imports this package: the repository and the
     walk already running in a child under the usual root (`kbkit.commands.check.start`)."""
@@ -48,7 +57,7 @@ class Started(NamedTuple):
 
 
 def check_repo(
-    args: argparse.Namespace, validators: tuple[str, ...], started: Started
+    args: CheckOptions, validators: tuple[str, ...], started: Started
 ) -> tuple[Path, Policy, list[Finding], int]:
     """Run the validators on the repository the options name: (repo, policy, findings with
     their columns, pages checked)."""

@@ -4,13 +4,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kbkit.checks.reporting import report
+from kbkit.checks.reporting import ReportOptions, report
 from kbkit.infra import boundary
 from kbkit.rulebook.findings import Finding, shown
 
@@ -24,8 +23,15 @@ Checked = Callable[[], tuple[Path, "Policy", list[Finding], int]]
 ROUNDS = 3  # plan-apply-check rounds of one run: a fix left out for an overlap gets in
 
 
-def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Checked) -> int:
-    """The fix flow of `kb fix` and `kb check --fix` / `--diff`."""
+def run_fix(
+    args: ReportOptions,
+    paths: list[str],
+    diff: bool,
+    validators: tuple[str, ...],
+    checked: Checked,
+) -> int:
+    """The fix flow of `kb fix` and `kb check --fix` / `--diff` on the named `paths` (none:
+    the whole tree); with `diff`, print the fixes and change nothing."""
     from kbkit.checks.bearing import bearing, named_paths
     from kbkit.checks.fix_apply import new_texts
     from kbkit.checks.fixes import FIXES, plan
@@ -36,7 +42,7 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Chec
 
         raise UsageError("--write-baseline and the fixes are separate runs: fix first")
     repo, policy, findings, pages = checked()
-    named = named_paths(repo, args.paths) if args.paths else [""]
+    named = named_paths(repo, paths) if paths else [""]
     top = repo / policy.knowledge_root  # (inside the repository: load_policy saw to it)
     context, has_git = _context(repo, policy)
     changed = [
@@ -59,7 +65,7 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Chec
         ]
         return plan(mine, changed, context, bump_edited=has_git)
 
-    if args.diff:
+    if diff:
         changes = new_texts(repo, planned(findings).edits, top)
         sys.stdout.write(_diff(changes))
         return 1 if changes else 0
@@ -76,9 +82,9 @@ def run_fix(args: argparse.Namespace, validators: tuple[str, ...], checked: Chec
     for path, why in fixed.refused.items():
         line = f"left {path} as it was: its fixes did not hold ({why})"
         sys.stderr.write(f"kbkit: {shown(line)}\n")
-    after = bearing(fixed.after, named) if args.paths else fixed.after
-    if args.paths:
-        args.named = named
+    after = bearing(fixed.after, named) if paths else fixed.after
+    if paths:
+        args = args._replace(named=named)
     prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in validators)
     code = report(repo, policy, args, after, pages, prefixes)
     return max(code, 1) if fixed.refused else code

@@ -3,10 +3,9 @@ and the exit code `--fail-on` and `--exit-zero` ask for."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.infra import outward
 from kbkit.rulebook.findings import (
@@ -23,10 +22,22 @@ if TYPE_CHECKING:
     from kbkit.policy.model import Policy
 
 
+class ReportOptions(NamedTuple):
+    """How the check commands report: `--format`, `--fail-on`, `--exit-zero`, `--baseline`,
+    `--write-baseline`, and the paths a run was narrowed to (`kb check PATH...`)."""
+
+    format: str = "text"
+    fail_on: str = "error"
+    exit_zero: bool = False
+    baseline: str | None = None
+    write_baseline: bool = False
+    named: list[str] | None = None  # repo-relative paths reported on (None: the whole tree)
+
+
 def report(
     repo: Path,
     policy: Policy,
-    args: argparse.Namespace,
+    args: ReportOptions,
     findings: list[Finding],
     pages: int,
     prefixes: tuple[str, ...],
@@ -46,7 +57,7 @@ def report(
         sys.stdout.write(_render(args, repo, findings, pages))
         return exit_code(args, findings)
     entries = [e for e in baseline.read(path) if _ours(e.rule, prefixes)]
-    named = getattr(args, "named", None)
+    named = args.named
     if named is not None:
         from kbkit.checks.bearing import bearing
 
@@ -76,19 +87,19 @@ def report(
     return exit_code(args, compared.new)
 
 
-def exit_code(args: argparse.Namespace, findings: list[Finding]) -> int:
+def exit_code(args: ReportOptions, findings: list[Finding]) -> int:
     """1 when a finding is at least as severe as `--fail-on`, 0 otherwise or with --exit-zero."""
     return 0 if args.exit_zero else int(failing(args, findings))
 
 
-def failing(args: argparse.Namespace, findings: list[Finding]) -> bool:
+def failing(args: ReportOptions, findings: list[Finding]) -> bool:
     """Whether a finding is at least as severe as `--fail-on`: what the verdict line says
     (`--exit-zero` changes the exit code, not the verdict)."""
     errors, warnings = count(findings)
     return bool(errors) or (args.fail_on == WARNING and bool(warnings))
 
 
-def _render(args: argparse.Namespace, repo: Path, findings: list[Finding], pages: int) -> str:
+def _render(args: ReportOptions, repo: Path, findings: list[Finding], pages: int) -> str:
     if args.format == "sarif":
         from kbkit import __version__
         from kbkit.checks.baseline import fingerprints

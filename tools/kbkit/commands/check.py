@@ -14,6 +14,7 @@ from kbkit.rulebook.findings import CHECK_FORMATS
 
 if TYPE_CHECKING:
     from kbkit.checks.check_run import Started
+    from kbkit.checks.reporting import ReportOptions
     from kbkit.policy.model import Policy
     from kbkit.rulebook.findings import Finding
 
@@ -128,9 +129,27 @@ def checked(
 ) -> tuple[Path, Policy, list[Finding], int]:
     """(repo, policy, findings, pages checked) of one run of the validators."""
     started = start(args)
-    from kbkit.checks.check_run import check_repo
+    from kbkit.checks.check_run import CheckOptions, check_repo
 
-    return check_repo(args, validators, started)
+    options = CheckOptions(args.today, args.policy, args.staged, args.no_cache)
+    return check_repo(options, validators, started)
+
+
+def report_options(args: argparse.Namespace) -> ReportOptions:
+    """The reporting options, typed, from the parsed command line."""
+    from kbkit.checks.reporting import ReportOptions
+
+    return ReportOptions(
+        args.format, args.fail_on, args.exit_zero, args.baseline, args.write_baseline
+    )
+
+
+def fix(args: argparse.Namespace) -> int:
+    """`kb fix` and `kb check --fix` / `--diff`."""
+    from kbkit.checks.fix_run import run_fix
+
+    options = report_options(args)
+    return run_fix(options, args.paths, args.diff, VALIDATORS, lambda: checked(args, VALIDATORS))
 
 
 def run(
@@ -142,14 +161,13 @@ def run(
         add_fix_options(parser)
     args = parser.parse_args(argv)
     if getattr(args, "fix", False) or getattr(args, "diff", False):
-        from kbkit.checks.fix_run import run_fix
-
-        return run_fix(args, VALIDATORS, lambda: checked(args, VALIDATORS))
+        return fix(args)
     if args.paths and args.write_baseline:
         raise UsageError("--write-baseline records the whole tree: run it without PATH")
     repo, policy, findings, pages = checked(args, validators)
     from kbkit.checks.reporting import report
 
+    options = report_options(args)
     if args.paths:
         from kbkit.checks.bearing import bearing, missing, named_paths, pages_named
 
@@ -162,11 +180,11 @@ def run(
             sys.stderr.write(f"kbkit: nothing at {rel}: only links to it are reported\n")
         findings = bearing(findings, named)
         pages = pages_named(repo, named)
-        args.named = named
+        options = options._replace(named=named)
     from kbkit.checks.registry import PREFIX_BY_VALIDATOR
 
     prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in validators)
-    return report(repo, policy, args, findings, pages, prefixes)
+    return report(repo, policy, options, findings, pages, prefixes)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

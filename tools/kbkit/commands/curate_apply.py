@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if bool(args.validation) == bool(args.batch or args.proposals):
         raise UsageError("pass either --validation FILE or both --batch and --proposals")
-    curator = curator_for(args, today=args.today)
+    curator = curator_for(args.repo, args.policy, today=args.today)
     if args.validation:
         validation = read_validation(args.validation)
     else:

@@ -15,7 +15,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--text", action="store_true", help="print only the prompt text")
     args = parser.parse_args(argv)
     batch = read_batch(args.batch)
-    prompt = curator_for(args).build_prompt(batch)
+    prompt = curator_for(args.repo, args.policy).build_prompt(batch)
     sys.stdout.write(prompt.text if args.text else dump(prompt.to_dict()))
     return 0
 

@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "later change is lost)",
     )
     args = parser.parse_args(argv)
-    sys.stdout.write(dump(curator_for(args).recover(args.resolve).to_dict()))
+    sys.stdout.write(dump(curator_for(args.repo, args.policy).recover(args.resolve).to_dict()))
     return 0
 
 

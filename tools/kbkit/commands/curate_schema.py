@@ -16,7 +16,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     batch = read_batch(args.batch) if args.batch else None
     max_rules = args.max_rules or (batch.max_rules if batch else 5)
-    schema = curator_for(args).proposal_schema(max_rules, batch)
+    schema = curator_for(args.repo, args.policy).proposal_schema(max_rules, batch)
     sys.stdout.write(dump(schema))
     return 0
 

@@ -18,7 +18,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     batch = read_batch(args.batch)
     reply = read_json(args.proposals)
-    validation = curator_for(args).validate_proposals(reply, batch)
+    validation = curator_for(args.repo, args.policy).validate_proposals(reply, batch)
     text = dump(validation.to_dict())
     if args.output:
         from pathlib import Path

@@ -13,7 +13,7 @@ from kbkit.distill import job
 from kbkit.distill.models import RecordingGateway, open_gateway
 from kbkit.distill.publication import settings_from_env
 from kbkit.distill.summary import stopped, summary
-from kbkit.infra import clock
+from kbkit.infra import clock, settings
 from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.infra.paths import REPO_HELP, intake_root, repo_root, state_root
 from kbkit.intake.repo_identity import read_config
@@ -25,14 +25,14 @@ def parser() -> argparse.ArgumentParser:
         description="Take up to 20 pending intake events, ask the model for rule sections, "
         "validate and apply them in the work clone (state/clone/), commit on "
         "knowledge/intake-YYYY-MM-DD and publish (shadow by default; a PR with "
-        "POST_MODE=review, KNOWLEDGE_PR_ENABLED=true and KNOWLEDGE_FORK_SLUG).",
+        "KBKIT_POST_MODE=review, KBKIT_KNOWLEDGE_PR_ENABLED=true and KBKIT_KNOWLEDGE_FORK_SLUG).",
     )
     p.add_argument("--repo", metavar="DIR", help=REPO_HELP)
     p.add_argument("--knowledge-repo", metavar="URL|PATH",
-                   help="the knowledge repository to clone (default: $KNOWLEDGE_REPO, then "
+                   help="the knowledge repository to clone (default: $KBKIT_KNOWLEDGE_REPO, then "
                    "`knowledge_repo:` in intake/config.yaml)")  # fmt: skip
     p.add_argument("--base-branch", help="the branch day branches start from (default: origin's)")
-    p.add_argument("--model", help="replay:FILE or llm:MODEL_ID (default: $KB_DISTILL_MODEL)")
+    p.add_argument("--model", help="replay:FILE or llm:MODEL_ID (default: $KBKIT_DISTILL_MODEL)")
     p.add_argument("--record", metavar="FILE", type=Path, help="append each reply to a replay file")
     p.add_argument("--today", help="the UTC day YYYY-MM-DD (default: today)")
     p.add_argument("--max-events", type=int, default=20, help="events per batch (at most 20)")
@@ -57,15 +57,15 @@ def options_from(args: argparse.Namespace) -> job.Options:
     intake = intake_root(repo)
     source = (
         args.knowledge_repo
-        or os.environ.get("KNOWLEDGE_REPO")
+        or settings.value("KBKIT_KNOWLEDGE_REPO")
         or read_config(intake).get("knowledge_repo")
     )
     if not source:
         raise UsageError(
-            "no knowledge repository: pass --knowledge-repo URL|PATH, set KNOWLEDGE_REPO, or "
+            "no knowledge repository: pass --knowledge-repo URL|PATH, set KBKIT_KNOWLEDGE_REPO, or "
             "add `knowledge_repo:` to intake/config.yaml"
         )
-    spec = args.model or os.environ.get("KB_DISTILL_MODEL")
+    spec = args.model or settings.value("KBKIT_DISTILL_MODEL")
     if not spec:
         raise UsageError("no model: pass --model replay:FILE or --model llm:MODEL_ID")
     if not 1 <= args.max_events <= 20:
@@ -94,7 +94,7 @@ def options_from(args: argparse.Namespace) -> job.Options:
         max_rules=args.max_rules,
         max_attempts=args.max_attempts,
         dry_run=args.dry_run,
-        scheduled=args.scheduled or os.environ.get("GITHUB_EVENT_NAME") == "schedule",
+        scheduled=args.scheduled or settings.value("GITHUB_EVENT_NAME") == "schedule",
         quiet=args.quiet,
     )
 

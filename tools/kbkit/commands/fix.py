@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kbkit.commands.check import VALIDATORS, add_fix_options, build_parser, checked
+from kbkit.commands.check import add_fix_options, build_parser, fix
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -19,7 +19,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Then the findings left are reported as `kb check` does.",
     )
     add_fix_options(parser, standalone=True)
-    from kbkit.checks.fix_run import run_fix
-
-    args = parser.parse_args(argv)
-    return run_fix(args, VALIDATORS, lambda: checked(args, VALIDATORS))
+    return fix(parser.parse_args(argv))

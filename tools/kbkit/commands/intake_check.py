@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     for file in args.files:
         named_file(file, "pass an intake ledger (events*.jsonl, status*.jsonl)")
     repo = repo_root(args.repo)
-    found = check_intake(options.intake_dir(args), args.files)
+    found = check_intake(options.intake_dir(args.repo), args.files)
     # one path convention for every report: repo-relative (absolute outside the repository)
     findings = sort_findings(
         f._replace(path=rel_posix(Path(f.path).absolute(), repo)) for f in found

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
+from kbkit.infra import settings
 from kbkit.infra.errors import UsageError
 from kbkit.infra.outward import line
 from kbkit.intake import options
@@ -29,10 +29,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     options.add_repo(parser, identity=True)
     args = parser.parse_args(argv)
-    folder = args.drops or os.environ.get(DROP_DIR_ENV)
+    folder = args.drops or settings.value(DROP_DIR_ENV)
     if not folder:
         raise UsageError(f"no drop directory: pass --drops DIR or set {DROP_DIR_ENV}")
-    result = collect_drops(Path(folder), options.intake_dir(args), options.identity(args))
+    result = collect_drops(
+        Path(folder),
+        options.intake_dir(args.repo),
+        options.identity(args.repo, args.slug, args.alias),
+    )
     for name, reason in result.quarantined:
         print(f"kb: quarantined {line(f'{folder}/{QUARANTINE}/{name}: {reason}')}", file=sys.stderr)
     print(

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
         help="write nothing; exit 1 if compaction would change a ledger",
     )
     args = parser.parse_args(argv)
-    results = compact(options.intake_dir(args), write=not args.check)
+    results = compact(options.intake_dir(args.repo), write=not args.check)
     verb = "would compact" if args.check else "compacted"
     for result in results:
         for problem in result.dropped:

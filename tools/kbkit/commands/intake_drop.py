@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from kbkit.infra import settings
 from kbkit.infra.errors import InputError, KbkitError, UsageError
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.sources.drop import (
@@ -20,13 +20,13 @@ from kbkit.intake.sources.drop import (
 from kbkit.intake.sources.mailbox import parse_issue_ref
 from kbkit.vcs import github
 
-# Posting a comment is an outward write: it happens only when one of these is "1".
-POST_FLAGS = ("KBKIT_ALLOW_POST", "ALLOW_POST")
+# Posting a comment is an outward write: it happens only when this is "1".
+POST_FLAG = "KBKIT_ALLOW_POST"  # (old name: ALLOW_POST)
 
 
 def posting_allowed() -> bool:
-    """True when the outward-write flag (KBKIT_ALLOW_POST=1, or ALLOW_POST=1) is set."""
-    return any(os.environ.get(name) == "1" for name in POST_FLAGS)
+    """True when the outward-write flag (KBKIT_ALLOW_POST=1) is set."""
+    return settings.value(POST_FLAG) == "1"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,8 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         "--mailbox",
         metavar="OWNER/NAME#N",
         default=None,
-        help="also post the record as a comment on this issue; only when KBKIT_ALLOW_POST=1 "
-        "(or ALLOW_POST=1) is set",
+        help="also post the record as a comment on this issue; only when KBKIT_ALLOW_POST=1 is set",
     )
     parser.add_argument(
         "--alias",
@@ -88,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
             print(render_comment(record), end="")
             return 0
         lost = False
-        if issue is None or args.dir or os.environ.get(DROP_DIR_ENV):
-            folder = args.dir or os.environ.get(DROP_DIR_ENV) or None
+        if issue is None or args.dir or settings.value(DROP_DIR_ENV):
+            folder = args.dir or settings.value(DROP_DIR_ENV) or None
             outcome = write_drop_record(run, Path(folder) if folder else None, label, aliases)
             print(outcome.summary)
             lost = outcome.lost

@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     options.add_repo(parser, identity=True)
     args = parser.parse_args(argv)
-    folder = options.intake_dir(args)
-    identity = options.identity(args)
+    folder = options.intake_dir(args.repo)
+    identity = options.identity(args.repo, args.slug, args.alias)
     if args.issue is not None and unconfigured(args.issue):
         print(
             f"kb intake mailbox: notice: no mailbox issue is configured (--issue "

@@ -28,11 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--branch", default="main", help="the branch to read (default: main)")
     args = parser.parse_args(argv)
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     source = Path(args.git) if args.git else repo_root(args.repo)
     if not source.is_dir():
         raise UsageError(f"--git {source}: not a directory; pass a git clone")
-    identity = options.identity(args)
+    identity = options.identity(args.repo, args.slug, args.alias)
     slug = identity.slug or slug_from_remote(git.remote_url(source))
     if slug is None:
         raise UsageError(

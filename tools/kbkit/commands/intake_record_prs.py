@@ -95,9 +95,11 @@ def main(argv: list[str] | None = None) -> int:
         return _scan(args)
     if args.dry_run or args.since:
         raise UsageError("--dry-run and --since apply to a GitHub scan; drop --from to scan GitHub")
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     label, data = read_source(args.source)
-    scan = parse_pulls(label, decode_pages(label, data), options.identity(args))
+    scan = parse_pulls(
+        label, decode_pages(label, data), options.identity(args.repo, args.slug, args.alias)
+    )
     result = record_events(folder, scan.rows)
     options.warn(result.problems)
     cursor = advance_cursor(folder, scan.newest)
@@ -118,7 +120,7 @@ def _scan_host(args: argparse.Namespace) -> int:
     named = args.slug or (args.repo if args.repo and not Path(args.repo).is_dir() else None)
     args.repo = None if args.repo == named else args.repo  # the project, not the ledgers' folder
     since = since_option(args.since) if args.since else None
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     for text in scan_lines(folder, args.host, named, since=since, dry_run=args.dry_run):
         print(text)
     return 0
@@ -131,7 +133,7 @@ def _number(text: str) -> int:
 
 
 def _watched(args: argparse.Namespace) -> tuple[RepoIdentity, str]:
-    identity = options.identity(args)
+    identity = options.identity(args.repo, args.slug, args.alias)
     slug = args.github or identity.slug
     if not slug:
         raise UsageError(
@@ -144,7 +146,7 @@ def _watched(args: argparse.Namespace) -> tuple[RepoIdentity, str]:
 
 
 def _reread(args: argparse.Namespace) -> int:
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     identity, slug = _watched(args)
     for done in reread_prs(folder, slug, identity, args.reread, dry_run=args.dry_run):
         notes = done.row["discussion"]["notes"]
@@ -157,7 +159,7 @@ def _reread(args: argparse.Namespace) -> int:
 
 
 def _scan(args: argparse.Namespace) -> int:
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     identity, slug = _watched(args)
     since = since_option(args.since) if args.since else None
     result = scan_github(folder, slug, identity, dry_run=args.dry_run, since=since)

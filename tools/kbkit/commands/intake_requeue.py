@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     reason = " ".join(args.reason.split())
     if not reason:
         raise UsageError("--reason must say why the rows are requeued")
-    folder = options.intake_dir(args)
+    folder = options.intake_dir(args.repo)
     status = load_status(folder)
     # a source id compares as the ledger's fold does: `ACME/App#3` names `acme/app#3`
     kinds = ("merged_pr", "bugfix_run", "lesson")

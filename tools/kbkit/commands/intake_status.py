@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     options.add_repo(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
-    summary = summarize(options.intake_dir(args))
+    summary = summarize(options.intake_dir(args.repo))
     if args.format == "json":
         print(render_json(summary), end="")
     else:

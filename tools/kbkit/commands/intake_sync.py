@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 
+from kbkit.infra import settings
 from kbkit.infra.errors import UsageError
 from kbkit.infra.paths import repo_root
 from kbkit.intake import options
@@ -43,8 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     repo = repo_root(args.repo)
     if not git.is_repository(repo):
         raise UsageError(f"{repo}: not a git work tree; sync needs the repository's clone")
-    branch = args.branch or os.environ.get(BRANCH_VARIABLE, "").strip() or BRANCH
-    folder = options.intake_dir(args)
+    branch = args.branch or (settings.value(BRANCH_VARIABLE) or "").strip() or BRANCH
+    folder = options.intake_dir(args.repo)
     if args.pull:
         result = pull(repo, folder, args.remote, branch)
         if result.tip is None:

@@ -1,4 +1,4 @@
-"""`kb lessons bundle`: the final planner and worker prompts for a task, per KB_LESSONS."""
+"""`kb lessons bundle`: the final planner and worker prompts for a task, per KBKIT_LESSONS."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     """Write planner.txt, worker.txt and lessons.json into --out."""
     parser = argparse.ArgumentParser(
         prog="kb lessons bundle",
-        description="Write the final planner and worker prompts for a task. KB_LESSONS (or "
-        "ARTEX_RSI_LESSONS) decides: off (default) copies them unchanged and logs nothing; "
+        description="Write the final planner and worker prompts for a task. KBKIT_LESSONS "
+        "decides: off (default) copies them unchanged and logs nothing; "
         "shadow logs the selection and copies them unchanged; inject logs it and appends the "
         "lessons block after each prompt.",
     )

@@ -105,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     print("arms: " + ", ".join(f"{arm} {n}" for arm, n in arms.items()))
     print()
     if report["headline"] is None:
-        print("randomised comparison: none yet (run bundles with KB_LESSONS=inject --assign hash)")
+        print(
+            "randomised comparison: none yet (run bundles with KBKIT_LESSONS=inject --assign hash)"
+        )
     else:
         _print_comparison(report["headline"])
     for comparison in report["observational"]:

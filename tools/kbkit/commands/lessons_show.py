@@ -16,11 +16,12 @@ from kbkit.lessons.task_records import read_task
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the rendered block (or JSON) regardless of KB_LESSONS; never writes a usage row."""
+    """Print the rendered block (or JSON) regardless of KBKIT_LESSONS; never writes a usage row."""
     parser = argparse.ArgumentParser(
         prog="kb lessons show",
         description="Show the lessons selected for a task, ranked and rendered exactly as "
-        "`kb lessons bundle` would inject them. A preview: it ignores KB_LESSONS and logs nothing.",
+        "`kb lessons bundle` would inject them. A preview: it ignores KBKIT_LESSONS and logs "
+        "nothing.",
     )
     parser.add_argument("task", metavar="TASK.json", help="a task record file, or - for stdin")
     add_as_of(parser)

@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--intake",
         metavar="DIR",
         default=None,
-        help="the ledger folder (default: DIR/intake or $INTAKE_ROOT)",
+        help="the ledger folder (default: DIR/intake or $KBKIT_INTAKE_ROOT)",
     )
     parser.add_argument(
         "--state",

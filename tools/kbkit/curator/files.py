@@ -64,8 +64,10 @@ def common_parser(prog: str, description: str) -> argparse.ArgumentParser:
     return parser
 
 
-def curator_for(args: argparse.Namespace, **kwargs: Any) -> Any:
+def curator_for(repo: str | None, policy: str | None, **kwargs: Any) -> Any:
+    """The curator of the repository at `repo` (None: found from the working folder) under
+    `policy` (a built-in profile or a policy file; None: the repository's own)."""
     from kbkit.curator import KnowledgeCurator
     from kbkit.infra.paths import repo_root
 
-    return KnowledgeCurator(repo_root(args.repo), policy=args.policy, **kwargs)
+    return KnowledgeCurator(repo_root(repo), policy=policy, **kwargs)

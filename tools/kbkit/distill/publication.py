@@ -1,8 +1,9 @@
 """Publication settings and every outward write: shadow (default) or reviewed PRs on GitHub.
 
 This is the only module of distill that pushes or talks to GitHub (through `kbkit.vcs.git`
-and `kbkit.vcs.github`). Review mode needs POST_MODE=review and KNOWLEDGE_PR_ENABLED=true and
-KNOWLEDGE_FORK_SLUG; anything less means shadow, with a one-line explanation. One
+and `kbkit.vcs.github`). Review mode needs KBKIT_POST_MODE=review and
+KBKIT_KNOWLEDGE_PR_ENABLED=true and KBKIT_KNOWLEDGE_FORK_SLUG; anything less means shadow,
+with a one-line explanation. One
 `Publisher` performs every outward write: pushes to the fork (the bot's own branches,
 replaced with a lease on what was read), PR creation, body edits, comments, closing.
 
@@ -19,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
+from kbkit.infra import settings
 from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.intake.repo_identity import SLUG, slug_from_remote
 from kbkit.vcs import git, github
@@ -41,12 +43,18 @@ class Settings(NamedTuple):
 
 
 def settings_from_env(env: Mapping[str, str], knowledge_repo: str, base_branch: str) -> Settings:
-    """Decide the mode from the environment; any missing switch means shadow."""
-    mode = env.get("POST_MODE", "").strip().lower()
-    enabled = env.get("KNOWLEDGE_PR_ENABLED", "").strip().lower() == "true"
-    fork = env.get("KNOWLEDGE_FORK_SLUG", "").strip() or None
-    upstream = env.get("KNOWLEDGE_REPO_SLUG", "").strip() or slug_from_remote(knowledge_repo)
-    fork_url = env.get("KNOWLEDGE_FORK_URL", "").strip() or (
+    """Decide the mode from the environment (`env`: the process environment, or a stand-in); any missing
+    switch means shadow. Each variable is read through `kbkit.infra.settings`, so its old
+    name (POST_MODE, KBKIT_KNOWLEDGE_PR_ENABLED, ...) still works, with a note."""
+
+    def read(name: str) -> str:
+        return (settings.value(name, env) or "").strip()
+
+    mode = read("KBKIT_POST_MODE").lower()
+    enabled = read("KBKIT_KNOWLEDGE_PR_ENABLED").lower() == "true"
+    fork = read("KBKIT_KNOWLEDGE_FORK_SLUG") or None
+    upstream = read("KBKIT_KNOWLEDGE_REPO_SLUG") or slug_from_remote(knowledge_repo)
+    fork_url = read("KBKIT_KNOWLEDGE_FORK_URL") or (
         f"https://{github.host()}/{fork}.git" if fork else None
     )
 
@@ -54,19 +62,26 @@ def settings_from_env(env: Mapping[str, str], knowledge_repo: str, base_branch: 
         return Settings(SHADOW, why, fork, fork_url, upstream, base_branch)
 
     if mode != REVIEW:
-        return shadow("shadow mode: POST_MODE is not `review` (local commit and artifact only)")
+        return shadow(
+            "shadow mode: KBKIT_POST_MODE is not `review` (local commit and artifact only)"
+        )
     if not enabled:
-        return shadow("shadow mode: POST_MODE=review but KNOWLEDGE_PR_ENABLED is not `true`")
+        return shadow(
+            "shadow mode: KBKIT_POST_MODE=review but KBKIT_KNOWLEDGE_PR_ENABLED is not `true`"
+        )
     if not fork or not SLUG.match(fork):
-        return shadow("shadow mode: POST_MODE=review but KNOWLEDGE_FORK_SLUG (owner/name) is unset")
+        return shadow(
+            "shadow mode: KBKIT_POST_MODE=review but KBKIT_KNOWLEDGE_FORK_SLUG (owner/name) "
+            "is unset"
+        )
     if not upstream:
         return shadow(
             "shadow mode: cannot tell the knowledge repository's owner/name; set "
-            "KNOWLEDGE_REPO_SLUG"
+            "KBKIT_KNOWLEDGE_REPO_SLUG"
         )
     if fork.lower() == upstream.lower():
         raise UsageError(
-            f"KNOWLEDGE_FORK_SLUG is {fork}, the knowledge repository itself; the bot pushes "
+            f"KBKIT_KNOWLEDGE_FORK_SLUG is {fork}, the knowledge repository itself; the bot pushes "
             "to a fork it owns and must not hold write access upstream: fork the repository "
             "and name the fork"
         )

@@ -8,9 +8,9 @@ also take the moment as a parameter where a caller may want to choose it.
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, date, datetime
 
+from kbkit.infra import settings
 from kbkit.infra.errors import UsageError
 
 PIN_VARIABLE = "KBKIT_NOW"
@@ -18,7 +18,7 @@ PIN_VARIABLE = "KBKIT_NOW"
 
 def now() -> datetime:
     """The current instant in UTC, or the pinned one when `KBKIT_NOW` is set."""
-    pinned = os.environ.get(PIN_VARIABLE)
+    pinned = settings.value(PIN_VARIABLE)
     if not pinned:
         return datetime.now(UTC)
     try:

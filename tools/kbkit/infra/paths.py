@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from kbkit.infra import boundary
+from kbkit.infra import boundary, settings
 from kbkit.infra.errors import UsageError
 from kbkit.infra.regular_file import NotRegularFile, check_regular
 
@@ -55,13 +55,14 @@ def find_repo_root(start: Path) -> Path:
 
 
 def intake_root(repo: Path) -> Path:
-    """The ledger folder; INTAKE_ROOT overrides it (tests point it at a temp dir). The
+    """The ledger folder; KBKIT_INTAKE_ROOT overrides it (tests point it at a temp dir). The
     repository's own `intake/` must stay inside it (`kbkit.infra.boundary`): a committed
     symlink out would have the ledgers read and appended elsewhere."""
-    override = os.environ.get("INTAKE_ROOT")
+    override = settings.value("KBKIT_INTAKE_ROOT")
     if override:
         return Path(override)
-    boundary.confine(repo, repo / INTAKE_DIR, "the intake folder", hint=_MOVED % "INTAKE_ROOT")
+    hint = _MOVED % "KBKIT_INTAKE_ROOT"
+    boundary.confine(repo, repo / INTAKE_DIR, "the intake folder", hint=hint)
     return repo / INTAKE_DIR
 
 
@@ -87,7 +88,7 @@ STATE_DIR = "state"
 
 def state_root(repo: Path) -> Path:
     """Local, git-ignored state (work clone, artifacts); KBKIT_STATE_ROOT overrides it."""
-    override = os.environ.get("KBKIT_STATE_ROOT")
+    override = settings.value("KBKIT_STATE_ROOT")
     if override:
         return Path(override)
     hint = _MOVED % "KBKIT_STATE_ROOT"

@@ -15,12 +15,13 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from kbkit.infra import settings
 from kbkit.infra.errors import EnvironmentFailure, UsageError
 
 
 def timeout_from_env(variable: str, default: float) -> float:
     """Seconds from `variable` (a positive number), else `default`."""
-    raw = os.environ.get(variable, "").strip()
+    raw = (settings.value(variable) or "").strip()
     if not raw:
         return default
     try:

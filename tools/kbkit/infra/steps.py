@@ -9,9 +9,10 @@ them (kbkit's own crash tests stop a real process at an exact step that way).
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
+
+from kbkit.infra import settings
 
 TRACE = "KBKIT_TRACE_STEPS"
 
@@ -25,7 +26,7 @@ def listen(callback: Callable[[str], None]) -> None:
 
 def reached(step: str) -> None:
     """Announce that the running operation has reached `step`."""
-    if os.environ.get(TRACE):
+    if settings.value(TRACE):
         print(f"kbkit: step {step}", file=sys.stderr, flush=True)
     for callback in _listeners:
         callback(step)

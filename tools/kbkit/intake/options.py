@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from kbkit.infra.paths import REPO_HELP, intake_root, repo_root
@@ -13,7 +13,7 @@ from kbkit.intake.repo_identity import RepoIdentity, load_identity
 
 
 def add_repo(parser: argparse.ArgumentParser, *, identity: bool = False) -> None:
-    """`--repo DIR` (ledgers at DIR/intake/ or $INTAKE_ROOT), plus `--slug`/`--alias`."""
+    """`--repo DIR` (ledgers at DIR/intake/ or $KBKIT_INTAKE_ROOT), plus `--slug`/`--alias`."""
     parser.add_argument(
         "--repo",
         metavar="DIR",
@@ -36,12 +36,14 @@ def add_repo(parser: argparse.ArgumentParser, *, identity: bool = False) -> None
         )
 
 
-def intake_dir(args: argparse.Namespace) -> Path:
-    return intake_root(repo_root(args.repo))
+def intake_dir(repo: str | None) -> Path:
+    """The ledger folder of the repository `--repo` names (None: found from here)."""
+    return intake_root(repo_root(repo))
 
 
-def identity(args: argparse.Namespace) -> RepoIdentity:
-    return load_identity(intake_dir(args), args.slug, args.alias)
+def identity(repo: str | None, slug: str | None, aliases: Sequence[str]) -> RepoIdentity:
+    """The watched repository: `--slug` or config.yaml's, with `--alias OLD=NEW` added."""
+    return load_identity(intake_dir(repo), slug, aliases)
 
 
 def warn(problems: Iterable[LedgerProblem]) -> None:

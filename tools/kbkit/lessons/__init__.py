@@ -5,7 +5,7 @@ only for what it touches):
 - `extract(task)`: the lessons of one task record (pure; validates the record);
 - `LessonStore.for_repo(repo).add([extract(task), ...])`: record them, idempotently;
 - `select_lessons(task)`: what the task would see, ranked and within budget;
-- `bundle_prompts(task, planner, worker)`: the final prompts per `KB_LESSONS`.
+- `bundle_prompts(task, planner, worker)`: the final prompts per `KBKIT_LESSONS`.
 
 May import: `kbkit.intake` and the layers below it, except the knowledge tree's (a contract); never `kbkit.curator`.
 """

@@ -14,7 +14,7 @@ def add_scope(parser: argparse.ArgumentParser) -> None:
         choices=SCOPES,
         default=None,
         help="client isolation: company (same company only), company+generic (default, or "
-        "KB_LESSONS_SCOPE), open (also other companies' lessons of the same category)",
+        "KBKIT_LESSONS_SCOPE), open (also other companies' lessons of the same category)",
     )
 
 

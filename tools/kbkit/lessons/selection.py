@@ -1,6 +1,6 @@
 """Which lessons a task sees, in which order.
 
-Visibility depends on the client-isolation scope (`--scope`, `KB_LESSONS_SCOPE`):
+Visibility depends on the client-isolation scope (`--scope`, `KBKIT_LESSONS_SCOPE`):
 - `company`: only lessons of the task's own company;
 - `company+generic` (default, safe for multi-client use): the task's company, plus lessons
   that name no company at all (generic, or scoped by category only);
@@ -30,10 +30,10 @@ fold and cached, so a selection reads one compact file instead of a million evid
 from __future__ import annotations
 
 import heapq
-import os
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
+from kbkit.infra import settings
 from kbkit.infra.errors import InputError, UsageError
 from kbkit.lessons.conflicts import Withheld, contest
 from kbkit.lessons.moments import normalize_time
@@ -56,15 +56,15 @@ __all__ = [
 
 SCOPES = ("company", "company+generic", "open")
 DEFAULT_SCOPE = "company+generic"
-SCOPE_ENV = "KB_LESSONS_SCOPE"
+SCOPE_ENV = "KBKIT_LESSONS_SCOPE"  # (old name: KB_LESSONS_SCOPE)
 
 
 def lesson_scope(value: str | None = None, environ: Mapping[str, str] | None = None) -> str:
-    """The client-isolation scope: `value`, else KB_LESSONS_SCOPE, else the safe default."""
-    env = os.environ if environ is None else environ
-    chosen = value if value is not None else env.get(SCOPE_ENV, "").strip() or DEFAULT_SCOPE
+    """The client-isolation scope: `value`, else KBKIT_LESSONS_SCOPE, else the safe default."""
+    found = settings.lookup(SCOPE_ENV, environ) if value is None else None
+    chosen = value if value is not None else (found[1].strip() if found else DEFAULT_SCOPE)
     if chosen not in SCOPES:
-        source = "--scope" if value is not None else SCOPE_ENV
+        source = "--scope" if value is not None else found[0] if found else SCOPE_ENV
         raise UsageError(f"{source}={chosen!r}: expected one of {', '.join(SCOPES)}")
     return chosen
 
@@ -246,7 +246,7 @@ def select_lessons(
     the newer evidence is shown (neither when equally new); each one left out is appended to
     `withheld`, when given, with why.
 
-    `scope` is the client-isolation setting (None: KB_LESSONS_SCOPE or the safe default).
+    `scope` is the client-isolation setting (None: KBKIT_LESSONS_SCOPE or the safe default).
     `as_of` (else the task's `started_at`, when it has one) limits the evidence to what
     closed before that moment, so a replay of history never sees later outcomes.
     """

@@ -1,6 +1,7 @@
 """Modes (off / shadow / inject), the usage log, and the prompt bundle.
 
-`KB_LESSONS` (or, when unset, `ARTEX_RSI_LESSONS`) decides what a consideration does:
+`KBKIT_LESSONS` (or its old names `KB_LESSONS`, `ARTEX_RSI_LESSONS`) decides what a
+consideration does:
 - off (default): no selection, no log, prompts unchanged;
 - shadow: select and log what would have been shown, prompts unchanged;
 - inject: select, log, and append the block after the planner and worker prompts.
@@ -12,10 +13,10 @@ injects, whatever the assignment: random assignment to an inject arm needs `inje
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from kbkit.infra import settings
 from kbkit.infra.clock import timestamp as utc_now  # extraction's clock, without its imports
 from kbkit.infra.errors import UsageError
 from kbkit.lessons.conflicts import Withheld
@@ -25,7 +26,7 @@ from kbkit.lessons.selection import SelectedLesson, lesson_scope, select_lessons
 from kbkit.lessons.store import LessonStore
 
 MODES = ("off", "shadow", "inject")
-ENV_VARS = ("KB_LESSONS", "ARTEX_RSI_LESSONS")
+MODE_VARIABLE = "KBKIT_LESSONS"  # (old names: KB_LESSONS, ARTEX_RSI_LESSONS)
 ASSIGNMENTS = ("none", "hash")
 _OFF_ALIASES = {"", "off", "0", "false", "no", "none"}
 
@@ -53,16 +54,16 @@ class Bundle(NamedTuple):
 
 def lesson_mode(environ: Mapping[str, str] | None = None) -> str:
     """The configured mode; an unknown value is a configuration error, never a guess."""
-    env = os.environ if environ is None else environ
-    for name in ENV_VARS:
-        if name in env:
-            value = env[name].strip().lower()
-            if value in _OFF_ALIASES:
-                return "off"
-            if value in MODES:
-                return value
-            raise UsageError(f"{name}={env[name]!r}: expected one of off, shadow, inject")
-    return "off"
+    found = settings.lookup(MODE_VARIABLE, environ)
+    if found is None:
+        return "off"
+    name, raw = found
+    value = raw.strip().lower()
+    if value in _OFF_ALIASES:
+        return "off"
+    if value in MODES:
+        return value
+    raise UsageError(f"{name}={raw!r}: expected one of off, shadow, inject")
 
 
 def hash_arm(task_id: str) -> str:

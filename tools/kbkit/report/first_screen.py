@@ -283,7 +283,7 @@ def _prs(
     shadowed = fig(intake["states"]["shadowed"], "intake", "totals", "shadowed")
     body = (
         f"<p>No knowledge PR: the batches ran in shadow mode ({shadowed} events distilled "
-        "without a PR). A PR is opened when distill runs with <code>POST_MODE=review</code>.</p>"
+        "without a PR). A PR is opened when distill runs with <code>KBKIT_POST_MODE=review</code>.</p>"
     )
     newest = cur["batches"][0] if cur["batches"] else None
     href = body_href(newest["artifact"]) if newest and not newest["pr"] else None
@@ -336,7 +336,7 @@ def _lessons(les: dict[str, Any]) -> Answer:
         )
         body += (
             "<p>Comparisons of these arms are observational, not causal: run bundles with "
-            "<code>KB_LESSONS=inject kb lessons bundle --assign hash</code> for a randomised "
+            "<code>KBKIT_LESSONS=inject kb lessons bundle --assign hash</code> for a randomised "
             "one.</p>"
         )
     elif "error" in report:

@@ -660,7 +660,7 @@ def _told(les: dict[str, Any]) -> str:
         ),
         _left_out(len(les["told"]), les["told_count"], "lesson"),
         f"<p>In the window, {plural(les['injected_lessons'], 'lesson')} were injected into "
-        f"{plural(les['injected_tasks'], 'task')} (<code>KB_LESSONS=inject</code>; usage.jsonl).</p>",
+        f"{plural(les['injected_tasks'], 'task')} (<code>KBKIT_LESSONS=inject</code>; usage.jsonl).</p>",
         '<p class="source">Which of them one task sees depends on its company, category '
         "and the 8-lesson, 1,800-character budget: <code>kb lessons show TASK.json</code>; "
         "one lesson's evidence: <code>kb lessons why ID</code>.</p>",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import IO, NamedTuple
 
@@ -62,9 +61,11 @@ def quote(value: object) -> str:
 
 def use_color(stream: IO[str]) -> bool:
     """Colour on a terminal only; NO_COLOR turns it off, FORCE_COLOR on (no-color.org)."""
-    if os.environ.get("NO_COLOR"):
+    from kbkit.infra import settings
+
+    if settings.value("NO_COLOR"):
         return False
-    if os.environ.get("FORCE_COLOR", "").lower() not in ("", "0", "false"):
+    if (settings.value("FORCE_COLOR") or "").lower() not in ("", "0", "false"):
         return True
     try:
         return stream.isatty()

@@ -22,7 +22,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 from typing import Any, NamedTuple, TypeGuard
 
-from kbkit.infra import json_input
+from kbkit.infra import json_input, settings
 from kbkit.infra.errors import KbkitError
 from kbkit.infra.process import run_bounded, timeout_from_env
 
@@ -114,7 +114,7 @@ def _json_output(out: str, what: str) -> Any:
 
 def host() -> str:
     """The GitHub host PR URLs must be on: $GH_HOST (GitHub Enterprise), else github.com."""
-    return (os.environ.get("GH_HOST") or "github.com").strip().lower()
+    return (settings.value("GH_HOST") or "github.com").strip().lower()
 
 
 def checked_pr_url(url: object, repo: str, what: str) -> str:

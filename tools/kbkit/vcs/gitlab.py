@@ -16,7 +16,6 @@ nothing, so it is safely sent again; a caller's cursor moves only after its whol
 
 from __future__ import annotations
 
-import os
 import re
 import time
 import urllib.error
@@ -26,6 +25,7 @@ from email.message import Message
 from typing import Any, NamedTuple
 from urllib.parse import quote, urlencode, urlsplit
 
+from kbkit.infra import settings
 from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.infra.json_input import loads
 
@@ -68,8 +68,7 @@ def project_id(path: str) -> str:
 def base_url(env: Mapping[str, str] | None = None) -> str:
     """The instance's URL from KBKIT_GITLAB_URL (no trailing slash); a UsageError when it is
     not an https URL (or http on this machine)."""
-    env = os.environ if env is None else env
-    text = (env.get(URL_VARIABLE) or DEFAULT_URL).strip().rstrip("/")
+    text = (settings.value(URL_VARIABLE, env) or DEFAULT_URL).strip().rstrip("/")
     parts = urlsplit(text)
     local = (parts.hostname or "") in _LOOPBACK
     if parts.scheme not in ("https", "http") or not parts.hostname or parts.query:
@@ -163,8 +162,8 @@ class Client:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Client:
         """The instance and token of KBKIT_GITLAB_URL and KBKIT_GITLAB_TOKEN."""
-        env = os.environ if env is None else env
-        return cls(base_url(env), (env.get(TOKEN_VARIABLE) or "").strip() or None)
+        token = (settings.value(TOKEN_VARIABLE, env) or "").strip() or None
+        return cls(base_url(env), token)
 
     def web_url(self, path: str) -> str:
         """The instance's page of `path` (a project, a merge request)."""

@@ -24,7 +24,7 @@ from kbkit.intake.ledger import Row, record_events, timestamp
 from kbkit.intake.repo_identity import RepoIdentity, parse_slug
 from kbkit.intake.schemas import DROP_RECORD, fit_to_schema, load_schema, schema_errors
 
-DROP_DIR_ENV = "KNOWLEDGE_INTAKE_DIR"
+DROP_DIR_ENV = "KBKIT_DROP_DIR"  # (old name: KNOWLEDGE_INTAKE_DIR)
 QUARANTINE = "quarantine"
 MAX_DROP_BYTES = 1 << 20
 MARKER = "<!-- kbkit:bugfix-record:v1 -->"
