@@ -75,7 +75,7 @@ def try_reuse(
     top = repo / policy.knowledge_root
     if not top.is_dir():
         return None
-    walked = walked or walk_aside(top, policy.knowledge_root)
+    walked = walked or walk_aside(top, policy.knowledge_root, suffixes=policy.page_suffixes)
     try:
         data = memoryview(_snapshot_file(repo, names).read_bytes())
         after_header, header = read_block(data, 0)
@@ -142,7 +142,7 @@ def _reuse(
         policy.knowledge_root,
         True,
         {},
-        build_folders(walk),
+        build_folders(walk, policy.page_suffixes),
         frozenset(walk.files),
         tuple(walk.problems),
         {},

@@ -22,6 +22,7 @@ from kbkit.checks.link_model import (
     fragment_fact,
     label_fact,
     site_links,
+    url_fact,
     wikilink_aliases,
     wikilink_refs,
 )
@@ -122,6 +123,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     site = site_links(page, policy, rel)
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
+    url = url_fact(rel, page, policy)
+    if url is not None:
+        facts["url"] = url  # served at a slug, an id or without number prefixes
     if anchors_on(policy) and anchors_known(page, policy):
         facts["anchors"] = anchor_ids(page, policy)  # tree/link-anchor
     labels = label_fact(page, policy)

@@ -17,6 +17,17 @@
   `md_from_file`, a link to a `.md` file still resolves from the file's folder (a link
   render hook rewrites it to the page's URL); without it, `x.md` is the URL `/a/b/x.md`,
   which the site does not serve.
+- `trailing_slash: false` (with `relative_from: url`, Docusaurus): a page `a/b.md` is
+  served at `/a/b`, so `./x` and `x` from it name `/a/x`; a folder's own page
+  (`url_folder_pages`, and with `url_folder_named` a page named as its folder, `a/a.md`) at
+  `/a/`. `url_key` names the frontmatter key that sets a page's URL (`slug: /x` from the
+  URL the knowledge root is served at, `slug: x` from the page's folder), `url_id_key` the
+  key that replaces the file name (`id: x`); with `number_prefixes`, `01-intro.md` and
+  `02-guide/` are served as `intro` and `guide/`. A page served elsewhere than its path
+  keeps its URL as a fact (`url`). `assets_from_file`: a relative link whose last name has
+  an extension (`./x.md`, `../img/a.png`) names a file beside the page (only names without
+  one are URLs); `md_from_root`: a page link (`x.md`, `x.mdx`) that names nothing beside
+  the page is looked up from the knowledge root too, as Docusaurus does.
 - `site_files`: folders (relative to the knowledge root; `../static` may lead out of it,
   not out of the repository) whose files the site serves from its URL root, as Hugo and
   Docusaurus serve `static/`: a site link `/img/x.png` may name `../static/img/x.png`.
@@ -95,6 +106,14 @@ class LinkModel(NamedTuple):
     folder_pages: tuple[str, ...] = ()  # pages served at their folder's URL
     md_from_file: bool = False  # with from_url: `.md` targets still resolve from the file
     site_files: tuple[str, ...] = ()  # root-relative folders the site serves at its URL root
+    trailing_slash: bool = True  # with from_url: `a/b.md` at `/a/b/` (else at `/a/b`)
+    url_key: str = ""  # the frontmatter key that sets a page's URL (`slug`)
+    url_id_key: str = ""  # the frontmatter key that replaces the file name (`id`)
+    number_prefixes: bool = False  # `01-intro.md` is served as `intro`
+    folder_named: bool = False  # `a/a.md` is served at its folder's URL
+    assets_from_file: bool = False  # `x.ext` (any extension) resolves from the file
+    md_from_root: bool = False  # a page link not found beside the page: from the root too
+    page_suffixes: tuple[str, ...] = (".md",)  # the policy's `pages.extensions`
 
     @property
     def active(self) -> bool:
@@ -138,6 +157,14 @@ def link_model(policy: Policy) -> LinkModel:
         tuple(map(str, links.get("url_folder_pages") or ("_index.md", "index.md"))),
         bool(links.get("md_from_file")),
         tuple(_clean(str(f)) for f in links.get("site_files") or ()),
+        links.get("trailing_slash") is not False,
+        str(links.get("url_key") or ""),
+        str(links.get("url_id_key") or ""),
+        bool(links.get("number_prefixes")),
+        bool(links.get("url_folder_named")),
+        bool(links.get("assets_from_file")),
+        bool(links.get("md_from_root")),
+        policy.page_suffixes,
     )
 
 
@@ -192,7 +219,7 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     if not has_site_root(policy):
         return ()
     model = compiled(policy, link_model)
-    base = served_folder(rel, model) if model.from_url and rel is not None else None
+    base = served_folder(rel, model, page.meta) if model.from_url and rel is not None else None
     out = []
     for link in page.links:
         if link.is_external:
@@ -209,14 +236,76 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     return tuple(out)
 
 
-def served_folder(rel: str, model: LinkModel) -> str:
+def served_folder(rel: str, model: LinkModel, meta: Any = None) -> str:
     """The URL folder a page's relative links resolve from: `/a/b/` for `a/b.md`, `/a/` for
-    a folder's own page `a/_index.md`."""
+    a folder's own page `a/_index.md`; without `trailing_slash`, `/a/` for `a/b.md` too."""
+    if not model.trailing_slash:
+        url = url_base(model) + served_path(rel, model, meta)
+        return url.rpartition("/")[0] + "/"
     folder, _, name = rel.rpartition("/")
     if name in model.folder_pages:
         return f"/{folder}/" if folder else "/"
     stem = name.rsplit(".", 1)[0]
     return f"/{folder}/{stem}/" if folder else f"/{stem}/"
+
+
+_NUMBER_PREFIX = re.compile(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
+_DATE_LIKE = re.compile(r"^\d+[-_.]\d+[-_.]\d+")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]+$")
+
+
+def _unnumbered(name: str, model: LinkModel) -> str:
+    """`02-guide` -> `guide` with `number_prefixes` (not a date-like `2024-01-02-x`)."""
+    if not model.number_prefixes or _DATE_LIKE.match(name):
+        return name
+    return _NUMBER_PREFIX.sub("", name, count=1) or name
+
+
+def url_base(model: LinkModel) -> str:
+    """The URL the knowledge root is served at: the shortest `url_map` prefix that maps to
+    the root itself, else `/`."""
+    prefixes = [prefix for prefix, folders in model.url_map if "" in folders]
+    return min(prefixes, key=len) if prefixes else "/"
+
+
+def served_path(rel: str, model: LinkModel, meta: Any = None) -> str:
+    """The URL a page is served at without `trailing_slash`, from the URL the knowledge root
+    is served at: `a/b` for `a/b.md`, `a/` for a folder's own page, its `url_key` (slug)
+    or `url_id_key` (id) frontmatter and number prefixes applied."""
+    folder, _, name = rel.rpartition("/")
+    parts = [_unnumbered(part, model) for part in folder.split("/")] if folder else []
+    stem = name.rsplit(".", 1)[0]
+    data = meta if isinstance(meta, dict) else {}
+    slug = data.get(model.url_key) if model.url_key else None
+    if isinstance(slug, str) and slug.strip():
+        slug = slug.strip()
+        path = slug.strip("/") if slug.startswith("/") else posixpath.join(*parts, slug)
+        return _clean(path) + ("/" if slug.endswith("/") or not _clean(path) else "")
+    given = data.get(model.url_id_key) if model.url_id_key else None
+    if isinstance(given, str) and given.strip() and "/" not in given:
+        stem = given.strip()
+    elif (
+        name in model.folder_pages
+        or (model.folder_named and parts and _unnumbered(stem, model) == parts[-1])
+    ):
+        return "/".join(parts) + "/" if parts else ""
+    else:
+        stem = _unnumbered(stem, model)
+    return "/".join([*parts, stem])
+
+
+def url_fact(rel: str, page: Page, policy: Policy) -> str | None:
+    """The root-relative URL path a page is served at when it is not its file's path
+    without the suffix (a slug, an id, number prefixes), else None."""
+    model = compiled(policy, link_model)
+    if model.trailing_slash or not model.from_url:
+        return None
+    path = served_path(rel, model, page.meta).rstrip("/")
+    plain = rel.rsplit(".", 1)[0]
+    folder, _, name = rel.rpartition("/")
+    if path == plain or (path == folder and name in model.folder_pages):
+        return None
+    return sys.intern(path)
 
 
 def served_relative(written: str, model: LinkModel) -> bool:
@@ -229,7 +318,8 @@ def served_relative(written: str, model: LinkModel) -> bool:
         and not is_absolute(written)
         and "{{" not in written
         and "{%" not in written
-        and not (model.md_from_file and path.endswith(".md"))
+        and not (model.md_from_file and path.endswith((".md", *model.page_suffixes)))
+        and not (model.assets_from_file and _EXTENSION.search(path.rpartition("/")[2]))
     )
 
 
@@ -285,6 +375,7 @@ class Resolver:
         self._names: dict[str, list[str]] | None = None
         self._aliases: dict[str, list[str]] | None = None
         self._labels: frozenset[str] | None = None
+        self._urls: dict[str, str] | None = None
 
     def exists(self, rel: str) -> bool:
         return rel == "" or rel in self.tree.files or rel in self.tree.folders
@@ -329,6 +420,11 @@ class Resolver:
         found = self.target(resolved)
         if found is not None:
             return found
+        found = self.served_at(resolved)
+        if found is not None:
+            return found
+        if outside_root(resolved) and self.model.site_files and self.tree.exists(resolved):
+            return resolved  # a file of a folder the site serves (`url_map` to ../static)
         served = self._site_file(resolved)
         if served is not None:
             return served
@@ -353,6 +449,16 @@ class Resolver:
         )
         found = [hit for c in candidates if (hit := self.target(c)) is not None]
         return found or [resolved]
+
+    def served_at(self, path: str) -> str | None:
+        """The page served at a root-relative URL path other than its file's (a slug, an
+        id, number prefixes: the `url` facts), if any."""
+        if self._urls is None:
+            self._urls = {}
+            for rel, facts in sorted(self.tree.facts.items()):
+                if "url" in facts:
+                    self._urls.setdefault(facts["url"], rel)
+        return self._urls.get(path.rstrip("/")) if self._urls else None
 
     def _site_file(self, resolved: str) -> str | None:
         """The file of a `site_files` folder that a site path (resolved from the site root)
