@@ -227,13 +227,21 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
         if is_site_link(link.target):
             path = link.path_part
         elif base is not None and served_relative(link.target, model):
-            path = posixpath.join(base, link.path_part)
+            path = _url_join(base, link.path_part)
         else:
             continue
         found = site_candidates(model, path)
         if found is not None:  # else another part of the site: not checked here
             out.append((found[0], link.line, link.target))
     return tuple(out)
+
+
+def _url_join(base: str, path: str) -> str:
+    """A relative URL path resolved from a URL folder, `..` applied (`/docs/next/a/` and
+    `../../x` give `/docs/x`), a trailing `/` kept."""
+    joined = posixpath.normpath(posixpath.join(base, path))
+    joined = "/" + joined.lstrip("/")  # (normpath keeps a leading `//`)
+    return joined + "/" if path.endswith("/") and joined != "/" else joined
 
 
 def served_folder(rel: str, model: LinkModel, meta: Any = None) -> str:
@@ -280,7 +288,8 @@ def served_path(rel: str, model: LinkModel, meta: Any = None) -> str:
     if isinstance(slug, str) and slug.strip():
         slug = slug.strip()
         path = slug.strip("/") if slug.startswith("/") else posixpath.join(*parts, slug)
-        return _clean(path) + ("/" if slug.endswith("/") or not _clean(path) else "")
+        path = _clean(path)
+        return path + "/" if path and slug.endswith("/") else path
     given = data.get(model.url_id_key) if model.url_id_key else None
     if isinstance(given, str) and given.strip() and "/" not in given:
         stem = given.strip()
@@ -418,13 +427,15 @@ class Resolver:
         """The existing path a site link names: `resolved` (its first candidate), else the
         next `url_map` folders in order (a page of another version of the docs)."""
         found = self.target(resolved)
-        if found is not None:
+        if found is not None and not self.moved_away(found, resolved):
             return found
         found = self.served_at(resolved)
         if found is not None:
             return found
-        if outside_root(resolved) and self.model.site_files and self.tree.exists(resolved):
-            return resolved  # a file of a folder the site serves (`url_map` to ../static)
+        if outside_root(resolved) and self.model.url_map:  # `url_map` to ../static, a version
+            for candidate in self._variants(resolved):
+                if self.tree.exists(candidate):
+                    return candidate
         served = self._site_file(resolved)
         if served is not None:
             return served
@@ -449,6 +460,12 @@ class Resolver:
         )
         found = [hit for c in candidates if (hit := self.target(c)) is not None]
         return found or [resolved]
+
+    def moved_away(self, found: str, path: str) -> bool:
+        """Whether the page a URL path names by its file is served elsewhere (a slug, an id
+        or number prefixes: its `url` fact), so nothing is served at the path."""
+        url = self.tree.facts.get(found, {}).get("url")
+        return url is not None and url != path.rstrip("/")
 
     def served_at(self, path: str) -> str | None:
         """The page served at a root-relative URL path other than its file's (a slug, an

@@ -55,7 +55,7 @@ def markdown_lines(body: str) -> str:
                 lines[number] = ""
             continue
         if depth:
-            depth += _braces(line)
+            depth = max(depth + _braces(line), 0)
             lines[number] = ""
             continue
         if tag:
@@ -72,7 +72,7 @@ def markdown_lines(body: str) -> str:
             lines[number] = ""
             continue
         if stripped.startswith("{") and not stripped.startswith("{#"):
-            depth = _braces(line)
+            depth = max(_braces(line), 0)
             lines[number] = ""
             continue
         if _TAGS_ONLY.match(line):
@@ -90,7 +90,7 @@ def markdown_lines(body: str) -> str:
 
 
 def _braces(line: str) -> int:
-    return max(line.count("{") - line.count("}"), 0)
+    return line.count("{") - line.count("}")
 
 
 def _closes_tag(line: str) -> bool:

@@ -9,9 +9,10 @@ served under `routeBasePath` (default `docs`): `links.url_map`. `staticDirectori
 `url_map` prefix of its own, so `/img/x.png` names `../static/img/x.png`. Other routes at
 the site root (`src/pages`, the blog) are not this tree's: links to them are not checked,
 and `kb init` counts their pages as published but not read. `versions.json` lists versions
-whose pages live in `versioned_docs/version-<name>/`: with versions, the current docs are
-served under `<routeBasePath>/next/` as well, and links into a version's URL are left to
-that version (not checked). Files and folders whose names start with `_` are partials
+whose pages live in `versioned_docs/version-<name>/`: the first (latest) is served at the
+docs' URL, the others under `<routeBasePath>/<name>/`, the current docs under
+`<routeBasePath>/next/`; a link into a version names a file of its folder (its pages are
+not read: their own links are not checked). Files and folders whose names start with `_` are partials
 (imported, not pages): the profile makes no page an orphan, so they need no link.
 """
 
@@ -61,10 +62,11 @@ def _site(repo: Path, path: Path) -> Site:
     base = f"/{route}/" if route else "/"
     url_map: dict[str, Any] = {base: "."}
     versions = _versions(folder)
-    back = "/".join([".."] * len(Path(docs).parts)) if docs != "." else "."
-    if versions:
+    back = posixpath.relpath(site or ".", root)  # the site's folder, from the docs
+    if versions:  # the latest version at the docs' URL, the current docs at next/
+        url_map[base] = f"{back}/versioned_docs/version-{versions[0]}"
         url_map[f"{base}next/"] = "."
-        for name in versions:
+        for name in versions[1:]:
             url_map[f"{base}{name}/"] = f"{back}/versioned_docs/version-{name}"
     statics = [_clean(s) for s in _strings(text, "staticDirectories")] or ["static"]
     site_files = []
@@ -83,8 +85,6 @@ def _site(repo: Path, path: Path) -> Site:
     links: dict[str, Any] = {"url_map": url_map}
     if site_files:
         links["site_files"] = site_files
-    if versions:  # another version's pages: its own build checks them
-        links["generated"] = [f"{back}/versioned_docs/**"]
     keys: dict[str, Any] = {"pages": {"extensions": READ}, "links": links}
     config = path.relative_to(repo).as_posix()
     elsewhere = [
