@@ -248,7 +248,9 @@ def sphinx_verdicts(site: Path, work: Path, source_prefix: str) -> dict[Verdict,
 # Docusaurus: the npm packages are installed once into a cache folder (.ci/run), never into
 # the fixture; the build's broken link and anchor report is the verdict.
 DOCUSAURUS_CACHE = Path(__file__).resolve().parents[2] / ".venv" / "node" / "docusaurus"
-DOCUSAURUS_BIN = DOCUSAURUS_CACHE / "node_modules" / "@docusaurus" / "core" / "bin" / "docusaurus.mjs"
+DOCUSAURUS_BIN = (
+    DOCUSAURUS_CACHE / "node_modules" / "@docusaurus" / "core" / "bin" / "docusaurus.mjs"
+)
 _DZ_PAGE = re.compile(r"^- Broken (?:link|anchor) on source page path = (?P<page>.+):$")
 _DZ_LINK = re.compile(r"^-> linking to (?P<link>.+?)(?: \(resolved as: .*\))?$")
 _DZ_MARKDOWN = re.compile(

@@ -104,7 +104,10 @@ module.exports = {
     site = detect_site(tmp_path)
     assert site is not None and site.config == "website/docusaurus.config.js"
     assert site.root == "guides"
-    assert site.keys["links"]["url_map"] == {"/": ".", "/robots.txt/": "../website/public/robots.txt"}
+    assert site.keys["links"]["url_map"] == {
+        "/": ".",
+        "/robots.txt/": "../website/public/robots.txt",
+    }
 
 
 def test_the_preset_docs_options_are_found_after_the_theme_configs_docs(tmp_path: Path) -> None:
@@ -310,9 +313,13 @@ def test_injected_defects_are_caught(tmp_path: Path) -> None:
     repo = init(SITE, tmp_path)
     docs = repo / "website/docs"
     with (docs / "guide/configure.mdx").open("a", encoding="utf-8") as page:
-        page.write("\n<Tabs>\n  <TabItem value='c'>\n\n[injected](./instal)\n\n  </TabItem>\n</Tabs>\n")
+        page.write(
+            "\n<Tabs>\n  <TabItem value='c'>\n\n[injected](./instal)\n\n  </TabItem>\n</Tabs>\n"
+        )
     with (docs / "intro.md").open("a", encoding="utf-8") as page:
-        page.write("\n[injected anchor](guide/configure#step-one)\n[injected static](/img/logo.svg)\n")
+        page.write(
+            "\n[injected anchor](guide/configure#step-one)\n[injected static](/img/logo.svg)\n"
+        )
     with (docs / "reference/ref.md").open("a", encoding="utf-8") as page:
         page.write("\n[injected file](../guide/install.mdx)\n")
     with (docs / "_partials/_note.mdx").open("a", encoding="utf-8") as page:
@@ -340,3 +347,22 @@ def test_kbkit_flags_exactly_the_links_docusaurus_reports(tmp_path: Path) -> Non
     assert len(verdicts) >= 45
     repo = init(SITE, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []
+
+
+@pytest.mark.slow
+def test_the_staged_check_reads_staged_mdx_pages_only(tmp_path: Path) -> None:
+    repo = init(SITE, tmp_path)
+    docs = repo / "website/docs"
+    write(docs / "staged.mdx", "# Staged\n\n<Tabs>\n\n[staged, broken](./gone)\n\n</Tabs>\n")
+    write(docs / "draft.mdx", "# Draft\n\n[untracked, broken](./gone)\n")
+    subprocess.run(["git", "add", "website", "kbkit.yaml"], cwd=repo, check=True)
+    (docs / "draft.mdx").write_text("# Draft\n\n[untracked, broken](./gone)\n")
+    subprocess.run(["git", "rm", "-q", "--cached", "website/docs/draft.mdx"], cwd=repo, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "kbkit", "check", "--staged"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert "website/docs/staged.mdx:5:" in done.stdout
+    assert "draft.mdx" not in done.stdout

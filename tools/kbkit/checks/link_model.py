@@ -293,9 +293,8 @@ def served_path(rel: str, model: LinkModel, meta: Any = None) -> str:
     given = data.get(model.url_id_key) if model.url_id_key else None
     if isinstance(given, str) and given.strip() and "/" not in given:
         stem = given.strip()
-    elif (
-        name in model.folder_pages
-        or (model.folder_named and parts and _unnumbered(stem, model) == parts[-1])
+    elif name in model.folder_pages or (
+        model.folder_named and parts and _unnumbered(stem, model) == parts[-1]
     ):
         return "/".join(parts) + "/" if parts else ""
     else:

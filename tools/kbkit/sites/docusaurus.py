@@ -174,7 +174,9 @@ def _versions(folder: Path) -> list[str]:
         data = json_input.loads(read_config(path))
     except ValueError:
         return []
-    names = [str(v) for v in data if isinstance(v, (str, int, float))] if isinstance(data, list) else []
+    names = (
+        [str(v) for v in data if isinstance(v, (str, int, float))] if isinstance(data, list) else []
+    )
     return [
         name
         for name in names
