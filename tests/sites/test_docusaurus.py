@@ -366,3 +366,15 @@ def test_the_staged_check_reads_staged_mdx_pages_only(tmp_path: Path) -> None:
     )
     assert "website/docs/staged.mdx:5:" in done.stdout
     assert "draft.mdx" not in done.stdout
+
+
+@pytest.mark.slow
+def test_a_static_file_removed_after_a_cached_run_is_reported(tmp_path: Path) -> None:
+    repo = init(SITE, tmp_path)
+    assert ("website/docs/intro.md", "/img/logo.png") not in kbkit_flagged(repo)
+    assert ("website/docs/intro.md", "/docs/intro") not in kbkit_flagged(repo)  # (cached)
+    (repo / "website/static/img/logo.png").unlink()
+    (repo / "website/versioned_docs/version-1.0/intro.md").unlink()
+    flagged = kbkit_flagged(repo)
+    assert ("website/docs/intro.md", "/img/logo.png") in flagged
+    assert ("website/docs/intro.md", "/docs/intro") in flagged

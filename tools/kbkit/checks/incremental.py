@@ -228,6 +228,16 @@ def _outside_targets(tree: Tree, known: dict[str, bool] | None) -> dict[str, boo
         for target, _, _ in summary.links:
             if outside_root(target) and target not in found:
                 found[target] = tree.exists(target)
+    resolver = None
+    for facts in tree.facts.values():  # site links mapped out of the root (../static/x.png)
+        for target, _, _ in facts.get("site_links", ()):
+            if outside_root(target) and target not in found:
+                if resolver is None:
+                    from kbkit.checks.link_model import Resolver
+
+                    resolver = Resolver(tree)
+                for name in resolver.variants(target):  # (`x` may be served from x.md)
+                    found[name] = tree.exists(name)
     return found
 
 

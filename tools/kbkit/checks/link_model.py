@@ -629,6 +629,10 @@ class Resolver:
             self._generated = pathspec.GitIgnoreSpec.from_lines(self.model.generated)
         return bool(self._generated.match_file(rel))
 
+    def variants(self, rel: str) -> list[str]:
+        """`rel`, then each name `links.extensions` gives it."""
+        return self._variants(rel)
+
     def _variants(self, rel: str) -> list[str]:
         """`rel`, then each name `links.extensions` gives it."""
         candidates = [rel]
