@@ -332,6 +332,10 @@ def test_injected_defects_are_caught(tmp_path: Path) -> None:
         ("website/docs/reference/ref.md", "../guide/install.mdx"),
         ("website/docs/_partials/_note.mdx", "../intro.mdx"),
     }
+    said = subprocess.run(
+        [sys.executable, "-m", "kbkit", "check"], cwd=repo, capture_output=True, text=True
+    ).stdout
+    assert "'/img/logo.svg': nothing at website/static/img/logo.svg;" in said  # said plainly
 
 
 @pytest.mark.slow

@@ -109,10 +109,13 @@ def broken_link_findings(
 
 
 def _broken(tree: Tree, rel: str, line: int, written: str, resolved: str) -> Finding:
+    where = tree.repo_path(resolved)
+    if outside_root(resolved):  # `docs/../static/x.png` is said as `static/x.png`
+        where = posixpath.normpath(where)
     return LINK_BROKEN.at(
         tree.repo_path(rel),
         line,
-        f"broken link {quote(written)}: nothing at {tree.repo_path(resolved)}; fix the path or remove the link",
+        f"broken link {quote(written)}: nothing at {where}; fix the path or remove the link",
     )
 
 
