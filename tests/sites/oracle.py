@@ -296,3 +296,89 @@ def sphinx_verdicts(site: Path, work: Path, source_prefix: str) -> dict[Verdict,
                 line = block.map[0] + 1 if block.map else 0
                 verdicts[(f"{source_prefix}{rel}", written)] = (rel, line) not in warned
     return verdicts
+
+
+# Docusaurus: the npm packages are installed once into a cache folder (.ci/run), never into
+# the fixture; the build's broken link and anchor report is the verdict.
+DOCUSAURUS_CACHE = Path(__file__).resolve().parents[2] / ".venv" / "node" / "docusaurus"
+DOCUSAURUS_BIN = (
+    DOCUSAURUS_CACHE / "node_modules" / "@docusaurus" / "core" / "bin" / "docusaurus.mjs"
+)
+_DZ_PAGE = re.compile(r"^- Broken (?:link|anchor) on source page path = (?P<page>.+):$")
+_DZ_LINK = re.compile(r"^-> linking to (?P<link>.+?)(?: \(resolved as: .*\))?$")
+_DZ_MARKDOWN = re.compile(
+    r"^\[WARNING\] Markdown link with URL `(?P<link>[^`]+)` in source file \"(?P<file>[^\"]+)\""
+)
+
+
+def docusaurus_report(output: str) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """From a build's output: (permalink, link) of every broken link and anchor of the
+    exhaustive lists, and (source file, link) of every markdown link it could not resolve."""
+    by_url: set[tuple[str, str]] = set()
+    by_file: set[tuple[str, str]] = set()
+    page = None
+    for raw in output.splitlines():
+        line = raw.strip()
+        found = _DZ_PAGE.match(line)
+        if found:
+            page = found["page"]
+            continue
+        link = _DZ_LINK.match(line)
+        if link and page is not None:
+            by_url.add((page, link["link"]))
+            continue
+        if not line.startswith("->"):
+            page = None
+        markdown = _DZ_MARKDOWN.match(line)
+        if markdown:
+            by_file.add((markdown["file"], markdown["link"]))
+    return by_url, by_file
+
+
+def docusaurus_verdicts(site: Path, work: Path, source_prefix: str) -> dict[Verdict, bool]:
+    """Build the Docusaurus site folder `site` (its docs in `docs/`) with the real
+    Docusaurus and read its report: every markdown link of every page of the current docs
+    (the link as written, read with markdown-it) is broken when the report lists it for the
+    URL the page is served at (the build's own page metadata: source -> permalink), or as a
+    markdown link of its file it could not resolve. A partial's links are reported for the
+    pages that import it: they are broken when some page's report lists them."""
+    from markdown_it import MarkdownIt
+
+    copy = work / "docusaurus-site"
+    shutil.copytree(site, copy)
+    (copy / "node_modules").symlink_to(DOCUSAURUS_CACHE / "node_modules")
+    done = subprocess.run(
+        ["node", str(DOCUSAURUS_BIN), "build", "--out-dir", str(work / "docusaurus-out")],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0", "DOCUSAURUS_TELEMETRY": "0"},
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    by_url, by_file = docusaurus_report(done.stdout + "\n" + done.stderr)
+    assert by_url, "Docusaurus reported no broken link: the fixture's broken links were not read"
+    permalinks = {}
+    for meta in (copy / ".docusaurus" / "docusaurus-plugin-content-docs").rglob("site-*.json"):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and str(data.get("source", "")).startswith("@site/docs/"):
+            permalinks[data["source"][len("@site/") :]] = data["permalink"]
+    reported = {link for _, link in by_url}
+    markdown = MarkdownIt("commonmark")
+    verdicts: dict[Verdict, bool] = {}
+    for page in sorted((copy / "docs").rglob("*.md*")):
+        rel = page.relative_to(copy).as_posix()
+        url = permalinks.get(rel)
+        for token in markdown.parse(page.read_text(encoding="utf-8")):
+            for child in token.children or ():
+                href = child.attrGet("href") or child.attrGet("src")
+                if child.type not in ("link_open", "image") or not isinstance(href, str):
+                    continue
+                written = markdown.normalizeLinkText(href)
+                if urlsplit(written).scheme:
+                    continue  # another site
+                if url is None:  # a partial
+                    broken = written in reported
+                else:
+                    broken = (url, written) in by_url or (rel, written) in by_file
+                verdicts[(f"{source_prefix}{rel}", written)] = not broken
+    return verdicts

@@ -15,13 +15,18 @@ def test_pages_the_site_publishes_and_kbkit_does_not_read_are_counted(tmp_path: 
     (tmp_path / "docs" / "api" / "alert.mdx").write_text("# Alert\n")
     (tmp_path / "docs" / "api" / "button.mdx").write_text("# Button\n")
     (tmp_path / "docs" / ".hidden.mdx").write_text("# hidden\n")
+    (tmp_path / "src" / "pages").mkdir(parents=True)
+    (tmp_path / "src" / "pages" / "index.tsx").write_text("export default () => null;\n")
+    (tmp_path / "src" / "pages" / "about.md").write_text("# About\n")
     site = detect_site(tmp_path)
     assert site is not None and site.generator == "Docusaurus"
     found = coverage(tmp_path, site)
-    assert (found.read, found.unread, found.elsewhere) == (1, {".mdx": 2}, 0)
+    # .mdx pages are read (pages.extensions); the JSX/TSX routes of src/pages are not
+    assert (found.read, found.unread, found.elsewhere) == (3, {}, 0)
+    assert found.other == {".md": 1, ".tsx": 1}
     said = words(site, found)
-    assert "Docusaurus publishes 3 page(s) there and kbkit reads the 1 .md one(s)" in said
-    assert "not read 2 .mdx" in said
+    assert "3 page(s) under docs/" in said
+    assert "not read either: 2 page(s) in src/pages/ (1 .md, 1 .tsx)" in said
 
 
 def test_a_site_read_whole_says_only_what_it_read(tmp_path: Path) -> None:

@@ -42,10 +42,12 @@ def test_a_child_that_fails_leaves_the_walk_to_this_process(
     parent = os.getpid()
     real = walk_module.walk_root
 
-    def broken_in_the_child(where: Path, root: str, stat_pages: bool) -> walk_module.Walk:
+    def broken_in_the_child(
+        where: Path, root: str, stat_pages: bool, suffixes: tuple[str, ...]
+    ) -> walk_module.Walk:
         if os.getpid() != parent:
             raise RuntimeError("the child breaks")
-        return real(where, root, stat_pages)
+        return real(where, root, stat_pages, suffixes)
 
     monkeypatch.setattr(walk_module, "walk_root", broken_in_the_child)
     assert walk_aside(top, "knowledge")() == real(top, "knowledge")

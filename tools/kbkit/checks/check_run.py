@@ -61,7 +61,7 @@ def check_repo(
 ) -> tuple[Path, Policy, list[Finding], int]:
     """Run the validators on the repository the options name: (repo, policy, findings with
     their columns, pages checked)."""
-    from kbkit.tree.walk import walk_aside
+    from kbkit.tree.walk import PAGE_SUFFIXES, walk_aside
 
     repo, guess, walked, stat_pages = started
     today = parse_today(args.today)  # (its import is most of what the walk runs beside)
@@ -72,15 +72,18 @@ def check_repo(
         from kbkit.policy.model import defaults_note
 
         sys.stderr.write(defaults_note(policy))
-    if guess != policy.knowledge_root:
+    suffixes = policy.page_suffixes
+    if guess != policy.knowledge_root or suffixes != PAGE_SUFFIXES:
         if walked is not None:
-            walked()  # the wrong folder: let the child finish
+            walked()  # the wrong folder (or pages of other suffixes): let the child finish
         top = repo / policy.knowledge_root
-        walked = walk_aside(top, policy.knowledge_root, stat_pages) if top.is_dir() else None
+        walked = (
+            walk_aside(top, policy.knowledge_root, stat_pages, suffixes) if top.is_dir() else None
+        )
     if args.staged and walked is not None:
         from kbkit.tree.staged import staged_walker
 
-        walked = staged_walker(walked, repo, policy.knowledge_root)
+        walked = staged_walker(walked, repo, policy.knowledge_root, suffixes)
     from kbkit.checks.columns import with_columns
     from kbkit.checks.runner import run_validators
 

@@ -48,7 +48,7 @@ def run_fix(
     changed = [
         rel
         for rel in sorted(context.changed)
-        if rel.endswith(".md")
+        if rel.endswith(policy.page_suffixes)
         and rel.startswith(f"{policy.knowledge_root}/")
         and _inside(rel, named)
         and (repo / rel).is_file()

@@ -75,7 +75,7 @@ def try_reuse(
     top = repo / policy.knowledge_root
     if not top.is_dir():
         return None
-    walked = walked or walk_aside(top, policy.knowledge_root)
+    walked = walked or walk_aside(top, policy.knowledge_root, suffixes=policy.page_suffixes)
     try:
         data = memoryview(_snapshot_file(repo, names).read_bytes())
         after_header, header = read_block(data, 0)
@@ -142,7 +142,7 @@ def _reuse(
         policy.knowledge_root,
         True,
         {},
-        build_folders(walk),
+        build_folders(walk, policy.page_suffixes),
         frozenset(walk.files),
         tuple(walk.problems),
         {},
@@ -228,6 +228,16 @@ def _outside_targets(tree: Tree, known: dict[str, bool] | None) -> dict[str, boo
         for target, _, _ in summary.links:
             if outside_root(target) and target not in found:
                 found[target] = tree.exists(target)
+    resolver = None
+    for facts in tree.facts.values():  # site links mapped out of the root (../static/x.png)
+        for target, _, _ in facts.get("site_links", ()):
+            if outside_root(target) and target not in found:
+                if resolver is None:
+                    from kbkit.checks.link_model import Resolver
+
+                    resolver = Resolver(tree)
+                for name in resolver.variants(target):  # (`x` may be served from x.md)
+                    found[name] = tree.exists(name)
     return found
 
 

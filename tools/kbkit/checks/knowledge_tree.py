@@ -23,6 +23,7 @@ from kbkit.checks.link_model import (
     label_fact,
     page_permalink,
     site_links,
+    url_fact,
     wikilink_aliases,
     wikilink_refs,
 )
@@ -135,6 +136,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         facts["permalink"] = permalink  # where other pages' links reach it (links.permalink_key)
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
+    url = url_fact(rel, page, policy)
+    if url is not None:
+        facts["url"] = url  # served at a slug, an id or without number prefixes
     if anchors_on(policy) and anchors_known(page, policy):
         facts["anchors"] = anchor_ids(page, policy)  # tree/link-anchor
     labels = label_fact(page, policy)

@@ -27,6 +27,17 @@
   to that URL reaches it, and a site link to its file's own URL does not (the site serves
   it elsewhere). `base_url`: the path the site is served under (Jekyll's `baseurl`): a site
   link `/base/x` names `/x`, and a site link outside it leaves the site (broken).
+- `trailing_slash: false` (with `relative_from: url`, Docusaurus): a page `a/b.md` is
+  served at `/a/b`, so `./x` and `x` from it name `/a/x`; a folder's own page
+  (`url_folder_pages`, and with `url_folder_named` a page named as its folder, `a/a.md`) at
+  `/a/`. `url_key` names the frontmatter key that sets a page's URL (`slug: /x` from the
+  URL the knowledge root is served at, `slug: x` from the page's folder), `url_id_key` the
+  key that replaces the file name (`id: x`); with `number_prefixes`, `01-intro.md` and
+  `02-guide/` are served as `intro` and `guide/`. A page served elsewhere than its path
+  keeps its URL as a fact (`url`). `assets_from_file`: a relative link whose last name has
+  an extension (`./x.md`, `../img/a.png`) names a file beside the page (only names without
+  one are URLs); `md_from_root`: a page link (`x.md`, `x.mdx`) that names nothing beside
+  the page is looked up from the knowledge root too, as Docusaurus does.
 - `site_files`: folders (relative to the knowledge root; `../static` may lead out of it,
   not out of the repository) whose files the site serves from its URL root, as Hugo and
   Docusaurus serve `static/`: a site link `/img/x.png` may name `../static/img/x.png`.
@@ -109,6 +120,14 @@ class LinkModel(NamedTuple):
     permalink_key: str | None = None  # the front matter key naming a page's own URL
     base_url: str = ""  # the path the site is served under ("/proj"), "" for the host's root
     unpublished: tuple[str, ...] = ()  # gitignore globs of files the site does not publish
+    trailing_slash: bool = True  # with from_url: `a/b.md` at `/a/b/` (else at `/a/b`)
+    url_key: str = ""  # the frontmatter key that sets a page's URL (`slug`)
+    url_id_key: str = ""  # the frontmatter key that replaces the file name (`id`)
+    number_prefixes: bool = False  # `01-intro.md` is served as `intro`
+    folder_named: bool = False  # `a/a.md` is served at its folder's URL
+    assets_from_file: bool = False  # `x.ext` (any extension) resolves from the file
+    md_from_root: bool = False  # a page link not found beside the page: from the root too
+    page_suffixes: tuple[str, ...] = (".md",)  # the policy's `pages.extensions`
 
     @property
     def active(self) -> bool:
@@ -156,6 +175,14 @@ def link_model(policy: Policy) -> LinkModel:
         str(links["permalink_key"]) if links.get("permalink_key") else None,
         _base(str(links.get("base_url") or "")),
         tuple(map(str, policy.data.get("unpublished") or ())),
+        links.get("trailing_slash") is not False,
+        str(links.get("url_key") or ""),
+        str(links.get("url_id_key") or ""),
+        bool(links.get("number_prefixes")),
+        bool(links.get("url_folder_named")),
+        bool(links.get("assets_from_file")),
+        bool(links.get("md_from_root")),
+        policy.page_suffixes,
     )
 
 
@@ -229,7 +256,7 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     model = compiled(policy, link_model)
     base = None
     if model.from_url and rel is not None:
-        base = served_folder(rel, model, permalink_of(page, model))
+        base = served_folder(rel, model, permalink_of(page, model), page.meta)
     out = []
     for link in page.links:
         if link.is_external:
@@ -237,9 +264,10 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
         if is_site_link(link.target):
             path = link.path_part
         elif base is not None and served_relative(link.target, model):
-            path = posixpath.join(base, link.path_part)
-            if not model.base_url:  # a browser stays at the host's root; above a base, it leaves
-                path = posixpath.normpath(path)
+            if model.base_url:  # above a base URL, a link leaves the site: no normalizing
+                path = posixpath.join(base, link.path_part)
+            else:
+                path = _url_join(base, link.path_part)
         else:
             continue
         found = site_candidates(model, path)
@@ -278,17 +306,90 @@ def permalink_path(url: str) -> str:
     return _clean(path)
 
 
-def served_folder(rel: str, model: LinkModel, permalink: str | None = None) -> str:
+def _url_join(base: str, path: str) -> str:
+    """A relative URL path resolved from a URL folder, `..` applied (`/docs/next/a/` and
+    `../../x` give `/docs/x`), a trailing `/` kept."""
+    joined = posixpath.normpath(posixpath.join(base, path))
+    joined = "/" + joined.lstrip("/")  # (normpath keeps a leading `//`)
+    return joined + "/" if path.endswith("/") and joined != "/" else joined
+
+
+def served_folder(
+    rel: str, model: LinkModel, permalink: str | None = None, meta: Any = None
+) -> str:
     """The URL folder a page's relative links resolve from: `/a/b/` for `a/b.md`, `/a/` for
     a folder's own page `a/_index.md` (or, with `page_url: file`, for any page of `a/`);
-    with a permalink, its folder (`/x/` for `/x/` and for `/x.html`)."""
+    with a permalink, its folder (`/x/` for `/x/` and for `/x.html`); without
+    `trailing_slash`, `/a/` for `a/b.md` too (its slug, id and number prefixes applied)."""
     if permalink is not None:
         return permalink if permalink.endswith("/") else permalink.rpartition("/")[0] + "/"
+    if not model.trailing_slash:
+        url = url_base(model) + served_path(rel, model, meta)
+        return url.rpartition("/")[0] + "/"
     folder, _, name = rel.rpartition("/")
     if name in model.folder_pages or model.page_url == "file":
         return f"/{folder}/" if folder else "/"
     stem = name.rsplit(".", 1)[0]
     return f"/{folder}/{stem}/" if folder else f"/{stem}/"
+
+
+_NUMBER_PREFIX = re.compile(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
+_DATE_LIKE = re.compile(r"^\d+[-_.]\d+[-_.]\d+")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]+$")
+
+
+def _unnumbered(name: str, model: LinkModel) -> str:
+    """`02-guide` -> `guide` with `number_prefixes` (not a date-like `2024-01-02-x`)."""
+    if not model.number_prefixes or _DATE_LIKE.match(name):
+        return name
+    return _NUMBER_PREFIX.sub("", name, count=1) or name
+
+
+def url_base(model: LinkModel) -> str:
+    """The URL the knowledge root is served at: the shortest `url_map` prefix that maps to
+    the root itself, else `/`."""
+    prefixes = [prefix for prefix, folders in model.url_map if "" in folders]
+    return min(prefixes, key=len) if prefixes else "/"
+
+
+def served_path(rel: str, model: LinkModel, meta: Any = None) -> str:
+    """The URL a page is served at without `trailing_slash`, from the URL the knowledge root
+    is served at: `a/b` for `a/b.md`, `a/` for a folder's own page, its `url_key` (slug)
+    or `url_id_key` (id) frontmatter and number prefixes applied."""
+    folder, _, name = rel.rpartition("/")
+    parts = [_unnumbered(part, model) for part in folder.split("/")] if folder else []
+    stem = name.rsplit(".", 1)[0]
+    data = meta if isinstance(meta, dict) else {}
+    slug = data.get(model.url_key) if model.url_key else None
+    if isinstance(slug, str) and slug.strip():
+        slug = slug.strip()
+        path = slug.strip("/") if slug.startswith("/") else posixpath.join(*parts, slug)
+        path = _clean(path)
+        return path + "/" if path and slug.endswith("/") else path
+    given = data.get(model.url_id_key) if model.url_id_key else None
+    if isinstance(given, str) and given.strip() and "/" not in given:
+        stem = given.strip()
+    elif name in model.folder_pages or (
+        model.folder_named and parts and _unnumbered(stem, model) == parts[-1]
+    ):
+        return "/".join(parts) + "/" if parts else ""
+    else:
+        stem = _unnumbered(stem, model)
+    return "/".join([*parts, stem])
+
+
+def url_fact(rel: str, page: Page, policy: Policy) -> str | None:
+    """The root-relative URL path a page is served at when it is not its file's path
+    without the suffix (a slug, an id, number prefixes), else None."""
+    model = compiled(policy, link_model)
+    if model.trailing_slash or not model.from_url:
+        return None
+    path = served_path(rel, model, page.meta).rstrip("/")
+    plain = rel.rsplit(".", 1)[0]
+    folder, _, name = rel.rpartition("/")
+    if path == plain or (path == folder and name in model.folder_pages):
+        return None
+    return sys.intern(path)
 
 
 def served_relative(written: str, model: LinkModel) -> bool:
@@ -301,7 +402,8 @@ def served_relative(written: str, model: LinkModel) -> bool:
         and not is_absolute(written)
         and "{{" not in written
         and "{%" not in written
-        and not (model.md_from_file and path.endswith(".md"))
+        and not (model.md_from_file and path.endswith((".md", *model.page_suffixes)))
+        and not (model.assets_from_file and _EXTENSION.search(path.rpartition("/")[2]))
     )
 
 
@@ -359,6 +461,7 @@ class Resolver:
         self._labels: frozenset[str] | None = None
         self._hidden: frozenset[str] | None = None
         self._permalinks: dict[str, str] | None = None
+        self._urls: dict[str, str] | None = None
 
     def exists(self, rel: str) -> bool:
         if rel == "":
@@ -428,8 +531,19 @@ class Resolver:
             pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
             return resolved if any(self.exists(page) for page in pages) else None
         found = self.target(resolved)
-        if found is not None and not self._served_elsewhere(found, resolved):
+        if (
+            found is not None
+            and not self._served_elsewhere(found, resolved)
+            and not self.moved_away(found, resolved)
+        ):
             return found
+        found = self.served_at(resolved)
+        if found is not None:
+            return found
+        if outside_root(resolved) and self.model.url_map:  # `url_map` to ../static, a version
+            for candidate in self._variants(resolved):
+                if self.tree.exists(candidate):
+                    return candidate
         served = self._site_file(resolved)
         if served is not None:
             return served
@@ -476,6 +590,22 @@ class Resolver:
     def permalinked(self, rel: str) -> bool:
         """Whether the page's front matter serves it at a URL of its own."""
         return "permalink" in self.tree.facts.get(rel, {})
+
+    def moved_away(self, found: str, path: str) -> bool:
+        """Whether the page a URL path names by its file is served elsewhere (a slug, an id
+        or number prefixes: its `url` fact), so nothing is served at the path."""
+        url = self.tree.facts.get(found, {}).get("url")
+        return url is not None and url != path.rstrip("/")
+
+    def served_at(self, path: str) -> str | None:
+        """The page served at a root-relative URL path other than its file's (a slug, an
+        id, number prefixes: the `url` facts), if any."""
+        if self._urls is None:
+            self._urls = {}
+            for rel, facts in sorted(self.tree.facts.items()):
+                if "url" in facts:
+                    self._urls.setdefault(facts["url"], rel)
+        return self._urls.get(path.rstrip("/")) if self._urls else None
 
     def _site_file(self, resolved: str) -> str | None:
         """The file of a `site_files` folder that a site path (resolved from the site root)
@@ -629,6 +759,10 @@ class Resolver:
 
             self._generated = pathspec.GitIgnoreSpec.from_lines(self.model.generated)
         return bool(self._generated.match_file(rel))
+
+    def variants(self, rel: str) -> list[str]:
+        """`rel`, then each name `links.extensions` gives it."""
+        return self._variants(rel)
 
     def _variants(self, rel: str) -> list[str]:
         """`rel`, then each name `links.extensions` gives it."""

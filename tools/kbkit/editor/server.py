@@ -62,7 +62,7 @@ class KbServer(LanguageServer):
         if self.live is None or self.repo is None:
             return None
         path = to_fs_path(uri)
-        if path is None or not path.endswith(".md"):
+        if path is None or not path.endswith(self.live.policy.page_suffixes):
             return None
         top = (self.repo / self.live.policy.knowledge_root).resolve()
         try:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kbkit.pages.containers import has_containers, unindent_containers
 from kbkit.pages.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.pages.link import Footnote, Link
+from kbkit.pages.mdx import is_mdx, markdown_lines
 from kbkit.pages.page_parts import Body, CodeBlock, Comment, Heading, frozen_body
 
 if TYPE_CHECKING:
@@ -99,7 +100,10 @@ def parse_page(path: str, data: bytes) -> Page:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     front = split_frontmatter(text)
     body_line = 1 + text.count("\n", 0, front.body_offset)
-    body = _parse_body(text[front.body_offset :], body_line)
+    body_text = text[front.body_offset :]
+    if is_mdx(path):  # MDX: its JavaScript lines left out (`kbkit.pages.mdx`)
+        body_text = markdown_lines(body_text)
+    body = _parse_body(body_text, body_line)
     headings, links, blocks, comments, footnotes, wikilinks = body
     line_count, nonempty = _counts(text)
     return Page(

@@ -37,6 +37,7 @@ PROFILES = (
     "hugo",
     "sphinx",
     "jekyll",
+    "docusaurus",
 )
 POLICY_FILE = "policy.yaml"
 TOP_LEVEL_FILE = "kbkit.yaml"
@@ -67,6 +68,13 @@ class Policy(NamedTuple):
         if self.whole_root:
             return True
         return bool(rel) and rel.split("/", 1)[0] in self.data["roots"]
+
+    @property
+    def page_suffixes(self) -> tuple[str, ...]:
+        """The file suffixes read as pages (`pages.extensions`; `.md` unless a site
+        publishes more, such as Docusaurus' `.mdx`)."""
+        found = (self.data.get("pages") or {}).get("extensions") or (".md",)
+        return tuple(dict.fromkeys(map(str, found)))
 
     @property
     def knowledge_root(self) -> str:

@@ -12,3 +12,4 @@ class Site(NamedTuple):
     root: str  # the knowledge root, repo-relative ("." for the top)
     keys: dict[str, Any]  # policy keys beyond the profile's
     published: tuple[str, ...] = (".md",)  # the page file suffixes it publishes from its root
+    elsewhere: tuple[str, ...] = ()  # repo-relative folders it publishes pages from, not read

@@ -296,14 +296,15 @@ def load_tree(
     boundary.knowledge_top(repo, root_rel, policy.file)  # (load_policy refused it already)
     if not top.is_dir():
         return Tree(repo, policy, root_rel, False, {}, {}, frozenset(), (), {}, {}, {}, b"", {})
-    walk = walk or walk_root(top, root_rel)
+    suffixes = policy.page_suffixes
+    walk = walk or walk_root(top, root_rel, suffixes=suffixes)
     # Paths interned (in place: the walk's own strings), so a link resolved to a page
     # (`kbkit.pages.page_summary.resolve` interns it) shares the path instead of a copy per link.
     files = frozenset(map(sys.intern, walk.files))
     md_files = [sys.intern(rel) for rel in walk.pages]
     # Everything the tree needs from the walk, taken now: the walk itself is released
     # before the parse, which is when memory peaks.
-    folders = build_folders(walk)
+    folders = build_folders(walk, suffixes)
     problems = tuple(walk.problems)
     # The stat keys: the walk's, each parsed page's replaced by the one its read took (the
     # key of the bytes parsed; a walk without page stats, `walk_root`, has none at all). They
@@ -424,12 +425,12 @@ def _open_cache(repo: Path, policy: Policy, options: LoadOptions) -> PageCache |
     return PageCache(cache_file(repo, "pages"), namespace)
 
 
-def build_folders(walk: Walk) -> dict[str, Folder]:
+def build_folders(walk: Walk, suffixes: tuple[str, ...] = (".md",)) -> dict[str, Folder]:
     files_by_dir, dirs_by_dir = walk.files_by_dir, walk.dirs_by_dir
     folders: dict[str, Folder] = {}
     order = sorted(files_by_dir, key=lambda r: r.count("/") + (1 if r else 0), reverse=True)
     for rel in order:
-        pages = tuple(sorted(n for n in files_by_dir[rel] if n.endswith(".md")))
+        pages = tuple(sorted(n for n in files_by_dir[rel] if n.endswith(suffixes)))
         children = tuple(sorted(dirs_by_dir[rel]))
         has_md = bool(pages) or any(
             folders[f"{rel}/{c}" if rel else c].has_markdown for c in children

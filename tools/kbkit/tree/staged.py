@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kbkit.infra.errors import UsageError
 from kbkit.tree.page_file import OVERLAY, OVERLAY_KEY
-from kbkit.tree.walk import PACKED_KEY, Walk, under, walk_digest
+from kbkit.tree.walk import PACKED_KEY, PAGE_SUFFIXES, Walk, under, walk_digest
 from kbkit.vcs.git import GitError, staged_blobs
 from kbkit.vcs.git_index import GitIndexError, find_git_dir, has_shared_index, tracked_paths
 
@@ -72,15 +72,19 @@ def _names_v2(data: bytes, prefix: bytes) -> set[str] | None:
 
 
 def committed_walk(
-    walk: Walk, tracked: set[str], root_rel: str, absent: Iterable[str] = ()
+    walk: Walk,
+    tracked: set[str],
+    root_rel: str,
+    absent: Iterable[str] = (),
+    suffixes: tuple[str, ...] = PAGE_SUFFIXES,
 ) -> Walk:
     """The walk without what the index does not track (files, then folders left empty),
-    with the tracked files `absent` from disk added."""
+    with the tracked files `absent` from disk added (pages: the names ending in `suffixes`)."""
     absent = sorted(absent)
     if not absent and tracked.issuperset(walk.files):
         return walk  # the usual commit: nothing untracked under the root, nothing to narrow
     if absent:
-        walk = _with_absent(walk, absent)
+        walk = _with_absent(walk, absent, suffixes)
     files = [rel for rel in walk.files if rel in tracked]
     folders = {""}
     for rel in files:
@@ -112,7 +116,7 @@ def committed_walk(
     return Walk(files_by_dir, dirs_by_dir, files, problems, pages, packed, digest)
 
 
-def _with_absent(walk: Walk, absent: list[str]) -> Walk:
+def _with_absent(walk: Walk, absent: list[str], suffixes: tuple[str, ...]) -> Walk:
     """The walk with files that are not on disk added (as the walk would list them)."""
     files_by_dir = {folder: list(names) for folder, names in walk.files_by_dir.items()}
     dirs_by_dir = {folder: list(names) for folder, names in walk.dirs_by_dir.items()}
@@ -132,7 +136,7 @@ def _with_absent(walk: Walk, absent: list[str]) -> Walk:
     for names in (*files_by_dir.values(), *dirs_by_dir.values()):
         names.sort()
     files = sorted({*walk.files, *absent})
-    pages = sorted({*walk.pages, *(rel for rel in absent if rel.endswith(".md"))})
+    pages = sorted({*walk.pages, *(rel for rel in absent if rel.endswith(suffixes))})
     size, keys = PACKED_KEY.size, walk.packed_keys
     if keys:  # the walk's keys where it has them, OVERLAY_KEY for pages not on disk
         known = {rel: keys[i * size : (i + 1) * size] for i, rel in enumerate(walk.pages)}
@@ -141,7 +145,12 @@ def _with_absent(walk: Walk, absent: list[str]) -> Walk:
     return Walk(files_by_dir, dirs_by_dir, files, walk.problems, pages, keys, walk.digest)
 
 
-def staged_walker(walked: Callable[[], Walk], repo: Path, root_rel: str) -> Callable[[], Walk]:
+def staged_walker(
+    walked: Callable[[], Walk],
+    repo: Path,
+    root_rel: str,
+    suffixes: tuple[str, ...] = PAGE_SUFFIXES,
+) -> Callable[[], Walk]:
     """Wrap a walk under way (`walk_aside`) so that it yields the commit's tree; a tracked
     page not on disk is read from the index (its staged content)."""
     tracked = tracked_under(repo, root_rel)
@@ -150,8 +159,8 @@ def staged_walker(walked: Callable[[], Walk], repo: Path, root_rel: str) -> Call
         walk = walked()
         absent = tracked.difference(walk.files)
         if absent:
-            _stage_overlay(repo, root_rel, {rel for rel in absent if rel.endswith(".md")})
-        return committed_walk(walk, tracked, root_rel, absent)
+            _stage_overlay(repo, root_rel, {rel for rel in absent if rel.endswith(suffixes)})
+        return committed_walk(walk, tracked, root_rel, absent, suffixes)
 
     return committed
 

@@ -56,7 +56,7 @@ class Walk(NamedTuple):
     dirs_by_dir: dict[str, list[str]]  # folder -> names of its sub-folders
     files: list[str]  # every file, root-relative
     problems: list[Problem]  # what could not be listed or followed
-    pages: list[str]  # every *.md file, sorted
+    pages: list[str]  # every page (*.md, or the suffixes the walk was given), sorted
     packed_keys: bytes  # their stat keys, PACKED_KEY each (UNKNOWN_KEY: cannot be stat'ed);
     # b"" when the walk took no page stats
     digest: bytes  # walk_digest of the names and problems: equal walks, equal digests
@@ -65,12 +65,17 @@ class Walk(NamedTuple):
 UNKNOWN_KEY: StatKey = (0, 0, 0, 0)
 
 
-def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
+PAGE_SUFFIXES = (".md",)
+
+
+def walk_root(
+    top: Path, root_rel: str, stat_pages: bool = True, suffixes: tuple[str, ...] = PAGE_SUFFIXES
+) -> Walk:
     """Collect folders -> files and folders -> sub-folders without following folder symlinks,
     and the stat key of every page (the directory entry's stat, no path lookup of our own).
     stat_pages=False takes no key at all (`packed_keys` is b""): a run with no cache to
     look keys up in takes each page's key as it reads the page (half the walk's time is
-    these stats)."""
+    these stats). `suffixes`: the names read as pages (the policy's `pages.extensions`)."""
     keys: dict[str, StatKey] = {}
     problems: list[Problem] = []
     files_by_dir: dict[str, list[str]] = {}
@@ -128,7 +133,7 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
             if is_dir:
                 dirs_here.append(name)
                 stack.append(child)
-                if name.endswith(".md"):
+                if name.endswith(suffixes):
                     problems.append(
                         Problem(
                             under(root_rel) + child,
@@ -139,7 +144,7 @@ def walk_root(top: Path, root_rel: str, stat_pages: bool = True) -> Walk:
             else:
                 files_here.append(name)
                 all_files.append(child)
-                if name.endswith(".md"):
+                if name.endswith(suffixes):
                     if not stat_pages:
                         keys[child] = UNKNOWN_KEY  # (only the names are kept)
                         continue
@@ -164,12 +169,14 @@ def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable
     return h.digest()
 
 
-def walk_aside(top: Path, root_rel: str, stat_pages: bool = True) -> Callable[[], Walk]:
+def walk_aside(
+    top: Path, root_rel: str, stat_pages: bool = True, suffixes: tuple[str, ...] = PAGE_SUFFIXES
+) -> Callable[[], Walk]:
     """Walk the tree in a forked child while this process does other work; the returned
     function waits for the walk. Without fork (or if the child fails) the walk runs here."""
 
     def plain_walk() -> tuple[Any, ...]:
-        walk = walk_root(top, root_rel, stat_pages)
+        walk = walk_root(top, root_rel, stat_pages, suffixes)
         return (*walk[:3], [tuple(p) for p in walk.problems], *walk[4:])
 
     aside = Aside(plain_walk)

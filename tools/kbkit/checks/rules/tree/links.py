@@ -7,6 +7,7 @@ images and reference-style links count). Targets resolve against the in-memory t
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import NamedTuple
 
@@ -112,15 +113,20 @@ def broken_link_findings(
             continue  # a vault resolves `[x](name.png)` by name, as it resolves [[name.png]]
         elif labels and "#" not in written and resolver.is_label(written):
             continue  # MyST: `[x](label)` names a label of some page, or genindex
+        elif _from_root(written, resolver) is not None:
+            continue  # Docusaurus: a page link not beside the page, from the docs' root
         findings.append(_broken(tree, rel, line, written, resolved))
     return findings
 
 
 def _broken(tree: Tree, rel: str, line: int, written: str, resolved: str) -> Finding:
+    where = tree.repo_path(resolved)
+    if outside_root(resolved):  # `docs/../static/x.png` is said as `static/x.png`
+        where = posixpath.normpath(where)
     return LINK_BROKEN.at(
         tree.repo_path(rel),
         line,
-        f"broken link {quote(written)}: nothing at {tree.repo_path(resolved)}; fix the path or remove the link",
+        f"broken link {quote(written)}: nothing at {where}; fix the path or remove the link",
     )
 
 
@@ -185,6 +191,17 @@ def wikilink_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]
                 )
             )
     return findings
+
+
+def _from_root(written: str, resolver: Resolver) -> str | None:
+    """With `links.md_from_root`, the page a page link (`x.md`, `x.mdx`) names from the
+    knowledge root."""
+    model = resolver.model
+    path = _path_of(written)
+    if not model.md_from_root or not path.endswith(model.page_suffixes) or path.startswith("/"):
+        return None
+    rel = posixpath.normpath(path)
+    return None if outside_root(rel) else resolver.target(rel)
 
 
 def _path_of(written: str) -> str:

@@ -1,0 +1,99 @@
+"""MDX pages (Docusaurus' `.mdx`) read as markdown: what is JavaScript, not markdown, left out.
+
+MDX is markdown with ES modules and JSX. Given to a CommonMark parser as it is, an `import`
+line is a paragraph, a `<Tabs>` line opens an HTML block that hides the markdown after it (a
+link inside a tab would never be read), a `{/* comment */}` may hold what looks like a link,
+and content indented inside a JSX element reads as an indented code block (MDX has none).
+`markdown_lines` blanks those lines and moves indented content left, outside fenced code:
+no line is added or removed, so every line keeps its number. Nothing is ever run.
+
+- `import` / `export` statements at the top level, up to the next blank line;
+- lines that hold nothing but JSX or HTML tags (`<Tabs>`, `<TabItem value="a">`, `</div>`,
+  `<Foo />`), and a tag opened on one line and closed on a later one (`<Tabs` ... `>`);
+- lines that hold nothing but a `{...}` expression (a comment `{/* ... */}` too), braces
+  balanced across lines;
+- inline `{/* comments */}` inside a line are blanked to spaces.
+A heading's `{#custom-id}` is kept (the anchors read it).
+"""
+
+from __future__ import annotations
+
+import re
+
+SUFFIX = ".mdx"
+_FENCE = re.compile(r"^[ ]*(`{3,}|~{3,})")
+_ESM = re.compile(r"^(?:import|export)\b[\s{*'\"]")
+_TAG = r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{}\"']|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?/?>|<>|</>"
+_TAGS_ONLY = re.compile(rf"^\s*(?:(?:{_TAG})\s*)+$")
+_TAG_START = re.compile(r"^\s*<[A-Za-z][\w.:-]*(?:\s|$)")
+_COMMENT = re.compile(r"\{/\*.*?\*/\}")
+_INDENT = 4
+
+
+def is_mdx(path: str) -> bool:
+    return path.endswith(SUFFIX)
+
+
+def markdown_lines(body: str) -> str:
+    """The MDX body as markdown: its JavaScript lines blank, line numbers unchanged."""
+    lines = body.split("\n")
+    fence = ""  # the open code fence's marker
+    esm = False  # inside an import/export statement
+    tag = False  # inside a JSX tag opened on an earlier line
+    depth = 0  # open braces of a `{...}` expression started on an earlier line
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and not stripped[len(fence) :].strip(fence[0]).strip():
+                fence = ""
+                lines[number] = stripped
+            continue
+        if esm:
+            if not stripped:
+                esm = False
+            else:
+                lines[number] = ""
+            continue
+        if depth:
+            depth = max(depth + _braces(line), 0)
+            lines[number] = ""
+            continue
+        if tag:
+            lines[number] = ""
+            tag = not _closes_tag(line)
+            continue
+        opened = _FENCE.match(line)
+        if opened:
+            fence = opened.group(1)
+            lines[number] = line.lstrip(" ")
+            continue
+        if _ESM.match(line):
+            esm = True
+            lines[number] = ""
+            continue
+        if stripped.startswith("{") and not stripped.startswith("{#"):
+            depth = max(_braces(line), 0)
+            lines[number] = ""
+            continue
+        if _TAGS_ONLY.match(line):
+            lines[number] = ""
+            continue
+        if _TAG_START.match(line) and ">" not in line:
+            tag = True
+            lines[number] = ""
+            continue
+        if "{/*" in line:
+            line = _COMMENT.sub(lambda found: " " * len(found.group(0)), line)
+        # MDX has no indented code: content indented inside an element is markdown
+        lines[number] = line.lstrip(" ") if line.startswith(" " * _INDENT) else line
+    return "\n".join(lines)
+
+
+def _braces(line: str) -> int:
+    return line.count("{") - line.count("}")
+
+
+def _closes_tag(line: str) -> bool:
+    """Whether a line ends a tag opened earlier (`>` or `/>` outside an attribute's quotes
+    and braces)."""
+    return bool(re.search(r">\s*$", line))
