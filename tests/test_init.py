@@ -325,7 +325,7 @@ def test_init_finds_the_site_generator_and_writes_its_profile(tmp_path: Path) ->
         ),
         (
             {"docusaurus.config.js": "module.exports = {};\n", "docs/intro.md": "# Intro\n"},
-            "public-docs",
+            "docusaurus",
             "docs",
         ),
         (

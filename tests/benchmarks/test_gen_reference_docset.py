@@ -15,14 +15,17 @@ from tests.kbtree import kb
 
 
 @pytest.mark.slow
-def test_the_proxy_reports_only_the_site_root_links_of_the_real_docset(tmp_path: Path) -> None:
+def test_the_proxys_site_root_links_are_the_sites_urls_not_findings(tmp_path: Path) -> None:
+    # Like the real docset, the proxy links other docsets of the site from its root (/cpp/x);
+    # the docfx profile reads them as the site's URLs (#38), so the check passes.
     pages = generate_reference_docset(tmp_path, 600)
     assert pages == len(list((tmp_path / "docs").rglob("*.md")))
+    texts = [path.read_text("utf-8") for path in (tmp_path / "docs").rglob("*.md")]
+    assert sum(text.count("](/") for text in texts) > pages // 4
     result = kb(tmp_path, "check", "--format", "json", "--today", "2026-11-30")
-    assert result.returncode == 1, result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
     rules = Counter(finding["rule"] for finding in json.loads(result.stdout)["findings"])
-    assert set(rules) == {"tree/link-absolute"}, rules
-    assert rules["tree/link-absolute"] > pages // 4
+    assert rules == Counter(), rules
 
 
 def test_the_proxy_has_the_real_docsets_shape(tmp_path: Path) -> None:
