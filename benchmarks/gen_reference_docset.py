@@ -14,8 +14,8 @@ tables 0.5 per page, 5.8 rows mean (member tables of `[`X::y`](#y)` links); fenc
 commas (`"CWnd [MFC], accHitTest"`); `> [!NOTE]` blocks, `[!INCLUDE[...](...)]` lines,
 `<br/>` and `*param*<br/>` parameter lists. Every folder has a `toc.yml` (nested `items`)
 listing its pages, and the repository a Learn redirect file; the policy is what `kb init`
-writes for it (the `docfx` profile). Site-root links to other docsets are reported as
-`tree/link-absolute`, as on the real tree (where they are 6,709 of 6,771 findings).
+writes for it (the `docfx` profile). Site-root links to other docsets are the site's URLs
+(`links.absolute_urls`); on the real tree they were 6,709 of 6,771 findings before that.
 """
 
 from __future__ import annotations
