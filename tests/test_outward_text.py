@@ -55,8 +55,9 @@ def test_text_report_prints_one_line_per_finding_and_nothing_that_acts(repo: Pat
     assert done.returncode == 1, done.stderr
     lines = _lines(done.stdout)
     assert lines[-1].startswith("kbkit check failed: 2 error(s)")
-    assert len(lines) == 3  # lint/title-unquoted and lint/tag-unknown, then the verdict
-    assert all(line.startswith("knowledge/general/a\\nkbkit check passed") for line in lines[:-1])
+    # lint/title-unquoted and lint/tag-unknown, the count of what `kb fix` fixes, the verdict
+    assert len(lines) == 4 and lines[2].startswith("[*] 1 finding(s) can be fixed")
+    assert all(line.startswith("knowledge/general/a\\nkbkit check passed") for line in lines[:2])
     assert not any(line.startswith("kbkit check passed") for line in lines)
     assert not ACTING.search(done.stdout)
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from kbkit.checks.rules import all_rules
+from tests.kbtree import make_tree
 
 
 def kb(*args: str) -> subprocess.CompletedProcess[str]:
@@ -52,7 +54,43 @@ def test_kb_rules_lists_every_rule(fmt: str) -> None:
     if fmt == "json":
         listed = [rule["id"] for rule in json.loads(done.stdout)["rules"]]
     else:
-        table, legend = done.stdout.split("\n\n")
+        head, table, legend = done.stdout.split("\n\n")
+        assert head.startswith("the rules, as ") and head.endswith(" sets them:")
         listed = [line.split()[0] for line in table.splitlines()]
         assert legend == "[*]: `kb fix` fixes findings of this rule.\n"
     assert listed == sorted(all_rules())
+
+
+def test_kb_rules_shows_what_this_repositorys_policy_checks(tmp_path: Path) -> None:
+    repo = make_tree(
+        tmp_path / "repo",
+        policy='rules:\n  lint/orphan: "off"\n  lint/stale: error\n'
+        'overrides:\n  - files: ["general/**"]\n    rules: {tree/link-broken: warning}\n',
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "kbkit", "rules", "--format", "json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["policy"].endswith("policy.yaml")
+    rows = {row["id"]: row for row in document["rules"]}
+    assert (rows["lint/orphan"]["severity"], rows["lint/orphan"]["default"]) == ("off", "warning")
+    assert (rows["lint/stale"]["severity"], rows["lint/stale"]["default"]) == ("error", "warning")
+    assert rows["tree/link-broken"]["overrides"] == 1
+    assert rows["lint/title-unquoted"]["fixable"] is True
+    text = subprocess.run(
+        [sys.executable, "-m", "kbkit", "rules"], cwd=repo, capture_output=True, text=True
+    ).stdout
+    assert "off (default warning)" in text and "1 path glob(s) differ" in text
+    defaults = subprocess.run(
+        [sys.executable, "-m", "kbkit", "rules", "--defaults", "--format", "json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert {r["id"]: r["severity"] for r in json.loads(defaults.stdout)["rules"]}[
+        "lint/orphan"
+    ] == ("warning")

@@ -145,3 +145,17 @@ def test_sarif_gives_a_whole_page_finding_a_region_and_a_folder_none() -> None:
     assert all(
         rule["fullDescription"] == {"text": "full"} for rule in run["tool"]["driver"]["rules"]
     )
+
+
+def test_text_marks_the_findings_kb_fix_can_fix_and_counts_them() -> None:
+    findings = [
+        Finding("knowledge/a.md", 2, "lint/title-unquoted", ERROR, "quote the title"),
+        Finding("knowledge/a.md", 5, "tree/link-broken", ERROR, "broken link"),
+    ]
+    out = render(findings, "text", "kbkit check", fixable=frozenset({"lint/title-unquoted"}))
+    lines = out.splitlines()
+    assert lines[0] == "knowledge/a.md:2: lint/title-unquoted [error] [*] quote the title"
+    assert lines[1] == "knowledge/a.md:5: tree/link-broken [error] broken link"
+    assert lines[-2] == "[*] 1 finding(s) can be fixed with `kb fix` (`--diff` shows how)"
+    assert lines[-1].startswith("kbkit check failed: 2 error(s)")  # the verdict stays last
+    assert "[*]" not in render(findings, "text", "kbkit check")

@@ -109,7 +109,11 @@ def _render(args: ReportOptions, repo: Path, findings: list[Finding], pages: int
     if args.format == "markdown":
         return markdown(findings, "kbkit check", {"pages": pages}, failing(args, findings))
     color = args.format == "text" and use_color(sys.stdout)
-    return render(findings, args.format, "kbkit check", {"pages": pages}, color, failing(args, findings))  # fmt: skip
+    from kbkit.checks.rules import all_rules
+
+    fixable = frozenset(rule.id for rule in all_rules().values() if rule.fixable)
+    totals = {"pages": pages}
+    return render(findings, args.format, "kbkit check", totals, color, failing(args, findings), fixable)  # fmt: skip
 
 
 def _ours(rule: str, prefixes: tuple[str, ...]) -> bool:

@@ -98,9 +98,11 @@ def render(
     totals: dict[str, int] | None = None,
     color: bool = False,
     failed: bool | None = None,
+    fixable: frozenset[str] = frozenset(),
 ) -> str:
-    """The one printer of findings: `text` (severity shown, colour optional), `json`
-    (carrying `version`) or `github` (workflow annotations); paths are repo-relative."""
+    """The one printer of findings: `text` (severity shown, colour optional; findings of the
+    rules in `fixable` marked `[*]`, as ruff marks them), `json` (carrying `version`) or
+    `github` (workflow annotations); paths are repo-relative."""
     totals = totals or {}
     errors, warnings = count(findings)
     if fmt == "json":
@@ -120,12 +122,16 @@ def render(
         raise ValueError(f"unknown report format {fmt!r}")
     lines = [
         f"{_paint(_location(f), 'path', color)}: {_paint(f.rule_id, 'rule', color)} "
-        f"{_paint('[' + f.severity + ']', f.severity, color)} {shown(f.message)}"
+        f"{_paint('[' + f.severity + ']', f.severity, color)} "
+        f"{'[*] ' if f.rule_id in fixable else ''}{shown(f.message)}"
         for f in findings
     ]
+    fixes = sum(1 for f in findings if f.rule_id in fixable)
+    if fixes:
+        lines.append(f"[*] {fixes} finding(s) can be fixed with `kb fix` (`--diff` shows how)")
     failing = bool(errors) if failed is None else failed  # `--fail-on warning`: warnings fail
     verdict = _paint("failed", "failed", color) if failing else "passed"
-    lines.append(
+    lines.append(  # the verdict stays the last line
         f"{tool} {verdict}: {errors} error(s), {warnings} warning(s){_totals_text(totals)}"
     )
     return "\n".join(lines) + "\n"
