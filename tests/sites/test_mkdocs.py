@@ -14,6 +14,7 @@ import pytest
 
 from kbkit.pages.containers import unindent_containers
 from kbkit.pages.page import parse_page
+from kbkit.sites import detect_site
 from tests.sites.oracle import kbkit_flagged, mkdocs_broken
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -66,3 +67,35 @@ def test_kbkit_flags_exactly_the_links_mkdocs_strict_reports(tmp_path: Path) -> 
     )
     assert done.returncode == 0, done.stderr
     assert kbkit_flagged(repo) == broken
+
+
+@pytest.mark.parametrize(
+    "extensions",
+    [
+        "[pymdownx.extra]",
+        "[extra]",
+        "[markdown.extensions.attr_list]",
+        "[{markdown.extensions.extra: {}}]",
+    ],
+)
+def test_attr_list_ids_count_where_a_bundle_or_a_module_path_loads_it(
+    tmp_path: Path, extensions: str
+) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        f"site_name: x\nmarkdown_extensions: {extensions}\n", encoding="utf-8"
+    )
+    site = detect_site(tmp_path)
+    assert site is not None and site.generator == "MkDocs"
+    assert "attr_list" not in site.keys.get("links", {})
+
+
+def test_attr_list_ids_do_not_count_without_it(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: x\nmarkdown_extensions: [toc, pymdownx.superfences]\n", encoding="utf-8"
+    )
+    site = detect_site(tmp_path)
+    assert site is not None and site.keys["links"]["attr_list"] is False

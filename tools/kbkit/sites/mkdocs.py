@@ -19,6 +19,8 @@ from kbkit.sites.config import (
 from kbkit.sites.site import Site
 
 PUBLISHED = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # the page files it builds
+# Python-Markdown's `extra` and PyMdown's `pymdownx.extra` load attr_list (and more) too
+BUNDLES = {"extra": ("attr_list",), "pymdownx.extra": ("attr_list",)}
 
 
 def detect(repo: Path) -> Site | None:
@@ -38,9 +40,7 @@ def _site(repo: Path, name: str) -> Site:
         data = None
     data = data if isinstance(data, dict) else {}
     root = str(data.get("docs_dir") or "docs").strip("/") or "."
-    extensions = set()
-    for item in data.get("markdown_extensions") or ():
-        extensions.add(str(next(iter(item)) if isinstance(item, dict) and item else item))
+    extensions = markdown_extensions(data.get("markdown_extensions"))
     keys: dict[str, Any] = {}
     links = {}
     if "attr_list" not in extensions:
@@ -58,3 +58,17 @@ def _site(repo: Path, name: str) -> Site:
     if links:
         keys["links"] = links
     return Site("MkDocs", name, "mkdocs", root, keys, PUBLISHED)
+
+
+def markdown_extensions(listed: Any) -> set[str]:
+    """The Python-Markdown extensions `markdown_extensions` loads, by short name: an entry
+    may be a name or a one-key mapping of its options, and a built-in one may be written
+    with its module path (`markdown.extensions.attr_list`); a bundle (`extra`) loads its
+    members too."""
+    found: set[str] = set()
+    for item in listed if isinstance(listed, list) else ():
+        name = str(next(iter(item)) if isinstance(item, dict) and item else item)
+        name = name.removeprefix("markdown.extensions.")
+        found.add(name)
+        found.update(BUNDLES.get(name, ()))
+    return found
