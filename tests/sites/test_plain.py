@@ -77,3 +77,31 @@ def test_init_checks_the_handbook_and_catches_a_broken_link(tmp_path: Path) -> N
     found = {(f["path"], f["rule"]) for f in json.loads(checked.stdout)["findings"]}
     assert ("content/teams/team-7.md", "tree/link-broken") in found
     assert json.loads(checked.stdout)["summary"]["pages"] >= 31
+
+
+def test_a_repository_that_is_the_handbook_is_read_whole(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# Guides\n\n- [Git](git/README.md)\n")
+    for folder in ("git", "ruby", "testing", "security"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "README.md").write_text(f"# {folder}\n\n- [How](how-to.md)\n")
+        (tmp_path / folder / "how-to.md").write_text(f"# How to {folder}\n")
+    (tmp_path / "ruby" / "sample.rb").write_text("puts 1\n")
+    site = detect_site(tmp_path)
+    assert site is not None and site.root == "." and site.profile == "public-docs"
+
+
+def test_a_flat_handbook_at_the_top_is_read_whole(tmp_path: Path) -> None:
+    for name in ("README", "benefits", "getting-started", "how-we-work"):
+        (tmp_path / f"{name}.md").write_text(f"# {name}\n")
+    site = detect_site(tmp_path)
+    assert site is not None and site.root == "."
+
+
+def test_code_with_a_few_pages_beside_it_is_no_handbook(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# x\n")
+    (tmp_path / "CONTRIBUTING.md").write_text("# x\n")
+    (tmp_path / "CHANGELOG.md").write_text("# x\n")
+    (tmp_path / "src").mkdir()
+    for i in range(5):
+        (tmp_path / "src" / f"m{i}.py").write_text("pass\n")
+    assert detect_site(tmp_path) is None
