@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from kbkit.sites import docfx, docusaurus, hugo, jekyll, mdbook, mkdocs, plain, sphinx
+from kbkit.sites import docfx, docusaurus, hugo, jekyll, mdbook, mkdocs, obsidian, plain, sphinx
 from kbkit.sites.site import Site
 
 DETECTORS: tuple[Callable[[Path], Site | None], ...] = (
@@ -28,6 +28,7 @@ DETECTORS: tuple[Callable[[Path], Site | None], ...] = (
     sphinx.detect,
     jekyll.detect,
     mdbook.detect_nested,
+    obsidian.detect,
     plain.detect,
 )
 
