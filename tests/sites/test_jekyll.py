@@ -189,6 +189,12 @@ def test_kbkit_flags_exactly_the_links_jekyll_does_not_serve(tmp_path: Path, sty
     assert ("guide/install.md", "../about.html") in broken  # served at its permalink
     assert ("guide/install.md", "#wait-what--now") not in broken  # kramdown's id
     assert ("_guides/intro.md", "other.html") in broken
+    # a collection whose own permalink ends in `/` is served at folder URLs in either style
+    assert ("_tutorials/start.md", "../next/") not in broken
+    assert ("_tutorials/start.md", "../next/#step-two") not in broken
+    assert ("_tutorials/start.md", "/proj/tutorials/next/") not in broken
+    assert ("_tutorials/start.md", "../gone/") in broken
+    assert ("_tutorials/start.md", "next.html") in broken
     pretty = style == "pretty"
     assert (("guide/install.md", "configure.html") in broken) is pretty
     assert (("guide/install.md", "../configure/") in broken) is not pretty

@@ -22,7 +22,9 @@
   which the site does not serve.
 - `page_url: file`: with `relative_from: url`, a page `a/b.md` is served at `/a/b.html`
   (Jekyll's default permalinks), so its relative links resolve from `/a/`; `folder` (the
-  default) serves it at `/a/b/`. `permalink_key`: the front matter key that gives a page
+  default) serves it at `/a/b/`; `pretty_folders` (knowledge-root folders) are served
+  the `folder` way all the same (a Jekyll collection whose `permalink` ends in `/`).
+  `permalink_key`: the front matter key that gives a page
   its own URL (Jekyll's `permalink:`): its relative links resolve from that URL, a site link
   to that URL reaches it, and a site link to its file's own URL does not (the site serves
   it elsewhere). `base_url`: the path the site is served under (Jekyll's `baseurl`): a site
@@ -109,6 +111,13 @@ class LinkModel(NamedTuple):
     permalink_key: str | None = None  # the front matter key naming a page's own URL
     base_url: str = ""  # the path the site is served under ("/proj"), "" for the host's root
     unpublished: tuple[str, ...] = ()  # gitignore globs of files the site does not publish
+    pretty_folders: tuple[str, ...] = ()  # with page_url file: folders served at /a/b/ still
+
+    def file_url(self, rel: str) -> bool:
+        """Whether the page (or target) at root-relative `rel` is served at `/a/b.html`."""
+        return self.page_url == "file" and not any(
+            rel == folder or rel.startswith(folder + "/") for folder in self.pretty_folders
+        )
 
     @property
     def active(self) -> bool:
@@ -156,6 +165,7 @@ def link_model(policy: Policy) -> LinkModel:
         str(links["permalink_key"]) if links.get("permalink_key") else None,
         _base(str(links.get("base_url") or "")),
         tuple(map(str, policy.data.get("unpublished") or ())),
+        tuple(_clean(str(f)) for f in links.get("pretty_folders") or ()),
     )
 
 
@@ -285,7 +295,7 @@ def served_folder(rel: str, model: LinkModel, permalink: str | None = None) -> s
     if permalink is not None:
         return permalink if permalink.endswith("/") else permalink.rpartition("/")[0] + "/"
     folder, _, name = rel.rpartition("/")
-    if name in model.folder_pages or model.page_url == "file":
+    if name in model.folder_pages or model.file_url(rel):
         return f"/{folder}/" if folder else "/"
     stem = name.rsplit(".", 1)[0]
     return f"/{folder}/{stem}/" if folder else f"/{stem}/"
@@ -423,7 +433,7 @@ class Resolver:
             given = self.permalinks().get(permalink_path(resolved))
             if given is not None:
                 return given
-        if self.model.page_url == "file" and path.endswith("/") and self.model.from_url:
+        if self.model.file_url(resolved) and path.endswith("/") and self.model.from_url:
             # pages are files (`a/b.html`): `x/` is a folder, served by its own page only
             pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
             return resolved if any(self.exists(page) for page in pages) else None
