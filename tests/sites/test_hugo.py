@@ -83,6 +83,10 @@ def test_kbkit_flags_exactly_the_links_hugo_does_not_serve(tmp_path: Path) -> No
     assert ("content/docs/guide/configure.md", "logo.png") in broken
     assert ("content/docs/guide/install.md", "../configure/") not in broken
     assert ("content/blog/post-one/index.md", "/images/logo.png") not in broken
+    # a section's URL is its _index.md page, whose headings the fragment must name
+    assert ("content/docs/guide/install.md", "../../ref/#reference") not in broken
+    assert ("content/docs/guide/install.md", "../../ref/#no-such-part") in broken
+    assert ("content/docs/guide/install.md", "/docs/ref/#gone-part") in broken
     assert len(verdicts) >= 20 and len(broken) >= 7
     repo = init(site, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []
