@@ -195,6 +195,9 @@ def test_kbkit_flags_exactly_the_links_jekyll_does_not_serve(tmp_path: Path, sty
     assert ("_tutorials/start.md", "/proj/tutorials/next/") not in broken
     assert ("_tutorials/start.md", "../gone/") in broken
     assert ("_tutorials/start.md", "next.html") in broken
+    # its front matter permalink is the collection's own URL for it: the page is served there
+    assert ("_tutorials/start.md", "/proj/tutorials/next/#step-two") not in broken
+    assert ("_tutorials/start.md", "/proj/tutorials/next/#no-step") in broken
     pretty = style == "pretty"
     assert (("guide/install.md", "configure.html") in broken) is pretty
     assert (("guide/install.md", "../configure/") in broken) is not pretty

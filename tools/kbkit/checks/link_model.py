@@ -430,7 +430,11 @@ class Resolver:
         if base and is_site_link(path) and not under_base(path, base):
             return None  # the site is served under its base URL: this leaves it
         if self.model.permalink_key:
-            given = self.permalinks().get(permalink_path(resolved))
+            urls = [permalink_path(resolved)]
+            if is_site_link(path):  # the URL as written, before a url_map folder replaced it
+                url = path[len(base) :] if base and under_base(path, base) else path
+                urls.insert(0, _clean(posixpath.join(self.model.site_root or "", permalink_path(url))))
+            given = next((hit for u in urls if (hit := self.permalinks().get(u)) is not None), None)
             if given is not None:
                 return given
         if self.model.file_url(resolved) and path.endswith("/") and self.model.from_url:
@@ -484,8 +488,20 @@ class Resolver:
         return resolved.endswith(".md") or self.permalinked(found)
 
     def permalinked(self, rel: str) -> bool:
-        """Whether the page's front matter serves it at a URL of its own."""
-        return "permalink" in self.tree.facts.get(rel, {})
+        """Whether the page's front matter serves it at a URL of its own (not the one its
+        file has anyway: `/docs/x/` for `_docs/x.md` where `/docs/` maps to `_docs`)."""
+        url = self.tree.facts.get(rel, {}).get("permalink")
+        return url is not None and permalink_path(str(url)) != self._file_url(rel)
+
+    def _file_url(self, rel: str) -> str:
+        """The root-relative URL path a page's file gives it (`url_map` folders at their
+        prefix), as `permalink_path` writes one."""
+        stem = rel.rsplit(".", 1)[0]
+        for prefix, folders in self.model.url_map:
+            for folder in folders:
+                if folder and stem.startswith(folder + "/"):
+                    return permalink_path(prefix + stem[len(folder) + 1 :])
+        return permalink_path(stem)
 
     def _site_file(self, resolved: str) -> str | None:
         """The file of a `site_files` folder that a site path (resolved from the site root)
