@@ -33,7 +33,7 @@ def coverage(repo: Path, site: Site) -> Coverage:
                 counts[suffix] += 1
     unread = {s: n for s, n in sorted(counts.items()) if s != READ and n}
     elsewhere = 0
-    if site.config.endswith("/"):  # no generator: the forge renders every markdown page
+    if site.config.endswith("/") and site.root != ".":  # the forge renders every markdown page
         by_folder = markdown_by_top_folder(repo)
         elsewhere = sum(n for name, n in by_folder.items() if name != site.root)
     return Coverage(counts[READ], unread, elsewhere)
