@@ -242,8 +242,8 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
         base = served_folder(rel, model, permalink_of(page, model))
     out = []
     for link in page.links:
-        if link.is_external:
-            continue
+        if link.is_external or "{{" in link.target or "{%" in link.target:
+            continue  # template code in it: the build writes that URL (`/docs/{{% param v %}}/`)
         if is_site_link(link.target):
             path = link.path_part
         elif base is not None and served_relative(link.target, model):
