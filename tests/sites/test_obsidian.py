@@ -17,7 +17,9 @@ def vault(folder: Path) -> Path:
     (folder / ".obsidian").mkdir(parents=True)
     (folder / ".obsidian" / "app.json").write_text("{}\n")
     (folder / "Guides").mkdir()
-    (folder / "Home.md").write_text("# Home\n\nStart with [[getting started]] and [[Queries#Filters]].\n")
+    (folder / "Home.md").write_text(
+        "# Home\n\nStart with [[getting started]] and [[Queries#Filters]].\n"
+    )
     (folder / "Guides" / "Getting Started.md").write_text("# Getting Started\n\nBack [[Home]].\n")
     (folder / "Guides" / "Queries.md").write_text("# Queries\n\n## Filters\n\nSee [[Home]].\n")
     return folder

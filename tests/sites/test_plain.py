@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kbkit.sites import detect_site
 from kbkit.sites.plain import markdown_by_top_folder
 
@@ -88,6 +90,7 @@ def test_a_repository_that_is_the_handbook_is_read_whole(tmp_path: Path) -> None
     (tmp_path / "ruby" / "sample.rb").write_text("puts 1\n")
     site = detect_site(tmp_path)
     assert site is not None and site.root == "." and site.profile == "public-docs"
+    assert site.keys["links"] == {"site_root": "."}  # `/git/x.md`: from the repository's top
 
 
 def test_a_flat_handbook_at_the_top_is_read_whole(tmp_path: Path) -> None:
@@ -105,3 +108,19 @@ def test_code_with_a_few_pages_beside_it_is_no_handbook(tmp_path: Path) -> None:
     for i in range(5):
         (tmp_path / "src" / f"m{i}.py").write_text("pass\n")
     assert detect_site(tmp_path) is None
+
+
+@pytest.mark.slow
+def test_a_handbooks_links_from_the_top_resolve_as_github_resolves_them(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text(
+        "# Guides\n\n[Git](/git/how-to.md), [gone](/git/gone.md), [style](ruby/style.md)\n"
+    )
+    (tmp_path / "git").mkdir()
+    (tmp_path / "ruby").mkdir()
+    (tmp_path / "git" / "how-to.md").write_text("# How\n\nBack [home](/README.md).\n")
+    (tmp_path / "ruby" / "style.md").write_text("# Style\n\n[How](/git/how-to.md#how)\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert kb(tmp_path, "init").returncode == 0
+    done = kb(tmp_path, "check", "--format", "json")
+    found = {(row["path"], row["rule"], row["line"]) for row in json.loads(done.stdout)["findings"]}
+    assert found == {("README.md", "tree/link-broken", 3)}

@@ -115,7 +115,9 @@ def lenient_json(text: str) -> Any:
 # a folder named as a version of the docs: v3, 3.1, v2.x, 1.76.0
 VERSION_NAME = re.compile(r"v?\d+(?:\.(?:\d+|x))*", re.IGNORECASE)
 # the unnumbered versions that sit beside numbered ones (the docs of the next release)
-VERSION_WORDS = frozenset({"next", "dev", "_dev", "latest", "current", "unreleased", "main", "master"})
+VERSION_WORDS = frozenset(
+    {"next", "dev", "_dev", "latest", "current", "unreleased", "main", "master"}
+)
 MAX_VERSION_DEPTH = 4  # how deep under the root version folders are looked for
 
 

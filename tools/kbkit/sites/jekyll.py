@@ -155,7 +155,9 @@ def _collection_permalink(data: dict[str, Any], name: str) -> str | None:
 
 def _pretty(pattern: str | None) -> bool:
     """Whether a permalink style serves a page at a folder URL (`/a/b/`)."""
-    return pattern == "pretty" or bool(pattern and pattern.startswith("/") and pattern.endswith("/"))
+    return pattern == "pretty" or bool(
+        pattern and pattern.startswith("/") and pattern.endswith("/")
+    )
 
 
 def _collection_at_its_name(data: dict[str, Any], name: str) -> bool:

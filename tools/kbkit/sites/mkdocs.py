@@ -85,7 +85,9 @@ def _merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
     out = dict(parent)
     for key, value in child.items():
         old = out.get(key)
-        out[key] = _merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+        out[key] = (
+            _merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+        )
     return out
 
 

@@ -39,7 +39,9 @@ def detect(repo: Path) -> Site | None:
             keys = index_keys(repo / name)
             return Site(f"a {name}/ folder", f"{name}/", "public-docs", name, keys)
     if files["named"] >= 2 and total >= PLAIN_SHARE * files["all"]:
-        return Site("a markdown handbook", "./", "public-docs", ".", index_keys(repo))
+        # GitHub resolves a link that starts with `/` from the repository's top
+        keys = {**index_keys(repo), "links": {"site_root": "."}}
+        return Site("a markdown handbook", "./", "public-docs", ".", keys)
     return None
 
 
