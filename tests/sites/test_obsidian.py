@@ -65,3 +65,38 @@ def test_init_alone_catches_a_broken_wikilink_and_a_missing_heading(tmp_path: Pa
     assert ("Guides/Queries.md", "tree/link-broken") in found
     assert ("Guides/Queries.md", "tree/link-anchor") in found
     assert not any(path in ("Home.md", "Guides/Getting Started.md") for path, _ in found)
+
+
+def test_folders_publish_leaves_out_and_the_templates_folder_are_unpublished(
+    tmp_path: Path,
+) -> None:
+    vault(tmp_path)
+    (tmp_path / ".obsidian" / "publish.json").write_text('{"excluded": ["_meta", "Drafts/"]}')
+    (tmp_path / ".obsidian" / "templates.json").write_text('{"folder": "_meta/templates"}')
+    site = detect_site(tmp_path)
+    assert site is not None
+    assert site.keys["unpublished"] == ["/_meta/", "/Drafts/", "/_meta/templates/"]
+
+
+def test_unreadable_vault_settings_are_no_error(tmp_path: Path) -> None:
+    vault(tmp_path)
+    (tmp_path / ".obsidian" / "publish.json").write_text("{not json")
+    site = detect_site(tmp_path)
+    assert site is not None and "unpublished" not in site.keys
+
+
+@pytest.mark.slow
+def test_templates_are_no_orphans_and_no_broken_links(tmp_path: Path) -> None:
+    vault(tmp_path)
+    (tmp_path / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}')
+    (tmp_path / "Templates").mkdir()
+    (tmp_path / "Templates" / "New page.md").write_text(
+        "# {{title}}\n\n![[insert-name-here.png]]\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    kb = [sys.executable, "-m", "kbkit"]
+    subprocess.run([*kb, "init"], cwd=tmp_path, check=True, capture_output=True)
+    done = subprocess.run(
+        [*kb, "check", "--format", "json"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert json.loads(done.stdout)["findings"] == []

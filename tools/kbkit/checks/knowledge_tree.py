@@ -58,7 +58,7 @@ from kbkit.checks.rules.tree.size import (
     split_findings,
 )
 from kbkit.checks.rules.tree.structure import has_children_marker, structure_findings
-from kbkit.checks.scopes import compiled, folder_verdict
+from kbkit.checks.scopes import folder_verdict, unpublished
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -70,15 +70,9 @@ ROOT, EXTRA = "root", "extra"
 def page_scope(rel: str, policy: Policy) -> str | None:
     """`root` for pages under a root, `extra` for other scanned pages (T28), else None (as
     for the pages the site does not publish, `unpublished`)."""
-    if policy.data.get("unpublished") and compiled(policy, _unpublished).match_file(rel):
+    if unpublished(rel, policy):
         return None
     return folder_verdict(rel, policy, _folder_scope)  # the scope is the folder's
-
-
-def _unpublished(policy: Policy) -> Any:
-    import pathspec  # only policies that name unpublished files pay for it
-
-    return pathspec.GitIgnoreSpec.from_lines(map(str, policy.data.get("unpublished") or ()))
 
 
 def _folder_scope(folder: str, policy: Policy) -> str | None:

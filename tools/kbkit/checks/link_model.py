@@ -433,7 +433,9 @@ class Resolver:
             urls = [permalink_path(resolved)]
             if is_site_link(path):  # the URL as written, before a url_map folder replaced it
                 url = path[len(base) :] if base and under_base(path, base) else path
-                urls.insert(0, _clean(posixpath.join(self.model.site_root or "", permalink_path(url))))
+                urls.insert(
+                    0, _clean(posixpath.join(self.model.site_root or "", permalink_path(url)))
+                )
             given = next((hit for u in urls if (hit := self.permalinks().get(u)) is not None), None)
             if given is not None:
                 return given

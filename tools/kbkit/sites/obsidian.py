@@ -3,13 +3,18 @@ repository or one folder down (`docs/.obsidian/`: a plugin's docs published with
 Publish). Pages link by name (`[[Page]]`, `[[Page#Heading]]`, `![[image.png]]`) wherever
 they sit in the vault, letter case ignored as Obsidian ignores it, and a front matter
 `aliases:` name reaches its page too. Obsidian has no navigation file: its file explorer
-lists every page, so a page is left out only when no page links to it (`lint/orphan`)."""
+lists every page, so a page is left out only when no page links to it (`lint/orphan`).
+The folders Obsidian Publish leaves out (`.obsidian/publish.json`'s `excluded`) and the
+templates folder (the core Templates plugin's `templates.json`, Templater's
+`templates_folder`) hold no published pages: they are `unpublished`."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from kbkit.sites.config import has_pages
+from kbkit.infra import json_input
+from kbkit.sites.config import has_pages, present, read_config
 from kbkit.sites.site import Site
 
 SETTINGS = ".obsidian"
@@ -23,7 +28,7 @@ KEYS = {
 def detect(repo: Path) -> Site | None:
     """The vault at the top, else the one folder down with the most pages."""
     if (repo / SETTINGS).is_dir() and has_pages(repo):
-        return _site(".")
+        return _site(repo, ".")
     vaults = []
     try:
         folders = sorted(p for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))
@@ -34,10 +39,36 @@ def detect(repo: Path) -> Site | None:
             vaults.append((sum(1 for _ in folder.rglob("*.md")), folder.name))
     if not vaults:
         return None
-    return _site(max(vaults, key=lambda item: (item[0], item[1]))[1])
+    return _site(repo, max(vaults, key=lambda item: (item[0], item[1]))[1])
 
 
-def _site(root: str) -> Site:
+def _site(repo: Path, root: str) -> Site:
     config = f"{root}/{SETTINGS}/" if root != "." else f"{SETTINGS}/"
-    keys = {name: dict(value) for name, value in KEYS.items()}
+    keys: dict[str, Any] = {name: dict(value) for name, value in KEYS.items()}
+    settings = repo / root / SETTINGS
+    folders = [
+        *_strings(_json(settings / "publish.json").get("excluded")),
+        *_strings(_json(settings / "templates.json").get("folder")),
+        *_strings(_json(settings / "plugins/templater-obsidian/data.json").get("templates_folder")),
+    ]
+    globs = [f"/{f.strip('/')}/" for f in folders if f.strip("/") and ".." not in f.split("/")]
+    if globs:
+        keys["unpublished"] = list(dict.fromkeys(globs))
     return Site("Obsidian", config, "public-docs", root, keys, PUBLISHED)
+
+
+def _json(path: Path) -> dict[str, Any]:
+    """A settings file of the vault as a mapping ({} when absent or unreadable)."""
+    if not present(path):
+        return {}
+    try:
+        data = json_input.loads(read_config(path))
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _strings(value: Any) -> list[str]:
+    """A setting's folder names: one text, or a list of them."""
+    items = value if isinstance(value, list) else [value]
+    return [item for item in items if isinstance(item, str)]
