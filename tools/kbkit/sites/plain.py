@@ -40,7 +40,9 @@ def detect(repo: Path) -> Site | None:
             return Site(f"a {name}/ folder", f"{name}/", "public-docs", name, keys)
     if files["named"] >= 2 and total >= PLAIN_SHARE * files["all"]:
         # GitHub resolves a link that starts with `/` from the repository's top
-        keys = {**index_keys(repo), "links": {"site_root": "."}}
+        # and shows a folder's README.md at the folder's address
+        links = {"site_root": ".", "url_folder_pages": ["README.md", "readme.md"]}
+        keys = {**index_keys(repo), "links": links}
         return Site("a markdown handbook", "./", "public-docs", ".", keys)
     return None
 
