@@ -240,3 +240,30 @@ def test_init_on_a_malformed_config_exits_2_with_the_file_and_line(tmp_path: Pat
     assert done.returncode == 2
     assert "_config.yml:3: Jekyll cannot read this configuration" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_redirect_from_urls_are_read_only_with_the_plugin() -> None:
+    assert site_keys({"plugins": ["jekyll-redirect-from"]})["links"]["redirect_from_key"] == (
+        "redirect_from"
+    )
+    assert "redirect_from_key" not in site_keys({"plugins": ["jekyll-feed"]})["links"]
+
+
+@pytest.mark.slow
+def test_a_link_to_a_url_that_redirects_to_a_page_is_served(tmp_path: Path) -> None:
+    write(tmp_path / "_config.yml", "permalink: pretty\nplugins: [jekyll-redirect-from]\n")
+    write(tmp_path / "Gemfile", "gem 'jekyll'\ngem 'jekyll-redirect-from'\n")
+    write(
+        tmp_path / "index.md",
+        "---\ntitle: Home\n---\n# Home\n\n[help](/help/), [old help](/old/help.html),\n"
+        "[support](/support/) and [gone](/gone/).\n",
+    )
+    write(
+        tmp_path / "support.md",
+        "---\ntitle: Support\nredirect_from: [/help/index.html, /old/help.html]\n---\n"
+        "# Support\n\n[Home](/)\n",
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    kb = [sys.executable, "-m", "kbkit"]
+    subprocess.run([*kb, "init"], cwd=tmp_path, check=True, capture_output=True)
+    assert kbkit_flagged(tmp_path) == {("index.md", "/gone/")}

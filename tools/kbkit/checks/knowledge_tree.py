@@ -22,6 +22,7 @@ from kbkit.checks.link_model import (
     fragment_fact,
     label_fact,
     page_permalink,
+    page_redirects,
     site_links,
     wikilink_aliases,
     wikilink_refs,
@@ -127,6 +128,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     permalink = page_permalink(page, policy)
     if permalink is not None:
         facts["permalink"] = permalink  # where other pages' links reach it (links.permalink_key)
+    redirects = page_redirects(page, policy)
+    if redirects:
+        facts["redirect_from"] = redirects  # URLs that redirect to it (links.redirect_from_key)
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
     if anchors_on(policy) and anchors_known(page, policy):

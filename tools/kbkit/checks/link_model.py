@@ -27,7 +27,8 @@
   `permalink_key`: the front matter key that gives a page
   its own URL (Jekyll's `permalink:`): its relative links resolve from that URL, a site link
   to that URL reaches it, and a site link to its file's own URL does not (the site serves
-  it elsewhere). `base_url`: the path the site is served under (Jekyll's `baseurl`): a site
+  it elsewhere); `redirect_from_key` the key of the URLs that redirect to the page
+  (jekyll-redirect-from's `redirect_from:`): a site link to one reaches it. `base_url`: the path the site is served under (Jekyll's `baseurl`): a site
   link `/base/x` names `/x`, and a site link outside it leaves the site (broken).
 - `site_files`: folders (relative to the knowledge root; `../static` may lead out of it,
   not out of the repository) whose files the site serves from its URL root, as Hugo and
@@ -112,6 +113,7 @@ class LinkModel(NamedTuple):
     base_url: str = ""  # the path the site is served under ("/proj"), "" for the host's root
     unpublished: tuple[str, ...] = ()  # gitignore globs of files the site does not publish
     pretty_folders: tuple[str, ...] = ()  # with page_url file: folders served at /a/b/ still
+    redirect_from_key: str | None = None  # front matter key of the URLs that redirect to a page
 
     def file_url(self, rel: str) -> bool:
         """Whether the page (or target) at root-relative `rel` is served at `/a/b.html`."""
@@ -166,6 +168,7 @@ def link_model(policy: Policy) -> LinkModel:
         _base(str(links.get("base_url") or "")),
         tuple(map(str, policy.data.get("unpublished") or ())),
         tuple(_clean(str(f)) for f in links.get("pretty_folders") or ()),
+        str(links["redirect_from_key"]) if links.get("redirect_from_key") else None,
     )
 
 
@@ -275,6 +278,21 @@ def page_permalink(page: Page, policy: Policy) -> str | None:
     if not links.get("permalink_key") or not has_site_root(policy):
         return None
     return permalink_of(page, compiled(policy, link_model))
+
+
+def page_redirects(page: Page, policy: Policy) -> tuple[str, ...]:
+    """The site URLs that redirect to the page (`redirect_from_key`: jekyll-redirect-from's
+    `redirect_from:`, one URL or a list), a fact: other pages' links reach it there too."""
+    key = (policy.data.get("links") or {}).get("redirect_from_key")
+    if not key or not has_site_root(policy):
+        return ()
+    value = page.meta.get(str(key))
+    urls = value if isinstance(value, list) else [value]
+    return tuple(
+        "/" + url.strip().lstrip("/")
+        for url in urls
+        if isinstance(url, str) and url.strip() and "://" not in url
+    )
 
 
 def permalink_path(url: str) -> str:
@@ -478,6 +496,10 @@ class Resolver:
             for rel, facts in sorted(self.tree.facts.items()):
                 url = facts.get("permalink")
                 if url is not None:
+                    key = _clean(posixpath.join(root, permalink_path(url)))
+                    self._permalinks.setdefault(key, rel)
+            for rel, facts in sorted(self.tree.facts.items()):  # a page's own URL wins
+                for url in facts.get("redirect_from", ()):
                     key = _clean(posixpath.join(root, permalink_path(url)))
                     self._permalinks.setdefault(key, rel)
         return self._permalinks

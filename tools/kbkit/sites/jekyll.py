@@ -6,7 +6,8 @@ except the collections it outputs, its default excludes, `exclude:` less `includ
 ending in `/`: `a/b.md` at `/a/b/`; else at `/a/b.html`; a collection's own `permalink`
 ending in `/` serves its pages so whatever the site's style), `baseurl` the path the site lives
 under; a `.md` link resolves from the file where jekyll-relative-links rewrites it (listed
-in `plugins:`, or GitHub Pages, which always runs it)."""
+in `plugins:`, or GitHub Pages, which always runs it); with jekyll-redirect-from listed, a
+page's `redirect_from:` URLs are served too (they redirect to it)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ DEFAULT_EXCLUDES = (
     "vendor/ruby/",
 )
 RELATIVE_LINKS = "jekyll-relative-links"
+REDIRECT_FROM = "jekyll-redirect-from"
 
 
 PUBLISHED = (".md", ".markdown", ".mkdown", ".mkd")  # its markdown pages (.html ones not counted)
@@ -105,6 +107,8 @@ def site_keys(data: dict[str, Any], github_pages: bool = False) -> dict[str, Any
         links["base_url"] = "/" + base
     if _relative_links(data, github_pages):
         links["md_from_file"] = True
+    if REDIRECT_FROM in [*_names(data.get("plugins")), *_names(data.get("gems"))]:
+        links["redirect_from_key"] = "redirect_from"  # its URLs redirect to the page
     collections = _output_collections(data)
     folder = str(data.get("collections_dir") or "").strip("/")
     url_map = {
