@@ -34,6 +34,11 @@ def test_versions_beside_other_folders_are_named_one_by_one(tmp_path: Path) -> N
     assert version_folders(tmp_path) == ["3.1", "3.2", "next"]
 
 
+def test_docusaurus_versioned_docs(tmp_path: Path) -> None:
+    folders(tmp_path, "versioned_docs/version-0.77", "versioned_docs/version-0.78", "docs")
+    assert version_folders(tmp_path) == ["versioned_docs/*"]
+
+
 def test_one_version_folder_or_none_is_no_versioning(tmp_path: Path) -> None:
     folders(tmp_path, "api/v1", "guides", "dev")
     assert version_folders(tmp_path) == []

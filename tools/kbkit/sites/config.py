@@ -112,8 +112,8 @@ def lenient_json(text: str) -> Any:
         return {}
 
 
-# a folder named as a version of the docs: v3, 3.1, v2.x, 1.76.0
-VERSION_NAME = re.compile(r"v?\d+(?:\.(?:\d+|x))*", re.IGNORECASE)
+# a folder named as a version of the docs: v3, 3.1, v2.x, 1.76.0, Docusaurus' version-0.78
+VERSION_NAME = re.compile(r"(?:version-)?v?\d+(?:\.(?:\d+|x))*", re.IGNORECASE)
 # the unnumbered versions that sit beside numbered ones (the docs of the next release)
 VERSION_WORDS = frozenset(
     {"next", "dev", "_dev", "latest", "current", "unreleased", "main", "master"}
