@@ -19,7 +19,7 @@ from kbkit.sites.site import Site
 
 SETTINGS = ".obsidian"
 PUBLISHED = (".md",)
-KEYS = {
+KEYS: dict[str, dict[str, Any]] = {
     "links": {"wikilinks": True, "case_insensitive": True, "anchors": True, "aliases": True},
     "index": {"model": "none"},
 }
