@@ -54,6 +54,38 @@ def test_detection_reads_static_dirs_and_link_render_hooks(tmp_path: Path) -> No
     hook.write_text("{{ .Destination }}")
     site = detect_site(tmp_path / "site")
     assert site is not None and site.keys["links"]["md_from_file"] is True
+    assert "page_lookup" not in site.keys["links"]  # it writes the destination as it is
+    hook.write_text("{{ with .PageInner.GetPage .Destination }}{{ .RelPermalink }}{{ end }}")
+    site = detect_site(tmp_path / "site")
+    assert site is not None and site.keys["links"]["page_lookup"] is True
+
+
+@pytest.mark.slow
+def test_a_hook_that_calls_getpage_finds_pages_from_the_content_folder(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "layouts/_default/_markup").mkdir(parents=True)
+    (site / "layouts/_default/_markup/render-link.html").write_text(
+        '<a href="{{ with or (.Page.GetPage .Destination) (.Page.GetPage (strings.TrimRight '
+        '"/" .Destination)) }}{{ .RelPermalink }}{{ else }}BROKEN{{ end }}">{{ .Text }}</a>'
+    )
+    for name in ("single.html", "list.html"):
+        (site / "layouts/_default" / name).write_text("<main>{{ .Content }}</main>")
+    (site / "hugo.toml").write_text("title = 'x'\n")
+    (site / "content/templates").mkdir(parents=True)
+    (site / "content/methods/page").mkdir(parents=True)
+    (site / "content/methods/page/date.md").write_text("---\ntitle: Date\n---\n# Date\n")
+    (site / "content/templates/sibling.md").write_text("---\ntitle: S\n---\n# S\n")
+    (site / "content/templates/intro.md").write_text(
+        "---\ntitle: Intro\n---\n# Intro\n\n[date](methods/page/date/), "
+        "[sibling](sibling), [gone](methods/page/gone/)\n"
+    )
+    if shutil.which("hugo"):  # the real hugo finds what kbkit finds
+        out = tmp_path / "public"
+        subprocess.run(["hugo", "--quiet", "-s", str(site), "-d", str(out)], check=True)
+        html = (out / "templates/intro/index.html").read_text(encoding="utf-8")
+        assert html.count('href="BROKEN"') == 1 and 'href="/methods/page/date/"' in html
+    repo = init(site, tmp_path)
+    assert kbkit_flagged(repo) == {("content/templates/intro.md", "methods/page/gone/")}
 
 
 def init(site: Path, work: Path) -> Path:

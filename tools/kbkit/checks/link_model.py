@@ -19,7 +19,9 @@
   served at its folder's URL. Such links are site links of the page (`site_links`). With
   `md_from_file`, a link to a `.md` file still resolves from the file's folder (a link
   render hook rewrites it to the page's URL); without it, `x.md` is the URL `/a/b/x.md`,
-  which the site does not serve.
+  which the site does not serve. With `page_lookup` (a Hugo link render hook that looks
+  destinations up with `.GetPage`), a relative link that names nothing from the page's URL
+  names the page it names from the page file's folder, else from the site root.
 - `page_url: file`: with `relative_from: url`, a page `a/b.md` is served at `/a/b.html`
   (Jekyll's default permalinks), so its relative links resolve from `/a/`; `folder` (the
   default) serves it at `/a/b/`; `pretty_folders` (knowledge-root folders) are served
@@ -114,6 +116,7 @@ class LinkModel(NamedTuple):
     unpublished: tuple[str, ...] = ()  # gitignore globs of files the site does not publish
     pretty_folders: tuple[str, ...] = ()  # with page_url file: folders served at /a/b/ still
     redirect_from_key: str | None = None  # front matter key of the URLs that redirect to a page
+    page_lookup: bool = False  # a relative link not found from the URL: file folder, then root
 
     def file_url(self, rel: str) -> bool:
         """Whether the page (or target) at root-relative `rel` is served at `/a/b.html`."""
@@ -169,6 +172,7 @@ def link_model(policy: Policy) -> LinkModel:
         tuple(map(str, policy.data.get("unpublished") or ())),
         tuple(_clean(str(f)) for f in links.get("pretty_folders") or ()),
         str(links["redirect_from_key"]) if links.get("redirect_from_key") else None,
+        bool(links.get("page_lookup")),
     )
 
 

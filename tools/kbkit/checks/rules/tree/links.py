@@ -7,6 +7,7 @@ images and reference-style links count). Targets resolve against the in-memory t
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import NamedTuple
 
@@ -82,7 +83,7 @@ def broken_link_findings(
                     f"write {quote(base + written)}",
                 )
             )
-        elif target is None:
+        elif target is None and not _looked_up(resolver, rel, written):
             findings.append(_broken(tree, rel, line, written, resolved))
         elif anchors and "#" in written:
             target = served_page(tree, resolver, target)
@@ -204,6 +205,23 @@ def _heading_missing(tree: Tree, target: str, written: str) -> bool:
         return False
     style = compiled(tree.policy, anchor_options).style
     return slug(heading, style) not in known and heading.lower() not in known
+
+
+def _looked_up(resolver: Resolver, rel: str, written: str) -> bool:
+    """Whether a relative link that names nothing from the page's URL names a page from the
+    page file's folder or from the site root, as a render hook that calls `.GetPage` finds
+    it (`links.page_lookup`)."""
+    if not resolver.model.page_lookup or is_site_link(written):
+        return False
+    path = written.split("#", 1)[0].split("?", 1)[0].strip("/")
+    if not path:
+        return False
+    folder = rel.rpartition("/")[0]
+    for base in (folder, ""):
+        candidate = posixpath.normpath(posixpath.join(base, path))
+        if not candidate.startswith("..") and resolver.target(candidate) is not None:
+            return True
+    return False
 
 
 def served_page(tree: Tree, resolver: Resolver, target: str) -> str:
