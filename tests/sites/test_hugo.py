@@ -65,8 +65,9 @@ def test_a_hook_that_calls_getpage_finds_pages_from_the_content_folder(tmp_path:
     site = tmp_path / "site"
     (site / "layouts/_default/_markup").mkdir(parents=True)
     (site / "layouts/_default/_markup/render-link.html").write_text(
-        '<a href="{{ with or (.Page.GetPage .Destination) (.Page.GetPage (strings.TrimRight '
-        '"/" .Destination)) }}{{ .RelPermalink }}{{ else }}BROKEN{{ end }}">{{ .Text }}</a>'
+        '{{ $p := (urls.Parse .Destination).Path }}<a href="{{ with or (.Page.GetPage $p) '
+        '(.Page.GetPage (strings.TrimRight "/" $p)) }}{{ .RelPermalink }}{{ else }}BROKEN'
+        '{{ end }}">{{ .Text }}</a>'
     )
     for name in ("single.html", "list.html"):
         (site / "layouts/_default" / name).write_text("<main>{{ .Content }}</main>")
@@ -77,7 +78,7 @@ def test_a_hook_that_calls_getpage_finds_pages_from_the_content_folder(tmp_path:
     (site / "content/templates/sibling.md").write_text("---\ntitle: S\n---\n# S\n")
     (site / "content/templates/intro.md").write_text(
         "---\ntitle: Intro\n---\n# Intro\n\n[date](methods/page/date/), "
-        "[sibling](sibling), [gone](methods/page/gone/)\n"
+        "[sibling](sibling), [gone](methods/page/gone/), [a part](methods/page/date/#date)\n"
     )
     if shutil.which("hugo"):  # the real hugo finds what kbkit finds
         out = tmp_path / "public"

@@ -83,8 +83,9 @@ def broken_link_findings(
                     f"write {quote(base + written)}",
                 )
             )
-        elif target is None and not _looked_up(resolver, rel, written):
-            findings.append(_broken(tree, rel, line, written, resolved))
+        elif target is None:
+            if not _looked_up(resolver, rel, written):  # a hook's .GetPage may find it
+                findings.append(_broken(tree, rel, line, written, resolved))
         elif anchors and "#" in written:
             target = served_page(tree, resolver, target)
             missing = _anchor_findings(tree, rel, target, line, written)
