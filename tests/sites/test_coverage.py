@@ -49,3 +49,16 @@ def test_a_jupyter_books_notebooks_are_counted_as_not_read(tmp_path: Path) -> No
     site = detect_site(tmp_path)
     assert site is not None and site.generator == "Jupyter Book"
     assert coverage(tmp_path, site).unread == {".Rmd": 1, ".ipynb": 1}
+
+
+def test_a_tree_read_from_the_top_leaves_no_page_elsewhere(tmp_path: Path) -> None:
+    for folder in ("git", "ruby"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "how-to.md").write_text("# How\n")
+        (tmp_path / folder / "style.md").write_text("# Style\n")
+    (tmp_path / "README.md").write_text("# Guides\n")
+    site = detect_site(tmp_path)
+    assert site is not None and site.root == "."
+    found = coverage(tmp_path, site)
+    assert (found.read, found.elsewhere) == (5, 0)
+    assert "elsewhere" not in words(site, found)

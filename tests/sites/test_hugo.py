@@ -3,7 +3,10 @@ from there, `static/` served at the site's root. The real hugo is the oracle."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +54,39 @@ def test_detection_reads_static_dirs_and_link_render_hooks(tmp_path: Path) -> No
     hook.write_text("{{ .Destination }}")
     site = detect_site(tmp_path / "site")
     assert site is not None and site.keys["links"]["md_from_file"] is True
+    assert "page_lookup" not in site.keys["links"]  # it writes the destination as it is
+    hook.write_text("{{ with .PageInner.GetPage .Destination }}{{ .RelPermalink }}{{ end }}")
+    site = detect_site(tmp_path / "site")
+    assert site is not None and site.keys["links"]["page_lookup"] is True
+
+
+@pytest.mark.slow
+def test_a_hook_that_calls_getpage_finds_pages_from_the_content_folder(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "layouts/_default/_markup").mkdir(parents=True)
+    (site / "layouts/_default/_markup/render-link.html").write_text(
+        '{{ $p := (urls.Parse .Destination).Path }}<a href="{{ with or (.Page.GetPage $p) '
+        '(.Page.GetPage (strings.TrimRight "/" $p)) }}{{ .RelPermalink }}{{ else }}BROKEN'
+        '{{ end }}">{{ .Text }}</a>'
+    )
+    for name in ("single.html", "list.html"):
+        (site / "layouts/_default" / name).write_text("<main>{{ .Content }}</main>")
+    (site / "hugo.toml").write_text("title = 'x'\n")
+    (site / "content/templates").mkdir(parents=True)
+    (site / "content/methods/page").mkdir(parents=True)
+    (site / "content/methods/page/date.md").write_text("---\ntitle: Date\n---\n# Date\n")
+    (site / "content/templates/sibling.md").write_text("---\ntitle: S\n---\n# S\n")
+    (site / "content/templates/intro.md").write_text(
+        "---\ntitle: Intro\n---\n# Intro\n\n[date](methods/page/date/), "
+        "[sibling](sibling), [gone](methods/page/gone/), [a part](methods/page/date/#date)\n"
+    )
+    if shutil.which("hugo"):  # the real hugo finds what kbkit finds
+        out = tmp_path / "public"
+        subprocess.run(["hugo", "--quiet", "-s", str(site), "-d", str(out)], check=True)
+        html = (out / "templates/intro/index.html").read_text(encoding="utf-8")
+        assert html.count('href="BROKEN"') == 1 and 'href="/methods/page/date/"' in html
+    repo = init_copy(site, tmp_path)
+    assert kbkit_flagged(repo) == {("content/templates/intro.md", "methods/page/gone/")}
 
 
 @pytest.mark.slow
@@ -70,6 +106,23 @@ def test_kbkit_flags_exactly_the_links_hugo_does_not_serve(tmp_path: Path) -> No
     assert ("content/docs/guide/configure.md", "logo.png") in broken
     assert ("content/docs/guide/install.md", "../configure/") not in broken
     assert ("content/blog/post-one/index.md", "/images/logo.png") not in broken
+    # a section's URL is its _index.md page, whose headings the fragment must name
+    assert ("content/docs/guide/install.md", "../../ref/#reference") not in broken
+    assert ("content/docs/guide/install.md", "../../ref/#no-such-part") in broken
+    assert ("content/docs/guide/install.md", "/docs/ref/#gone-part") in broken
     assert len(verdicts) >= 20 and len(broken) >= 7
     repo = init_copy(site, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []
+    # front matter Hugo reads for itself (`type: docs` picks the layouts) is no finding
+    assert "content/docs/ref/api.md" not in {row["path"] for row in check_rows(repo)}
+
+
+def check_rows(repo: Path) -> list[dict[str, str]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "kbkit", "check", "--format", "json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    rows: list[dict[str, str]] = json.loads(done.stdout)["findings"]
+    return rows

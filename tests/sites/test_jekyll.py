@@ -188,6 +188,15 @@ def test_kbkit_flags_exactly_the_links_jekyll_does_not_serve(tmp_path: Path, sty
     assert ("guide/install.md", "../about.html") in broken  # served at its permalink
     assert ("guide/install.md", "#wait-what--now") not in broken  # kramdown's id
     assert ("_guides/intro.md", "other.html") in broken
+    # a collection whose own permalink ends in `/` is served at folder URLs in either style
+    assert ("_tutorials/start.md", "../next/") not in broken
+    assert ("_tutorials/start.md", "../next/#step-two") not in broken
+    assert ("_tutorials/start.md", "/proj/tutorials/next/") not in broken
+    assert ("_tutorials/start.md", "../gone/") in broken
+    assert ("_tutorials/start.md", "next.html") in broken
+    # its front matter permalink is the collection's own URL for it: the page is served there
+    assert ("_tutorials/start.md", "/proj/tutorials/next/#step-two") not in broken
+    assert ("_tutorials/start.md", "/proj/tutorials/next/#no-step") in broken
     pretty = style == "pretty"
     assert (("guide/install.md", "configure.html") in broken) is pretty
     assert (("guide/install.md", "../configure/") in broken) is not pretty
@@ -230,3 +239,30 @@ def test_init_on_a_malformed_config_exits_2_with_the_file_and_line(tmp_path: Pat
     assert done.returncode == 2
     assert "_config.yml:3: Jekyll cannot read this configuration" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_redirect_from_urls_are_read_only_with_the_plugin() -> None:
+    assert site_keys({"plugins": ["jekyll-redirect-from"]})["links"]["redirect_from_key"] == (
+        "redirect_from"
+    )
+    assert "redirect_from_key" not in site_keys({"plugins": ["jekyll-feed"]})["links"]
+
+
+@pytest.mark.slow
+def test_a_link_to_a_url_that_redirects_to_a_page_is_served(tmp_path: Path) -> None:
+    write(tmp_path / "_config.yml", "permalink: pretty\nplugins: [jekyll-redirect-from]\n")
+    write(tmp_path / "Gemfile", "gem 'jekyll'\ngem 'jekyll-redirect-from'\n")
+    write(
+        tmp_path / "index.md",
+        "---\ntitle: Home\n---\n# Home\n\n[help](/help/), [old help](/old/help.html),\n"
+        "[support](/support/) and [gone](/gone/).\n",
+    )
+    write(
+        tmp_path / "support.md",
+        "---\ntitle: Support\nredirect_from: [/help/index.html, /old/help.html]\n---\n"
+        "# Support\n\n[Home](/)\n",
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    kb = [sys.executable, "-m", "kbkit"]
+    subprocess.run([*kb, "init"], cwd=tmp_path, check=True, capture_output=True)
+    assert kbkit_flagged(tmp_path) == {("index.md", "/gone/")}

@@ -5,12 +5,15 @@ oracle."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from kbkit.pages.containers import unindent_containers
 from kbkit.pages.page import parse_page
+from kbkit.sites import detect_site
 from tests.sites.oracle import init_copy, kbkit_flagged, mkdocs_broken
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -56,3 +59,74 @@ def test_kbkit_flags_exactly_the_links_mkdocs_strict_reports(tmp_path: Path) -> 
     assert ("docs/guide/install.md", "../gone.md") in broken  # a nested admonition's
     assert len(broken) == 5
     assert kbkit_flagged(init_copy(site, tmp_path)) == broken
+
+
+@pytest.mark.parametrize(
+    "extensions",
+    [
+        "[pymdownx.extra]",
+        "[extra]",
+        "[markdown.extensions.attr_list]",
+        "[{markdown.extensions.extra: {}}]",
+    ],
+)
+def test_attr_list_ids_count_where_a_bundle_or_a_module_path_loads_it(
+    tmp_path: Path, extensions: str
+) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        f"site_name: x\nmarkdown_extensions: {extensions}\n", encoding="utf-8"
+    )
+    site = detect_site(tmp_path)
+    assert site is not None and site.generator == "MkDocs"
+    assert "attr_list" not in site.keys.get("links", {})
+
+
+def test_attr_list_ids_do_not_count_without_it(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: x\nmarkdown_extensions: [toc, pymdownx.superfences]\n", encoding="utf-8"
+    )
+    site = detect_site(tmp_path)
+    assert site is not None and site.keys["links"]["attr_list"] is False
+
+
+def inherited_site(repo: Path) -> Path:
+    """A site built with `mkdocs build -f mkdocs-online.yml`, its settings in the file that
+    one INHERITs."""
+    (repo / "pages").mkdir()
+    for name in ("index", "guide", "left-out"):
+        (repo / "pages" / f"{name}.md").write_text(f"# {name}\n", encoding="utf-8")
+    (repo / "mkdocs-common.yml").write_text(
+        "site_name: x\ndocs_dir: pages\nnav: [index.md, guide.md]\n", encoding="utf-8"
+    )
+    (repo / "mkdocs-online.yml").write_text(
+        "INHERIT: mkdocs-common.yml\nsite_url: https://example.org/\n", encoding="utf-8"
+    )
+    (repo / "mkdocs-extra.yml").write_text("extra: {analytics: none}\n", encoding="utf-8")
+    return repo
+
+
+def test_a_config_named_otherwise_is_read_with_the_file_it_inherits(tmp_path: Path) -> None:
+    site = detect_site(inherited_site(tmp_path))
+    assert site is not None
+    assert (site.generator, site.config, site.root) == ("MkDocs", "mkdocs-online.yml", "pages")
+    assert site.keys["index"]["toc"] == "mkdocs-online.yml"
+
+
+@pytest.mark.slow
+def test_the_inherited_nav_is_the_navigation(tmp_path: Path) -> None:
+    repo = inherited_site(tmp_path)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    kb = [sys.executable, "-m", "kbkit"]
+    subprocess.run([*kb, "init"], cwd=repo, check=True, capture_output=True)
+    done = subprocess.run(
+        [*kb, "check", "--format", "json"], cwd=repo, capture_output=True, text=True
+    )
+    import json
+
+    found = {(row["path"], row["rule"]) for row in json.loads(done.stdout)["findings"]}
+    assert ("pages/left-out.md", "tree/page-unregistered") in found
+    assert not any(path in ("pages/index.md", "pages/guide.md") for path, _ in found)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kbkit.sites import detect_site
 from kbkit.sites.plain import markdown_by_top_folder
 
@@ -77,3 +79,55 @@ def test_init_checks_the_handbook_and_catches_a_broken_link(tmp_path: Path) -> N
     found = {(f["path"], f["rule"]) for f in json.loads(checked.stdout)["findings"]}
     assert ("content/teams/team-7.md", "tree/link-broken") in found
     assert json.loads(checked.stdout)["summary"]["pages"] >= 31
+
+
+def test_a_repository_that_is_the_handbook_is_read_whole(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# Guides\n\n- [Git](git/README.md)\n")
+    for folder in ("git", "ruby", "testing", "security"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "README.md").write_text(f"# {folder}\n\n- [How](how-to.md)\n")
+        (tmp_path / folder / "how-to.md").write_text(f"# How to {folder}\n")
+    (tmp_path / "ruby" / "sample.rb").write_text("puts 1\n")
+    site = detect_site(tmp_path)
+    assert site is not None and site.root == "." and site.profile == "public-docs"
+    assert site.keys["links"]["site_root"] == "."  # `/git/x.md`: from the repository's top
+
+
+def test_a_flat_handbook_at_the_top_is_read_whole(tmp_path: Path) -> None:
+    for name in ("README", "benefits", "getting-started", "how-we-work"):
+        (tmp_path / f"{name}.md").write_text(f"# {name}\n")
+    site = detect_site(tmp_path)
+    assert site is not None and site.root == "."
+
+
+def test_code_with_a_few_pages_beside_it_is_no_handbook(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# x\n")
+    (tmp_path / "CONTRIBUTING.md").write_text("# x\n")
+    (tmp_path / "CHANGELOG.md").write_text("# x\n")
+    (tmp_path / "src").mkdir()
+    for i in range(5):
+        (tmp_path / "src" / f"m{i}.py").write_text("pass\n")
+    assert detect_site(tmp_path) is None
+
+
+@pytest.mark.slow
+def test_a_handbooks_links_from_the_top_resolve_as_github_resolves_them(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text(
+        "# Guides\n\n[Git](/git/how-to.md), [gone](/git/gone.md), [style](ruby/style.md)\n"
+        "\n[Ruby's intro](/ruby/#ruby), [a missing part](/ruby/#nowhere)\n"
+        "\n[Shell](shell/tips.md), [SQL](sql/tips.md)\n"
+    )
+    (tmp_path / "git").mkdir()
+    (tmp_path / "ruby").mkdir()
+    (tmp_path / "git" / "how-to.md").write_text("# How\n\nBack [home](/README.md).\n")
+    (tmp_path / "ruby" / "style.md").write_text("# Style\n\n[How](/git/how-to.md#how)\n")
+    (tmp_path / "ruby" / "README.md").write_text("# Ruby\n\n[Style](style.md)\n")
+    for folder in ("shell", "sql"):  # no folder holds most of the pages
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "tips.md").write_text("# Tips\n\n[Home](../README.md)\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert kb(tmp_path, "init").returncode == 0
+    done = kb(tmp_path, "check", "--format", "json")
+    found = {(row["path"], row["rule"], row["line"]) for row in json.loads(done.stdout)["findings"]}
+    # a folder's address shows its README.md: the fragment names one of its headings
+    assert found == {("README.md", "tree/link-broken", 3), ("README.md", "tree/link-anchor", 5)}

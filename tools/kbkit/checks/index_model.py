@@ -114,6 +114,10 @@ def tocs(tree: Tree) -> list[Toc]:
     toc = index.get("toc")
     if toc:
         data = None if str(toc).endswith(".md") else _read_yaml(tree.repo / str(toc))
+        if isinstance(data, dict) and isinstance(data.get("INHERIT"), str):
+            from kbkit.sites.mkdocs import load_config
+
+            data = load_config(tree.repo / str(toc), data)  # mkdocs' parent settings
         main = _toc_file(tree, str(toc), data)
         navs = _literate_navs(tree, main, data)
         if navs and main.every_page:  # a nav file at the top lists the pages instead

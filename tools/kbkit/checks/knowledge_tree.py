@@ -22,6 +22,7 @@ from kbkit.checks.link_model import (
     fragment_fact,
     label_fact,
     page_permalink,
+    page_redirects,
     site_links,
     url_fact,
     wikilink_aliases,
@@ -59,7 +60,7 @@ from kbkit.checks.rules.tree.size import (
     split_findings,
 )
 from kbkit.checks.rules.tree.structure import has_children_marker, structure_findings
-from kbkit.checks.scopes import compiled, folder_verdict
+from kbkit.checks.scopes import folder_verdict, unpublished
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -71,15 +72,9 @@ ROOT, EXTRA = "root", "extra"
 def page_scope(rel: str, policy: Policy) -> str | None:
     """`root` for pages under a root, `extra` for other scanned pages (T28), else None (as
     for the pages the site does not publish, `unpublished`)."""
-    if policy.data.get("unpublished") and compiled(policy, _unpublished).match_file(rel):
+    if unpublished(rel, policy):
         return None
     return folder_verdict(rel, policy, _folder_scope)  # the scope is the folder's
-
-
-def _unpublished(policy: Policy) -> Any:
-    import pathspec  # only policies that name unpublished files pay for it
-
-    return pathspec.GitIgnoreSpec.from_lines(map(str, policy.data.get("unpublished") or ()))
 
 
 def _folder_scope(folder: str, policy: Policy) -> str | None:
@@ -134,6 +129,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     permalink = page_permalink(page, policy)
     if permalink is not None:
         facts["permalink"] = permalink  # where other pages' links reach it (links.permalink_key)
+    redirects = page_redirects(page, policy)
+    if redirects:
+        facts["redirect_from"] = redirects  # URLs that redirect to it (links.redirect_from_key)
     if site:
         facts["site_links"] = site  # T10 and lint/orphan read them like relative links
     url = url_fact(rel, page, policy)

@@ -19,13 +19,18 @@
   served at its folder's URL. Such links are site links of the page (`site_links`). With
   `md_from_file`, a link to a `.md` file still resolves from the file's folder (a link
   render hook rewrites it to the page's URL); without it, `x.md` is the URL `/a/b/x.md`,
-  which the site does not serve.
+  which the site does not serve. With `page_lookup` (a Hugo link render hook that looks
+  destinations up with `.GetPage`), a relative link that names nothing from the page's URL
+  names the page it names from the page file's folder, else from the site root.
 - `page_url: file`: with `relative_from: url`, a page `a/b.md` is served at `/a/b.html`
   (Jekyll's default permalinks), so its relative links resolve from `/a/`; `folder` (the
-  default) serves it at `/a/b/`. `permalink_key`: the front matter key that gives a page
+  default) serves it at `/a/b/`; `pretty_folders` (knowledge-root folders) are served
+  the `folder` way all the same (a Jekyll collection whose `permalink` ends in `/`).
+  `permalink_key`: the front matter key that gives a page
   its own URL (Jekyll's `permalink:`): its relative links resolve from that URL, a site link
   to that URL reaches it, and a site link to its file's own URL does not (the site serves
-  it elsewhere). `base_url`: the path the site is served under (Jekyll's `baseurl`): a site
+  it elsewhere); `redirect_from_key` the key of the URLs that redirect to the page
+  (jekyll-redirect-from's `redirect_from:`): a site link to one reaches it. `base_url`: the path the site is served under (Jekyll's `baseurl`): a site
   link `/base/x` names `/x`, and a site link outside it leaves the site (broken).
 - `trailing_slash: false` (with `relative_from: url`, Docusaurus): a page `a/b.md` is
   served at `/a/b`, so `./x` and `x` from it name `/a/x`; a folder's own page
@@ -128,6 +133,15 @@ class LinkModel(NamedTuple):
     assets_from_file: bool = False  # `x.ext` (any extension) resolves from the file
     md_from_root: bool = False  # a page link not found beside the page: from the root too
     page_suffixes: tuple[str, ...] = (".md",)  # the policy's `pages.extensions`
+    pretty_folders: tuple[str, ...] = ()  # with page_url file: folders served at /a/b/ still
+    redirect_from_key: str | None = None  # front matter key of the URLs that redirect to a page
+    page_lookup: bool = False  # a relative link not found from the URL: file folder, then root
+
+    def file_url(self, rel: str) -> bool:
+        """Whether the page (or target) at root-relative `rel` is served at `/a/b.html`."""
+        return self.page_url == "file" and not any(
+            rel == folder or rel.startswith(folder + "/") for folder in self.pretty_folders
+        )
 
     @property
     def active(self) -> bool:
@@ -183,6 +197,9 @@ def link_model(policy: Policy) -> LinkModel:
         bool(links.get("assets_from_file")),
         bool(links.get("md_from_root")),
         policy.page_suffixes,
+        tuple(_clean(str(f)) for f in links.get("pretty_folders") or ()),
+        str(links["redirect_from_key"]) if links.get("redirect_from_key") else None,
+        bool(links.get("page_lookup")),
     )
 
 
@@ -259,8 +276,8 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
         base = served_folder(rel, model, permalink_of(page, model), page.meta)
     out = []
     for link in page.links:
-        if link.is_external:
-            continue
+        if link.is_external or "{{" in link.target or "{%" in link.target:
+            continue  # template code in it: the build writes that URL (`/docs/{{% param v %}}/`)
         if is_site_link(link.target):
             path = link.path_part
         elif base is not None and served_relative(link.target, model):
@@ -295,6 +312,21 @@ def page_permalink(page: Page, policy: Policy) -> str | None:
     return permalink_of(page, compiled(policy, link_model))
 
 
+def page_redirects(page: Page, policy: Policy) -> tuple[str, ...]:
+    """The site URLs that redirect to the page (`redirect_from_key`: jekyll-redirect-from's
+    `redirect_from:`, one URL or a list), a fact: other pages' links reach it there too."""
+    key = (policy.data.get("links") or {}).get("redirect_from_key")
+    if not key or not has_site_root(policy):
+        return ()
+    value = page.meta.get(str(key))
+    urls = value if isinstance(value, list) else [value]
+    return tuple(
+        "/" + url.strip().lstrip("/")
+        for url in urls
+        if isinstance(url, str) and url.strip() and "://" not in url
+    )
+
+
 def permalink_path(url: str) -> str:
     """The root-relative path a permalink is looked up by: `/a/b/`, `/a/b.html` and
     `/a/b/index.html` are all `a/b`."""
@@ -327,7 +359,7 @@ def served_folder(
         url = url_base(model) + served_path(rel, model, meta)
         return url.rpartition("/")[0] + "/"
     folder, _, name = rel.rpartition("/")
-    if name in model.folder_pages or model.page_url == "file":
+    if name in model.folder_pages or model.file_url(rel):
         return f"/{folder}/" if folder else "/"
     stem = name.rsplit(".", 1)[0]
     return f"/{folder}/{stem}/" if folder else f"/{stem}/"
@@ -523,10 +555,16 @@ class Resolver:
         if base and is_site_link(path) and not under_base(path, base):
             return None  # the site is served under its base URL: this leaves it
         if self.model.permalink_key:
-            given = self.permalinks().get(permalink_path(resolved))
+            urls = [permalink_path(resolved)]
+            if is_site_link(path):  # the URL as written, before a url_map folder replaced it
+                url = path[len(base) :] if base and under_base(path, base) else path
+                urls.insert(
+                    0, _clean(posixpath.join(self.model.site_root or "", permalink_path(url)))
+                )
+            given = next((hit for u in urls if (hit := self.permalinks().get(u)) is not None), None)
             if given is not None:
                 return given
-        if self.model.page_url == "file" and path.endswith("/") and self.model.from_url:
+        if self.model.file_url(resolved) and path.endswith("/") and self.model.from_url:
             # pages are files (`a/b.html`): `x/` is a folder, served by its own page only
             pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
             return resolved if any(self.exists(page) for page in pages) else None
@@ -578,6 +616,10 @@ class Resolver:
                 if url is not None:
                     key = _clean(posixpath.join(root, permalink_path(url)))
                     self._permalinks.setdefault(key, rel)
+            for rel, facts in sorted(self.tree.facts.items()):  # a page's own URL wins
+                for url in facts.get("redirect_from", ()):
+                    key = _clean(posixpath.join(root, permalink_path(url)))
+                    self._permalinks.setdefault(key, rel)
         return self._permalinks
 
     def _served_elsewhere(self, found: str, resolved: str) -> bool:
@@ -588,8 +630,20 @@ class Resolver:
         return resolved.endswith(".md") or self.permalinked(found)
 
     def permalinked(self, rel: str) -> bool:
-        """Whether the page's front matter serves it at a URL of its own."""
-        return "permalink" in self.tree.facts.get(rel, {})
+        """Whether the page's front matter serves it at a URL of its own (not the one its
+        file has anyway: `/docs/x/` for `_docs/x.md` where `/docs/` maps to `_docs`)."""
+        url = self.tree.facts.get(rel, {}).get("permalink")
+        return url is not None and permalink_path(str(url)) != self._file_url(rel)
+
+    def _file_url(self, rel: str) -> str:
+        """The root-relative URL path a page's file gives it (`url_map` folders at their
+        prefix), as `permalink_path` writes one."""
+        stem = rel.rsplit(".", 1)[0]
+        for prefix, folders in self.model.url_map:
+            for folder in folders:
+                if folder and stem.startswith(folder + "/"):
+                    return permalink_path(prefix + stem[len(folder) + 1 :])
+        return permalink_path(stem)
 
     def moved_away(self, found: str, path: str) -> bool:
         """Whether the page a URL path names by its file is served elsewhere (a slug, an id

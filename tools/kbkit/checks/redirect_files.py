@@ -10,7 +10,8 @@ its generator gives it, recognised from its content:
   repository's top);
 - an Open Publishing configuration (`.openpublishing.publish.config.json`): the files its
   `redirection_files` list names, each of the Learn shape;
-- `mkdocs.yml`: the mkdocs-redirects plugin's `redirect_maps` (paths of the docs folder);
+- `mkdocs.yml` (or the `mkdocs*.yml` the site builds with): the mkdocs-redirects plugin's
+  `redirect_maps` (paths of the docs folder);
 - `book.toml` (mdBook): the `[output.html.redirect]` table (a new path relative to the old
   one's folder).
 
@@ -89,7 +90,11 @@ def load_redirects(repo: Path, policy: Policy, place: Any) -> Redirects:
         elif path.suffix == ".toml":
             table = ((data.get("output") or {}).get("html") or {}).get("redirect") or {}
             out.update(_mapping(path, table, place, relative=True))
-        elif path.name in ("mkdocs.yml", "mkdocs.yaml"):
+        elif path.name.startswith("mkdocs") and path.suffix in (".yml", ".yaml"):
+            if isinstance(data, dict) and isinstance(data.get("INHERIT"), str):
+                from kbkit.sites.mkdocs import load_config
+
+                data = load_config(path, data)  # the plugins its parent lists
             out.update(_mapping(path, _mkdocs_maps(data), place))
         else:
             out.update(_mapping(path, data, place))

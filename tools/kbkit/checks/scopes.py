@@ -156,3 +156,15 @@ def apply_severities(findings: Iterable[Finding], policy: Policy | None) -> list
             finding if severity == finding.severity else finding._replace(severity=severity)
         )
     return kept
+
+
+def unpublished(rel: str, policy: Policy) -> bool:
+    """Whether the site leaves the root-relative page `rel` out (`unpublished` globs): no
+    validator checks it."""
+    return bool(policy.data.get("unpublished")) and compiled(policy, _unpublished).match_file(rel)
+
+
+def _unpublished(policy: Policy) -> Any:
+    import pathspec  # only policies that name unpublished files pay for it
+
+    return pathspec.GitIgnoreSpec.from_lines(map(str, policy.data.get("unpublished") or ()))

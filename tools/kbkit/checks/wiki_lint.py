@@ -27,7 +27,7 @@ from kbkit.checks.rules.lint.fields import (
 from kbkit.checks.rules.lint.orphans import orphan_findings
 from kbkit.checks.rules.lint.rule_pages import contract_findings, duplicate_rule_id_findings
 from kbkit.checks.rules.lint.schema import reported_keys, schema_findings
-from kbkit.checks.scopes import compiled, folder_verdict, scopes
+from kbkit.checks.scopes import compiled, folder_verdict, scopes, unpublished
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -37,7 +37,11 @@ from kbkit.tree.rules import rule_ids
 
 def in_scope(rel: str, policy: Policy) -> bool:
     """Is the root-relative page `rel` a synthesized page that lint checks?"""
-    return folder_verdict(rel, policy, _folder_in_scope) and rel not in _cuts(policy)
+    return (
+        folder_verdict(rel, policy, _folder_in_scope)
+        and rel not in _cuts(policy)
+        and not unpublished(rel, policy)  # a page the site leaves out (templates, drafts)
+    )
 
 
 def _folder_in_scope(folder: str, policy: Policy) -> bool:

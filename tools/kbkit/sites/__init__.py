@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from kbkit.sites import docfx, docusaurus, hugo, jekyll, mdbook, mkdocs, plain, sphinx
+from kbkit.sites import docfx, docusaurus, hugo, jekyll, mdbook, mkdocs, obsidian, plain, sphinx
+from kbkit.sites.config import version_folders
 from kbkit.sites.site import Site
 
 DETECTORS: tuple[Callable[[Path], Site | None], ...] = (
@@ -28,15 +29,22 @@ DETECTORS: tuple[Callable[[Path], Site | None], ...] = (
     sphinx.detect,
     jekyll.detect,
     mdbook.detect_nested,
+    obsidian.detect,
     plain.detect,
 )
 
 
 def detect_site(repo: Path) -> Site | None:
-    """The generator that builds `repo`'s docs, or None."""
+    """The generator that builds `repo`'s docs, or None; folders that each hold one version
+    of the docs (`v1.2/`, `v1.3/`: copies of the same pages, whatever the generator) are
+    its `versions`, unless its module named them."""
     for detect in DETECTORS:
         found = detect(repo)
         if found is not None:
+            if "versions" not in found.keys:
+                versions = version_folders(repo / found.root)
+                if versions:
+                    found = found._replace(keys={**found.keys, "versions": versions})
             return found
     return None
 

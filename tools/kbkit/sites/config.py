@@ -110,3 +110,54 @@ def lenient_json(text: str) -> Any:
         return json_input.loads(text)
     except ValueError:
         return {}
+
+
+# a folder named as a version of the docs: v3, 3.1, v2.x, 1.76.0, Docusaurus' version-0.78
+VERSION_NAME = re.compile(r"(?:version-)?v?\d+(?:\.(?:\d+|x))*", re.IGNORECASE)
+# the unnumbered versions that sit beside numbered ones (the docs of the next release)
+VERSION_WORDS = frozenset(
+    {"next", "dev", "_dev", "latest", "current", "unreleased", "main", "master"}
+)
+MAX_VERSION_DEPTH = 4  # how deep under the root version folders are looked for
+
+
+def version_folders(top: Path) -> list[str]:
+    """Globs (relative to `top`) of the folders that each hold one version of the same docs
+    (`docs/v1.2/`, `docs/v1.3/`...): folders named as versions, two or more in the tree,
+    with no version folder inside; beside numbered ones, `next`, `dev`, `latest`... count
+    too. `parent/*` where every folder of a parent is such a version, else each by name."""
+    found: dict[str, list[str]] = {}  # parent -> its version folders
+    others: set[str] = set()  # parents that also hold other folders
+    stack = [(top, "", 0)]
+    while stack:
+        folder, rel, depth = stack.pop()
+        try:
+            children = sorted(p.name for p in folder.iterdir() if p.is_dir())
+        except OSError:
+            continue
+        children = [c for c in children if not c.startswith(".")]
+        numbered = [c for c in children if VERSION_NAME.fullmatch(c)]
+        versions = numbered + [c for c in children if numbered and c.lower() in VERSION_WORDS]
+        for child in children:
+            path = f"{rel}/{child}" if rel else child
+            if child in versions:
+                found.setdefault(rel, []).append(child)
+            else:
+                others.add(rel)
+            if depth + 1 < MAX_VERSION_DEPTH:
+                stack.append((folder / child, path, depth + 1))
+    leaves = {
+        parent: [v for v in names if f"{parent}/{v}".lstrip("/") not in found]
+        for parent, names in found.items()
+    }
+    if sum(len(names) for names in leaves.values()) < 2:
+        return []
+    globs = []
+    for parent, names in sorted(leaves.items()):
+        if not names:
+            continue
+        if parent not in others and len(names) == len(found[parent]):
+            globs.append(f"{parent}/*" if parent else "*")
+        else:
+            globs.extend(f"{parent}/{name}" if parent else name for name in sorted(names))
+    return globs

@@ -29,7 +29,7 @@ def coverage(repo: Path, site: Site) -> Coverage:
     for folder in site.elsewhere:
         other.update(_pages(repo / folder, site.published))
     elsewhere = 0
-    if site.config.endswith("/"):  # no generator: the forge renders every markdown page
+    if site.config.endswith("/") and site.root != ".":  # the forge renders every markdown page
         by_folder = markdown_by_top_folder(repo)
         elsewhere = sum(n for name, n in by_folder.items() if name != site.root)
     return Coverage(sum(counts[s] for s in read), unread, elsewhere, dict(sorted(other.items())))

@@ -1,7 +1,8 @@
 """Hugo: the folder mounted as content (`module.mounts`, a language's `contentDir`, else
 `content/`), with the `hugo` profile: a page `a/b.md` is served at `/a/b/` and its relative
 links resolve from there; `x.md` links resolve from the file only where a link render hook
-rewrites them."""
+rewrites them, and where the hook looks pages up with `.GetPage` a relative link that names
+no page from the page's URL is looked up from its folder, then from the content folder."""
 
 from __future__ import annotations
 
@@ -49,8 +50,11 @@ def detect(repo: Path) -> Site | None:
     static = _static_dirs(repo, data)
     if static:  # served from the site's root: relative to the knowledge root
         links["site_files"] = [posixpath.relpath(folder, root) for folder in static]
-    if _link_render_hook(repo):
+    hooks = _link_render_hooks(repo)
+    if hooks:
         links["md_from_file"] = True
+    if any("GetPage" in read_config(hook) for hook in hooks):
+        links["page_lookup"] = True  # relative destinations looked up as .GetPage does
     if not links:
         del keys["links"]
     return Site("Hugo", found[0], "hugo", root, keys, PUBLISHED)
@@ -86,15 +90,20 @@ def _static_dirs(repo: Path, data: dict[str, Any]) -> list[str]:
     return found
 
 
-def _link_render_hook(repo: Path) -> bool:
-    """Whether the site or one of its themes renders links through a hook
+def _link_render_hooks(repo: Path) -> list[Path]:
+    """The hooks the site or its themes render links through
     (`layouts/**/_markup/render-link.html`), which sites use to turn `x.md` into the page's
-    URL; without one Hugo writes `x.md` into the page as it is."""
-    hooks = [
-        *repo.glob("layouts/**/_markup/render-link*.html"),
-        *repo.glob("themes/*/layouts/**/_markup/render-link*.html"),
-    ]
-    return bool(hooks)
+    URL; without one Hugo writes `x.md` into the page as it is. A hook that looks the
+    destination up with `.GetPage` finds a page relative to the page's folder, else to the
+    content folder."""
+    return sorted(
+        hook
+        for hook in (
+            *repo.glob("layouts/**/_markup/render-link*.html"),
+            *repo.glob("themes/*/layouts/**/_markup/render-link*.html"),
+        )
+        if hook.is_file()
+    )
 
 
 def _content(config: Path, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:

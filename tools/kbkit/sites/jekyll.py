@@ -3,9 +3,11 @@ either), with the `jekyll` profile. The knowledge root is the folder Jekyll read
 else the configuration's folder); the files it leaves out (`_`- and `.`-prefixed names
 except the collections it outputs, its default excludes, `exclude:` less `include:`) are
 `unpublished`; the permalink style says where a page is served (`pretty` and `/...` styles
-ending in `/`: `a/b.md` at `/a/b/`; else at `/a/b.html`), `baseurl` the path the site lives
+ending in `/`: `a/b.md` at `/a/b/`; else at `/a/b.html`; a collection's own `permalink`
+ending in `/` serves its pages so whatever the site's style), `baseurl` the path the site lives
 under; a `.md` link resolves from the file where jekyll-relative-links rewrites it (listed
-in `plugins:`, or GitHub Pages, which always runs it)."""
+in `plugins:`, or GitHub Pages, which always runs it); with jekyll-redirect-from listed, a
+page's `redirect_from:` URLs are served too (they redirect to it)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ DEFAULT_EXCLUDES = (
     "vendor/ruby/",
 )
 RELATIVE_LINKS = "jekyll-relative-links"
+REDIRECT_FROM = "jekyll-redirect-from"
 
 
 PUBLISHED = (".md", ".markdown", ".mkdown", ".mkd")  # its markdown pages (.html ones not counted)
@@ -95,8 +98,7 @@ def _github_pages(here: Path, repo: Path) -> bool:
 
 def site_keys(data: dict[str, Any], github_pages: bool = False) -> dict[str, Any]:
     """The policy keys a Jekyll configuration implies (pure)."""
-    style = str(data.get("permalink") or "date")
-    pretty = style == "pretty" or (style.startswith("/") and style.endswith("/"))
+    pretty = _pretty(str(data.get("permalink") or "date"))
     links: dict[str, Any] = {"page_url": "folder" if pretty else "file"}
     if not pretty:  # a page a/b.md is /a/b.html, also linked as /a/b (served the same)
         links["extensions"] = {".html": [".md"]}
@@ -105,6 +107,8 @@ def site_keys(data: dict[str, Any], github_pages: bool = False) -> dict[str, Any
         links["base_url"] = "/" + base
     if _relative_links(data, github_pages):
         links["md_from_file"] = True
+    if REDIRECT_FROM in [*_names(data.get("plugins")), *_names(data.get("gems"))]:
+        links["redirect_from_key"] = "redirect_from"  # its URLs redirect to the page
     collections = _output_collections(data)
     folder = str(data.get("collections_dir") or "").strip("/")
     url_map = {
@@ -114,6 +118,14 @@ def site_keys(data: dict[str, Any], github_pages: bool = False) -> dict[str, Any
     }
     if url_map:
         links["url_map"] = url_map
+    if not pretty:
+        folders = [
+            posixpath.join(folder, f"_{name}")
+            for name in collections
+            if _pretty(_collection_permalink(data, name))
+        ]
+        if folders:
+            links["pretty_folders"] = folders
     return {"links": links, "unpublished": unpublished(data, collections)}
 
 
@@ -137,12 +149,26 @@ def _output_collections(data: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _collection_permalink(data: dict[str, Any], name: str) -> str | None:
+    """The `permalink` pattern a collection's settings give its pages, if any."""
+    collections = data.get("collections")
+    settings = collections.get(name) if isinstance(collections, dict) else None
+    pattern = settings.get("permalink") if isinstance(settings, dict) else None
+    return pattern if isinstance(pattern, str) else None
+
+
+def _pretty(pattern: str | None) -> bool:
+    """Whether a permalink style serves a page at a folder URL (`/a/b/`)."""
+    return pattern == "pretty" or bool(
+        pattern and pattern.startswith("/") and pattern.endswith("/")
+    )
+
+
 def _collection_at_its_name(data: dict[str, Any], name: str) -> bool:
     """Whether the collection's pages are served under `/name/` (its default permalink
     `/:collection/:path`, or one that starts so)."""
-    settings = (data.get("collections") or {}).get(name)
-    pattern = settings.get("permalink") if isinstance(settings, dict) else None
-    return not isinstance(pattern, str) or pattern.startswith(("/:collection/", f"/{name}/"))
+    pattern = _collection_permalink(data, name)
+    return pattern is None or pattern.startswith(("/:collection/", f"/{name}/"))
 
 
 def unpublished(data: dict[str, Any], collections: list[str]) -> list[str]:

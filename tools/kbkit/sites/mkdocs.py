@@ -1,6 +1,8 @@
 """MkDocs (and Material): `docs_dir` (default `docs`); attr_list and pymdownx.tabbed ids only
 when `markdown_extensions` lists them; text inserted into pages only with the extensions
-and plugins that insert it."""
+and plugins that insert it. The configuration is `mkdocs.yml`, else a top-level
+`mkdocs*.yml` a site builds with `mkdocs build -f` (one no other inherits), read with the
+files its `INHERIT:` names (the parent's settings, the child's over them)."""
 
 from __future__ import annotations
 
@@ -19,28 +21,79 @@ from kbkit.sites.config import (
 from kbkit.sites.site import Site
 
 PUBLISHED = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # the page files it builds
+# Python-Markdown's `extra` and PyMdown's `pymdownx.extra` load attr_list (and more) too
+BUNDLES = {"extra": ("attr_list",), "pymdownx.extra": ("attr_list",)}
+
+
+MAX_INHERIT = 10  # how long a chain of INHERIT: files is followed
 
 
 def detect(repo: Path) -> Site | None:
-    """`mkdocs.yml` (or `.yaml`) at the top."""
+    """`mkdocs.yml` (or `.yaml`) at the top, else another top-level `mkdocs*.yml`."""
     for name in ("mkdocs.yml", "mkdocs.yaml"):
         if present(repo / name):
-            return _site(repo, name)
-    return None
+            return _site(repo, name, load_config(repo / name))
+    configs = {}
+    for path in sorted([*repo.glob("mkdocs*.yml"), *repo.glob("mkdocs*.yaml")]):
+        if present(path):
+            data = load_config(path)
+            if data.get("site_name"):
+                configs[path.name] = data
+    inherited = {str(data.get("INHERIT") or "") for data in _own(repo, configs).values()}
+    leaves = [name for name in configs if name not in inherited]
+    if not leaves:
+        return None
+    name = leaves[0]
+    site = _site(repo, name, configs[name])
+    site.keys["index"] = {"model": "toc", "toc": name}
+    site.keys.setdefault("links", {})["redirects"] = name  # mkdocs-redirects' maps
+    return site
 
 
-def _site(repo: Path, name: str) -> Site:
+def _own(repo: Path, configs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each configuration's own settings (without its parents'): what it inherits."""
+    return {name: _read(repo / name) for name in configs}
+
+
+def _read(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.load(read_config(repo / name), Loader=TocLoader)  # noqa: S506 - a safe loader
+        data = yaml.load(read_config(path), Loader=TocLoader)  # noqa: S506 - a safe loader
     except YamlLimitError as exc:
-        raise over_limits(repo / name, exc) from exc
+        raise over_limits(path, exc) from exc
     except yaml.YAMLError:
         data = None
-    data = data if isinstance(data, dict) else {}
+    return data if isinstance(data, dict) else {}
+
+
+def load_config(path: Path, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A MkDocs configuration as MkDocs reads it: its `INHERIT:` file's settings (relative
+    to it, followed in turn), deep-merged under its own (`data`: its own, already read)."""
+    merged = _read(path) if data is None else data
+    seen = {path.resolve()}
+    while isinstance(merged.get("INHERIT"), str) and len(seen) <= MAX_INHERIT:
+        parent = (path.parent / merged["INHERIT"]).resolve()
+        if parent in seen or not present(parent):
+            break
+        seen.add(parent)
+        own = {key: value for key, value in merged.items() if key != "INHERIT"}
+        merged, path = _merge(_read(parent), own), parent
+    return merged
+
+
+def _merge(parent: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
+    """MkDocs' deep merge: mappings merge key by key, anything else the child's wins."""
+    out = dict(parent)
+    for key, value in child.items():
+        old = out.get(key)
+        out[key] = (
+            _merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+        )
+    return out
+
+
+def _site(repo: Path, name: str, data: dict[str, Any]) -> Site:
     root = str(data.get("docs_dir") or "docs").strip("/") or "."
-    extensions = set()
-    for item in data.get("markdown_extensions") or ():
-        extensions.add(str(next(iter(item)) if isinstance(item, dict) and item else item))
+    extensions = markdown_extensions(data.get("markdown_extensions"))
     keys: dict[str, Any] = {}
     links = {}
     if "attr_list" not in extensions:
@@ -58,3 +111,17 @@ def _site(repo: Path, name: str) -> Site:
     if links:
         keys["links"] = links
     return Site("MkDocs", name, "mkdocs", root, keys, PUBLISHED)
+
+
+def markdown_extensions(listed: Any) -> set[str]:
+    """The Python-Markdown extensions `markdown_extensions` loads, by short name: an entry
+    may be a name or a one-key mapping of its options, and a built-in one may be written
+    with its module path (`markdown.extensions.attr_list`); a bundle (`extra`) loads its
+    members too."""
+    found: set[str] = set()
+    for item in listed if isinstance(listed, list) else ():
+        name = str(next(iter(item)) if isinstance(item, dict) and item else item)
+        name = name.removeprefix("markdown.extensions.")
+        found.add(name)
+        found.update(BUNDLES.get(name, ()))
+    return found

@@ -2,9 +2,11 @@
 
 The knowledge root is the top-level folder that holds most of the repository's markdown
 (`docs/`, `content/`, `handbook/`...): at least PLAIN_SHARE of the pages outside hidden,
-vendored and dependency folders, and at least two of them (one in `docs/`). A repository that already has a
-`knowledge/` folder, or whose markdown is scattered (READMEs beside the code), gets no site:
-`kb init` sets up `knowledge/` as before.
+vendored and dependency folders, and at least two of them (one in `docs/`). A repository
+that is itself the handbook (most of its files are markdown pages, at the top and spread
+over its folders, two or more of them other than READMEs) is read whole. A repository that
+already has a `knowledge/` folder, or whose markdown is scattered (READMEs beside the
+code), gets no site: `kb init` sets up `knowledge/` as before.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from kbkit.sites.site import Site
 PLAIN_SHARE = 0.5
 SKIPPED = frozenset({"node_modules", "vendor", "third_party", "site-packages", "build", "dist"})
 DOCS_NAMES = frozenset({"docs", "doc"})  # a folder named so is docs with one page already
+README_NAMES = frozenset({"readme.md", "index.md", "_index.md"})  # a folder's own page
 MAX_COUNTED = 200_000  # a walk stops counting here: the share is settled long before
 
 
@@ -25,21 +28,30 @@ def detect(repo: Path) -> Site | None:
     """The top-level folder most of the repository's markdown lives in, if one does."""
     if (repo / "knowledge").exists():
         return None
-    counts = markdown_by_top_folder(repo)
+    files = Counter[str]()
+    counts = markdown_by_top_folder(repo, files)
     total = sum(counts.values())
     folders = [(n, name) for name, n in counts.items() if name != "."]
-    if not folders:
-        return None
-    # the folder with the most pages; `docs` first among equals
-    count, name = max(folders, key=lambda item: (item[0], item[1] == "docs", item[1]))
-    if count < (1 if name in DOCS_NAMES else 2) or count < PLAIN_SHARE * total:
-        return None
-    return Site(f"a {name}/ folder", f"{name}/", "public-docs", name, index_keys(repo / name))
+    if folders:
+        # the folder with the most pages; `docs` first among equals
+        count, name = max(folders, key=lambda item: (item[0], item[1] == "docs", item[1]))
+        if count >= (1 if name in DOCS_NAMES else 2) and count >= PLAIN_SHARE * total:
+            keys = index_keys(repo / name)
+            return Site(f"a {name}/ folder", f"{name}/", "public-docs", name, keys)
+    if files["named"] >= 2 and total >= PLAIN_SHARE * files["all"]:
+        # GitHub resolves a link that starts with `/` from the repository's top
+        # and shows a folder's README.md at the folder's address
+        links = {"site_root": ".", "url_folder_pages": ["README.md", "readme.md"]}
+        keys = {**index_keys(repo), "links": links}
+        return Site("a markdown handbook", "./", "public-docs", ".", keys)
+    return None
 
 
-def markdown_by_top_folder(repo: Path) -> Counter[str]:
+def markdown_by_top_folder(repo: Path, files: Counter[str] | None = None) -> Counter[str]:
     """How many `.md` files each top-level folder holds (`.`: the top itself), hidden,
-    vendored and dependency folders left out."""
+    vendored and dependency folders left out; `files` counts every file walked (`all`) and
+    the pages other than READMEs (`named`)."""
+    files = Counter() if files is None else files
     counts: Counter[str] = Counter()
     seen = 0
     stack = [repo]
@@ -58,8 +70,11 @@ def markdown_by_top_folder(repo: Path) -> Counter[str]:
             if entry.is_dir():
                 if name not in SKIPPED:
                     stack.append(entry)
-            elif name.endswith(".md"):
-                rel = entry.relative_to(repo).parts
-                counts[rel[0] if len(rel) > 1 else "."] += 1
-                seen += 1
+            else:
+                files["all"] += 1
+                if name.endswith(".md"):
+                    rel = entry.relative_to(repo).parts
+                    counts[rel[0] if len(rel) > 1 else "."] += 1
+                    files["named"] += name.lower() not in README_NAMES
+                    seen += 1
     return counts

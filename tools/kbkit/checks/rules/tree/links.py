@@ -84,11 +84,14 @@ def broken_link_findings(
                 )
             )
         elif target is None:
-            findings.append(_broken(tree, rel, line, written, resolved))
+            if not _looked_up(resolver, rel, written):  # a hook's .GetPage may find it
+                findings.append(_broken(tree, rel, line, written, resolved))
         elif anchors and "#" in written:
+            target = served_page(tree, resolver, target)
             missing = _anchor_findings(tree, rel, target, line, written)
             if missing and resolver.model.url_map:  # the page of any version may hold it
                 others = resolver.site_targets(resolved, written)
+                others = [served_page(tree, resolver, other) for other in others]
                 if any(not _anchor_findings(tree, rel, o, line, written) for o in others):
                     missing = []
             findings.extend(missing)
@@ -99,6 +102,7 @@ def broken_link_findings(
         if anchors and "#" in written:
             target = resolver.target(resolved) if not outside_root(resolved) else None
             if target is not None:
+                target = served_page(tree, resolver, target)
                 findings.extend(_anchor_findings(tree, rel, target, line, written))
         if (resolved in files or resolved in folders) and not resolver.unpublished(resolved):
             continue
@@ -218,6 +222,35 @@ def _heading_missing(tree: Tree, target: str, written: str) -> bool:
         return False
     style = compiled(tree.policy, anchor_options).style
     return slug(heading, style) not in known and heading.lower() not in known
+
+
+def _looked_up(resolver: Resolver, rel: str, written: str) -> bool:
+    """Whether a relative link that names nothing from the page's URL names a page from the
+    page file's folder or from the site root, as a render hook that calls `.GetPage` finds
+    it (`links.page_lookup`)."""
+    if not resolver.model.page_lookup or is_site_link(written):
+        return False
+    path = written.split("#", 1)[0].split("?", 1)[0].strip("/")
+    if not path:
+        return False
+    folder = rel.rpartition("/")[0]
+    for base in (folder, ""):
+        candidate = posixpath.normpath(posixpath.join(base, path))
+        if not candidate.startswith("..") and resolver.target(candidate) is not None:
+            return True
+    return False
+
+
+def served_page(tree: Tree, resolver: Resolver, target: str) -> str:
+    """The page a link to a folder reaches on a site that serves pages at URLs (Hugo's
+    section `_index.md`, a folder's `index.md`): its fragment names that page's headings."""
+    model = resolver.model
+    if target in tree.folders and (model.from_url or model.site_root is not None):
+        for name in model.folder_pages:
+            page = f"{target}/{name}" if target else name
+            if page in tree.facts:
+                return page
+    return target
 
 
 def _anchor_findings(tree: Tree, rel: str, target: str, line: int, written: str) -> list[Finding]:

@@ -1,0 +1,102 @@
+"""Obsidian: init finds the vault (`.obsidian/` at the top or one folder down) and reads its
+pages as Obsidian links them: by name, letter case ignored."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kbkit.sites import detect_site
+
+
+def vault(folder: Path) -> Path:
+    (folder / ".obsidian").mkdir(parents=True)
+    (folder / ".obsidian" / "app.json").write_text("{}\n")
+    (folder / "Guides").mkdir()
+    (folder / "Home.md").write_text(
+        "# Home\n\nStart with [[getting started]] and [[Queries#Filters]].\n"
+    )
+    (folder / "Guides" / "Getting Started.md").write_text("# Getting Started\n\nBack [[Home]].\n")
+    (folder / "Guides" / "Queries.md").write_text("# Queries\n\n## Filters\n\nSee [[Home]].\n")
+    return folder
+
+
+def test_a_vault_at_the_top_is_read_as_obsidian_links_it(tmp_path: Path) -> None:
+    vault(tmp_path)
+    site = detect_site(tmp_path)
+    assert site is not None and site.generator == "Obsidian" and site.root == "."
+    assert site.keys["links"]["wikilinks"] is True
+    assert site.keys["links"]["case_insensitive"] is True
+
+
+def test_a_vault_one_folder_down_is_its_root(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.ts").write_text("export {}\n")
+    (tmp_path / "README.md").write_text("# Plugin\n")
+    vault(tmp_path / "docs")
+    site = detect_site(tmp_path)
+    assert site is not None and (site.generator, site.root) == ("Obsidian", "docs")
+
+
+def test_settings_without_pages_are_no_vault(tmp_path: Path) -> None:
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.ts").write_text("export {}\n")
+    assert detect_site(tmp_path) is None
+
+
+@pytest.mark.slow
+def test_init_alone_catches_a_broken_wikilink_and_a_missing_heading(tmp_path: Path) -> None:
+    vault(tmp_path)
+    (tmp_path / "Guides" / "Queries.md").write_text(
+        "# Queries\n\n## Filters\n\nSee [[Home]], [[Hom]] and [[Home#Nowhere]].\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    kb = [sys.executable, "-m", "kbkit"]
+    subprocess.run([*kb, "init"], cwd=tmp_path, check=True, capture_output=True)
+    done = subprocess.run(
+        [*kb, "check", "--format", "json"], cwd=tmp_path, capture_output=True, text=True
+    )
+    found = {(row["path"], row["rule"]) for row in json.loads(done.stdout)["findings"]}
+    assert ("Guides/Queries.md", "tree/link-broken") in found
+    assert ("Guides/Queries.md", "tree/link-anchor") in found
+    assert not any(path in ("Home.md", "Guides/Getting Started.md") for path, _ in found)
+
+
+def test_folders_publish_leaves_out_and_the_templates_folder_are_unpublished(
+    tmp_path: Path,
+) -> None:
+    vault(tmp_path)
+    (tmp_path / ".obsidian" / "publish.json").write_text('{"excluded": ["_meta", "Drafts/"]}')
+    (tmp_path / ".obsidian" / "templates.json").write_text('{"folder": "_meta/templates"}')
+    site = detect_site(tmp_path)
+    assert site is not None
+    assert site.keys["unpublished"] == ["/_meta/", "/Drafts/", "/_meta/templates/"]
+
+
+def test_unreadable_vault_settings_are_no_error(tmp_path: Path) -> None:
+    vault(tmp_path)
+    (tmp_path / ".obsidian" / "publish.json").write_text("{not json")
+    site = detect_site(tmp_path)
+    assert site is not None and "unpublished" not in site.keys
+
+
+@pytest.mark.slow
+def test_templates_are_no_orphans_and_no_broken_links(tmp_path: Path) -> None:
+    vault(tmp_path)
+    (tmp_path / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}')
+    (tmp_path / "Templates").mkdir()
+    (tmp_path / "Templates" / "New page.md").write_text(
+        "# {{title}}\n\n![[insert-name-here.png]]\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    kb = [sys.executable, "-m", "kbkit"]
+    subprocess.run([*kb, "init"], cwd=tmp_path, check=True, capture_output=True)
+    done = subprocess.run(
+        [*kb, "check", "--format", "json"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert json.loads(done.stdout)["findings"] == []
