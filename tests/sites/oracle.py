@@ -198,8 +198,9 @@ def jekyll_verdicts(site: Path, work: Path, config: str = "") -> dict[Verdict, b
     return built_verdicts(public, "", "/" + base.strip("/") if base.strip("/") else "", True)
 
 
-def init_copy(site: Path, work: Path) -> Path:
-    """A git repository holding a copy of `site`, set up by `kb init` alone (no hand edits)."""
+def init_copy(site: Path, work: Path, says: str = "") -> Path:
+    """A git repository holding a copy of `site`, set up by `kb init` alone (no hand edits);
+    `says`: words `kb init` must print (what it chose and how much that covers)."""
     repo = work / "repo"
     shutil.copytree(site, repo)
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
@@ -207,6 +208,7 @@ def init_copy(site: Path, work: Path) -> Path:
         [sys.executable, "-m", "kbkit", "init"], cwd=repo, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+    assert says in done.stdout, done.stdout
     return repo
 
 

@@ -23,6 +23,7 @@ from tests.sites.oracle import (
     disagreements,
     docusaurus_report,
     docusaurus_verdicts,
+    init_copy,
     kbkit_flagged,
 )
 
@@ -269,15 +270,7 @@ Exhaustive list of all broken links found:
 
 
 def init(site: Path, work: Path) -> Path:
-    repo = work / "repo"
-    shutil.copytree(site, repo)
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "kbkit", "init"], cwd=repo, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert "Docusaurus, website/docusaurus.config.js: 8 page(s)" in done.stdout
-    return repo
+    return init_copy(site, work, says="Docusaurus, website/docusaurus.config.js: 8 page(s)")
 
 
 FLAGGED = {
