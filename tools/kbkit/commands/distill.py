@@ -16,7 +16,8 @@ from kbkit.distill.summary import stopped, summary
 from kbkit.infra import clock
 from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.infra.paths import REPO_HELP, intake_root, repo_root, state_root
-from kbkit.intake.repo_identity import read_config
+from kbkit.intake.repo_identity import CONFIG_FILE, read_config
+from kbkit.intake.triage import load_triage
 
 
 def parser() -> argparse.ArgumentParser:
@@ -25,7 +26,11 @@ def parser() -> argparse.ArgumentParser:
         description="Take up to 20 pending intake events, ask the model for rule sections, "
         "validate and apply them in the work clone (state/clone/), commit on "
         "knowledge/intake-YYYY-MM-DD and publish (shadow by default; a PR with "
-        "POST_MODE=review, KNOWLEDGE_PR_ENABLED=true and KNOWLEDGE_FORK_SLUG).",
+        "POST_MODE=review, KNOWLEDGE_PR_ENABLED=true and KNOWLEDGE_FORK_SLUG); then the next "
+        "20, into the same PR, while events are pending and the run's budget lasts "
+        "(--max-model-calls, --max-minutes). Changes that carry no rule (bots, dependency "
+        "bumps, documentation only, labels: `triage:` in intake/config.yaml) are marked "
+        "skipped first, with no model call. The run ends by printing its cost.",
     )
     p.add_argument("--repo", metavar="DIR", help=REPO_HELP)
     p.add_argument("--knowledge-repo", metavar="URL|PATH",
@@ -38,6 +43,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-events", type=int, default=20, help="events per batch (at most 20)")
     p.add_argument("--max-rules", type=int, default=5, help="rules the model may propose")
     p.add_argument("--max-attempts", type=int, default=3, help="attempts before a row is failed")
+    p.add_argument("--max-model-calls", type=int, default=None, metavar="N",
+                   help="the run's budget: distill batch after batch (all into the day's one PR) "
+                   "while events are pending, at most N model calls (default: `distill: "
+                   f"max_model_calls:` in intake/config.yaml, else {DEFAULT_MODEL_CALLS})")  # fmt: skip
+    p.add_argument("--max-minutes", type=float, default=None, metavar="M",
+                   help="the run's time budget: start no further batch after M minutes (default: "
+                   f"`distill: max_minutes:` in intake/config.yaml, else {DEFAULT_MINUTES:g})")  # fmt: skip
     p.add_argument("--timeout", type=float, default=300.0, help="model call timeout (seconds)")
     p.add_argument("--scheduled", action="store_true",
                    help="an automatic run (also when GITHUB_EVENT_NAME=schedule): at most one PR a day")  # fmt: skip
@@ -52,9 +64,32 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+DEFAULT_MODEL_CALLS = 10  # 10 batches of 20: 200 events a run
+DEFAULT_MINUTES = 20.0  # the example workflow's job has 30
+
+
+def _budget(args: argparse.Namespace, intake: Path) -> tuple[int, float]:
+    """The run's budget: the options, else `distill:` in intake/config.yaml, else defaults."""
+    where = f"{intake / CONFIG_FILE}: `distill`"
+    config = read_config(intake).get("distill") or {}
+    if not isinstance(config, dict):
+        raise UsageError(f"{where} must be a mapping (max_model_calls, max_minutes)")
+    unknown = sorted(str(k) for k in config if k not in ("max_model_calls", "max_minutes"))
+    if unknown:
+        raise UsageError(f"{where}: unknown key {unknown[0]!r}; use max_model_calls, max_minutes")
+    calls = args.max_model_calls if args.max_model_calls is not None else config.get("max_model_calls", DEFAULT_MODEL_CALLS)  # fmt: skip
+    minutes = args.max_minutes if args.max_minutes is not None else config.get("max_minutes", DEFAULT_MINUTES)  # fmt: skip
+    if type(calls) is not int or calls < 1:
+        raise UsageError(f"the model-call budget must be a whole number of at least 1, not {calls!r} (--max-model-calls or {where}.max_model_calls)")  # fmt: skip
+    if type(minutes) not in (int, float) or minutes <= 0:
+        raise UsageError(f"the time budget must be a positive number of minutes, not {minutes!r} (--max-minutes or {where}.max_minutes)")  # fmt: skip
+    return calls, float(minutes)
+
+
 def options_from(args: argparse.Namespace) -> job.Options:
     repo = repo_root(args.repo)
     intake = intake_root(repo)
+    max_calls, minutes = _budget(args, intake)
     source = (
         args.knowledge_repo
         or os.environ.get("KNOWLEDGE_REPO")
@@ -96,6 +131,9 @@ def options_from(args: argparse.Namespace) -> job.Options:
         dry_run=args.dry_run,
         scheduled=args.scheduled or os.environ.get("GITHUB_EVENT_NAME") == "schedule",
         quiet=args.quiet,
+        max_model_calls=max_calls,
+        max_seconds=minutes * 60,
+        triage=load_triage(intake),
     )
 
 
@@ -117,13 +155,31 @@ def render(report: job.Report) -> str:
         lines.append(f"pull request: {report.url}")
     if report.artifacts:
         lines.append(f"artifacts: {report.artifacts}")
+    if len(report.batches) > 1:
+        lines += [
+            f"batch {b['batch_id']}: {b['outcome']}, {b['events']} event(s), "
+            f"{b['accepted']} accepted, {b['rejected']} rejected"
+            for b in report.batches
+        ]
+    if report.skipped:
+        lines.append(f"skipped by triage: {report.skipped} event(s) that carry no rule")
     lines += [f"note: {note}" for note in report.notes]
+    lines.append(cost_line(report))
     return "\n".join(lines)
 
 
+def cost_line(report: job.Report) -> str:
+    """What the run cost: its model calls and GitHub calls (gh processes)."""
+    cost = report.cost
+    return (
+        f"cost: {cost.get('model_calls', 0)} model call(s), "
+        f"{cost.get('github_calls', 0)} GitHub call(s)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run one distill batch; exit 0 done, 1 a failed attempt or every proposal refused (rows
-    stay pending) or dry-run changes."""
+    """Run distill batches within the budget; exit 0 done, 1 a failed attempt or a batch whose
+    every proposal was refused (rows stay pending) or dry-run changes."""
     args = parser().parse_args(argv)
     try:
         options = options_from(args)
@@ -140,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"version": 1, **data}, indent=2, ensure_ascii=False))
     else:
         print(render(report))
-    if report.outcome in ("failed", "refused"):
+    if report.outcome in ("failed", "refused") or any(
+        b["outcome"] in ("failed", "refused") for b in report.batches
+    ):
         return 1
     return 1 if report.outcome == "dry-run" and report.pages else 0
 

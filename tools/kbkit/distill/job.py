@@ -11,15 +11,19 @@ runner that has no `state/` from yesterday):
    merged or closed, by hand only: the automatic cadence opens at most one PR a day);
 4. publish what is committed on it but unpublished (found from commit trailers, so a kill
    between commit and status append loses nothing); if that fails, stop;
-5. select at most 20 pending rows (newest first) that no knowledge PR lists;
+5. select at most 20 pending rows (newest first) that no knowledge PR lists; triage marks
+   the changes that carry no rule `skipped` on the way (no model call);
 6. curate: prompt and schema with the IDs of the other open PRs taken, one model call,
    validate, apply (validator gate);
 7. commit with trailers naming every source, publish, and only then mark the rows;
+   then steps 5-7 again, batch after batch into the same PR, while events are pending and
+   the run's budget (model calls, seconds) lasts (issue #39: an organization's pace);
 8. review mode: when main moved during the run, bring the open PRs up to date again.
 """
 
 from __future__ import annotations
 
+import time
 from contextlib import ExitStack
 from functools import partial
 from typing import Any
@@ -52,7 +56,7 @@ from kbkit.infra.file_lock import lock_path_for, locked
 from kbkit.infra.jsonl import ignore_transient_files
 from kbkit.infra.steps import reached
 from kbkit.intake.ledger import Key, load_status, pending_events
-from kbkit.vcs import git
+from kbkit.vcs import git, github
 
 __all__ = ["Options", "Report", "run"]
 
@@ -93,21 +97,83 @@ def _run(s: Session) -> Report:
         )
     committed, target = _publish_committed(s, clone, publisher, target)
     listed = set(review.listed()) if review else set()
-    selection = select_batch(s.o, {k for c in committed for k in c.sources} | listed)
-    if not selection.events:
+    taken = {k for c in committed for k in c.sources} | listed  # not distilled again
+    reports: list[Report] = []
+    started = time.monotonic()
+    while True:  # batch after batch, within the run's budget (issue #39)
+        selection = select_batch(s.o, taken)
+        s.skipped += len(selection.skipped)
+        if selection.skipped:
+            s.say(f"triage skipped {len(selection.skipped)} event(s) that carry no rule")
+        if not selection.events:
+            break
+        spent = _budget_spent(s, started) if reports else None
+        if spent:
+            left = len(selection.events) + len(selection.waiting)
+            s.note(f"{spent}: {left} pending event(s) wait for the next run")
+            break
+        batch = _Batch(s, clone, target, selection)
+        reports.append(batch.curate_commit_publish(publisher, review))
+        taken |= set(batch.keys)
+        if s.o.dry_run or (reports[-1].outcome == "failed" and batch.committed):
+            break  # a dry run writes nothing to go on from; a failed publication stops
+        if batch.done is not None and batch.done.outcome == "done":
+            target = _published_to(clone, target, batch.done)
+    if not reports:
         why = "nothing pending" if not committed else "nothing more pending"
         s.say(why)
         return _final(s, Report(s.o.day, target.branch, "nothing-pending", notes=tuple(s.notes)))
-    batch = _Batch(s, clone, target, selection)
-    report = batch.curate_commit_publish(publisher, review)
+    report = combined(reports)
     if publisher and review and not s.o.dry_run:
         _after_main_moved(s, clone, publisher, review)
     return _final(s, report)
 
 
+def _budget_spent(s: Session, started: float) -> str | None:
+    """Why the run starts no further batch (its budget is spent), or None."""
+    if s.model_calls >= s.o.max_model_calls:
+        return f"the run's budget of {s.o.max_model_calls} model call(s) is spent"
+    if s.o.max_seconds is not None and time.monotonic() - started >= s.o.max_seconds:
+        return f"the run's time budget ({s.o.max_seconds:g} s) is spent"
+    return None
+
+
+def combined(reports: list[Report]) -> Report:
+    """One report for the run's batches: the events, rules and pages of all of them, the
+    outcome of the last one that published (else of the last one), each batch in `batches`."""
+    briefs = tuple(
+        {
+            "batch_id": r.batch_id,
+            "outcome": r.outcome,
+            "events": len(r.events),
+            "accepted": len(r.accepted),
+            "rejected": len(r.rejected),
+            "commit": r.commit,
+        }
+        for r in reports
+    )
+    landed = [r for r in reports if r.outcome in ("published", "shadowed")]
+    last = landed[-1] if landed else reports[-1]
+    return last._replace(
+        events=tuple(e for r in reports for e in r.events),
+        accepted=tuple(a for r in reports for a in r.accepted),
+        rejected=tuple(x for r in reports for x in r.rejected),
+        pages=tuple(sorted({p for r in reports for p in r.pages})),
+        waiting=reports[-1].waiting,
+        batches=briefs,
+    )
+
+
 def _final(s: Session, report: Report) -> Report:
-    """The report with everything the run noted and every PR it brought up to date."""
-    return report._replace(notes=tuple(s.notes), updated=tuple(sorted(set(s.updated))))
+    """The report with everything the run noted, every PR it brought up to date, and what
+    the run cost."""
+    cost = {"model_calls": s.model_calls, "github_calls": github.calls_made() - s.github_calls_before}  # fmt: skip
+    return report._replace(
+        notes=tuple(s.notes),
+        updated=tuple(sorted(set(s.updated))),
+        skipped=s.skipped,
+        cost=cost,
+    )
 
 
 def _prepare(s: Session) -> tuple[WorkClone, Publisher | None]:
@@ -236,6 +302,8 @@ class _Batch:
         self.art = Artifacts(batch_folder(s.o.state_dir, s.o.day, self.batch_id), s.o.dry_run)
         self.accepted: tuple[dict[str, Any], ...] = ()
         self.rejected: tuple[dict[str, Any], ...] = ()
+        self.committed = False  # a commit was made (a failed publication then stops the run)
+        self.done: Published | None = None  # how its publication went
 
     def report(self, outcome: str, **fields: Any) -> Report:
         """The run's report for this batch; `fields` fill the rest."""
@@ -307,7 +375,8 @@ class _Batch:
         if isinstance(result, Report):
             return result
         commit = self._commit(curator, validation, result)
-        done = publish(self.s, publisher, self.target, [commit], load_status(self.o.intake_dir), self._extras)  # fmt: skip
+        self.committed = True
+        self.done = done = publish(self.s, publisher, self.target, [commit], load_status(self.o.intake_dir), self._extras)  # fmt: skip
         pages = tuple(c.document_id for c in result.changes)
         return self.report(_outcome(done, publisher), pages=pages, commit=commit.sha, url=done.url)
 
@@ -353,6 +422,7 @@ class _Batch:
         self.art.write("prompt.md", prompt.text)
         self.art.write("schema.json", schema)
         self.s.say(f"model {self.o.gateway.name}")
+        self.s.model_calls += 1
         try:
             reply = self.o.gateway.complete(prompt.text, schema)
         except ModelCallError as exc:
