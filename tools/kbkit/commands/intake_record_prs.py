@@ -12,10 +12,18 @@ from kbkit.intake.change_scan import scan_lines
 from kbkit.intake.json_pages import decode_pages, read_source
 from kbkit.intake.ledger import record_events
 from kbkit.intake.merged_prs import advance_cursor, scan_since, since_option
-from kbkit.intake.repo_identity import RepoIdentity, canonical_slug, parse_slug
+from kbkit.intake.repo_identity import (
+    CONFIG_FILE,
+    RepoIdentity,
+    canonical_slug,
+    check_slug,
+    parse_slug,
+    read_config,
+)
 from kbkit.intake.reread import reread_prs
 from kbkit.intake.sources.github import scan_github
 from kbkit.intake.sources.github_pulls import parse_pulls
+from kbkit.vcs import github
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,9 +86,20 @@ def main(argv: list[str] | None = None) -> int:
         "--repo GROUP/SUBGROUP/PROJECT or its URL, through GitLab's REST API at "
         "$KBKIT_GITLAB_URL, default https://gitlab.com, with $KBKIT_GITLAB_TOKEN)",
     )
-    options.add_repo(parser, identity=True)
+    options.add_repo(parser, identity=True, many=True)
     parser.set_defaults(github=None)
     args = parser.parse_args(argv)
+    try:
+        return _record(args)
+    finally:  # what the run cost, also when it stopped
+        print(f"cost: {github.calls_made()} GitHub call(s)")
+
+
+def _record(args: argparse.Namespace) -> int:
+    slugs = _slugs(args)
+    if len(slugs) > 1:
+        return _scan_many(args, slugs)
+    args.slug = slugs[0] if slugs else None
     if args.host != "github":
         return _scan_host(args)
     if args.repo and parse_slug(args.repo) and not Path(args.repo).is_dir():
@@ -107,6 +126,38 @@ def main(argv: list[str] | None = None) -> int:
     )
     for repo in sorted(scan.newest):
         print(f"cursor {repo}: {cursor[repo]} (next scan from {scan_since(cursor[repo])})")
+    return 0
+
+
+def _slugs(args: argparse.Namespace) -> list[str]:
+    """The repositories named by --slug (each once), else by `repos:` in intake/config.yaml
+    when neither --slug nor --repo OWNER/NAME names one."""
+    named = list(dict.fromkeys(args.slug or []))
+    if named or (args.repo and not Path(args.repo).is_dir()):
+        return named
+    folder = options.intake_dir(args)
+    listed = read_config(folder).get("repos")
+    if listed is None:
+        return []
+    where = f"{folder / CONFIG_FILE}: `repos`"
+    if not isinstance(listed, list) or not all(isinstance(r, str) for r in listed):
+        raise UsageError(f"{where} must be a list of owner/name")
+    return list(dict.fromkeys(check_slug(r, where) for r in listed))
+
+
+def _scan_many(args: argparse.Namespace, slugs: list[str]) -> int:
+    """A central job: each repository scanned in turn into the one ledger (its own cursor);
+    a repository that stops the scan (a rate limit, GitHub unavailable) stops the run with
+    the others' cursors where their own scans left them."""
+    if args.source is not None or args.reread or (args.repo and not Path(args.repo).is_dir()):
+        raise UsageError("several --slug (or `repos:`) scan GitHub: drop --from, --reread and --repo OWNER/NAME")  # fmt: skip
+    for slug in slugs:
+        one = argparse.Namespace(**{**vars(args), "slug": slug, "github": None})
+        if args.host != "github":
+            _scan_host(one)
+        else:
+            _scan(one)
+    print(f"{len(slugs)} repositories scanned")
     return 0
 
 

@@ -10,7 +10,12 @@ from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.intake import options
 from kbkit.intake.ledger import append_status, load_events, load_status, same_source
 
-REQUEUED = ("failed", "shadowed", "rejected", "skipped")  # all but pending (nothing to do) and published
+REQUEUED = (
+    "failed",
+    "shadowed",
+    "rejected",
+    "skipped",
+)  # all but pending (nothing to do) and published
 WHY_KEPT = {"pending": "already waiting", "published": "its rules are in a knowledge PR"}
 
 
