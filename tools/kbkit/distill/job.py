@@ -23,6 +23,7 @@ runner that has no `state/` from yesterday):
 
 from __future__ import annotations
 
+import random
 import time
 from contextlib import ExitStack
 from functools import partial
@@ -54,6 +55,7 @@ from kbkit.distill.work_clone import CommittedBatch, WorkClone
 from kbkit.infra.errors import KbkitError, LockTimeoutError, UsageError
 from kbkit.infra.file_lock import lock_path_for, locked
 from kbkit.infra.jsonl import ignore_transient_files
+from kbkit.infra.process import timeout_from_env
 from kbkit.infra.steps import reached
 from kbkit.intake.ledger import Key, load_status, pending_events
 from kbkit.vcs import git, github
@@ -99,6 +101,7 @@ def _run(s: Session) -> Report:
     listed = set(review.listed()) if review else set()
     taken = {k for c in committed for k in c.sources} | listed  # not distilled again
     reports: list[Report] = []
+    races = 0
     started = time.monotonic()
     while True:  # batch after batch, within the run's budget (issue #39)
         selection = select_batch(s.o, taken)
@@ -115,6 +118,14 @@ def _run(s: Session) -> Report:
         batch = _Batch(s, clone, target, selection)
         reports.append(batch.curate_commit_publish(publisher, review))
         taken |= set(batch.keys)
+        if reports[-1].outcome == "raced" and publisher is not None:
+            races += 1
+            again = _after_a_lost_race(s, clone, publisher, races)
+            if again is None:
+                break
+            review, target = again
+            taken = (taken - set(batch.keys)) | set(review.listed())  # distilled again
+            continue
         if s.o.dry_run or (reports[-1].outcome == "failed" and batch.committed):
             break  # a dry run writes nothing to go on from; a failed publication stops
         if batch.done is not None and batch.done.outcome == "done":
@@ -127,6 +138,28 @@ def _run(s: Session) -> Report:
     if publisher and review and not s.o.dry_run:
         _after_main_moved(s, clone, publisher, review)
     return _final(s, report)
+
+
+def _after_a_lost_race(
+    s: Session, clone: WorkClone, publisher: Publisher, races: int
+) -> tuple[ReviewState, Target] | None:
+    """Another run (another repository's workflow on the same cron) published to today's
+    branch first: let it finish, read the PRs again and aim at what it left (its PR, at its
+    head); None when the run should stop (races lost RACES times, or the cadence defers)."""
+    if races > RACES:
+        s.note(f"lost the race for today's branch {races} times; the events wait for the next run")  # fmt: skip
+        return None
+    time.sleep(random.uniform(0.5, 1.5) * timeout_from_env("KBKIT_RACE_PAUSE", RACE_PAUSE))
+    review = open_review(s, publisher)
+    target = _target(s, clone, review)
+    if isinstance(target, Report):
+        return None
+    work_clone.checkout_day(clone.path, target.branch, target.base, dry_run=s.o.dry_run)
+    return review, target
+
+
+RACES = 3  # lost races for today's branch before a run gives up (no attempt is ever counted)
+RACE_PAUSE = 2.0  # seconds, about, before reading the PRs again; KBKIT_RACE_PAUSE
 
 
 def _budget_spent(s: Session, started: float) -> str | None:
@@ -153,12 +186,13 @@ def combined(reports: list[Report]) -> Report:
         for r in reports
     )
     landed = [r for r in reports if r.outcome in ("published", "shadowed")]
-    last = landed[-1] if landed else reports[-1]
+    tried = [r for r in reports if r.outcome != "raced"]
+    last = landed[-1] if landed else (tried or reports)[-1]
     return last._replace(
-        events=tuple(e for r in reports for e in r.events),
-        accepted=tuple(a for r in reports for a in r.accepted),
-        rejected=tuple(x for r in reports for x in r.rejected),
-        pages=tuple(sorted({p for r in reports for p in r.pages})),
+        events=tuple(e for r in tried for e in r.events),  # a lost race's batch is redone
+        accepted=tuple(a for r in tried for a in r.accepted),
+        rejected=tuple(x for r in tried for x in r.rejected),
+        pages=tuple(sorted({p for r in tried for p in r.pages})),
         waiting=reports[-1].waiting,
         batches=briefs,
     )
@@ -485,6 +519,8 @@ class _Batch:
 
 
 def _outcome(done: Published, publisher: Publisher | None) -> str:
+    if done.outcome == "raced":
+        return "raced"
     if done.outcome != "done":
         return "failed"
     return "published" if publisher is not None else "shadowed"

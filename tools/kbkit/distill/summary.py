@@ -21,6 +21,8 @@ WHY = {
     "reasons are below and in the batch's validation.json); its events stay pending, one "
     "attempt counted, and are proposed again",
     "shadowed": "shadow mode",
+    "raced": "another kbkit run published to today's branch first, every time this run "
+    "tried; its events stay pending (no attempt counted) for the next run",
     "dry-run": "a dry run writes nothing",
 }
 
