@@ -23,6 +23,9 @@ from tests.kbtree import make_tree
 
 PROJECT = Path(__file__).resolve().parents[1]
 ACTION = PROJECT / "action.yml"
+SETUP_PYTHON = "actions/setup-python@a26af69be951a213d495a4c3e4e4022e16d87065"  # v5.6.0
+UPLOAD_SARIF = "github/codeql-action/upload-sarif@dd903d2e4f5405488e5ef1422510ee31c8b32357"
+
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]  # make test-all: the action's steps in a new venv
 
@@ -161,8 +164,8 @@ def test_the_steps_annotate_summarize_upload_and_fail(tmp_path: Path, python_bin
     assert "| ❌ | knowledge/general/guide.md:12:12 | `tree/link-broken` |" in summary
     assert "broken link '@&#8203;octocat/x.md'" in summary  # a copied mention notifies nobody
     (uses, given), (upload, sent) = runner.used
-    assert uses == "actions/setup-python@v5" and given == {"python-version": "3.12"}
-    assert upload == "github/codeql-action/upload-sarif@v3"
+    assert uses == SETUP_PYTHON and given == {"python-version": "3.12"}
+    assert upload == UPLOAD_SARIF
     assert sent["category"] == "kbkit"
     log_file = json.loads(Path(sent["sarif_file"]).read_text())
     jsonschema.Draft4Validator(_sarif_schema()).validate(log_file)
@@ -176,7 +179,7 @@ def test_a_clean_tree_passes_and_uploads_nothing(tmp_path: Path, python_bin: Pat
     given = {"paths": "knowledge/general", "fail-on": "warning", **INSTALLED}
     runner = Runner(workspace, temp, python_bin, given)
     assert runner.run() == 0, "\n".join(runner.log)[-3000:]
-    assert [uses for uses, _ in runner.used] == ["actions/setup-python@v5"]
+    assert [uses for uses, _ in runner.used] == [SETUP_PYTHON]
     assert runner.outputs["check"] == {"errors": "0", "warnings": "0", "sarif-file": ""}
     assert runner.summary.read_text().startswith("### kbkit check passed: 0 error(s)")
     # a usage error fails the check step itself, with kb's message

@@ -56,7 +56,9 @@ def test_workflow_is_scheduled_minimal_and_runs_the_whole_loop() -> None:
     runs = "\n".join(str(step.get("run", "")) for step in steps)
     for command in ("kb intake sync --pull", "kb intake record-prs --repo",
                     "kb intake mailbox --issue", "kb intake sync --push",
-                    'kb distill --scheduled --summary "$GITHUB_STEP_SUMMARY"'):  # fmt: skip
+                    'kb distill --scheduled --summary "$GITHUB_STEP_SUMMARY"',
+                    "--out kbkit-report.html",
+                    '--format markdown >> "$GITHUB_STEP_SUMMARY"'):  # fmt: skip
         assert command in runs
     # nothing that is not a failure skips a step: every step after the state pull runs
     # whatever an earlier one did (recording too), but distill runs only on pulled state

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from kbkit.checks.registry import all_rules
+from kbkit.checks.rules import all_rules
 
 
 def kb(*args: str) -> subprocess.CompletedProcess[str]:

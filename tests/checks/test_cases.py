@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from kbkit.__main__ import main
-from kbkit.checks.registry import all_rules
+from kbkit.checks.rules import all_rules
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 COMMAND_BY_CHECKER = {"knowledge-tree": "check-knowledge-tree", "wiki-lint": "check-wiki-lint"}

@@ -16,8 +16,8 @@ from types import ModuleType
 import pytest
 
 from kbkit.checks import Rerun
-from kbkit.checks.registry import all_rules, always_rerun, validator_modules
-from kbkit.checks.rules import family
+from kbkit.checks.registry import always_rerun, validator_modules
+from kbkit.checks.rules import all_rules, family
 
 
 def called_checks(module: ModuleType) -> set[str]:

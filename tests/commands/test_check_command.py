@@ -140,7 +140,7 @@ def test_sarif_log_is_valid_sarif_2_1_0(repo: Path) -> None:
         "region": {"startLine": 12, "startColumn": 16},
     }
     whole = by_rule["tree/page-unregistered"]["locations"][0]["physicalLocation"]
-    assert "region" not in whole  # a finding on the whole file has no region
+    assert whole["region"] == {"startLine": 1}  # a whole-file finding: the top of the file
     assert len(set(r["partialFingerprints"]["kbkitFingerprint/v1"] for r in run["results"])) == len(
         run["results"]
     )

@@ -46,8 +46,17 @@ def test_demo_runs_end_to_end_and_a_second_run_adds_nothing(tmp_path: Path) -> N
                  "commit.txt"):  # fmt: skip
         assert (Path(artifact) / name).is_file(), name
     assert "recorded 0 new event(s)" in second and "this run adds nothing" in second
-    last = second.strip().splitlines()[-2]  # the run ends with its report, before "done in N s"
-    assert last.startswith(f"== report: {tmp_path / 'demo' / 'report.html'} "), last
+    # the run checks the tree it published to, ends with its report and the next commands
+    assert "\n== kb check on " in second and ": passes (" in second
+    lines = second.strip().splitlines()
+    report = lines.index(next(line for line in lines if line.startswith("== report: ")))
+    assert lines[report].startswith(f"== report: {tmp_path / 'demo' / 'report.html'} ")
+    assert lines[report + 1].startswith("done in ")
+    assert [line.split()[0:2] for line in lines[-3:]] == [
+        ["kb", "init"],
+        ["kb", "check"],
+        ["pre-commit", "install"],
+    ]
     page = (tmp_path / "demo" / "report.html").read_text(encoding="utf-8")
     assert "2026-11-30T" in page and "Curator and publication" in page
     assert "rule-id-taken" in page  # the demo's rejected proposal, by reason

@@ -68,12 +68,14 @@ def test_every_lessons_command_is_registered_documented_and_has_help(capsys) -> 
             "extract",
             "forget",
             "lint",
+            "list",
             "outcome",
             "promote",
             "replay",
             "report",
             "retire",
             "show",
+            "why",
         )
     ] == LESSON_COMMANDS
     readme = (PROJECT / "README.md").read_text(encoding="utf-8")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -303,8 +305,12 @@ def test_a_newer_verdict_supersedes_the_earlier_evidence(tmp_path: Path, make_ta
     )
     extract_all(tmp_path, [retriaged])
     negative = "Do not re-report without new mechanics: login (prior false_positive)"
-    # T1's confirmation and its retest no longer count; T2's confirmation still does
-    assert _shown(tmp_path) == [("Confirmed sqli: login", 1), (negative, 1)]
+    # T1's confirmation and its retest no longer count; T2's confirmation still does, and it
+    # contradicts T1's false positive: equally new evidence, so neither is shown (#40 point 7)
+    assert _shown(tmp_path) == []
+    lessons = _listed(tmp_path)
+    assert {(t["action"], t["support"]) for t in lessons} == {("Confirmed sqli: login", 1), (negative, 1)}  # fmt: skip
+    assert all("equally new" in t["withheld"]["why"] for t in lessons)
     rows = [r.data for r in read_jsonl(tmp_path / "intake/lessons/tombstones.jsonl").rows]
     assert [(r["action"], r["task"], len(r["keys"])) for r in rows] == [("supersede", "T1", 2)]
     extract_all(tmp_path, [retriaged])  # idempotent
@@ -314,6 +320,14 @@ def test_a_newer_verdict_supersedes_the_earlier_evidence(tmp_path: Path, make_ta
     assert _shown(tmp_path) == [("Confirmed and reproduced on retest sqli: login", 2)]
     # the evidence log itself was never edited
     assert len(read_jsonl(tmp_path / "intake/lessons/evidence.jsonl").rows) == 4
+
+
+def _listed(repo: Path) -> list[dict[str, Any]]:
+    """`kb lessons list --format json`'s lessons."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["lessons", "list", "--repo", str(repo), "--format", "json"]) == 0
+    return json.loads(out.getvalue())["lessons"]  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("source", ["finding:T1/F1", "task:T1"])

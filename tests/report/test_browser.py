@@ -124,10 +124,10 @@ def _look(chromium: Any, case: Case, width: int, shot: Path) -> dict[str, Any]:
 
 
 QUESTIONS = [
+    "Is the loop healthy?",
+    "What waits on you?",
+    "What came in, and what was decided?",
     "Is the tree healthy, and getting better?",
-    "What came in?",
-    "What did the model propose",
-    "Which knowledge PRs are open or merged?",
     "Are lessons helping?",
 ]
 
@@ -183,3 +183,60 @@ def test_the_contrast_measure_can_fail(chromium: Any, tmp_path: Path) -> None:
         assert [c["ratio"] < 2 for c in control] == [True, True]
         page.set_content("<div style='width:900px'>wide</div>")
         assert page.evaluate("document.documentElement.scrollWidth") > 400  # and overflow shows
+
+
+@pytest.fixture(scope="module")
+def loops(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The report pages of a sick loop and a healthy one (tests/report/loops.py)."""
+    from kbkit.__main__ import main
+    from tests.report.loops import NOW, clock, healthy_loop, sick_loop
+
+    top = tmp_path_factory.mktemp("loops")
+    pages = {}
+    for name, build in (("sick", sick_loop), ("healthy", healthy_loop)):
+        repo = build(top)
+        pages[name] = top / f"{name}.html"
+        with clock(NOW):
+            assert main(["report", "--repo", str(repo), "--out", str(pages[name])]) == 0
+    return pages
+
+
+GREEN = "rgb(26, 127, 55)"  # .answer.good's border
+CARDS_JS = """
+() => [...document.querySelectorAll('article.answer')].map(a => { const r = a.getBoundingClientRect();
+  return {question: a.querySelector('h2').innerText, verdict: a.querySelector('.verdict').innerText,
+          border: getComputedStyle(a).borderLeftColor, top: r.top, height: r.height,
+          verdictTop: a.querySelector('.verdict').getBoundingClientRect().top}; })
+"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", ["sick", "healthy"])
+def test_the_first_screen_leads_with_the_loops_health(
+    chromium: Any, loops: dict[str, Path], name: str, width: int, tmp_path: Path
+) -> None:
+    """#40 point 3 in a real browser: the loop's health is the first thing on the screen at
+    both widths; a sick loop shows no green card, a healthy one says so in one line."""
+    with _shots().opened(chromium, loops[name], width, HEIGHT[width]) as page:
+        page.screenshot(path=str(tmp_path / f"{name}-{width}.png"))
+        cards = page.evaluate(CARDS_JS)
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        overflow = page.evaluate(OVERFLOW_JS)
+    assert scroll <= width and not overflow, overflow
+    assert [c["question"] for c in cards] == [q.rstrip() for q in QUESTIONS]
+    health, waiting = cards[0], cards[1]
+    assert health["verdictTop"] < HEIGHT[width] / 2  # read before anything else
+    if width == 1400:
+        assert all(c["top"] + 40 <= HEIGHT[width] for c in cards), cards  # every answer shows
+    if name == "sick":
+        assert health["verdict"].startswith("Sick: 2 failed events")
+        assert "87 days" in health["verdict"]
+        assert waiting["verdict"] == "Waiting on you: 1 refused batch, 2 failed events"
+        assert waiting["top"] < HEIGHT[width]  # on the first screen of a phone too
+        assert [c["question"] for c in cards if c["border"] == GREEN] == []
+    else:
+        assert health["verdict"].startswith("Healthy: nothing failed")
+        assert health["border"] == GREEN
+        line = 60 if width == 1400 else 200  # one line across a desktop; a few on a phone
+        assert health["height"] < line, health
+        assert waiting["verdict"] == "Nothing waits on you"

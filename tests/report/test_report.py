@@ -101,7 +101,8 @@ def test_json_has_every_section_with_its_numbers_and_sources(world: Path, capsys
     assert batch["pr"] == "https://github.com/kbkit-dev/kbkit/pull/99"
     assert curator["knowledge_prs"] == [{"url": "https://github.com/kbkit-dev/kbkit/pull/99",
                                          "state": "opened", "events": 2,
-                                         "at": "2026-11-30T10:00:00Z"}]  # fmt: skip
+                                         "at": "2026-11-30T10:00:00Z",
+                                         "since": "2026-11-30T10:00:00Z"}]  # fmt: skip
     lessons = data["lessons"]
     assert lessons["lessons"] >= 1 and sum(lessons["by_kind"].values()) == lessons["lessons"]
     assert lessons["usage_by_mode"] == {"inject": 1}

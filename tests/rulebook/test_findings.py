@@ -126,3 +126,22 @@ def test_every_finding_command_offers_the_same_formats_and_json_version(
         assert done.returncode in (0, 1), done.stderr
         if fmt == "json":
             assert json.loads(done.stdout)["version"] == 1
+
+
+def test_sarif_gives_a_whole_page_finding_a_region_and_a_folder_none() -> None:
+    import json
+
+    from kbkit.rulebook.findings import SarifRule, sarif
+
+    findings = [
+        Finding("knowledge/a.md", 0, "lint/orphan", "warning", "no page links here"),
+        Finding("knowledge/ops", 0, "tree/index-missing", "error", "no _index.md"),
+        Finding("knowledge/b.md", 7, "tree/link-broken", "error", "broken", 3),
+    ]
+    rules = {f.rule_id: SarifRule(f.rule_id, f.severity, "x", "", "full") for f in findings}
+    run = json.loads(sarif(findings, rules, "0"))["runs"][0]
+    regions = [r["locations"][0]["physicalLocation"].get("region") for r in run["results"]]
+    assert regions == [{"startLine": 1}, None, {"startLine": 7, "startColumn": 3}]
+    assert all(
+        rule["fullDescription"] == {"text": "full"} for rule in run["tool"]["driver"]["rules"]
+    )

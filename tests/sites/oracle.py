@@ -198,6 +198,18 @@ def jekyll_verdicts(site: Path, work: Path, config: str = "") -> dict[Verdict, b
     return built_verdicts(public, "", "/" + base.strip("/") if base.strip("/") else "", True)
 
 
+def init_copy(site: Path, work: Path) -> Path:
+    """A git repository holding a copy of `site`, set up by `kb init` alone (no hand edits)."""
+    repo = work / "repo"
+    shutil.copytree(site, repo)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "kbkit", "init"], cwd=repo, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return repo
+
+
 def kbkit_flagged(repo: Path) -> set[Verdict]:
     """(page, link as written) of every link finding `kb check` reports after `kb init`."""
     from kbkit.checks.rules.tree.links import link_parts

@@ -4,8 +4,6 @@ from there, `static/` served at the site's root. The real hugo is the oracle."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +11,7 @@ import pytest
 
 from kbkit.checks.link_model import LinkModel, served_folder, served_relative
 from kbkit.sites import detect_site
-from tests.sites.oracle import disagreements, hugo_verdicts, kbkit_flagged
+from tests.sites.oracle import disagreements, hugo_verdicts, init_copy, kbkit_flagged
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -55,17 +53,6 @@ def test_detection_reads_static_dirs_and_link_render_hooks(tmp_path: Path) -> No
     assert site is not None and site.keys["links"]["md_from_file"] is True
 
 
-def init(site: Path, work: Path) -> Path:
-    repo = work / "repo"
-    shutil.copytree(site, repo)
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "kbkit", "init"], cwd=repo, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    return repo
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("hugo") is None, reason="Debian's hugo is not installed (.ci/run installs it)"
@@ -84,5 +71,5 @@ def test_kbkit_flags_exactly_the_links_hugo_does_not_serve(tmp_path: Path) -> No
     assert ("content/docs/guide/install.md", "../configure/") not in broken
     assert ("content/blog/post-one/index.md", "/images/logo.png") not in broken
     assert len(verdicts) >= 20 and len(broken) >= 7
-    repo = init(site, tmp_path)
+    repo = init_copy(site, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []

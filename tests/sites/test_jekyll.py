@@ -18,8 +18,7 @@ from kbkit.infra.errors import UsageError
 from kbkit.pages.anchors import heading_ids
 from kbkit.sites import detect_site
 from kbkit.sites.jekyll import site_keys
-from tests.sites.oracle import disagreements, jekyll_verdicts, kbkit_flagged
-from tests.sites.test_hugo import init
+from tests.sites.oracle import disagreements, init_copy, jekyll_verdicts, kbkit_flagged
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SITE = FIXTURES / "jekyll-pages"
@@ -196,7 +195,7 @@ def test_kbkit_flags_exactly_the_links_jekyll_does_not_serve(tmp_path: Path, sty
     assert (("index.md", "guides/intro/") in broken) is not pretty
     assert not any(page.startswith(("docs/", "_drafts/", "notes")) for page, _ in verdicts)
     assert len(verdicts) >= 50 and len(broken) >= 25
-    repo = init(site, tmp_path)
+    repo = init_copy(site, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []
 
 
@@ -204,7 +203,7 @@ def test_kbkit_flags_exactly_the_links_jekyll_does_not_serve(tmp_path: Path, sty
 def test_init_alone_catches_defects_injected_the_way_the_site_writes_links(
     tmp_path: Path,
 ) -> None:
-    repo = init(SITE, tmp_path)
+    repo = init_copy(SITE, tmp_path)
     before = kbkit_flagged(repo)
     page = repo / "guide/configure.md"
     page.write_text(

@@ -5,16 +5,13 @@ oracle."""
 from __future__ import annotations
 
 import importlib.util
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from kbkit.pages.containers import unindent_containers
 from kbkit.pages.page import parse_page
-from tests.sites.oracle import kbkit_flagged, mkdocs_broken
+from tests.sites.oracle import init_copy, kbkit_flagged, mkdocs_broken
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -58,11 +55,4 @@ def test_kbkit_flags_exactly_the_links_mkdocs_strict_reports(tmp_path: Path) -> 
     assert ("docs/guide/install.md", "nothing.md") in broken  # a content tab's
     assert ("docs/guide/install.md", "../gone.md") in broken  # a nested admonition's
     assert len(broken) == 5
-    repo = tmp_path / "repo"
-    shutil.copytree(site, repo)
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "kbkit", "init"], cwd=repo, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert kbkit_flagged(repo) == broken
+    assert kbkit_flagged(init_copy(site, tmp_path)) == broken

@@ -7,9 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,20 +16,9 @@ from kbkit.__main__ import main
 from kbkit.pages import myst
 from kbkit.pages.page import parse_page
 from kbkit.sites import detect_site, sphinx
-from tests.sites.oracle import disagreements, kbkit_flagged, sphinx_verdicts
+from tests.sites.oracle import disagreements, init_copy, kbkit_flagged, sphinx_verdicts
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-
-def init(site: Path, work: Path) -> Path:
-    repo = work / "repo"
-    shutil.copytree(site, repo)
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "kbkit", "init"], cwd=repo, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    return repo
 
 
 @pytest.mark.slow
@@ -49,7 +36,7 @@ def test_kbkit_flags_exactly_the_links_sphinx_reports(tmp_path: Path) -> None:
     assert ("docs/index.md", "guide/configure.md#deep-detail") in broken  # below the depth
     assert ("docs/index.md", "no-such-label") in broken
     assert len(verdicts) >= 25 and len(broken) >= 8
-    repo = init(site, tmp_path)
+    repo = init_copy(site, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []
 
 

@@ -98,6 +98,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons adopt": ("kbkit.commands.lessons_adopt", "Lessons carried by a published rule"),
     "lessons retire": ("kbkit.commands.lessons_retire", "Withdraw lessons, with a reason"),
     "lessons replay": ("kbkit.commands.lessons_replay", "FPs/duplicates earlier lessons warned of"),
+    "lessons list": ("kbkit.commands.lessons_list", "What agents are told now, by scope"),
+    "lessons why": ("kbkit.commands.lessons_why", "One lesson's evidence and conflicts"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNEXPECTED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130

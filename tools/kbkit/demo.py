@@ -202,10 +202,35 @@ def _demo(folder: Path | None) -> int:
     from kbkit.lessons import demo as lessons_demo  # the lessons part (owned there)
 
     lessons_ok = lessons_demo.run(project, work) == 0
+    checked = _check(work / "state" / "clone")
     print(f"\n== report: {write_report(work)}   # open it in a browser (offline)")
     print(f"done in {time.monotonic() - started:.1f}s")
+    print(NEXT)
     ok = first in ("shadowed", "no-rules", "nothing-pending") and second == "nothing-pending"
-    return 0 if ok and lessons_ok else 1
+    return 0 if ok and lessons_ok and checked else 1
+
+
+NEXT = """
+next, in a repository of your own:
+  kb init              # finds your docs (or sets up knowledge/), writes the policy and the hook
+  kb check             # both validators; `kb rule RULE-ID` explains a finding
+  pre-commit install   # from now on a commit that breaks the tree is blocked"""
+
+
+def _check(clone: Path) -> bool:
+    """`kb check` on the knowledge tree the demo's runs published to (both validators, as the
+    curator's gate ran them): True when it passes."""
+    from kbkit.checks.runner import run_validators
+    from kbkit.infra import clock
+    from kbkit.policy.model import load_policy
+
+    policy = load_policy(clone)
+    findings, pages = run_validators(
+        clone, policy, ("tree", "lint"), clock.today(), use_cache=False
+    )
+    verdict = "passes" if not findings else f"leaves {len(findings)} finding(s)"
+    print(f"\n== kb check on {clone / policy.knowledge_root}: {verdict} ({pages} page(s))")
+    return not findings
 
 
 def write_report(work: Path) -> Path:

@@ -43,6 +43,8 @@ EXAMPLES: dict[str, str] = {
     "lessons adopt": "kb lessons adopt --reason 'rule TEAM-1b merged in #42'",
     "lessons retire": "kb lessons retire L17caca8cd97ddada --reason 'the API was removed'",
     "lessons replay": "kb lessons replay --scope company --format json",
+    "lessons list": "kb lessons list --format json",
+    "lessons why": "kb lessons why L17caca8cd97ddada",
     "report": "kb report --since 2026-11-01 --out report.html",
     "rule": "kb rule tree/link-broken",
     "rules": "kb rules --format json",

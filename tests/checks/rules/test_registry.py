@@ -54,6 +54,27 @@ def test_the_registry_lists_every_family_folder() -> None:
         assert sorted(named) == sorted(module.RULES), f"{prefix}: a declared rule is not listed"
 
 
+def test_declarations_import_only_the_rulebook() -> None:
+    """A family's declarations are data every layer reads (the policy's schema, the walk's
+    problems, the engine): they import nothing but what a rule is."""
+    inits = [RULES_DIR / "__init__.py", *sorted(RULES_DIR.glob("*/__init__.py"))]
+    assert len(inits) == 4
+    for init in inits:
+        for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module not in (
+                None,
+                "__future__",
+                "types",
+            ):
+                assert node.module.startswith(("kbkit.rulebook", "kbkit.checks.rules")), (
+                    f"{init}: imports {node.module}"
+                )
+                if node.module.startswith("kbkit.checks.rules"):
+                    assert init == RULES_DIR / "__init__.py"  # the registry reads its families
+            elif isinstance(node, ast.Import):
+                assert all(a.name in ("functools",) for a in node.names), init
+
+
 def test_fixable_says_exactly_which_rules_kb_fix_fixes() -> None:
     assert {rule.id for rule in all_rules().values() if rule.fixable} == set(FIXES)
 

@@ -1,4 +1,5 @@
-"""Which validators exist, their rules, and the per-page analysis the loader caches.
+"""Which validators exist and the per-page analysis the loader caches (the rules themselves:
+`kbkit.checks.rules`).
 
 Each validator module has `page_findings(rel, page, policy)` (pure, one page: run
 while the tree loads, cached with the page), `tree_findings(tree, context)` (cross-page) and
@@ -12,7 +13,7 @@ import functools
 from types import ModuleType
 from typing import Any
 
-from kbkit.checks import Rerun, Rule
+from kbkit.checks import Rerun
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -26,13 +27,6 @@ def validator_modules() -> dict[str, ModuleType]:
     from kbkit.checks import knowledge_tree, wiki_lint
 
     return {"tree": knowledge_tree, "lint": wiki_lint}
-
-
-def all_rules() -> dict[str, Rule]:
-    """Every rule by id (`kbkit.checks.rules`, where each is declared)."""
-    from kbkit.checks.rules import all_rules as declared
-
-    return declared()
 
 
 def analyze_page(rel: str, page: Page, policy: Policy) -> Analysis:

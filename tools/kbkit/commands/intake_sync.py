@@ -20,8 +20,8 @@ def main(argv: list[str] | None = None) -> int:
     the branch and push it (merge and retry when another writer pushed first)."""
     parser = argparse.ArgumentParser(
         prog="kb intake sync",
-        description="Keep the intake ledgers (events.jsonl, status.jsonl, cursor.json, "
-        "mailbox-refused.json) on a branch the bot owns, so a fresh runner starts from "
+        description="Keep the intake ledgers (events.jsonl, status.jsonl, batches.jsonl, "
+        "cursor.json, mailbox-refused.json) on a branch the bot owns, so a fresh runner starts from "
         "yesterday's state and no run has to push the team's main. --pull unions the "
         "branch's ledgers into intake/ (nothing to do while the branch does not exist); "
         "--push does the same, commits the union on top of the branch and pushes it with a "

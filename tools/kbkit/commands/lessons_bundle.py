@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from kbkit.infra import outward
 from kbkit.infra.errors import InputError
 from kbkit.infra.jsonl import atomic_write_text
 from kbkit.infra.paths import REPO_HELP
@@ -78,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         f"mode {bundle.mode}: {len(bundle.lessons)} lesson(s) selected, {shown} injected; "
         f"wrote {out}/planner.txt, worker.txt, lessons.json"
     )
+    for note in bundle.withheld:  # ids from the store: a hand-edited one is text
+        print(outward.line(f"withheld {note.lesson}: {note.why} ({', '.join(note.against)})"))
     return 0
 
 

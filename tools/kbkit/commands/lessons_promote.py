@@ -14,7 +14,8 @@ def main(argv: list[str] | None = None) -> int:
     """Append events + pending status rows; --dry-run prints them and exits 1 if any."""
     parser = argparse.ArgumentParser(
         prog="kb lessons promote",
-        description="Record lessons with at least K live evidence rows as intake events of "
+        description="Record lessons with live evidence from at least K distinct tasks (one task "
+        "reporting a finding five times counts once) as intake events of "
         "kind `lesson` (pending), so the daily distill can propose them as rules. A human "
         "merging that PR is the adoption step. Lessons already recorded are skipped.",
     )

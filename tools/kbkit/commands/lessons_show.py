@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from kbkit.infra import outward
 from kbkit.infra.paths import REPO_HELP
+from kbkit.lessons.conflicts import Withheld
 from kbkit.lessons.options import add_as_of, add_scope
 from kbkit.lessons.rendering import render_block
 from kbkit.lessons.selection import select_lessons
@@ -34,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     store = LessonStore.for_repo(args.repo)
     task = read_task(args.task)
-    lessons = select_lessons(task, store, scope=args.scope, as_of=args.as_of)
+    withheld: list[Withheld] = []
+    lessons = select_lessons(task, store, scope=args.scope, as_of=args.as_of, withheld=withheld)
     block = render_block(lesson.line for lesson in lessons) if lessons else ""
     if args.format == "json":
         rows = [x.to_dict() for x in lessons]
@@ -45,11 +48,16 @@ def main(argv: list[str] | None = None) -> int:
             for row in rows:
                 row["signal"] = signals.get(row["id"], Signal(0, 0)).to_dict()
         document = {"task": str(task["id"]), "lessons": rows, "block": block}
+        if withheld:
+            document["withheld"] = [note.to_dict() for note in withheld]
         print(json.dumps({"version": 1, **document}, ensure_ascii=False, indent=2))
     elif block:
         print(block)
     else:
         print(f"no lessons for task {task['id']}")
+    if args.format != "json":
+        for note in withheld:  # ids from the store: a hand-edited one is text
+            print(outward.line(f"withheld {note.lesson}: {note.why} ({', '.join(note.against)})"))
     return 0
 
 

@@ -40,6 +40,7 @@ from kbkit.curator import (
 )
 from kbkit.distill import work_clone
 from kbkit.distill.artifacts import Artifacts, batch_folder, new_batch_id
+from kbkit.distill.batch_record import record_batch
 from kbkit.distill.delivery import Published, Target, publish, unpublished
 from kbkit.distill.knowledge_prs import branch_for
 from kbkit.distill.models import ModelCallError
@@ -118,6 +119,8 @@ def _run(s: Session) -> Report:
         batch = _Batch(s, clone, target, selection)
         reports.append(batch.curate_commit_publish(publisher, review))
         taken |= set(batch.keys)
+        if not s.o.dry_run and reports[-1].outcome != "raced":  # a lost race's batch is redone
+            record_batch(s.o.intake_dir, reports[-1], batch.reply)  # travels with the ledgers
         if reports[-1].outcome == "raced" and publisher is not None:
             races += 1
             again = _after_a_lost_race(s, clone, publisher, races)
@@ -338,6 +341,7 @@ class _Batch:
         self.rejected: tuple[dict[str, Any], ...] = ()
         self.committed = False  # a commit was made (a failed publication then stops the run)
         self.done: Published | None = None  # how its publication went
+        self.reply: str | None = None
 
     def report(self, outcome: str, **fields: Any) -> Report:
         """The run's report for this batch; `fields` fill the rest."""
@@ -462,6 +466,7 @@ class _Batch:
         except ModelCallError as exc:
             return self.fail(f"model call failed: {exc}")
         self.art.write("reply.txt", reply)
+        self.reply = reply
         reached("reply")
         validation = curator.validate_proposals(reply, batch)
         self.art.write("validation.json", validation.to_dict())
@@ -473,6 +478,7 @@ class _Batch:
             {
                 "model_index": p.model_index,
                 "rule_id": p.rule_id,
+                "target": p.target,
                 "reason": p.reason,
                 "message": p.message,
             }

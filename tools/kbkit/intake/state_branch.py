@@ -26,6 +26,7 @@ from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
 from kbkit.infra.jsonl import append_rows, encode_row, read_jsonl
 from kbkit.infra.process import timeout_from_env
+from kbkit.intake.batch_ledger import BATCHES_FILE
 from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE
 from kbkit.intake.merged_prs import CURSOR_FILE, GITHUB_TIME, advance_cursor
 from kbkit.intake.sources.mailbox import REFUSED_FILE, read_refused
@@ -34,7 +35,7 @@ from kbkit.vcs import git
 
 BRANCH = "kbkit/intake-state"
 FOLDER = "intake"
-LEDGERS = (EVENTS_FILE, STATUS_FILE)
+LEDGERS = (EVENTS_FILE, STATUS_FILE, BATCHES_FILE)  # batches: what each batch decided
 STATES = {CURSOR_FILE: "merged_prs", REFUSED_FILE: "refused"}
 FILES = (*LEDGERS, *STATES)
 # Several writers push one state branch when an organization's repositories share it (each

@@ -159,10 +159,15 @@ def _escaped(task: str) -> str:
 
 
 class Support(NamedTuple):
-    rows: int  # live evidence rows: the lesson's support
+    rows: int  # live evidence rows (one task may give several: five findings alike)
     latest: str
-    tasks: list[str]
+    tasks: list[str]  # the task of each of those rows (repeats included)
     times: list[str]  # the `at` of each of those rows, in the order of `tasks`
+
+    @property
+    def distinct(self) -> int:
+        """The lesson's support: how many distinct tasks gave live evidence for it."""
+        return len(set(self.tasks))
 
 
 def live_support(state: FoldState) -> dict[str, Support]:
@@ -171,8 +176,9 @@ def live_support(state: FoldState) -> dict[str, Support]:
 
 
 def support_counts(state: FoldState) -> dict[str, int]:
-    """Per lesson id with live evidence: how many rows support it (`live_support`'s rows)."""
-    return {lid: agg[0] for lid, agg in state.support.items() if agg[0]}
+    """Per lesson id with live evidence: its support, the distinct tasks behind that evidence
+    (one task reporting the same finding five times is support 1)."""
+    return {lid: len(set(agg[2])) for lid, agg in state.support.items() if agg[0]}
 
 
 def count_support(state: FoldState) -> dict[str, list[Any]]:

@@ -24,6 +24,7 @@ import difflib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 
+from kbkit.lessons.conflicts import conflicts
 from kbkit.lessons.fold import FoldState, LessonRow, live_support
 from kbkit.lessons.signal import HARMFUL_MIN, Signal
 from kbkit.rulebook.findings import ERROR, WARNING, Finding, quote
@@ -150,27 +151,21 @@ def lint_store(
 def _conflicts(
     lessons: dict[str, LessonRow], support: Mapping[str, object], path: str
 ) -> list[Finding]:
-    confirmed: dict[tuple[object, ...], list[str]] = defaultdict(list)
-    refuted: dict[tuple[object, ...], list[str]] = defaultdict(list)
-    for lid, row in lessons.items():
-        if lid not in support or not row.subject:
-            continue
-        key = (row.company_key, row.category_key, _norm(row.cue), _norm(row.subject))
-        if row.kind == "positive" and row.action.startswith("Confirmed "):
-            confirmed[key].append(lid)
-        elif row.kind == "negative" and row.action.endswith("(prior false_positive)"):
-            refuted[key].append(lid)
+    """One finding per false-positive lesson of a conflict (`kbkit.lessons.conflicts`)."""
+    live = {lid: row for lid, row in lessons.items() if lid in support}
     findings = []
-    for conflict in sorted(set(confirmed) & set(refuted), key=repr):
-        for negative in refuted[conflict]:
+    for key, confirmed, refuted in conflicts(live):
+        for negative in refuted:
             findings.append(
                 Finding(
                     path,
                     lessons[negative].line,
                     "lessons-conflict",
                     ERROR,
-                    f"{negative} (a false positive) contradicts {', '.join(confirmed[conflict])} "
-                    f"(confirmed) for {quote(conflict[2])}; forget the wrong source (kb lessons forget)",
+                    f"{negative} (a false positive) contradicts {', '.join(confirmed)} "
+                    f"(confirmed) for {quote(key[2])}; selection shows only the one with the "
+                    "newer evidence (neither when equally new); forget the wrong source "
+                    "(kb lessons forget)",
                 )
             )
     return findings

@@ -33,7 +33,8 @@ class Promotion(NamedTuple):
 
 
 def plan_promotions(store: LessonStore, intake: Path, min_support: int) -> list[Promotion]:
-    """Live lessons with at least `min_support` evidence rows not yet recorded as events."""
+    """Live lessons with evidence from at least `min_support` distinct tasks, not yet recorded
+    as events (several rows from one task count once)."""
     state = store.state()
     present = {
         state.lesson_id(str(row.get("source_id")))  # an earlier version's id counts as its lesson
@@ -42,7 +43,7 @@ def plan_promotions(store: LessonStore, intake: Path, min_support: int) -> list[
     }
     plans = []
     for lid, support in sorted(live_support(state).items()):
-        if support.rows < min_support or lid in present or lid not in state.lessons:
+        if support.distinct < min_support or lid in present or lid not in state.lessons:
             continue
         row = LessonRow(*state.lessons[lid])
         scope = ", ".join(
@@ -51,12 +52,13 @@ def plan_promotions(store: LessonStore, intake: Path, min_support: int) -> list[
         tasks = sorted(set(support.tasks))
         title = flatten(f"Lesson ({row.kind}, {row.cue}): {row.action}", 200)
         summary = flatten(
-            f"{row.action}. Support: {support.rows} evidence row(s) from {len(tasks)} task(s) "
-            f"({', '.join(tasks[:10])}{', ...' if len(tasks) > 10 else ''}); "
+            f"{row.action}. Support: {len(tasks)} task(s) "
+            f"({', '.join(tasks[:10])}{', ...' if len(tasks) > 10 else ''}), "
+            f"{support.rows} evidence row(s); "
             f"scope: {scope or 'generic'}; lesson {lid}.",
             2000,
         )
-        plans.append(Promotion(lid, support.rows, title, summary))
+        plans.append(Promotion(lid, support.distinct, title, summary))
     return plans
 
 

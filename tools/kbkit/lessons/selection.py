@@ -11,12 +11,14 @@ collapsed; never the redacted display). Ranking, first key first:
 1. scope tier: same company and category (0) > same company (1) > same category (2) >
    generic (3);
 2. kind: positive > negative > caution;
-3. support (live evidence rows), higher first;
+3. support (distinct tasks with live evidence), higher first;
 4. recency (latest evidence time), newer first;
 5. lesson id, for a total order;
 and a lesson the helpful/harmful signal demotes goes after the rest of its tier.
 A lesson whose evidence includes the task itself is never shown to it, a lesson without
 live evidence is never shown at all, and at most 8 lessons / 1800 rendered characters are.
+Two lessons that contradict each other (the same finding confirmed and a false positive)
+are never shown together: the newer evidence wins, and equally new evidence withholds both.
 With a moment (`--as-of`, else the task's `started_at`) the same view is stopped there
 (`SelectionView.cut`): support, recency, own evidence and signal as known at that moment.
 
@@ -33,6 +35,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from kbkit.infra.errors import InputError, UsageError
+from kbkit.lessons.conflicts import Withheld, contest
 from kbkit.lessons.moments import normalize_time
 from kbkit.lessons.redaction import scope_key
 from kbkit.lessons.rendering import MAX_LESSONS, RenderedLesson, fit_lines, render_line
@@ -213,6 +216,20 @@ def finding_subject(kind: str, cue: str, action: str) -> tuple[str, str] | None:
     return None
 
 
+def _contest(view: SelectionView, cut: Cut | None, found: Ranked) -> Withheld | None:
+    """Why a lesson with rivals is withheld (None: its evidence is the newest), comparing
+    each side's newest evidence as known at the moment of the selection."""
+    known = []
+    for other in view.rivals[found.position]:
+        if cut is None:
+            known.append((view.ids[other], view.recency(other)))
+            continue
+        support = cut.support(other)
+        if support:
+            known.append((view.ids[other], cut.recency(other, support)))
+    return contest(view.ids[found.position], found.recency, known)
+
+
 def select_lessons(
     task: dict[str, Any],
     store: LessonStore | None = None,
@@ -221,8 +238,13 @@ def select_lessons(
     limit: int = MAX_LESSONS,
     scope: str | None = None,
     as_of: str | None = None,
+    withheld: list[Withheld] | None = None,
 ) -> list[SelectedLesson]:
     """The lessons a task would see, in rank order, within the render budget.
+
+    Of two lessons that contradict each other (`kbkit.lessons.conflicts`), only the one with
+    the newer evidence is shown (neither when equally new); each one left out is appended to
+    `withheld`, when given, with why.
 
     `scope` is the client-isolation setting (None: KB_LESSONS_SCOPE or the safe default).
     `as_of` (else the task's `started_at`, when it has one) limits the evidence to what
@@ -241,8 +263,15 @@ def select_lessons(
     merged_ids: list[tuple[str, ...]] = []
     slots: dict[tuple[str, str, str, str], int] = {}  # one finding -> its slot in `chosen`
     chosen: list[Ranked] = []
-    for found in ranked(view, task_id, company, category, scope, view.cut(cutoff)):
+    cut = view.cut(cutoff)
+    for found in ranked(view, task_id, company, category, scope, cut):
         position = found.position
+        if position in view.rivals:
+            note = _contest(view, cut, found)
+            if note is not None:
+                if withheld is not None:
+                    withheld.append(note)
+                continue
         kind, cue, action = view.kinds[position], view.cues[position], view.actions[position]
         subject = finding_subject(kind, cue, action)
         slot_key = (

@@ -1,7 +1,8 @@
 """The lessons store: append-only JSONL logs under `intake/lessons/`.
 
 - `lessons.jsonl`: one row per dedupe key (kind, scope, cue, action), `status: candidate`.
-- `evidence.jsonl`: one row per (lesson, source_kind, source_id); support = live rows.
+- `evidence.jsonl`: one row per (lesson, source_kind, source_id); support = the distinct
+  tasks behind the live rows (one task reporting a finding five times supports it once).
 - `tombstones.jsonl`: `forget` records (the evidence keys they end, for good: live and
   superseded alike, so nothing forgotten is ever revived) and verdict records: when a task
   is extracted again with a different verdict, its evidence that the new extraction no

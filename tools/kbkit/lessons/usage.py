@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from kbkit.infra.clock import timestamp as utc_now  # extraction's clock, without its imports
 from kbkit.infra.errors import UsageError
+from kbkit.lessons.conflicts import Withheld
 from kbkit.lessons.redaction import clean_scope, scope_key
 from kbkit.lessons.rendering import render_block
 from kbkit.lessons.selection import SelectedLesson, lesson_scope, select_lessons
@@ -36,14 +37,18 @@ class Bundle(NamedTuple):
     block: str  # '' unless lessons were injected
     planner: str
     worker: str
+    withheld: tuple[Withheld, ...] = ()  # contradicted lessons left out, with why
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "mode": self.mode,
             "assign": self.assign,
             "block": self.block,
             "lessons": [lesson.to_dict() for lesson in self.lessons],
         }
+        if self.withheld:
+            data["withheld"] = [note.to_dict() for note in self.withheld]
+        return data
 
 
 def lesson_mode(environ: Mapping[str, str] | None = None) -> str:
@@ -106,8 +111,9 @@ def bundle_prompts(
     )
     store = store if store is not None else LessonStore.for_repo()
     scope = lesson_scope(scope)
-    lessons = select_lessons(task, store, scope=scope, as_of=as_of)
-    row = {
+    withheld: list[Withheld] = []
+    lessons = select_lessons(task, store, scope=scope, as_of=as_of, withheld=withheld)
+    row: dict[str, Any] = {
         "task": str(task["id"]),
         "company": clean_scope(task.get("company")),
         "category": clean_scope(task.get("category")),
@@ -121,10 +127,19 @@ def bundle_prompts(
     }
     if out is not None:
         row["bundle"] = out
+    if withheld:  # the note shadow (and inject) mode leaves: who was left out, and why
+        row["withheld"] = [note.to_dict() for note in withheld]
     store.record_usage(row)
+    notes = tuple(withheld)
     if effective != "inject" or not lessons:
-        return Bundle(effective, assign, lessons, "", planner, worker)
+        return Bundle(effective, assign, lessons, "", planner, worker, notes)
     block = render_block(lesson.line for lesson in lessons)
     return Bundle(
-        effective, assign, lessons, block, append_block(planner, block), append_block(worker, block)
+        effective,
+        assign,
+        lessons,
+        block,
+        append_block(planner, block),
+        append_block(worker, block),
+        notes,
     )

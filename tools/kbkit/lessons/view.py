@@ -4,7 +4,8 @@ same view stopped at any moment (`cut`).
 Derived from the store's fold (never a source of truth): per selectable lesson (a live
 candidate: not forgotten, superseded, adopted or retired) its evidence rows (time and task,
 in time order), ranked by demotion, kind, support, recency and id, with one bucket of
-positions per (company key, category key) scope. Text columns are stored as one UTF-8 blob
+positions per (company key, category key) scope. A lesson's support is the number of
+distinct tasks behind its live evidence: the view keeps one row per task (its earliest). Text columns are stored as one UTF-8 blob
 plus an offsets array each, in one file that is memory-mapped: opening it parses a small
 header, and a selection decodes only the handful of rows it looks at.
 
@@ -24,10 +25,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from kbkit.infra.jsonl import gc_paused
-from kbkit.lessons import fold, index
+from kbkit.lessons import conflicts, fold, index
 from kbkit.lessons.signal import signal_times
 from kbkit.lessons.store import LessonStore
 
@@ -111,6 +112,8 @@ class SelectionView(NamedTuple):
     category_order: Ints
     signals: dict[int, tuple[list[str], list[str]]]  # position -> helpful, harmful `at`s
     last: str  # the latest evidence or judgement time the view holds
+    # position -> the positions of the lessons that contradict it (`kbkit.lessons.conflicts`)
+    rivals: dict[int, list[int]] = {}
 
     def support(self, position: int) -> int:
         return self.first[position + 1] - self.first[position]
@@ -174,7 +177,9 @@ class SelectionView(NamedTuple):
             put(f"{name}.offsets", _int_bytes(column.offsets))
         for name in INT_COLUMNS:
             put(name, _int_bytes(getattr(self, name)))
-        header = marshal.dumps((fold.FORMAT, self.marks, sections, self.signals, self.last), 4)
+        header = marshal.dumps(
+            (fold.FORMAT, self.marks, sections, self.signals, self.last, self.rivals), 4
+        )
         padding = -(len(MAGIC) + 8 + len(header)) % 8
         head = MAGIC + (len(header) + padding).to_bytes(8, "little") + header + b"\0" * padding
         return b"".join([head, *raw])
@@ -193,7 +198,7 @@ class SelectionView(NamedTuple):
             start = len(MAGIC) + 8
             length = int.from_bytes(mapped[len(MAGIC) : start], "little")
             head = marshal.loads(mapped[start : start + length])
-            fmt, marks, sections, signals, last = head
+            fmt, marks, sections, signals, last, rivals = head
             if fmt != fold.FORMAT:
                 return None
             body = memoryview(mapped)[start + length :]
@@ -213,6 +218,7 @@ class SelectionView(NamedTuple):
                 marks,
                 signals=signals,
                 last=last,
+                rivals=rivals,
                 **columns,  # type: ignore[arg-type]
             )
         except (EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError):
@@ -244,7 +250,7 @@ class Cut(NamedTuple):
         return helpful + harmful >= SIGNAL_MIN and harmful > helpful
 
 
-MAGIC = b"KBKIT-LESSONS-VIEW-2\n"  # 2: buckets as sorted columns, not a decoded table
+MAGIC = b"KBKIT-LESSONS-VIEW-3\n"  # 2: buckets as sorted columns; 3: one row per task
 
 
 class _Permuted:
@@ -294,7 +300,8 @@ def build_view(
         if agg[0] and lid in state.lessons and lifecycle.get(lid, ("candidate",))[0] == "candidate"
     ]
     rows = [fold.LessonRow(*state.lessons[lid]) for lid in live]
-    aggregates = [supports[lid] for lid in live]
+    # support is distinct tasks: one task's several rows for a lesson count once, at its first
+    aggregates = [_per_task(supports[lid]) for lid in live]
     # stable sorts, last key first: ties keep the order of the sort before
     order = sorted(range(len(live)), key=live.__getitem__)
     order.sort(key=[agg[1] for agg in aggregates].__getitem__, reverse=True)
@@ -310,9 +317,9 @@ def build_view(
         order.sort(key=lambda i: live[i] in demoted)
     every_at: set[str] = set()
     every_task: set[str] = set()
-    for lid in live:  # C-level set updates: a million rows cost a fraction of a second
-        every_at.update(supports[lid][3])
-        every_task.update(supports[lid][2])
+    for aggregate in aggregates:  # C-level set updates: a million rows cost a fraction of a second
+        every_at.update(aggregate[3])
+        every_task.update(aggregate[2])
     times, names = sorted(every_at), sorted(every_task)
     time_index = {at: n for n, at in enumerate(times)}
     name_index = {task: n for n, task in enumerate(names)}
@@ -347,6 +354,11 @@ def build_view(
         bucket_positions.extend(buckets[scope])
         bucket_first.append(len(bucket_positions))
     by_category = sorted(range(len(scopes)), key=lambda n: (scopes[n][1] or "", scopes[n][0] or ""))
+    at = {live[i]: position for position, i in enumerate(order)}
+    rival_positions = {
+        at[lid]: [at[other] for other in others]
+        for lid, others in conflicts.rivals(dict(zip(live, rows, strict=True))).items()
+    }
     ranked_rows = [rows[i] for i in order]
     return SelectionView(
         marks,
@@ -368,7 +380,22 @@ def build_view(
         array("Q", by_category),
         position_signals,
         last,
+        rival_positions,
     )
+
+
+def _per_task(aggregate: list[Any]) -> list[Any]:
+    """A support aggregate with one evidence row per task (its earliest): the view's rows are
+    what support counts, so a task that gave five rows for a lesson supports it once, from the
+    moment its first row closed."""
+    tasks, ats = aggregate[2], aggregate[3]
+    if len(tasks) == len(set(tasks)):
+        return aggregate
+    first: dict[str, str] = {}
+    for task, at in zip(tasks, ats, strict=True):
+        if task not in first or at < first[task]:
+            first[task] = at
+    return [len(first), max(first.values()), list(first), list(first.values())]
 
 
 def load_view(store: LessonStore) -> SelectionView:

@@ -45,7 +45,7 @@ def build(
     from kbkit.infra.jsonl import gc_paused
     from kbkit.infra.parallel import Aside
     from kbkit.policy.model import load_policy
-    from kbkit.report import tree_health
+    from kbkit.report import loop_health, tree_health
 
     now = clock.now()
     with gc_paused():  # 100k-row ledgers and stores make no cycles; collections only cost time
@@ -68,6 +68,7 @@ def build(
         }
     )
     tree["trend"] = trend
+    logs["loop"] = loop_health.collect(logs["intake"], logs["curator"], now)
     return {
         "version": VERSION,
         "generated_at": clock.timestamp(now),
@@ -109,11 +110,13 @@ def _read_logs(
 ) -> dict[str, Any]:
     """The intake, curator and lessons sections (everything read from the ledgers), and the
     tree's past figures from git. `everything`: no list is cut (`kb report --all`)."""
+    from kbkit.intake.batch_ledger import BATCHES_FILE, read_batches
     from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE
     from kbkit.lessons.store import STORE_DIR
     from kbkit.report import batches, intake_funnel, lessons_section, trend
 
     base = sources.shown_from or sources.repo
+    recorded, batch_problems = read_batches(sources.intake)
     intake_shown = _shown(sources.intake, base)
     ledgers = intake_funnel.Ledgers(sources.intake, intake_shown)
     sections = {
@@ -125,9 +128,17 @@ def _read_logs(
             None if everything else intake_funnel.MAX_ARRIVED,
         ),
         "curator": batches.collect(
-            sources.state, ledgers.status_rows, window, base, root, everything
+            sources.state,
+            ledgers.status_rows,
+            window,
+            base,
+            root,
+            everything,
+            recorded,
+            f"{intake_shown}/{BATCHES_FILE}",
         ),  # fmt: skip
     }
+    sections["intake"]["problems"] += batch_problems[:5]
     del ledgers  # freed before the lessons are folded: the two never peak together
     lessons_dir = sources.lessons or sources.intake / STORE_DIR
     sections["lessons"] = lessons_section.collect(

@@ -11,12 +11,13 @@ from kbkit.infra import json_input
 from kbkit.infra.paths import BATCH_ARTIFACTS as ARTIFACTS
 from kbkit.infra.paths import KNOWLEDGE_PRS
 from kbkit.intake.ledger import Row, sequence
+from kbkit.report.recorded_batches import PR_URL as _PR_URL
+from kbkit.report.recorded_batches import recorded_batch
 from kbkit.report.window import Window
 
 MAX_ROWS = 50  # newest batches listed one by one; totals cover the whole window
 MAX_DECISIONS = 100  # newest proposals listed one by one
 MAX_REPLY_BYTES = 4 * 1024 * 1024
-_PR_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[^\s<>\"'`\\]+/pull/[0-9]+")
 
 
 def read_object(path: Path) -> dict[str, Any]:
@@ -61,58 +62,79 @@ def collect(
     shown: Path,
     root: str = "knowledge",
     everything: bool = False,
+    recorded: dict[str, dict[str, Any]] | None = None,
+    recorded_from: str = "intake/batches.jsonl",
 ) -> dict[str, Any]:
-    """Aggregate every batch folder whose day is in the window: per batch, and each proposal
-    the model made with what was decided (rule id, title, page, reason)."""
+    """Aggregate every batch whose day is in the window: per batch, and each proposal the
+    model made with what was decided (rule id, title, page, reason). A batch's artifact
+    folder is read when this runner has it; otherwise its row of `recorded` (the batch
+    ledger, `kbkit.intake.batch_ledger`), which the state branch carries to every clone."""
     top = state_dir / ARTIFACTS
     published = _publication(status_rows)
     rows: list[dict[str, Any]] = []
     decisions: list[list[dict[str, Any]]] = []  # per batch, oldest batch first
     reasons: Counter[str] = Counter()
+    folders: list[tuple[str, str, Path | None]] = []
     days = sorted(p for p in top.iterdir() if p.is_dir()) if top.is_dir() else []
     for day in days:
-        if not window.contains(day.name):
+        if window.contains(day.name):
+            folders += [(day.name, f.name, f) for f in sorted(p for p in day.iterdir() if p.is_dir())]  # fmt: skip
+    have = {name for _day, name, _folder in folders}
+    ledger_only: list[tuple[str, str, Path | None]] = [
+        (row["day"], batch, None)
+        for batch, row in (recorded or {}).items()
+        if batch not in have and window.contains(row["day"])
+    ]
+    for day_name, name, found in sorted(folders + ledger_only, key=lambda item: item[:2]):
+        if found is None:
+            row, made = recorded_batch(recorded_from, (recorded or {})[name], published, root)
+            reasons.update(row["rejected_by_reason"])
+            rows.append(row)
+            decisions.append(made)
             continue
-        for folder in sorted(p for p in day.iterdir() if p.is_dir()):
-            validation = read_object(folder / "validation.json")
-            apply = read_object(folder / "apply.json")
-            batch = read_object(folder / "batch.json")
-            accepted = [r for r in validation.get("accepted") or [] if isinstance(r, dict)]
-            rejected = [r for r in validation.get("rejected") or [] if isinstance(r, dict)]
-            by_reason = Counter(str(r.get("reason")) for r in rejected)
-            reasons.update(by_reason)
-            pub = published.get(folder.name, {})
-            commit = folder / "commit.txt"
-            rows.append(
-                {
-                    "batch": folder.name,
-                    "day": day.name,
-                    "events": len(batch.get("events") or []),
-                    "accepted": len(accepted),
-                    "rejected": len(rejected),
-                    "rejected_by_reason": dict(sorted(by_reason.items())),
-                    "pages_touched": len(apply.get("changes") or []),
-                    "gate": _gate(apply, folder),
-                    "commit": commit.read_text(encoding="utf-8").strip()[:40]
-                    if commit.is_file()
-                    else None,
-                    "state": pub.get("state"),
-                    "pr": pub.get("url"),
-                    "artifact": _shown(folder, shown),
-                }
-            )
-            titles = _proposed_titles(folder)
-            decisions.append(
-                [
-                    _decision(folder.name, day.name, decision, row, titles, root)
-                    for decision, proposals in (("accepted", accepted), ("rejected", rejected))
-                    for row in proposals
-                ]
-            )
+        folder = found
+        validation = read_object(folder / "validation.json")
+        apply = read_object(folder / "apply.json")
+        batch = read_object(folder / "batch.json")
+        accepted = [r for r in validation.get("accepted") or [] if isinstance(r, dict)]
+        rejected = [r for r in validation.get("rejected") or [] if isinstance(r, dict)]
+        by_reason = Counter(str(r.get("reason")) for r in rejected)
+        reasons.update(by_reason)
+        pub = published.get(folder.name, {})
+        commit = folder / "commit.txt"
+        rows.append(
+            {
+                "batch": folder.name,
+                "day": day_name,
+                "events": len(batch.get("events") or []),
+                "accepted": len(accepted),
+                "rejected": len(rejected),
+                "rejected_by_reason": dict(sorted(by_reason.items())),
+                "pages_touched": len(apply.get("changes") or []),
+                "gate": _gate(apply, folder),
+                "commit": commit.read_text(encoding="utf-8").strip()[:40]
+                if commit.is_file()
+                else None,
+                "state": pub.get("state"),
+                "pr": pub.get("url"),
+                "artifact": _shown(folder, shown),
+                "outcome": _outcome(accepted, rejected, pub.get("state")),
+                "notes": [],
+            }
+        )
+        titles = _proposed_titles(folder)
+        decisions.append(
+            [
+                _decision(folder.name, day_name, decision, row, titles, root)
+                for decision, proposals in (("accepted", accepted), ("rejected", rejected))
+                for row in proposals
+            ]
+        )
     snapshot = read_object(state_dir / KNOWLEDGE_PRS)
     return {
         "source": f"{_shown(top, shown)}/<day>/<batch>/ (validation.json, apply.json, reply.txt, "
-        "commit.txt) and intake/status.jsonl (state, PR url)",
+        f"commit.txt), else {recorded_from} (what each batch decided, carried on the state "
+        "branch), and intake/status.jsonl (state, PR url)",
         "totals": {
             "batches": len(rows),
             "proposals": sum(len(d) for d in decisions),
@@ -122,6 +144,7 @@ def collect(
             "published": sum(1 for r in rows if r["pr"]),
             "shadowed": sum(1 for r in rows if r["state"] == "shadowed"),
             "failed": sum(1 for r in rows if r["state"] == "failed"),
+            "refused": sum(1 for r in rows if r["outcome"] == "refused"),
         },
         "rejected_by_reason": [
             {"reason": k, "count": v}
@@ -134,6 +157,14 @@ def collect(
         "knowledge_prs_read": _snapshot_day(snapshot),
         "batches": (rows if everything else rows[-MAX_ROWS:])[::-1],
     }
+
+
+def _outcome(accepted: list[Any], rejected: list[Any], state: object) -> str:
+    """A batch folder's outcome as distill names it: refused (every proposal rejected),
+    else the state its rows reached (published, shadowed, failed, pending)."""
+    if rejected and not accepted:
+        return "refused"
+    return str(state) if isinstance(state, str) else "unknown"
 
 
 def _decision(
@@ -195,18 +226,28 @@ def knowledge_prs(
             if not isinstance(url, str) or not _PR_URL.fullmatch(url):
                 refused.add(str(url))
                 continue
-            pr = prs[url] = {"url": url, "state": "opened", "events": set(), "at": ""}
+            pr = prs[url] = {"url": url, "state": "opened", "events": set(), "at": "", "since": ""}
         pr["events"].add((row.get("source_kind"), row.get("source_id")))
         at = row.get("at")
         if isinstance(at, str) and at > pr["at"]:
             pr["at"] = at
+        if isinstance(at, str) and (not pr["since"] or at < pr["since"]):
+            pr["since"] = at
     for entry in _snapshot_prs(snapshot):
-        pr = prs.setdefault(entry["url"], {"url": entry["url"], "events": set(), "at": ""})
+        pr = prs.setdefault(entry["url"], {"url": entry["url"], "events": set(), "at": "", "since": ""})  # fmt: skip
         pr["state"] = entry["state"]
         if not pr["at"]:
             pr["at"] = f"{entry['day']}T00:00:00Z" if entry["day"] else ""
+        if entry["day"]:  # the PR's own day: when it was opened
+            pr["since"] = f"{entry['day']}T00:00:00Z"
     listed = [
-        {"url": pr["url"], "state": pr["state"], "events": len(pr["events"]), "at": pr["at"]}
+        {
+            "url": pr["url"],
+            "state": pr["state"],
+            "events": len(pr["events"]),
+            "at": pr["at"],
+            "since": pr["since"] or pr["at"],
+        }  # fmt: skip
         for pr in prs.values()
         if window.contains(pr["at"]) or not pr["at"] or pr["state"] == "open"
     ]

@@ -66,6 +66,8 @@ def collect(
     by_kind: dict[str, Counter[str]] = {}
     ages = {state: [0] * len(AGE_BUCKETS) for state in STATES}
     attempts: Counter[int] = Counter()
+    gave_up = 0  # failed events distill tried and stopped at its attempt cap
+    last_success = ""  # the newest published or shadowed transition: distill's last success
     oldest: tuple[str, Key, Row, Any] | None = None
     arrived: list[tuple[str, Key, Row, str]] = []
     by_source: Counter[tuple[str, str, str]] = Counter()
@@ -95,6 +97,12 @@ def collect(
                     break
             else:
                 ages[state][0] += 1  # stamped in the future: counted as new
+        if state in ("published", "shadowed") and current:
+            at = str(current.get("at") or "")
+            if at > last_success:
+                last_success = at
+        if state == "failed" and current and isinstance(current.get("attempts"), int):
+            gave_up += current["attempts"] > 0
         if state != "pending":
             continue
         tries = current.get("attempts", 0) if current else 0
@@ -134,6 +142,8 @@ def collect(
             "by_state": ages,
         },
         "pending_attempts": {str(k): v for k, v in sorted(attempts.items())},
+        "failed_at_cap": gave_up,
+        "last_success": last_success or None,
         "oldest_pending": None
         if oldest is None
         else {

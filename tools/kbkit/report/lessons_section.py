@@ -14,6 +14,7 @@ from typing import Any
 from kbkit.report.window import Window
 
 TOP = 10
+TOLD = 20  # lessons listed under "what agents are told now"; --all lists every one
 SUPPORT_BUCKETS = ((0, 0), (1, 1), (2, 2), (3, 4), (5, 9), (10, None))
 FOREST_METRIC = "confirmed_per_task"
 
@@ -61,6 +62,38 @@ def collect(
         "report": (report := lessons_report(store, state, usage)),
         "comparison": comparison(report),
         "signals": lesson_signals(state, usage),
+        **told_now(store, state, usage, window, None if limit is None else TOLD),
+    }
+
+
+def told_now(
+    store: Any, state: Any, usage: list[dict[str, Any]], window: Window, limit: int | None
+) -> dict[str, Any]:
+    """Adapter: what agents are told now (`kb lessons list`), the first `limit` of them with
+    how many tasks of the window each was injected into (inject mode) or selected for
+    without being shown (shadow mode), and the lessons a conflict withholds (all of them)."""
+    from kbkit.lessons.listing import told
+
+    lessons = told(store)
+    per_mode: dict[str, Counter[str]] = {"inject": Counter(), "shadow": Counter()}
+    tasks: dict[str, set[str]] = {"inject": set(), "shadow": set()}
+    for row in usage:
+        mode, ids = row.get("mode"), row.get("lessons")
+        if mode not in per_mode or not isinstance(ids, list) or not window.contains(str(row.get("at") or "")):  # fmt: skip
+            continue
+        tasks[mode].add(str(row.get("task")))
+        per_mode[mode].update({state.lesson_id(str(i)) for i in ids})
+    listed = []
+    for t in lessons[:limit]:
+        entry = t.to_dict()
+        entry["injected"], entry["shadowed"] = per_mode["inject"][t.id], per_mode["shadow"][t.id]
+        listed.append(entry)
+    return {
+        "told": listed,
+        "told_count": len(lessons),
+        "injected_tasks": len(tasks["inject"]),
+        "injected_lessons": len(per_mode["inject"]),
+        "withheld": [t.to_dict() for t in lessons if t.withheld],
     }
 
 

@@ -42,6 +42,8 @@ a{color:#0550ae}
 .answer{border:1px solid #d0d7de;border-left:6px solid #8c959f;border-radius:6px;padding:8px 12px;min-width:0}
 .answer.good{border-left-color:#1a7f37}.answer.warn{border-left-color:#9a6700}.answer.bad{border-left-color:#cf222e}
 .answer h2{font-size:.95em;color:#57606a;font-weight:600}
+.answer.wide{grid-column:1/-1;display:flex;flex-wrap:wrap;align-items:baseline;gap:0 14px}
+.answer.wide h2,.answer.wide p{margin:0}.answer.wide .more{margin-left:auto}
 .verdict{font-size:1.15em;font-weight:600;margin:0 0 4px}
 .answer ul{margin:4px 0;padding-left:20px}.answer p{margin:4px 0}
 .trend.good{color:#116329}.trend.bad{color:#a40e26}
@@ -524,6 +526,8 @@ def _curator(cur: dict[str, Any], files: FileLinks | None) -> str:
                             link(b["pr"], words.pull_request(b["pr"]))
                             if b["pr"]
                             else file_link(_body_href(files, b["artifact"]), b["artifact"])
+                            if b["artifact"]
+                            else f"recorded in {code(b['recorded'])}"
                         ),
                     )
                     for b in rows
@@ -533,9 +537,10 @@ def _curator(cur: dict[str, Any], files: FileLinks | None) -> str:
     return _part("curator", "Curator and publication", src, as_markup(parts))
 
 
-def _body_href(files: FileLinks | None, artifact: str) -> str | None:
-    """The shadow artifact's `pr-body.md`: the body review mode would have sent."""
-    return files.href(artifact, "pr-body.md") if files is not None else None
+def _body_href(files: FileLinks | None, artifact: str | None) -> str | None:
+    """The shadow artifact's `pr-body.md`: the body review mode would have sent (None when
+    this runner has no artifact folder of the batch)."""
+    return files.href(artifact, "pr-body.md") if files is not None and artifact else None
 
 
 # --- lessons ------------------------------------------------------------------------------
@@ -555,6 +560,7 @@ def _lessons(les: dict[str, Any]) -> str:
         )
     ]
     parts.append(_comparisons(report, les["comparison"]))
+    parts.append(_told(les))
     parts.append('<div class="grid"><div>')
     if les["by_scope"]:
         parts.append(
@@ -568,9 +574,9 @@ def _lessons(les: dict[str, Any]) -> str:
     parts.append("</div><div>")
     if les["lessons"]:
         parts.append(
-            "<h3>Support: live evidence rows per lesson</h3>"
+            "<h3>Support: distinct tasks with live evidence, per lesson</h3>"
             + bars(
-                ("evidence rows", "lessons"),
+                ("tasks", "lessons"),
                 [(esc(s["label"]), s["lessons"], fig(s["lessons"])) for s in les["support"]],
             )
             + '<p class="source">Support counts evidence; it says nothing about cause.</p>'
@@ -605,6 +611,76 @@ def _lessons(les: dict[str, Any]) -> str:
             folded("Helpful and harmful", "no lesson shown to a task has been judged yet.")
         )
     return _part("lessons", "Lessons", src, as_markup(parts))
+
+
+def _told(les: dict[str, Any]) -> str:
+    """What agents are told now (`kb lessons list`), and what a conflict withholds."""
+    if not les["told_count"]:
+        return folded("What agents are told now", "no lesson is selectable (none has live "
+                      "evidence, or every one was adopted or retired).")  # fmt: skip
+    withheld = les["withheld"]
+    out = [
+        f'<h3 id="told">What agents are told now ({plural(les["told_count"], "lesson")}, '
+        "<code>kb lessons list</code>)</h3>",
+        table(
+            (
+                "scope",
+                "lesson",
+                "support (tasks)",
+                "last seen",
+                "injected into (window)",
+                "evidence",
+            ),  # fmt: skip
+            (
+                (
+                    t["scope"],
+                    Cell(
+                        f'{esc(t["line"])} <span class="id">{esc(t["id"])}</span>'
+                        + (
+                            f'<br><b class="withheld">withheld: {esc(t["withheld"]["why"])}</b>'
+                            if t["withheld"]
+                            else ""
+                        )  # fmt: skip
+                    ),
+                    t["support"],
+                    t["last_seen"][:10],
+                    plural(t["injected"], "task")
+                    + (f" ({t['shadowed']} in shadow)" if t["shadowed"] else ""),
+                    Cell(
+                        ", ".join(code(e["source"]) for e in t["evidence"])
+                        + (
+                            f" and {t['evidence_rows'] - len(t['evidence'])} more"
+                            if t["evidence_rows"] > len(t["evidence"])
+                            else ""
+                        )
+                    ),
+                )
+                for t in les["told"]
+            ),
+        ),
+        _left_out(len(les["told"]), les["told_count"], "lesson"),
+        f"<p>In the window, {plural(les['injected_lessons'], 'lesson')} were injected into "
+        f"{plural(les['injected_tasks'], 'task')} (<code>KB_LESSONS=inject</code>; usage.jsonl).</p>",
+        '<p class="source">Which of them one task sees depends on its company, category '
+        "and the 8-lesson, 1,800-character budget: <code>kb lessons show TASK.json</code>; "
+        "one lesson's evidence: <code>kb lessons why ID</code>.</p>",
+    ]
+    if withheld:
+        out.append(
+            "<h3>Withheld: lessons that contradict another</h3>"
+            + table(
+                ("lesson", "why", "against"),
+                (
+                    (
+                        Cell(f'{esc(t["line"])} <span class="id">{esc(t["id"])}</span>'),
+                        t["withheld"]["why"],
+                        Cell(", ".join(code(a) for a in t["withheld"]["against"])),
+                    )
+                    for t in withheld
+                ),
+            )
+        )
+    return as_markup(out)
 
 
 def _comparisons(report: dict[str, Any], forest: dict[str, Any]) -> str:

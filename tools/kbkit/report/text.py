@@ -52,7 +52,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     batches as small tables; a part with nothing to show is one line. Posted text: copied
     mentions and references are inert (`kbkit.infra.inert`)."""
     from kbkit.infra import inert
-    from kbkit.report import answers, words
+    from kbkit.report import answers, loop_health, words
     from kbkit.report.words import plural
 
     w, tree, intake = report["window"], report["tree"], report["intake"]
@@ -67,15 +67,12 @@ def render_markdown(report: dict[str, Any]) -> str:
     )
     sources = ", ".join(f"{s['events']} {cell(words.source(s))}" for s in intake["by_source"])
     prs = cur["knowledge_prs"]
+    loop = report["loop"]
     out = [
         f"## kbkit report, {w['since']} to {w['until']}",
         "",
-        f"- **Tree**: {answers.tree_verdict(tree).text}; {cell(trend.text[:1].lower() + trend.text[1:])}{moved}. "
-        f"{plural(f['errors'], 'error')}, {plural(f['warnings'], 'warning')}, "
-        f"{sum(r['count'] for r in f['by_rule'] if r['rule'] == 'lint/stale')} stale, "
-        f"{plural(tree['orphans']['count'], 'orphan')}, "
-        f"{plural(tree['links']['broken'], 'broken link')} "
-        f"_(from {cell(tree['source'])})_",
+        f"- **Loop**: {cell(loop_health.verdict(loop))}",
+        f"- **Waiting on you**: {_waiting(loop)}",
         f"- **Came in**: {plural(intake['recorded_in_window'], 'event')} recorded in the window"
         + (f": {sources}" if sources else "")
         + f"; in the ledger {', '.join(f'{n} {s}' for s, n in intake['states'].items())} "
@@ -92,6 +89,12 @@ def render_markdown(report: dict[str, Any]) -> str:
             if prs
             else "none in the window"
         ),
+        f"- **Tree**: {answers.tree_verdict(tree).text}; {cell(trend.text[:1].lower() + trend.text[1:])}{moved}. "
+        f"{plural(f['errors'], 'error')}, {plural(f['warnings'], 'warning')}, "
+        f"{sum(r['count'] for r in f['by_rule'] if r['rule'] == 'lint/stale')} stale, "
+        f"{plural(tree['orphans']['count'], 'orphan')}, "
+        f"{plural(tree['links']['broken'], 'broken link')} "
+        f"_(from {cell(tree['source'])})_",
         f"- **Lessons**: {answers.lessons_verdict(les).text}; {les['lessons']} lessons, "
         f"{les['report']['tasks']} closed tasks with outcome cards _(from {cell(les['source'])})_",
     ]
@@ -153,7 +156,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                     b["rejected"],
                     b["pages_touched"],
                     b["gate"],
-                    b["pr"] or b["artifact"],
+                    b["pr"] or b["artifact"] or b.get("recorded"),
                 )
                 for b in cur["batches"][:10]
             ),
@@ -171,6 +174,25 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
     ]
     return inert.markdown("\n".join(out))
+
+
+def _waiting(loop: dict[str, Any]) -> str:
+    """What waits on the lead, in one markdown line (links to the open PRs)."""
+    from kbkit.report import words
+
+    wait = loop["waiting"]
+    parts = [
+        f"{link(pr['url'], words.pull_request(pr['url']))} ("
+        + (f"open {pr['age_days']} days" if pr["age_days"] is not None else "age unknown")
+        + ")"
+        for pr in wait["open_prs"][:10]
+    ]
+    if wait["refused_batches"]:
+        parts.append(f"{len(wait['refused_batches'])} refused batch(es): "
+                     + ", ".join(cell(b["batch"]) for b in wait["refused_batches"][:5]))  # fmt: skip
+    if wait["failed_events"]:
+        parts.append(f"{wait['failed_events']} failed event(s) (`kb intake status`, `kb intake requeue`)")  # fmt: skip
+    return "; ".join(parts) or "nothing"
 
 
 def _table_raw(headers: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:

@@ -229,6 +229,8 @@ def sarif(
             region["startLine"] = f.line
             if f.column:
                 region["startColumn"] = f.column
+        elif "." in f.path.rsplit("/", 1)[-1]:
+            region["startLine"] = 1  # a whole-file finding: code scanning shows the file's top
         physical: dict[str, object] = {
             "artifactLocation": {"uri": uri_quote(f.path), "uriBaseId": "SRCROOT"}
         }

@@ -25,8 +25,9 @@ A new source is one module here, one line in the registry and its tests.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, NoReturn, Protocol, runtime_checkable
 
+from kbkit.infra.errors import InputError
 from kbkit.intake.ledger import Row
 from kbkit.intake.notes import RawDiscussion
 from kbkit.intake.repo_identity import RepoIdentity
@@ -80,3 +81,21 @@ class ChangeSource(Source, Protocol):
     ) -> ScanResult: ...
 
     def read_change(self, repo: str, number: int, cwd: Path) -> Change: ...
+
+
+def refuse(where: str, label: str, message: str) -> NoReturn:
+    """A host's answer that is not the shape its source reads: an input error at `where`."""
+    raise InputError(f"{where}: {message}", path=label)
+
+
+def typed_field(
+    item: dict[str, Any], field: str, kind: type, where: str, label: str, shape: str
+) -> Any:
+    """`item[field]`, which must be exactly of type `kind`; `shape` names what the source
+    reads ("GitHub's pulls JSON") in the message when the field is missing."""
+    value = item.get(field)
+    if type(value) is not kind:
+        if field not in item:
+            refuse(where, label, f"missing `{field}`; is this {shape}?")
+        refuse(where, label, f"`{field}` has the wrong type ({type(value).__name__})")
+    return value

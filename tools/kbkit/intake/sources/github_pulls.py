@@ -6,14 +6,14 @@ The whole input is checked before anything is recorded, so a bad page touches no
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NamedTuple
 
-from kbkit.infra.errors import InputError
 from kbkit.infra.jsonl import gc_paused
 from kbkit.intake.json_pages import Page, page_items
 from kbkit.intake.ledger import Row, timestamp
 from kbkit.intake.merged_prs import SUMMARY_CHARS, conform, latest_plausible, parse_time
 from kbkit.intake.repo_identity import SLUG, RepoIdentity
+from kbkit.intake.sources.base import refuse, typed_field
 
 MAX_BODY = 65536  # GitHub's own limit on a PR body; anything longer did not come from GitHub
 MAX_TITLE = 1024
@@ -25,17 +25,11 @@ class PullScan(NamedTuple):
     newest: dict[str, str]  # repo -> newest updated_at seen in this input
 
 
-def _refuse(where: str, label: str, message: str) -> NoReturn:
-    raise InputError(f"{where}: {message}", path=label)
+_refuse = refuse
 
 
 def _field(item: dict[str, Any], field: str, kind: type, where: str, label: str) -> Any:
-    value = item.get(field)
-    if type(value) is not kind:
-        if field not in item:
-            _refuse(where, label, f"missing `{field}`; is this GitHub's pulls JSON?")
-        _refuse(where, label, f"`{field}` has the wrong type ({type(value).__name__})")
-    return value
+    return typed_field(item, field, kind, where, label, "GitHub's pulls JSON")
 
 
 def _repo_of(item: dict[str, Any], where: str, label: str) -> str:

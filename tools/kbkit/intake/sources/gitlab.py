@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from kbkit.infra.errors import InputError
 from kbkit.intake.discussion import attach
 from kbkit.intake.ledger import (
     Row,
@@ -44,7 +43,7 @@ from kbkit.intake.merged_prs import (
 )
 from kbkit.intake.notes import Author, IssueComment, RawDiscussion, ReviewComment, Thread
 from kbkit.intake.repo_identity import PROJECT_PATH, RepoIdentity
-from kbkit.intake.sources.base import Change, ScanResult
+from kbkit.intake.sources.base import Change, ScanResult, refuse, typed_field
 from kbkit.vcs.gitlab import Client, project_id
 
 NAME = "gitlab"
@@ -82,17 +81,11 @@ def cursor_key(repo: str) -> str:
     return f"{NAME}:{repo}"
 
 
-def _refuse(where: str, label: str, message: str) -> NoReturn:
-    raise InputError(f"{where}: {message}", path=label)
+_refuse = refuse
 
 
 def _field(item: dict[str, Any], field: str, kind: type, where: str, label: str) -> Any:
-    value = item.get(field)
-    if type(value) is not kind:
-        if field not in item:
-            _refuse(where, label, f"missing `{field}`; is this GitLab's merge request JSON?")
-        _refuse(where, label, f"`{field}` has the wrong type ({type(value).__name__})")
-    return value
+    return typed_field(item, field, kind, where, label, "GitLab's merge request JSON")
 
 
 def _labels(item: dict[str, Any], where: str, label: str) -> list[str]:
