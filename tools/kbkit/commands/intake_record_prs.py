@@ -89,10 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     options.add_repo(parser, identity=True, many=True)
     parser.set_defaults(github=None)
     args = parser.parse_args(argv)
+    before = github.calls_made()
     try:
         return _record(args)
     finally:  # what the run cost, also when it stopped
-        print(f"cost: {github.calls_made()} GitHub call(s)")
+        print(f"cost: {github.calls_made() - before} GitHub call(s)")
 
 
 def _record(args: argparse.Namespace) -> int:
