@@ -67,7 +67,9 @@ def test_workflow_is_scheduled_minimal_and_runs_the_whole_loop() -> None:
     names = [step.get("name", step.get("uses")) for step in steps]
     assert steps[names.index("Bring in yesterday's intake state")]["id"] == "pull"
     later = steps[names.index("Bring in yesterday's intake state") + 1 :]
-    distill = "${{ !cancelled() && steps.pull.outcome == 'success' && vars.KBKIT_DISTILL != 'false' }}"
+    distill = (
+        "${{ !cancelled() && steps.pull.outcome == 'success' && vars.KBKIT_DISTILL != 'false' }}"
+    )
     for step in later:
         allowed = (distill,) if step.get("name") == "Distill and publish" else ()
         if step.get("name") in ("Report", "Keep the report"):  # the distilling repository's
