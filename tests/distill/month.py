@@ -871,9 +871,12 @@ class Month:
             lists = listers.get(key, [])
             assert len(lists) <= 1, f"{row.day}: {key} listed by PRs {[p.number for p in lists]}"
             if state == "published":
-                assert lists and status.get("url", "").endswith(f"/pull/{lists[0].number}"), f"{row.day}: {key} published but listed by {[p.number for p in lists]}"  # fmt: skip
-                record = decode(lists[0].body)
-                rejected = lists[0].state == "closed" and not lists[0].merged_at and record and record.rule_ids()  # fmt: skip
+                # (a day without distill reads yesterday's state branch: a row a rebuild moved
+                # to another PR, whose status rows a refused push lost, is put right by the
+                # next run, which reads what every PR lists)
+                assert (lists and status.get("url", "").endswith(f"/pull/{lists[0].number}")) or not distilled, f"{row.day}: {key} published but listed by {[p.number for p in lists]}"  # fmt: skip
+                record = decode(lists[0].body) if lists else None
+                rejected = lists and lists[0].state == "closed" and not lists[0].merged_at and record and record.rule_ids()  # fmt: skip
                 assert not rejected or not distilled, f"{row.day}: {key} published by #{lists[0].number}, closed unmerged"  # fmt: skip
             elif state == "failed":
                 assert status.get("reason"), f"{row.day}: {key} failed without a reason"
