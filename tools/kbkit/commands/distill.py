@@ -10,13 +10,14 @@ from datetime import date
 from pathlib import Path
 
 from kbkit.distill import job
+from kbkit.distill.budget import DEFAULT_MINUTES, DEFAULT_MODEL_CALLS, run_budget, run_lines
 from kbkit.distill.models import RecordingGateway, open_gateway
 from kbkit.distill.publication import settings_from_env
 from kbkit.distill.summary import stopped, summary
 from kbkit.infra import clock
 from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.infra.paths import REPO_HELP, intake_root, repo_root, state_root
-from kbkit.intake.repo_identity import CONFIG_FILE, read_config
+from kbkit.intake.repo_identity import read_config
 from kbkit.intake.triage import load_triage
 
 
@@ -64,32 +65,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-DEFAULT_MODEL_CALLS = 10  # 10 batches of 20: 200 events a run
-DEFAULT_MINUTES = 20.0  # the example workflow's job has 30
-
-
-def _budget(args: argparse.Namespace, intake: Path) -> tuple[int, float]:
-    """The run's budget: the options, else `distill:` in intake/config.yaml, else defaults."""
-    where = f"{intake / CONFIG_FILE}: `distill`"
-    config = read_config(intake).get("distill") or {}
-    if not isinstance(config, dict):
-        raise UsageError(f"{where} must be a mapping (max_model_calls, max_minutes)")
-    unknown = sorted(str(k) for k in config if k not in ("max_model_calls", "max_minutes"))
-    if unknown:
-        raise UsageError(f"{where}: unknown key {unknown[0]!r}; use max_model_calls, max_minutes")
-    calls = args.max_model_calls if args.max_model_calls is not None else config.get("max_model_calls", DEFAULT_MODEL_CALLS)  # fmt: skip
-    minutes = args.max_minutes if args.max_minutes is not None else config.get("max_minutes", DEFAULT_MINUTES)  # fmt: skip
-    if type(calls) is not int or calls < 1:
-        raise UsageError(f"the model-call budget must be a whole number of at least 1, not {calls!r} (--max-model-calls or {where}.max_model_calls)")  # fmt: skip
-    if type(minutes) not in (int, float) or minutes <= 0:
-        raise UsageError(f"the time budget must be a positive number of minutes, not {minutes!r} (--max-minutes or {where}.max_minutes)")  # fmt: skip
-    return calls, float(minutes)
-
-
 def options_from(args: argparse.Namespace) -> job.Options:
     repo = repo_root(args.repo)
     intake = intake_root(repo)
-    max_calls, minutes = _budget(args, intake)
+    max_calls, minutes = run_budget(intake, args.max_model_calls, args.max_minutes)
     source = (
         args.knowledge_repo
         or os.environ.get("KNOWLEDGE_REPO")
@@ -155,26 +134,8 @@ def render(report: job.Report) -> str:
         lines.append(f"pull request: {report.url}")
     if report.artifacts:
         lines.append(f"artifacts: {report.artifacts}")
-    if len(report.batches) > 1:
-        lines += [
-            f"batch {b['batch_id']}: {b['outcome']}, {b['events']} event(s), "
-            f"{b['accepted']} accepted, {b['rejected']} rejected"
-            for b in report.batches
-        ]
-    if report.skipped:
-        lines.append(f"skipped by triage: {report.skipped} event(s) that carry no rule")
-    lines += [f"note: {note}" for note in report.notes]
-    lines.append(cost_line(report))
+    lines += run_lines(report)
     return "\n".join(lines)
-
-
-def cost_line(report: job.Report) -> str:
-    """What the run cost: its model calls and GitHub calls (gh processes)."""
-    cost = report.cost
-    return (
-        f"cost: {cost.get('model_calls', 0)} model call(s), "
-        f"{cost.get('github_calls', 0)} GitHub call(s)"
-    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,23 +6,11 @@ import argparse
 from pathlib import Path
 
 from kbkit.infra.errors import UsageError
-from kbkit.infra.outward import line
 from kbkit.intake import options
-from kbkit.intake.change_scan import scan_lines
-from kbkit.intake.json_pages import decode_pages, read_source
-from kbkit.intake.ledger import record_events
-from kbkit.intake.merged_prs import advance_cursor, scan_since, since_option
-from kbkit.intake.repo_identity import (
-    CONFIG_FILE,
-    RepoIdentity,
-    canonical_slug,
-    check_slug,
-    parse_slug,
-    read_config,
-)
+from kbkit.intake.change_scan import github_scan_lines, record_pulls_file, scan_lines
+from kbkit.intake.merged_prs import since_option
+from kbkit.intake.repo_identity import RepoIdentity, canonical_slug, parse_slug, watched_repos
 from kbkit.intake.reread import reread_prs
-from kbkit.intake.sources.github import scan_github
-from kbkit.intake.sources.github_pulls import parse_pulls
 from kbkit.vcs import github
 
 
@@ -115,18 +103,9 @@ def _record(args: argparse.Namespace) -> int:
         return _scan(args)
     if args.dry_run or args.since:
         raise UsageError("--dry-run and --since apply to a GitHub scan; drop --from to scan GitHub")
-    folder = options.intake_dir(args)
-    label, data = read_source(args.source)
-    scan = parse_pulls(label, decode_pages(label, data), options.identity(args))
-    result = record_events(folder, scan.rows)
-    options.warn(result.problems)
-    cursor = advance_cursor(folder, scan.newest)
-    print(
-        f"{label}: {len(result.added)} merged PR(s) recorded, {len(result.already)} already "
-        f"recorded, {scan.unmerged} closed without merging skipped"
-    )
-    for repo in sorted(scan.newest):
-        print(f"cursor {repo}: {cursor[repo]} (next scan from {scan_since(cursor[repo])})")
+    lines, problems = record_pulls_file(options.intake_dir(args), args.source, options.identity(args))  # fmt: skip
+    options.warn(problems)
+    print("\n".join(lines))
     return 0
 
 
@@ -136,14 +115,7 @@ def _slugs(args: argparse.Namespace) -> list[str]:
     named = list(dict.fromkeys(args.slug or []))
     if named or (args.repo and not Path(args.repo).is_dir()):
         return named
-    folder = options.intake_dir(args)
-    listed = read_config(folder).get("repos")
-    if listed is None:
-        return []
-    where = f"{folder / CONFIG_FILE}: `repos`"
-    if not isinstance(listed, list) or not all(isinstance(r, str) for r in listed):
-        raise UsageError(f"{where} must be a list of owner/name")
-    return list(dict.fromkeys(check_slug(r, where) for r in listed))
+    return watched_repos(options.intake_dir(args))
 
 
 def _scan_many(args: argparse.Namespace, slugs: list[str]) -> int:
@@ -209,34 +181,10 @@ def _reread(args: argparse.Namespace) -> int:
 
 
 def _scan(args: argparse.Namespace) -> int:
-    folder = options.intake_dir(args)
     identity, slug = _watched(args)
     since = since_option(args.since) if args.since else None
-    result = scan_github(folder, slug, identity, dry_run=args.dry_run, since=since)
-    verb = "would be recorded" if args.dry_run else "recorded"
-    for row in result.new:
-        print(line(f"{row['source_id']} merged {row['merged_at']}: {row['title'][:100]}"))
-    print(
-        f"{slug}: {len(result.new)} merged PR(s) {verb}, {result.already} already recorded, "
-        f"{result.unmerged} closed without merging skipped ({result.pages} page(s) of closed "
-        f"pulls read, back to {result.since})"
-    )
-    if result.first:
-        left = "no" if result.older == 0 else f"about {result.older}" if result.older else "some"
-        print(
-            f"first scan of {slug}: pull requests updated since {result.since} only; {left} "
-            "older closed pull request(s) left"
-            + (
-                f"; record them with `kb intake record-prs --repo {slug} --since YYYY-MM-DD` "
-                "(a backfill)"
-                if result.older != 0
-                else ""
-            )
-        )
-    if args.dry_run:
-        print(f"dry run: nothing written; cursor {slug}: {result.cursor or 'none'}")
-    elif result.cursor:
-        print(f"cursor {slug}: {result.cursor} (next scan from {scan_since(result.cursor)})")
+    for text in github_scan_lines(options.intake_dir(args), slug, identity, args.dry_run, since):
+        print(text)
     return 0
 
 
