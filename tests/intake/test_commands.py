@@ -126,6 +126,7 @@ def test_status_counts_by_state_and_kind(
         "shadowed": 1,
         "failed": 0,
         "rejected": 0,
+        "skipped": 0,
     }
     assert report["pending_attempts"] == {"0": 3, "2": 1}
     assert report["oldest_pending"]["key"] == ["lesson", "lesson-1"]

@@ -29,7 +29,7 @@ from kbkit.intake.ledger import (
 )
 
 KEY = ("merged_pr", "acme/app#7")
-ORDER = ("pending", "failed", "shadowed", "published", "rejected")  # least to furthest
+ORDER = ("pending", "failed", "skipped", "shadowed", "published", "rejected")  # least to furthest
 
 
 def _legacy(state: str, attempts: int, at: str, **extra: object) -> dict[str, object]:

@@ -78,6 +78,7 @@ def test_json_has_every_section_with_its_numbers_and_sources(world: Path, capsys
         "shadowed": 0,
         "failed": 1,
         "rejected": 0,
+        "skipped": 0,
     }
     assert intake["by_kind"] == {"bugfix_run": {"pending": 1},
                                  "merged_pr": {"failed": 1, "pending": 1, "published": 2}}  # fmt: skip

@@ -10,6 +10,7 @@ from datetime import date
 from pathlib import Path
 
 from kbkit.distill import job
+from kbkit.distill.budget import DEFAULT_MINUTES, DEFAULT_MODEL_CALLS, run_budget, run_lines
 from kbkit.distill.models import RecordingGateway, open_gateway
 from kbkit.distill.publication import settings_from_env
 from kbkit.distill.summary import stopped, summary
@@ -17,6 +18,7 @@ from kbkit.infra import clock, settings
 from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.infra.paths import REPO_HELP, intake_root, repo_root, state_root
 from kbkit.intake.repo_identity import read_config
+from kbkit.intake.triage import load_triage
 
 
 def parser() -> argparse.ArgumentParser:
@@ -25,7 +27,11 @@ def parser() -> argparse.ArgumentParser:
         description="Take up to 20 pending intake events, ask the model for rule sections, "
         "validate and apply them in the work clone (state/clone/), commit on "
         "knowledge/intake-YYYY-MM-DD and publish (shadow by default; a PR with "
-        "KBKIT_POST_MODE=review, KBKIT_KNOWLEDGE_PR_ENABLED=true and KBKIT_KNOWLEDGE_FORK_SLUG).",
+        "KBKIT_POST_MODE=review, KBKIT_KNOWLEDGE_PR_ENABLED=true and KBKIT_KNOWLEDGE_FORK_SLUG); "
+        "then the next 20, into the same PR, while events are pending and the run's budget lasts "
+        "(--max-model-calls, --max-minutes). Changes that carry no rule (bots, dependency "
+        "bumps, documentation only, labels: `triage:` in intake/config.yaml) are marked "
+        "skipped first, with no model call. The run ends by printing its cost.",
     )
     p.add_argument("--repo", metavar="DIR", help=REPO_HELP)
     p.add_argument("--knowledge-repo", metavar="URL|PATH",
@@ -38,6 +44,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-events", type=int, default=20, help="events per batch (at most 20)")
     p.add_argument("--max-rules", type=int, default=5, help="rules the model may propose")
     p.add_argument("--max-attempts", type=int, default=3, help="attempts before a row is failed")
+    p.add_argument("--max-model-calls", type=int, default=None, metavar="N",
+                   help="the run's budget: distill batch after batch (all into the day's one PR) "
+                   "while events are pending, at most N model calls (default: `distill: "
+                   f"max_model_calls:` in intake/config.yaml, else {DEFAULT_MODEL_CALLS})")  # fmt: skip
+    p.add_argument("--max-minutes", type=float, default=None, metavar="M",
+                   help="the run's time budget: start no further batch after M minutes (default: "
+                   f"`distill: max_minutes:` in intake/config.yaml, else {DEFAULT_MINUTES:g})")  # fmt: skip
     p.add_argument("--timeout", type=float, default=300.0, help="model call timeout (seconds)")
     p.add_argument("--scheduled", action="store_true",
                    help="an automatic run (also when GITHUB_EVENT_NAME=schedule): at most one PR a day")  # fmt: skip
@@ -55,6 +68,7 @@ def parser() -> argparse.ArgumentParser:
 def options_from(args: argparse.Namespace) -> job.Options:
     repo = repo_root(args.repo)
     intake = intake_root(repo)
+    max_calls, minutes = run_budget(intake, args.max_model_calls, args.max_minutes)
     source = (
         args.knowledge_repo
         or settings.value("KBKIT_KNOWLEDGE_REPO")
@@ -96,6 +110,9 @@ def options_from(args: argparse.Namespace) -> job.Options:
         dry_run=args.dry_run,
         scheduled=args.scheduled or settings.value("GITHUB_EVENT_NAME") == "schedule",
         quiet=args.quiet,
+        max_model_calls=max_calls,
+        max_seconds=minutes * 60,
+        triage=load_triage(intake),
     )
 
 
@@ -117,13 +134,13 @@ def render(report: job.Report) -> str:
         lines.append(f"pull request: {report.url}")
     if report.artifacts:
         lines.append(f"artifacts: {report.artifacts}")
-    lines += [f"note: {note}" for note in report.notes]
+    lines += run_lines(report)
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one distill batch; exit 0 done, 1 a failed attempt or every proposal refused (rows
-    stay pending) or dry-run changes."""
+    """Run distill batches within the budget; exit 0 done, 1 a failed attempt or a batch whose
+    every proposal was refused (rows stay pending) or dry-run changes."""
     args = parser().parse_args(argv)
     try:
         options = options_from(args)
@@ -140,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"version": 1, **data}, indent=2, ensure_ascii=False))
     else:
         print(render(report))
-    if report.outcome in ("failed", "refused"):
+    if report.outcome in ("failed", "refused") or any(
+        b["outcome"] in ("failed", "refused") for b in report.batches
+    ):
         return 1
     return 1 if report.outcome == "dry-run" and report.pages else 0
 

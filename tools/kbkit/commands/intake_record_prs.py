@@ -6,16 +6,12 @@ import argparse
 from pathlib import Path
 
 from kbkit.infra.errors import UsageError
-from kbkit.infra.outward import line
 from kbkit.intake import options
-from kbkit.intake.change_scan import scan_lines
-from kbkit.intake.json_pages import decode_pages, read_source
-from kbkit.intake.ledger import record_events
-from kbkit.intake.merged_prs import advance_cursor, scan_since, since_option
-from kbkit.intake.repo_identity import RepoIdentity, canonical_slug, parse_slug
+from kbkit.intake.change_scan import github_scan_lines, record_pulls_file, scan_lines
+from kbkit.intake.merged_prs import since_option
+from kbkit.intake.repo_identity import RepoIdentity, canonical_slug, parse_slug, watched_repos
 from kbkit.intake.reread import reread_prs
-from kbkit.intake.sources.github import scan_github
-from kbkit.intake.sources.github_pulls import parse_pulls
+from kbkit.vcs import github
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,9 +74,21 @@ def main(argv: list[str] | None = None) -> int:
         "--repo GROUP/SUBGROUP/PROJECT or its URL, through GitLab's REST API at "
         "$KBKIT_GITLAB_URL, default https://gitlab.com, with $KBKIT_GITLAB_TOKEN)",
     )
-    options.add_repo(parser, identity=True)
+    options.add_repo(parser, identity=True, many=True)
     parser.set_defaults(github=None)
     args = parser.parse_args(argv)
+    before = github.calls_made()
+    try:
+        return _record(args)
+    finally:  # what the run cost, also when it stopped
+        print(f"cost: {github.calls_made() - before} GitHub call(s)")
+
+
+def _record(args: argparse.Namespace) -> int:
+    slugs = _slugs(args)
+    if len(slugs) > 1:
+        return _scan_many(args, slugs)
+    args.slug = slugs[0] if slugs else None
     if args.host != "github":
         return _scan_host(args)
     if args.repo and parse_slug(args.repo) and not Path(args.repo).is_dir():
@@ -95,20 +103,35 @@ def main(argv: list[str] | None = None) -> int:
         return _scan(args)
     if args.dry_run or args.since:
         raise UsageError("--dry-run and --since apply to a GitHub scan; drop --from to scan GitHub")
-    folder = options.intake_dir(args.repo)
-    label, data = read_source(args.source)
-    scan = parse_pulls(
-        label, decode_pages(label, data), options.identity(args.repo, args.slug, args.alias)
-    )
-    result = record_events(folder, scan.rows)
-    options.warn(result.problems)
-    cursor = advance_cursor(folder, scan.newest)
-    print(
-        f"{label}: {len(result.added)} merged PR(s) recorded, {len(result.already)} already "
-        f"recorded, {scan.unmerged} closed without merging skipped"
-    )
-    for repo in sorted(scan.newest):
-        print(f"cursor {repo}: {cursor[repo]} (next scan from {scan_since(cursor[repo])})")
+    identity = options.identity(args.repo, args.slug, args.alias)
+    lines, problems = record_pulls_file(options.intake_dir(args.repo), args.source, identity)
+    options.warn(problems)
+    print("\n".join(lines))
+    return 0
+
+
+def _slugs(args: argparse.Namespace) -> list[str]:
+    """The repositories named by --slug (each once), else by `repos:` in intake/config.yaml
+    when neither --slug nor --repo OWNER/NAME names one."""
+    named = list(dict.fromkeys(args.slug or []))
+    if named or (args.repo and not Path(args.repo).is_dir()):
+        return named
+    return watched_repos(options.intake_dir(args.repo))
+
+
+def _scan_many(args: argparse.Namespace, slugs: list[str]) -> int:
+    """A central job: each repository scanned in turn into the one ledger (its own cursor);
+    a repository that stops the scan (a rate limit, GitHub unavailable) stops the run with
+    the others' cursors where their own scans left them."""
+    if args.source is not None or args.reread or (args.repo and not Path(args.repo).is_dir()):
+        raise UsageError("several --slug (or `repos:`) scan GitHub: drop --from, --reread and --repo OWNER/NAME")  # fmt: skip
+    for slug in slugs:
+        one = argparse.Namespace(**{**vars(args), "slug": slug, "github": None})
+        if args.host != "github":
+            _scan_host(one)
+        else:
+            _scan(one)
+    print(f"{len(slugs)} repositories scanned")
     return 0
 
 
@@ -159,34 +182,11 @@ def _reread(args: argparse.Namespace) -> int:
 
 
 def _scan(args: argparse.Namespace) -> int:
-    folder = options.intake_dir(args.repo)
     identity, slug = _watched(args)
     since = since_option(args.since) if args.since else None
-    result = scan_github(folder, slug, identity, dry_run=args.dry_run, since=since)
-    verb = "would be recorded" if args.dry_run else "recorded"
-    for row in result.new:
-        print(line(f"{row['source_id']} merged {row['merged_at']}: {row['title'][:100]}"))
-    print(
-        f"{slug}: {len(result.new)} merged PR(s) {verb}, {result.already} already recorded, "
-        f"{result.unmerged} closed without merging skipped ({result.pages} page(s) of closed "
-        f"pulls read, back to {result.since})"
-    )
-    if result.first:
-        left = "no" if result.older == 0 else f"about {result.older}" if result.older else "some"
-        print(
-            f"first scan of {slug}: pull requests updated since {result.since} only; {left} "
-            "older closed pull request(s) left"
-            + (
-                f"; record them with `kb intake record-prs --repo {slug} --since YYYY-MM-DD` "
-                "(a backfill)"
-                if result.older != 0
-                else ""
-            )
-        )
-    if args.dry_run:
-        print(f"dry run: nothing written; cursor {slug}: {result.cursor or 'none'}")
-    elif result.cursor:
-        print(f"cursor {slug}: {result.cursor} (next scan from {scan_since(result.cursor)})")
+    folder = options.intake_dir(args.repo)
+    for text in github_scan_lines(folder, slug, identity, args.dry_run, since):
+        print(text)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""`kb intake requeue`: return failed, shadowed or rejected rows to pending, with the
+"""`kb intake requeue`: return failed, shadowed, rejected or skipped rows to pending, with the
 operator's reason recorded. A published row is never requeued: its rules are in a knowledge
 PR already."""
 
@@ -10,7 +10,12 @@ from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.intake import options
 from kbkit.intake.ledger import append_status, load_events, load_status, same_source
 
-REQUEUED = ("failed", "shadowed", "rejected")  # all but pending (nothing to do) and published
+REQUEUED = (
+    "failed",
+    "shadowed",
+    "rejected",
+    "skipped",
+)  # all but pending (nothing to do) and published
 WHY_KEPT = {"pending": "already waiting", "published": "its rules are in a knowledge PR"}
 
 
@@ -19,8 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     rejected row."""
     parser = argparse.ArgumentParser(
         prog="kb intake requeue",
-        description="Return failed, shadowed or rejected intake rows to pending so the next "
-        "`kb distill` proposes them again with a fresh attempt count (a published row stays as "
+        description="Return failed, shadowed, rejected or skipped (triage) intake rows to pending so the next "
+        "`kb distill` proposes them again with a fresh attempt count, past triage (a published row stays as "
         "it is). The transition is appended to intake/status.jsonl with the reason given "
         "(nothing is rewritten). Name SOURCE_IDs, or pass --all-failed or --rejected.",
     )

@@ -12,6 +12,7 @@ from kbkit.intake.state_branch import BRANCH, pull, push
 from kbkit.vcs import git
 
 BRANCH_VARIABLE = "KBKIT_STATE_BRANCH"
+REMOTE_VARIABLE = "KBKIT_STATE_REMOTE"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +27,10 @@ def main(argv: list[str] | None = None) -> int:
         "--push does the same, commits the union on top of the branch and pushes it with a "
         f"lease on its tip, merging again and retrying when another writer pushed first. "
         f"The branch is {BRANCH} (or ${BRANCH_VARIABLE}, or --branch) on the remote "
-        "`origin` (or --remote); the repository is the one holding intake/.",
+        f"`origin` (or ${REMOTE_VARIABLE}, or --remote: a remote's name or a URL); the "
+        "repository is the one holding intake/. Several repositories may share one state "
+        "branch (an organization feeding one knowledge tree): name the same URL in each; "
+        "concurrent pushes are merged and retried.",
     )
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--pull", action="store_true", help="merge the branch into intake/")
@@ -34,7 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--branch", default=None, help=f"the state branch (default ${BRANCH_VARIABLE} or {BRANCH})"
     )
-    parser.add_argument("--remote", default="origin", help="the git remote (default origin)")
+    parser.add_argument(
+        "--remote",
+        default=None,
+        help=f"the git remote's name or URL (default ${REMOTE_VARIABLE}, else origin)",
+    )
     parser.add_argument(
         "--message", default="intake: kb intake sync", help="the commit message of a push"
     )
@@ -45,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError(f"{repo}: not a git work tree; sync needs the repository's clone")
     branch = args.branch or (settings.value(BRANCH_VARIABLE) or "").strip() or BRANCH
     folder = options.intake_dir(args.repo)
+    args.remote = args.remote or (settings.value(REMOTE_VARIABLE) or "").strip() or "origin"
     if args.pull:
         result = pull(repo, folder, args.remote, branch)
         if result.tip is None:

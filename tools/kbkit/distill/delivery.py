@@ -23,7 +23,7 @@ from kbkit.distill.artifacts import Artifacts, batch_folder
 from kbkit.distill.knowledge_prs import KnowledgePr
 from kbkit.distill.pr_body import Extras, batch_comment, render
 from kbkit.distill.pr_record import TRANSCRIPT_CHARS, BatchRecord, PrRecord
-from kbkit.distill.publication import PublicationError, Publisher
+from kbkit.distill.publication import PublicationError, Publisher, RaceLost
 from kbkit.distill.rows import after_failure, mark
 from kbkit.distill.session import Session
 from kbkit.distill.work_clone import CommittedBatch
@@ -46,7 +46,7 @@ class Target(NamedTuple):
 
 
 class Published(NamedTuple):
-    outcome: str  # done or failed
+    outcome: str  # done, failed, or raced (another run pushed first: nothing marked)
     url: str | None = None
     pr: KnowledgePr | None = None  # the PR now carrying the batches (review)
 
@@ -114,6 +114,10 @@ def publish(
         return Published("done")
     try:
         pr = _to_github(s, publisher, target, batches, extras()._replace(commits=shas))
+    except RaceLost as exc:  # another run's batches went first: not an attempt, no row marked
+        git.reset_branch(s.o.state_dir / "clone", target.branch, target.base)
+        s.note(f"{exc}; this run reads the PRs again and distills its events on top (no attempt counted)")  # fmt: skip
+        return Published("raced")
     except PublicationError as exc:
         failed = _mark(s, commits, status, failure=exc, branch=target.branch)
         if failed:
@@ -137,6 +141,7 @@ def _to_github(
         for batch in batches:
             record = record.with_batch(batch)
         number = target.pr.number
+        publisher.still_at(target.branch, target.expect)  # another run's batch went first?
         publisher.edit_body(number, render(record, extras))  # the record first
         reached("record")
         try:

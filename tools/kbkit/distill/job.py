@@ -11,15 +11,20 @@ runner that has no `state/` from yesterday):
    merged or closed, by hand only: the automatic cadence opens at most one PR a day);
 4. publish what is committed on it but unpublished (found from commit trailers, so a kill
    between commit and status append loses nothing); if that fails, stop;
-5. select at most 20 pending rows (newest first) that no knowledge PR lists;
+5. select at most 20 pending rows (newest first) that no knowledge PR lists; triage marks
+   the changes that carry no rule `skipped` on the way (no model call);
 6. curate: prompt and schema with the IDs of the other open PRs taken, one model call,
    validate, apply (validator gate);
 7. commit with trailers naming every source, publish, and only then mark the rows;
+   then steps 5-7 again, batch after batch into the same PR, while events are pending and
+   the run's budget (model calls, seconds) lasts (issue #39: an organization's pace);
 8. review mode: when main moved during the run, bring the open PRs up to date again.
 """
 
 from __future__ import annotations
 
+import random
+import time
 from contextlib import ExitStack
 from functools import partial
 from typing import Any
@@ -51,9 +56,10 @@ from kbkit.distill.work_clone import CommittedBatch, WorkClone
 from kbkit.infra.errors import KbkitError, LockTimeoutError, UsageError
 from kbkit.infra.file_lock import lock_path_for, locked
 from kbkit.infra.jsonl import ignore_transient_files
+from kbkit.infra.process import timeout_from_env
 from kbkit.infra.steps import reached
 from kbkit.intake.ledger import Key, load_status, pending_events
-from kbkit.vcs import git
+from kbkit.vcs import git, github
 
 __all__ = ["Options", "Report", "run"]
 
@@ -94,23 +100,117 @@ def _run(s: Session) -> Report:
         )
     committed, target = _publish_committed(s, clone, publisher, target)
     listed = set(review.listed()) if review else set()
-    selection = select_batch(s.o, {k for c in committed for k in c.sources} | listed)
-    if not selection.events:
+    taken = {k for c in committed for k in c.sources} | listed  # not distilled again
+    reports: list[Report] = []
+    races = 0
+    started = time.monotonic()
+    while True:  # batch after batch, within the run's budget (issue #39)
+        selection = select_batch(s.o, taken)
+        s.skipped += len(selection.skipped)
+        if selection.skipped:
+            s.say(f"triage skipped {len(selection.skipped)} event(s) that carry no rule")
+        if not selection.events:
+            break
+        spent = _budget_spent(s, started) if reports else None
+        if spent:
+            left = len(selection.events) + len(selection.waiting)
+            s.note(f"{spent}: {left} pending event(s) wait for the next run")
+            break
+        batch = _Batch(s, clone, target, selection)
+        reports.append(batch.curate_commit_publish(publisher, review))
+        taken |= set(batch.keys)
+        if not s.o.dry_run and reports[-1].outcome != "raced":  # a lost race's batch is redone
+            record_batch(s.o.intake_dir, reports[-1], batch.reply)  # travels with the ledgers
+        if reports[-1].outcome == "raced" and publisher is not None:
+            races += 1
+            again = _after_a_lost_race(s, clone, publisher, races)
+            if again is None:
+                break
+            review, target = again
+            taken = (taken - set(batch.keys)) | set(review.listed())  # distilled again
+            continue
+        if s.o.dry_run or (reports[-1].outcome == "failed" and batch.committed):
+            break  # a dry run writes nothing to go on from; a failed publication stops
+        if batch.done is not None and batch.done.outcome == "done":
+            target = _published_to(clone, target, batch.done)
+    if not reports:
         why = "nothing pending" if not committed else "nothing more pending"
         s.say(why)
         return _final(s, Report(s.o.day, target.branch, "nothing-pending", notes=tuple(s.notes)))
-    batch = _Batch(s, clone, target, selection)
-    report = batch.curate_commit_publish(publisher, review)
-    if not s.o.dry_run:  # what was decided travels with the ledgers (intake/batches.jsonl)
-        record_batch(s.o.intake_dir, report, batch.reply)
+    report = combined(reports)
     if publisher and review and not s.o.dry_run:
         _after_main_moved(s, clone, publisher, review)
     return _final(s, report)
 
 
+def _after_a_lost_race(
+    s: Session, clone: WorkClone, publisher: Publisher, races: int
+) -> tuple[ReviewState, Target] | None:
+    """Another run (another repository's workflow on the same cron) published to today's
+    branch first: let it finish, read the PRs again and aim at what it left (its PR, at its
+    head); None when the run should stop (races lost RACES times, or the cadence defers)."""
+    if races > RACES:
+        s.note(f"lost the race for today's branch {races} times; the events wait for the next run")  # fmt: skip
+        return None
+    time.sleep(random.uniform(0.5, 1.5) * timeout_from_env("KBKIT_RACE_PAUSE", RACE_PAUSE))
+    review = open_review(s, publisher)
+    target = _target(s, clone, review)
+    if isinstance(target, Report):
+        return None
+    work_clone.checkout_day(clone.path, target.branch, target.base, dry_run=s.o.dry_run)
+    return review, target
+
+
+RACES = 3  # lost races for today's branch before a run gives up (no attempt is ever counted)
+RACE_PAUSE = 2.0  # seconds, about, before reading the PRs again; KBKIT_RACE_PAUSE
+
+
+def _budget_spent(s: Session, started: float) -> str | None:
+    """Why the run starts no further batch (its budget is spent), or None."""
+    if s.model_calls >= s.o.max_model_calls:
+        return f"the run's budget of {s.o.max_model_calls} model call(s) is spent"
+    if s.o.max_seconds is not None and time.monotonic() - started >= s.o.max_seconds:
+        return f"the run's time budget ({s.o.max_seconds:g} s) is spent"
+    return None
+
+
+def combined(reports: list[Report]) -> Report:
+    """One report for the run's batches: the events, rules and pages of all of them, the
+    outcome of the last one that published (else of the last one), each batch in `batches`."""
+    briefs = tuple(
+        {
+            "batch_id": r.batch_id,
+            "outcome": r.outcome,
+            "events": len(r.events),
+            "accepted": len(r.accepted),
+            "rejected": len(r.rejected),
+            "commit": r.commit,
+        }
+        for r in reports
+    )
+    landed = [r for r in reports if r.outcome in ("published", "shadowed")]
+    tried = [r for r in reports if r.outcome != "raced"]
+    last = landed[-1] if landed else (tried or reports)[-1]
+    return last._replace(
+        events=tuple(e for r in tried for e in r.events),  # a lost race's batch is redone
+        accepted=tuple(a for r in tried for a in r.accepted),
+        rejected=tuple(x for r in tried for x in r.rejected),
+        pages=tuple(sorted({p for r in tried for p in r.pages})),
+        waiting=reports[-1].waiting,
+        batches=briefs,
+    )
+
+
 def _final(s: Session, report: Report) -> Report:
-    """The report with everything the run noted and every PR it brought up to date."""
-    return report._replace(notes=tuple(s.notes), updated=tuple(sorted(set(s.updated))))
+    """The report with everything the run noted, every PR it brought up to date, and what
+    the run cost."""
+    cost = {"model_calls": s.model_calls, "github_calls": github.calls_made() - s.github_calls_before}  # fmt: skip
+    return report._replace(
+        notes=tuple(s.notes),
+        updated=tuple(sorted(set(s.updated))),
+        skipped=s.skipped,
+        cost=cost,
+    )
 
 
 def _prepare(s: Session) -> tuple[WorkClone, Publisher | None]:
@@ -239,6 +339,8 @@ class _Batch:
         self.art = Artifacts(batch_folder(s.o.state_dir, s.o.day, self.batch_id), s.o.dry_run)
         self.accepted: tuple[dict[str, Any], ...] = ()
         self.rejected: tuple[dict[str, Any], ...] = ()
+        self.committed = False  # a commit was made (a failed publication then stops the run)
+        self.done: Published | None = None  # how its publication went
         self.reply: str | None = None
 
     def report(self, outcome: str, **fields: Any) -> Report:
@@ -311,7 +413,8 @@ class _Batch:
         if isinstance(result, Report):
             return result
         commit = self._commit(curator, validation, result)
-        done = publish(self.s, publisher, self.target, [commit], load_status(self.o.intake_dir), self._extras)  # fmt: skip
+        self.committed = True
+        self.done = done = publish(self.s, publisher, self.target, [commit], load_status(self.o.intake_dir), self._extras)  # fmt: skip
         pages = tuple(c.document_id for c in result.changes)
         return self.report(_outcome(done, publisher), pages=pages, commit=commit.sha, url=done.url)
 
@@ -357,6 +460,7 @@ class _Batch:
         self.art.write("prompt.md", prompt.text)
         self.art.write("schema.json", schema)
         self.s.say(f"model {self.o.gateway.name}")
+        self.s.model_calls += 1
         try:
             reply = self.o.gateway.complete(prompt.text, schema)
         except ModelCallError as exc:
@@ -421,6 +525,8 @@ class _Batch:
 
 
 def _outcome(done: Published, publisher: Publisher | None) -> str:
+    if done.outcome == "raced":
+        return "raced"
     if done.outcome != "done":
         return "failed"
     return "published" if publisher is not None else "shadowed"

@@ -33,6 +33,11 @@ class PublicationError(KbkitError):
     """Push or PR failed: the commits stay on the day branch, the rows stay pending."""
 
 
+class RaceLost(PublicationError):
+    """Another kbkit run (another repository's workflow on the same cron) pushed the day's
+    branch first: no attempt is counted; the run reads the PRs again and retries."""
+
+
 class Settings(NamedTuple):
     mode: str  # shadow or review
     explanation: str  # one line: why this mode
@@ -113,9 +118,25 @@ class Publisher:
         return {name: heads[name] for name in fetch}
 
     def push(self, branch: str, rev: str, expect: str | None) -> None:
-        """`rev` to the fork's `branch`, replacing only `expect` (None: a new branch)."""
+        """`rev` to the fork's `branch`, replacing only `expect` (None: a new branch); a
+        lease another writer broke is RaceLost."""
+        try:
+            with _outward():
+                git.push_lease(self.clone, self.fork_url, rev, branch, expect)
+        except PublicationError:
+            self.still_at(branch, expect)
+            raise
+
+    def still_at(self, branch: str, expect: str | None) -> None:
+        """Raise RaceLost when the fork's `branch` is no longer at `expect` (None: absent)."""
         with _outward():
-            git.push_lease(self.clone, self.fork_url, rev, branch, expect)
+            now = git.remote_heads(self.clone, self.fork_url, branch).get(branch)
+        if now != expect:
+            was = expect[:12] if expect else "absent"
+            raise RaceLost(
+                f"another run pushed {branch} first (it is at {now[:12] if now else 'nothing'}, "
+                f"this run read {was})"
+            )
 
     def create(self, branch: str, title: str, body: str) -> github.Pull:
         head = f"{self.fork_owner}:{branch}"

@@ -31,6 +31,7 @@ class Selection(NamedTuple):
     events: list[KnowledgeEvidenceEvent]  # sorted by (kind, source id)
     rows: dict[str, Taken]  # by source id
     waiting: tuple[Row, ...] = ()  # pending events left for later batches, newest first
+    skipped: tuple[tuple[Key, str], ...] = ()  # marked skipped by triage on the way: why
 
     def keys(self) -> list[Key]:
         """The batch's ledger keys, in event order."""
@@ -43,9 +44,16 @@ def select_batch(o: Options, skip: Collection[Key]) -> Selection:
     rows: dict[str, Taken] = {}
     diff_total = 0
     waiting: list[Row] = []
+    skipped: list[tuple[Key, str]] = []
     for item in sorted(pending_events(o.intake_dir), key=_when, reverse=True):  # newest first
         key: Key = (item.event["source_kind"], item.event["source_id"])
         if key in skip:
+            continue
+        why = None if item.attempts or _requeued(item.status) else o.triage.reason(item.event)
+        if why is not None:  # no rule expected: no model call, no attempt
+            if not o.dry_run:
+                mark(o.intake_dir, key, "skipped", attempts=item.attempts, previous=item.status, reason=why)  # fmt: skip
+            skipped.append((key, why))
             continue
         if item.attempts >= o.max_attempts:
             if not o.dry_run:
@@ -83,7 +91,12 @@ def select_batch(o: Options, skip: Collection[Key]) -> Selection:
         events.append(event)
         rows[event.source_id] = Taken(key, item.attempts, item.status)
     events.sort(key=lambda e: (e.kind, e.source_id))  # a stable prompt for a stable request hash
-    return Selection(events, rows, tuple(waiting))
+    return Selection(events, rows, tuple(waiting), tuple(skipped))
+
+
+def _requeued(status: Row | None) -> bool:
+    """A row a person returned to pending (`kb intake requeue`): triage lets it through."""
+    return bool(status) and str((status or {}).get("reason", "")).startswith("requeued")
 
 
 def happened(event: Row) -> str:

@@ -10,6 +10,8 @@ from kbkit.curator.events import MAX_EVENTS
 from kbkit.distill.models import Gateway
 from kbkit.distill.publication import Settings
 from kbkit.intake.ledger import Key
+from kbkit.intake.triage import OFF, Triage
+from kbkit.vcs import github
 
 
 class Options(NamedTuple):
@@ -26,6 +28,12 @@ class Options(NamedTuple):
     dry_run: bool = False
     scheduled: bool = False
     quiet: bool = False
+    # The run's budget (issue #39): it distills batch after batch while events are pending,
+    # until it has made `max_model_calls` model calls or `max_seconds` have passed (at
+    # least one batch always runs). 1 call: one batch a run, as before.
+    max_model_calls: int = 1
+    max_seconds: float | None = None
+    triage: Triage = OFF  # what is skipped before any model call (`kb distill`: the config's)
 
 
 class Report(NamedTuple):
@@ -45,6 +53,9 @@ class Report(NamedTuple):
     notes: tuple[str, ...] = ()
     waiting: int = 0  # pending events the batch had no room for
     updated: tuple[int, ...] = ()  # knowledge PRs brought up to date with main (or closed)
+    batches: tuple[dict[str, Any], ...] = ()  # each batch of the run: id, outcome, counts
+    skipped: int = 0  # events triage skipped this run (no model call)
+    cost: dict[str, int] = {}  # model_calls, github_calls
 
 
 class Session:
@@ -54,6 +65,9 @@ class Session:
         self.o = options
         self.notes: list[str] = []
         self.updated: list[int] = []  # knowledge PRs rebuilt or closed by this run
+        self.model_calls = 0
+        self.github_calls_before = github.calls_made()
+        self.skipped = 0
 
     def say(self, message: str) -> None:
         """One progress line on stderr (unless quiet)."""

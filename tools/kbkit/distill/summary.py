@@ -21,6 +21,8 @@ WHY = {
     "reasons are below and in the batch's validation.json); its events stay pending, one "
     "attempt counted, and are proposed again",
     "shadowed": "shadow mode",
+    "raced": "another kbkit run published to today's branch first, every time this run "
+    "tried; its events stay pending (no attempt counted) for the next run",
     "dry-run": "a dry run writes nothing",
 }
 
@@ -28,7 +30,13 @@ WHY = {
 def summary(report: Report, mode_line: str) -> str:
     """Markdown for the run's summary."""
     lines = [f"### kb distill {report.day}", ""]
-    if report.outcome == "published" and report.url:
+    if report.outcome == "published" and report.url and len(report.batches) > 1:
+        lines.append(
+            f"- **PR**: {report.url} now carries {len(report.batches)} new batches "
+            f"({len(report.events)} event(s), {len(report.accepted)} rule(s) accepted, "
+            f"{len(report.rejected)} rejected)"
+        )
+    elif report.outcome == "published" and report.url:
         lines.append(
             f"- **PR**: {report.url} now carries batch `{report.batch_id}` ({len(report.events)} "
             f"event(s), {len(report.accepted)} rule(s) accepted, {len(report.rejected)} rejected)"
@@ -49,9 +57,22 @@ def summary(report: Report, mode_line: str) -> str:
     if report.updated:
         shown = ", ".join(f"#{n}" for n in report.updated)
         lines.append(f"- **Brought up to date with main**: {shown} (rebuilt, or closed when nothing was left)")  # fmt: skip
+    if len(report.batches) > 1:
+        lines += [
+            f"  - batch `{b['batch_id']}`: {b['outcome']}, {b['events']} event(s), "
+            f"{b['accepted']} accepted, {b['rejected']} rejected"
+            for b in report.batches
+        ]
     if report.waiting:
-        lines.append(f"- **Waiting**: {report.waiting} pending event(s) did not fit this batch")
+        lines.append(f"- **Waiting**: {report.waiting} pending event(s) did not fit this run")
+    if report.skipped:
+        lines.append(f"- **Skipped by triage**: {report.skipped} event(s) that carry no rule (no model call)")  # fmt: skip
     lines += [f"- {note}" for note in report.notes if note not in lines[2]]
+    if report.cost:
+        lines.append(
+            f"- **Cost**: {report.cost.get('model_calls', 0)} model call(s), "
+            f"{report.cost.get('github_calls', 0)} GitHub call(s)"
+        )
     return inert.markdown("\n".join(lines) + "\n\n")
 
 

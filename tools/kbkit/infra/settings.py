@@ -48,6 +48,19 @@ _VARIABLES = (
         "`kbkit/intake-state`",
     ),
     Variable(
+        "KBKIT_STATE_REMOTE",
+        "The remote `kb intake sync` pulls the state branch from and pushes it to: a remote's "
+        "name or a URL; several repositories sharing one state branch name the same URL "
+        "(`--remote` wins).",
+        "`origin`",
+    ),
+    Variable(
+        "KBKIT_SYNC_PAUSE",
+        "Seconds, about, before `kb intake sync --push` merges and sends again after another "
+        "writer pushed first (doubled for each later try, with a random spread).",
+        "0.25",
+    ),
+    Variable(
         "KBKIT_DROP_DIR",
         "The drop directory `kb intake drop` writes bugfix records to and `kb intake collect` "
         "reads (`--dir` / `--drops` win).",
@@ -153,6 +166,12 @@ _VARIABLES = (
         "KBKIT_GH_RETRY_PAUSE",
         "Seconds before the first retry of a failed GitHub read (doubled for the next).",
         "1",
+    ),
+    Variable(
+        "KBKIT_RACE_PAUSE",
+        "Seconds, about, `kb distill` waits before reading the PRs again after another kbkit "
+        "run took today's branch first.",
+        "2",
     ),
     Variable(
         "KBKIT_TRACE_STEPS",

@@ -25,11 +25,13 @@ from kbkit.intake.ledger_reading import read_ledger as read_ledger
 EVENTS_FILE = "events.jsonl"
 STATUS_FILE = "status.jsonl"
 RECORD_LOCK = "record"  # guards read-check-append of events.jsonl across processes
-STATES = ("pending", "published", "shadowed", "failed", "rejected")
+STATES = ("pending", "published", "shadowed", "failed", "rejected", "skipped")
 # Between two transitions written from the same read (two hosts at once), the further state
 # wins: the fold never moves backwards. `rejected` (a human closed the knowledge PR that
 # listed the event without merging it) is a later word than `published` by that PR.
-_RANK = {"pending": 0, "failed": 1, "shadowed": 2, "published": 3, "rejected": 4}
+# `skipped` (triage: no rule expected, decided before any model call) yields to every word
+# a model or a person gave on the same read.
+_RANK = {"pending": 0, "failed": 1, "skipped": 2, "shadowed": 3, "published": 4, "rejected": 5}
 
 Key = tuple[str, str]
 Row = dict[str, Any]

@@ -12,8 +12,11 @@ from kbkit.intake.ledger import LedgerProblem
 from kbkit.intake.repo_identity import RepoIdentity, load_identity
 
 
-def add_repo(parser: argparse.ArgumentParser, *, identity: bool = False) -> None:
-    """`--repo DIR` (ledgers at DIR/intake/ or $KBKIT_INTAKE_ROOT), plus `--slug`/`--alias`."""
+def add_repo(
+    parser: argparse.ArgumentParser, *, identity: bool = False, many: bool = False
+) -> None:
+    """`--repo DIR` (ledgers at DIR/intake/ or $KBKIT_INTAKE_ROOT), plus `--slug`/`--alias`
+    (`many`: --slug may be given more than once, a list)."""
     parser.add_argument(
         "--repo",
         metavar="DIR",
@@ -25,7 +28,14 @@ def add_repo(parser: argparse.ArgumentParser, *, identity: bool = False) -> None
             "--slug",
             metavar="OWNER/NAME",
             default=None,
-            help="the watched repository (default: `repo:` in intake/config.yaml)",
+            action="append" if many else "store",
+            help="the watched repository (default: `repo:` in intake/config.yaml)"
+            + (
+                "; repeat it to scan several repositories into one ledger (default then: "
+                "`repos:` in intake/config.yaml)"
+                if many
+                else ""
+            ),
         )
         parser.add_argument(
             "--alias",

@@ -109,6 +109,18 @@ def read_config(intake_dir: Path) -> dict[str, Any]:
     return _read_config(intake_dir)
 
 
+def watched_repos(intake_dir: Path) -> list[str]:
+    """`repos:` of intake/config.yaml (an organization's central job scans each), each once
+    in its canonical spelling; [] when absent; a bad list is a usage error naming the file."""
+    listed = _read_config(intake_dir).get("repos")
+    if listed is None:
+        return []
+    where = f"{intake_dir / CONFIG_FILE}: `repos`"
+    if not isinstance(listed, list) or not all(isinstance(r, str) for r in listed):
+        raise UsageError(f"{where} must be a list of owner/name")
+    return list(dict.fromkeys(check_slug(r, where) for r in listed))
+
+
 def load_identity(
     intake_dir: Path, slug: str | None = None, aliases: Sequence[str] = ()
 ) -> RepoIdentity:

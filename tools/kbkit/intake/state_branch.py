@@ -15,6 +15,9 @@ The branch holds exactly `intake/<file>` for the files below, as the repository 
 
 from __future__ import annotations
 
+import random
+import re
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,6 +25,7 @@ from kbkit.infra.errors import InputError, KbkitError
 from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
 from kbkit.infra.jsonl import append_rows, encode_row, read_jsonl
+from kbkit.infra.process import timeout_from_env
 from kbkit.intake.batch_ledger import BATCHES_FILE
 from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE
 from kbkit.intake.merged_prs import CURSOR_FILE, GITHUB_TIME, advance_cursor
@@ -34,7 +38,14 @@ FOLDER = "intake"
 LEDGERS = (EVENTS_FILE, STATUS_FILE, BATCHES_FILE)  # batches: what each batch decided
 STATES = {CURSOR_FILE: "merged_prs", REFUSED_FILE: "refused"}
 FILES = (*LEDGERS, *STATES)
-TRIES = 5
+# Several writers push one state branch when an organization's repositories share it (each
+# repository's workflow on the same cron, issue #39): a push that another writer beat is
+# merged again and sent again, after a random pause that grows with each loss, so twenty
+# runners at once all land within a minute or two. Losing is never an error of the run.
+TRIES = 30
+PAUSE = 0.25  # seconds, the first retry's mean pause; doubled up to PAUSE_CAP; KBKIT_SYNC_PAUSE
+PAUSE_CAP = 4.0
+REFUSALS = 3  # pushes the remote refuses while its branch stays where it was
 
 
 class SyncResult(NamedTuple):
@@ -54,9 +65,11 @@ def pull(repo: Path, intake_dir: Path, remote: str, branch: str) -> SyncResult:
 
 def push(repo: Path, intake_dir: Path, remote: str, branch: str, message: str) -> SyncResult:
     """Union the branch's ledgers into the local ones, commit the union on the branch and
-    push it; a push another writer beat is merged again and retried (TRIES in all)."""
+    push it; a push another writer beat is merged again and retried (up to TRIES in all),
+    a push the remote refused while nobody else pushed is tried REFUSALS times."""
     merged: dict[str, int] = {}
     last = ""
+    refused = 0
     for attempt in range(1, TRIES + 1):
         tip = _fetch(repo, remote, branch)
         theirs = branch_files(repo, tip, branch) if tip else {}
@@ -70,10 +83,16 @@ def push(repo: Path, intake_dir: Path, remote: str, branch: str, message: str) -
             git.push_lease(repo, remote, commit, branch, tip)
         except git.GitError as exc:
             last = str(exc)
-            continue  # another writer pushed first (or the remote refused): merge, retry
+            if git.remote_heads(repo, remote, branch).get(branch) == tip:
+                refused += 1  # nobody else pushed: the remote itself said no
+                if refused >= REFUSALS:
+                    break
+            if attempt < TRIES:  # another writer pushed first: merge again and retry
+                _pause(attempt)
+            continue
         return SyncResult(merged, commit, True, attempt)
     raise KbkitError(
-        f"the intake state could not be pushed to {remote} {branch} after {TRIES} tries "
+        f"the intake state could not be pushed to {remote} {branch} after {attempt} tries "
         f"({last[-600:]}); the local ledgers keep everything, and the next run's distill "
         "reads what is published back from GitHub. Let the bot push this branch (no "
         "protection rule on it), then rerun"
@@ -152,10 +171,19 @@ def _cursor_text(intake_dir: Path) -> bytes:
     return path.read_bytes() if path.exists() else b""
 
 
+def _pause(attempt: int) -> None:
+    """A random pause before retry `attempt + 1`: writers that lost together spread out."""
+    base = timeout_from_env("KBKIT_SYNC_PAUSE", PAUSE)
+    time.sleep(random.uniform(0, 2 * min(PAUSE_CAP, base * 2 ** (attempt - 1))))
+
+
 def _fetch(repo: Path, remote: str, branch: str) -> str | None:
-    """Fetch the branch; its commit, or None when the remote has no such branch yet."""
+    """Fetch the branch; its commit, or None when the remote has no such branch yet.
+    `remote` is a remote's name or a URL (a state branch several repositories share)."""
     heads = git.remote_heads(repo, remote, branch)
     if branch not in heads:
         return None
-    git.fetch_refs(repo, remote, [f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}"])
+    named = re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", remote) is not None
+    local = f"refs/remotes/{remote}/{branch}" if named else f"refs/kbkit-state/{branch}"
+    git.fetch_refs(repo, remote, [f"+refs/heads/{branch}:{local}"])
     return heads[branch]

@@ -14,6 +14,7 @@ STATES = {
     "shadowed": "shadowed (no PR)",
     "failed": "failed",
     "rejected": "rejected (its PR closed unmerged)",
+    "skipped": "skipped (triage: no rule expected)",
 }
 ARMS = {
     "randomised_inject": "randomly assigned: lessons injected",

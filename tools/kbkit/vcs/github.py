@@ -43,9 +43,19 @@ class GitHubMissing(GitHubError):
     exit_code = 4
 
 
+_CALLS = [0]  # gh processes started by this process: the GitHub calls a run reports
+
+
+def calls_made() -> int:
+    """How many times this process ran `gh` (each is one GitHub request or more: a paged
+    read counts once): the cost line `kb distill` and `kb intake record-prs` print."""
+    return _CALLS[0]
+
+
 def _run(args: list[str], name: str, cwd: Path, then: str) -> CompletedProcess[bytes]:
     """`gh args` to completion within the deadline, never prompting; a missing gh is a
     GitHubError that ends with what to do `then`."""
+    _CALLS[0] += 1
     env = dict(os.environ, GH_PROMPT_DISABLED="1", NO_COLOR="1", GH_NO_UPDATE_NOTIFIER="1")
     try:
         return run_bounded(
