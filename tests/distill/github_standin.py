@@ -65,11 +65,29 @@ class Fault:
     kind: str  # "fail": an error object, nothing done; "late": done, answered after `delay`
     status: int = 502
     delay: float = 0.0
-    page: str = "json"  # a failure's body: GitHub's error object, its front end's "html" or "empty"
+    page: str = "json"  # a failure's body: GitHub's error object, its front end's "html" or
+    # "empty"; "rate": the error object of a primary rate limit (403 with its headers)
 
     @property
     def message(self) -> str:
+        if self.status == 429 or (self.status == 403 and self.page == "rate"):
+            return (
+                "You have exceeded a secondary rate limit. Please wait a few minutes before "
+                "you try again."
+                if self.status == 429
+                else "API rate limit exceeded for user ID 1."
+            )
         return "Server Error" if self.status >= 500 else "Validation Failed"
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """GitHub's rate-limit headers on a primary limit (403), `retry-after` on 429."""
+        if self.status == 429:
+            return {"retry-after": "60"}
+        if self.status == 403 and self.page == "rate":
+            return {"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0",
+                    "x-ratelimit-reset": "4102444800", "x-ratelimit-resource": "core"}  # fmt: skip
+        return {}
 
 
 @dataclass
@@ -456,10 +474,10 @@ def _handler(stand_in: StandIn) -> type[BaseHTTPRequestHandler]:
                 return self._reply(method, 401, _error("Bad credentials"), {})
             path = urlsplit(self.path).path
             fault = stand_in.fault(method, path)
-            if fault is not None and fault.kind == "fail" and fault.page != "json":
+            if fault is not None and fault.kind == "fail" and fault.page in ("html", "empty"):
                 return self._error_page(method, fault)
             if fault is not None and fault.kind == "fail":
-                return self._reply(method, fault.status, _error(fault.message), {})
+                return self._reply(method, fault.status, _error(fault.message), fault.headers)
             stand_in.during(method, path)
             code, answer, headers = stand_in.handle(method, self.path, body)
             if fault is not None and fault.kind == "late":

@@ -13,7 +13,12 @@ on the merge result) and close some; people edit the same rule pages by hand on 
 with main's next ID, a reworded bullet); then the workflow's steps run in a fresh folder with
 a fresh HOME, exactly as `examples/github-actions/kbkit-daily.yml` writes them. During a run,
 main may move (a merge or a hand edit in the middle of distill), the state branch may refuse
-pushes, and gh calls fail (HTTP 502) or hang past KBKIT_GH_TIMEOUT at random.
+pushes, and gh calls fail (HTTP 502 as an error object, an HTML page or an empty body;
+a primary or secondary rate limit) or hang past KBKIT_GH_TIMEOUT at random. Drawn days
+also bring a model whose every proposal is refused, a run that fires at 23:59 or 00:00 UTC
+(GitHub's cron is late or early), a person force-pushing the knowledge repository's main
+(the last commit rewritten), and once a month its default branch renamed (main -> trunk,
+open PRs retargeted as GitHub does).
 
 After every day the invariants of issue #25 are checked from the outside (git and the
 stand-in's own state, never kbkit's word), and one row of the month table is kept.
@@ -72,6 +77,7 @@ class SimModel:
         self.rng = rng
         self.calls = 0
         self.lock = threading.Lock()
+        self.refuse_all = False  # today every proposal reuses a taken ID: all refused
 
     def reply(self, prompt: str) -> str:
         with self.lock:
@@ -82,6 +88,9 @@ class SimModel:
         limit = int(re.search(r"at most (\d+) proposals", prompt).group(1))  # type: ignore[union-attr]
         sources = json.loads("[" + re.search(r"source IDs: (.*)\)\n", prompt).group(1) + "]")  # type: ignore[union-attr]
         pages = _pages(prompt)
+        numbered = [page for page in pages if page.existing]
+        if self.refuse_all and numbered:  # each proposal reuses an ID the page has: refused
+            return [_row(numbered[0], numbered[0].existing[-1], None, s) for s in sources[:limit]]
         if not pages or self.rng.random() < 0.03:
             return []  # nothing durable in this evidence
         rows: list[dict[str, Any]] = []
@@ -362,6 +371,15 @@ class Month:
         self.fix_ups: list[tuple[int, str]] = []  # (knowledge PR, file a reviewer's commit adds)
         self.fix_up_on: set[int] = set()  # days a reviewer surely pushes (besides the draws)
         self.failed_pulls: set[int] = set()  # days whose state pull fails (besides the draws)
+        # people and the clock, drawn from their own generators (the other draws stay put)
+        self.people = random.Random(seed + 4)
+        self.refuse_on: set[int] = set()  # days the model's every proposal is refused
+        self.force_push_on: set[int] = set()  # days a person force-pushes the knowledge main
+        self.edge_runs: dict[int, str] = {}  # day -> the time its run fires (23:59, 00:00)
+        self.rename_on = self.people.randint(8, 22)  # the knowledge repository's main -> trunk
+        self.base = "main"  # the knowledge repository's default branch
+        self.run_at = RUN_AT  # the time today's run fires
+        self.shadowed: set[tuple[str, str]] = set()  # events shadowed so far ("no rules")
         self.team = root / "team.git"
         self.teams = {slug: self.team if slug == TEAM else root / f"team-{slug.split('/')[1]}.git" for slug in self.slugs}  # fmt: skip
         self.upstream = root / "upstream.git"
@@ -473,6 +491,9 @@ class Month:
         if roll < 0.025:
             self.faults += 1
             return Fault("late", delay=5.0)
+        if roll < 0.03:  # a primary rate limit (403 with its headers) or a secondary one (429)
+            self.faults += 1
+            return Fault("fail", 403, page="rate") if self.faults % 2 else Fault("fail", 429)
         return None
 
     def _during(self, method: str, path: str) -> None:
@@ -581,18 +602,52 @@ class Month:
         git(
             work, "-c", "user.name=Person", "-c", "user.email=p@example.com", "commit", "-qam", what
         )
-        git(work, "push", "--quiet", "origin", "HEAD:main")
+        git(work, "push", "--quiet", "origin", f"HEAD:{self.base}")
         shutil.rmtree(work)
         return what
+
+    def _force_push(self) -> str:
+        """A person rewrites the knowledge repository's last commit (same files, a new
+        message) and force-pushes main: every commit id after the rewrite changes."""
+        work = self.root / "hand"
+        if work.exists():
+            shutil.rmtree(work)
+        git(self.root, "clone", "--quiet", str(self.upstream), str(work))
+        ident = ["-c", "user.name=Person", "-c", "user.email=p@example.com"]
+        git(work, *ident, "commit", "--quiet", "--amend", "-m", "Rewritten by a person")
+        git(work, "push", "--quiet", "--force", "origin", f"HEAD:{self.base}")
+        shutil.rmtree(work)
+        return f"force-pushed {self.base}"
+
+    def _rename_default_branch(self) -> str:
+        """The knowledge repository renames main to trunk, as GitHub's settings do: the
+        branch moves, HEAD follows, open PRs are retargeted."""
+        old, self.base = self.base, "trunk"
+        git(self.upstream, "branch", "-m", old, self.base)
+        git(self.upstream, "symbolic-ref", "HEAD", f"refs/heads/{self.base}")
+        for pull in self.hub.open_pulls(UPSTREAM):
+            if pull.base_ref == old:
+                pull.base_ref = self.base
+        return f"default branch renamed {old} -> {self.base}"
 
     # --- a day ------------------------------------------------------------------------------
     def day(self, index: int, model_base: str, gh_env: dict[str, str]) -> Day:
         today = START + timedelta(days=index)
         row = Day(today.isoformat())
+        late_before = self.run_at > "23:00"  # yesterday's run fired at 23:59
+        self.run_at = self.edge_runs.get(index) or RUN_AT
+        if index > 0 and self.people.random() < 0.1:  # GitHub's cron fires late or early
+            self.run_at = self.people.choice(["23:59:30", "00:00:40"])
+        if late_before and self.run_at < "04:00":
+            self.run_at = RUN_AT  # not a minute after yesterday's: no PR would close between
         self.clock = f"{(today - timedelta(days=1)).isoformat()}T18:00:00Z"
-        for _ in range(self.rng.randint(*self.team_prs)):  # yesterday's closed pull requests
-            hour = self.rng.randint(6, 23)
-            moment = f"{(today - timedelta(days=1)).isoformat()}T{hour:02d}:{self.rng.randint(0, 59):02d}:00Z"
+        for _ in range(self.rng.randint(*self.team_prs)):  # PRs closed since yesterday's run
+            hour, minute = self.rng.randint(6, 23), self.rng.randint(0, 59)
+            moment = f"{(today - timedelta(days=1)).isoformat()}T{hour:02d}:{minute:02d}:00Z"
+            if late_before:  # yesterday's run was at 23:59: between it and today's run
+                latest = int(self.run_at[:2]) if self.run_at > "04:00" else 24
+                hour = min(hour - 6, latest - 1)  # (the hours before today's run)
+                moment = f"{today.isoformat()}T{hour:02d}:{minute:02d}:00Z"
             merged = self.rng.random() < 0.85
             title = self.rng.choice(HOSTILE) if self.rng.random() < 0.15 else None
             slug = self.slugs[0] if len(self.slugs) == 1 else self.rng.choice(self.slugs)
@@ -602,7 +657,16 @@ class Month:
             self._team_pull(moment, merged, draft=self.rng.random() < 0.1, title=title, slug=slug, author=author)  # fmt: skip
             row.team_prs += 1
             row.merged_team_prs += merged
-        self.clock = f"{today.isoformat()}T04:00:00Z"
+        self.clock = f"{today.isoformat()}T{'00:00:05' if self.run_at < '04:00' else '04:00:00'}Z"
+        if index == self.rename_on:
+            row.notes.append(self._rename_default_branch())
+        if index in self.force_push_on or (index > 0 and self.people.random() < 0.05):
+            row.notes.append(self._force_push())
+        self.model.refuse_all = index in self.refuse_on or (index > 0 and self.people.random() < 0.06)  # fmt: skip
+        if self.model.refuse_all:
+            row.notes.append("the model's proposals all refused")
+        if self.run_at != RUN_AT:
+            row.notes.append(f"run at {self.run_at}")
         people = [self._review, lambda: [self._hand_edit()] if self.rng.random() < 0.3 else []]
         self.rng.shuffle(people)
         row.notes += self._fix_up(force=index in self.fix_up_on)
@@ -616,7 +680,7 @@ class Month:
             row.notes.append("state pushes refused")
         self.mid_run = (self.rng.randint(1, 6), self.rng.choice(["merge", "edit"])) if self.rng.random() < 0.2 else None  # fmt: skip
         before = self._snapshot()
-        self.clock = f"{today.isoformat()}T{RUN_AT}Z"
+        self.clock = f"{today.isoformat()}T{self.run_at}Z"
         self.faults, self.moved_mid_run = 0, False
         pull_fails = index in self.failed_pulls or (index > 0 and self.pulls_fail.random() < 0.08)
         if pull_fails:
@@ -675,7 +739,7 @@ class Month:
             self.logs.append(f"===== {today} =====\n" + "\n".join(self.day_logs))
         for found in re.finditer(r"cost: (?:\d+ model call\(s\), )?(\d+) GitHub call", "\n".join(self.day_logs)):  # fmt: skip
             row.github_calls += int(found.group(1))
-        run_at = f"{today.isoformat()}T{RUN_AT}Z"
+        run_at = f"{today.isoformat()}T{self.run_at}Z"
         for slug, (steps, _, _) in runs.items():
             codes = dict(steps)
             saved = codes.get("Save the intake state") == 0 or codes.get("Save the status rows") == 0  # fmt: skip
@@ -731,7 +795,7 @@ class Month:
             "GITHUB_WORKSPACE": str(workspace),
             "GITHUB_STEP_SUMMARY": str(summary),
             "RUNNER_TEMP": str(runner / "tmp"),
-            "KBKIT_NOW": f"{today.isoformat()}T{RUN_AT}Z",
+            "KBKIT_NOW": f"{today.isoformat()}T{self.run_at}Z",
             "KBKIT_GH_TIMEOUT": "2.5",
             "KBKIT_GH_RETRY_PAUSE": "0.2",
             "KBKIT_SYNC_PAUSE": "0.05",
@@ -799,9 +863,9 @@ class Month:
 
     def main_rule_ids(self) -> list[str]:
         ids: list[str] = []
-        for path in git(self.upstream, "ls-tree", "-r", "--name-only", "main").split():
+        for path in git(self.upstream, "ls-tree", "-r", "--name-only", self.base).split():
             if path.endswith("rules.md"):
-                ids += HEADING.findall(git(self.upstream, "show", f"main:{path}"))
+                ids += HEADING.findall(git(self.upstream, "show", f"{self.base}:{path}"))
         return ids
 
     def check(self, row: Day, runner: Path, summary: str, before: dict[int, Any], after: dict[int, Any], failed: list[str]) -> None:  # fmt: skip
@@ -816,8 +880,9 @@ class Month:
         scratch = self.root / "scratch"
         if not scratch.exists():
             git(self.root, "clone", "--quiet", str(self.upstream), str(scratch))
-        git(scratch, "fetch", "--quiet", "origin")
+        git(scratch, "fetch", "--quiet", "--prune", "origin")
         git(scratch, "fetch", "--quiet", str(self.fork), "+refs/heads/*:refs/fork/*")
+        main = f"origin/{self.base}"
         # A run that GitHub stopped (a failure or a stall past the deadline on a call kbkit
         # does not send twice) could not bring the PRs up to date: the next run must.
         # A day whose state pull failed skips distill altogether: the same holds for it.
@@ -826,10 +891,11 @@ class Month:
             head = self.hub.head_sha(pull)
             assert head, f"{row.day}: open #{pull.number} has no head"
             # every open knowledge PR merges cleanly into upstream main
-            clean = subprocess.run(["git", "-C", str(scratch), "merge-tree", "--write-tree", "origin/main", head], capture_output=True, text=True)  # fmt: skip
+            clean = subprocess.run(["git", "-C", str(scratch), "merge-tree", "--write-tree", main, head], capture_output=True, text=True)  # fmt: skip
+            assert pull.base_ref == self.base, f"{row.day}: open #{pull.number} aims at {pull.base_ref}, not {self.base}"  # fmt: skip
             assert clean.returncode == 0 or not distilled, f"{row.day}: open #{pull.number} conflicts with main"  # fmt: skip
             # no rule ID in two open PRs, or in an open PR and main
-            base = git(scratch, "merge-base", "origin/main", head).strip()
+            base = git(scratch, "merge-base", main, head).strip()
             diff = git(scratch, "diff", base, head).splitlines()
             for rule in [m.group(1) for line in diff if line.startswith("+") and (m := HEADING.match(line[1:]))]:  # fmt: skip
                 assert rule not in main_ids or not distilled, f"{row.day}: {rule} of open #{pull.number} is on main too"  # fmt: skip
@@ -846,12 +912,12 @@ class Month:
                 assert done.returncode == 0, (
                     f"{row.day}: kb check fails on #{pull.number}: {done.stdout[-800:]}"
                 )
-                git(scratch, "checkout", "--quiet", "--detach", "origin/main")
+                git(scratch, "checkout", "--quiet", "--detach", main)
                 self.checked_heads.add(head)
         # no reviewer's commit is lost: on its PR's head while open, on main once merged
         for number, path in self.fix_ups:
             pull = next(p for p in self.hub.pulls[UPSTREAM] if p.number == number)
-            where = "origin/main" if pull.merged_at else self.hub.head_sha(pull) if pull.state == "open" else None  # fmt: skip
+            where = main if pull.merged_at else self.hub.head_sha(pull) if pull.state == "open" else None  # fmt: skip
             if where is not None:
                 found = subprocess.run(["git", "-C", str(scratch), "cat-file", "-e", f"{where}:{path}"], capture_output=True)  # fmt: skip
                 assert found.returncode == 0, f"{row.day}: the reviewer's {path} is gone from #{number} ({where})"  # fmt: skip
@@ -877,7 +943,7 @@ class Month:
                 assert (lists and status.get("url", "").endswith(f"/pull/{lists[0].number}")) or not distilled, f"{row.day}: {key} published but listed by {[p.number for p in lists]}"  # fmt: skip
                 record = decode(lists[0].body) if lists else None
                 rejected = lists and lists[0].state == "closed" and not lists[0].merged_at and record and record.rule_ids()  # fmt: skip
-                if rejected and (lists[0].closed_at or "") >= f"{row.day}T{RUN_AT}Z":
+                if rejected and (lists[0].closed_at or "") >= f"{row.day}T{self.run_at}Z":
                     rejected = False  # closed by a person during the run, after it read the PRs:
                     note = f"#{lists[0].number} closed mid-run"  # the next run rejects it
                     row.notes += [note] if note not in row.notes else []
@@ -895,6 +961,14 @@ class Month:
                 assert not distilled, f"{row.day}: {key} pending but listed by #{lists[0].number}"
                 row.notes.append(f"{key[1]} pending, listed by #{lists[0].number} (run stopped)")
         self._check_the_organization(row, runner / "intake", states)
+        # a batch whose every proposal was refused keeps its events: pending (or failed at the
+        # attempt cap) with the refusal as the reason, never shadowed as if nothing were there
+        shadowed = {key for key, status in states.items() if status.get("state") == "shadowed"}
+        if self.model.refuse_all:
+            assert shadowed <= self.shadowed, f"{row.day}: refused batches shadowed {sorted(shadowed - self.shadowed)}"  # fmt: skip
+            refused = [k for k, v in states.items() if "every proposal refused" in str(v.get("reason", ""))]  # fmt: skip
+            row.notes.append(f"{len(refused)} event(s) kept after refusals")
+        self.shadowed = shadowed
         # a failed state pull: recorded and saved all the same, nothing distilled, and said
         if "state pull failed" in row.notes:
             ran = [name for name, _ in self.outcomes_of_day]
@@ -973,13 +1047,22 @@ def run_month(
     failed_pulls: set[int] | None = None,
     fix_up_on: set[int] | None = None,
     repos: int = 1,
+    refuse_on: set[int] | None = None,
+    force_push_on: set[int] | None = None,
+    edge_runs: dict[int, str] | None = None,
+    rename_on: int | None = None,
 ) -> Month:
     """Simulate `days` days on `seed` (`team_prs`: how many team PRs close a day, `history`:
     closed PRs before the first day, `repos`: the organization's repositories on one cron,
-    sharing one state branch); raises AssertionError at the first broken invariant."""
+    sharing one state branch; the other sets name days a thing surely happens, besides the
+    draws); raises AssertionError at the first broken invariant."""
     month = Month(root, seed, certs, team_prs, history, repos)
     month.failed_pulls = failed_pulls or set()
     month.fix_up_on = fix_up_on or set()
+    month.refuse_on = refuse_on or set()
+    month.force_push_on = force_push_on or set()
+    month.edge_runs = edge_runs or {}
+    month.rename_on = month.rename_on if rename_on is None else rename_on
     month.hub.fault = month._fault
     month.hub.during = month._during
     with serve(month.hub, root, certs) as gh_env, model_server(month.model) as base:

@@ -21,16 +21,28 @@ def show(capsys: pytest.CaptureFixture[str], title: str, table: str) -> None:
         print(f"\n{title}\n{table}\n")
 
 
-def test_five_days_of_the_daily_loop(
+def test_six_days_of_the_daily_loop(
     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     certs = tmp_path_factory.getbasetemp() / "standin-certs"
     # fewer team PRs a day than the month's 5-40, so that `make test` stays fast
-    month = run_month(tmp_path, seed=5, days=5, certs=certs, team_prs=(5, 12), history=40,
-                      failed_pulls={2}, fix_up_on={1})  # fmt: skip
-    show(capsys, "five days, seed 5", month.table())
+    month = run_month(tmp_path, seed=5, days=6, certs=certs, team_prs=(5, 12), history=40,
+                      failed_pulls={2}, fix_up_on={1}, rename_on=1, force_push_on={1},
+                      refuse_on={4}, edge_runs={4: "23:59:30"})  # fmt: skip
+    show(capsys, "six days, seed 5", month.table())
     assert "state pull failed" in month.rows[2].notes  # and the next days hold all the same
     assert "reviewer pushed to #1" in month.rows[1].notes
+    # issue #39: people rename and force-push the knowledge repository's main, and the loop
+    # goes on on trunk; an all-refused batch keeps its events; the cron fires at 23:59 and
+    # the next run is at 05:17 (the invariants of every day held, or run_month raised)
+    assert "default branch renamed main -> trunk" in month.rows[1].notes
+    assert "force-pushed trunk" in month.rows[1].notes
+    later = [p for p in month.hub.pulls["acme/knowledge"] if p.created_at >= "2026-12-02"]
+    assert later and all(p.base_ref == "trunk" for p in later), [(p.number, p.base_ref) for p in later]  # fmt: skip
+    assert "the model's proposals all refused" in month.rows[4].notes
+    kept = [n for n in month.rows[4].notes if n.endswith("event(s) kept after refusals")]
+    assert kept and not kept[0].startswith("0 "), month.rows[4].notes
+    assert "run at 23:59:30" in month.rows[4].notes
     assert sum(r.opened for r in month.rows) >= 2 and month.model.calls >= 3
     assert sum(r.team_prs for r in month.rows) >= 25
 
@@ -51,6 +63,10 @@ def test_a_month_of_the_daily_loop(
     assert sum(r.merged for r in month.rows) >= 8 and sum(r.faults for r in month.rows) >= 5
     assert "hand edit" in notes and "state pushes refused" in notes and "state pull failed" in notes
     assert "reviewer pushed to" in notes
+    # what people and GitHub do (#39 point 7), drawn at random over the month
+    assert "default branch renamed main -> trunk" in notes and "force-pushed" in notes
+    assert "run at 23:59:30" in notes or "run at 00:00:40" in notes
+    assert "the model's proposals all refused" in notes
 
 
 def backlog(month: object) -> list[int]:

@@ -53,6 +53,28 @@ UNICORN = (
     b"Please try refreshing and contact us if the problem persists.</p></div></body></html>\n"
 )
 
+# GitHub's rate-limit answers (docs.github.com, "Rate limits for the REST API"): the hour's
+# quota spent (403, x-ratelimit-remaining: 0), and a secondary limit (429 or 403, often with
+# retry-after), which asks the client to wait and try again.
+RATE_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
+RATE_LIMITS = {
+    "primary": (
+        403,
+        "API rate limit exceeded for user ID 1.",
+        {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1893456000"},
+    ),  # fmt: skip
+    "secondary": (
+        429,
+        "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+        {"retry-after": "60"},
+    ),  # fmt: skip
+    "secondary-403": (
+        403,
+        "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+        {},
+    ),  # fmt: skip
+}
+
 
 class GitHub(BaseHTTPRequestHandler):
     """Answers /api/v3/... like GitHub: pages linked by `Link: rel="next"`, error objects."""
@@ -134,6 +156,9 @@ class GitHub(BaseHTTPRequestHandler):
         end an HTML page (a 502's "Unicorn!") or an empty 503/504."""
         if shape == "json":
             return self.reply(502, {"message": "Server Error"})
+        if shape in RATE_LIMITS:
+            code, message, headers = RATE_LIMITS[shape]
+            return self.reply(code, {"message": message, "documentation_url": RATE_DOCS}, headers=headers)  # fmt: skip
         code, data, kind = {
             "html": (502, UNICORN, "text/html; charset=utf-8"),
             "empty": (504, b"", "text/plain"),
@@ -144,12 +169,16 @@ class GitHub(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def reply(self, code: int, body: Any, link: str | None = None) -> None:
+    def reply(
+        self, code: int, body: Any, link: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         data = json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         if link:
             self.send_header("Link", link)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -223,6 +252,31 @@ def test_real_gh_one_error_page_is_passed_by_a_retry(tmp_path: Path, server: typ
     assert main(["intake", "record-prs", "--repo", SLUG]) == 0
     assert sorted(key[1] for key in load_events(tmp_path / "intake")) == [f"{SLUG}#1", f"{SLUG}#3"]
     assert read_cursor(tmp_path / "intake") == {SLUG: "2026-11-29T12:00:00Z"}
+
+
+@pytest.mark.parametrize("shape", ["secondary", "secondary-403"])
+def test_real_gh_a_secondary_rate_limit_is_waited_out_once(
+    tmp_path: Path, server: type[GitHub], shape: str
+) -> None:
+    """GitHub asks the client to slow down: kbkit waits (a minute of retry pauses) and asks
+    once more, within the run."""
+    server.fail_page, server.fail_shape, server.fail_times = 2, shape, 1
+    assert main(["intake", "record-prs", "--repo", SLUG]) == 0
+    assert server.seen.count("FAILED") == 2  # the limited request, then the one that passed
+    assert read_cursor(tmp_path / "intake") == {SLUG: "2026-11-29T12:00:00Z"}
+
+
+@pytest.mark.parametrize("shape", ["primary", "secondary"])
+def test_real_gh_a_rate_limit_that_holds_stops_the_run_exit_4(
+    tmp_path: Path, server: type[GitHub], capsys: pytest.CaptureFixture[str], shape: str
+) -> None:
+    """The hour's quota spent is not retried (the next run goes on); a secondary limit that
+    holds after the wait stops the run too; the cursor is kept either way."""
+    server.fail_page, server.fail_shape = 2, shape
+    assert main(["intake", "record-prs", "--repo", SLUG]) == 4
+    assert "rate limit" in capsys.readouterr().err
+    assert server.seen.count("FAILED") == (1 if shape == "primary" else 2)
+    assert not (tmp_path / "intake" / CURSOR_FILE).exists()
 
 
 def test_real_gh_unreachable_github_is_exit_4(

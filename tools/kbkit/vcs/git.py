@@ -34,12 +34,25 @@ def run_git(
     """
     done = _run(repo, args, input)
     if check and done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        detail = stderr[-1] if stderr else f"exit code {done.returncode}"
+        detail = failure_detail(done.stderr.decode("utf-8", "replace"), done.returncode)
         raise GitError(f"git {' '.join(args[:2])} failed in {repo}: {detail}")
     if code:
         return str(done.returncode)
     return done.stdout.decode("utf-8", "replace")
+
+
+def failure_detail(stderr: str, returncode: int) -> str:
+    """What a failed git call said, in one line: its first `fatal:` or `error:` line (git
+    ends many with advice, such as "...and the repository exists.", that names no cause),
+    else its last line, else its exit code."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    remote = [line[len("remote:") :].strip() for line in lines if line.startswith("remote:")]
+    said = [text for text in remote if text][:5]  # a remote's hook says why it refused
+    for line in lines:
+        for prefix in ("fatal: ", "error: "):
+            if line.startswith(prefix):
+                return " | ".join([*said, line[len(prefix) :]])
+    return " | ".join([*said, lines[-1]]) if lines else f"exit code {returncode}"
 
 
 def _run(repo: Path, args: tuple[str, ...], input: str | None) -> CompletedProcess[bytes]:

@@ -411,6 +411,12 @@ def _reset_hint(cwd: Path) -> str:
 # error (twice) or a timeout (once): GitHub's 502s and stalls pass, and a daily run that met
 # one still finishes. A POST (a new PR, a comment) is never sent twice: it may have been done.
 RETRY_PAUSE = 1.0  # seconds before the first retry, doubled for the next; KBKIT_GH_RETRY_PAUSE
+# A secondary rate limit (HTTP 429, or a 403 saying "secondary rate limit") asks the client
+# to slow down and try again after `retry-after`, at least a minute: sent once more after
+# SECONDARY_PAUSE retry pauses (60 s by default). A primary limit (the hour's quota is spent)
+# is not retried: the run stops, exit 4, and the next run goes on.
+SECONDARY_PAUSE = 60
+_SECONDARY = re.compile(r"secondary rate limit|\(HTTP 429\)", re.IGNORECASE)
 
 
 def _api_again(args: list[str], endpoint: str, cwd: Path) -> bytes:
@@ -419,12 +425,16 @@ def _api_again(args: list[str], endpoint: str, cwd: Path) -> bytes:
 
     from kbkit.infra.errors import EnvironmentFailure
 
-    timeouts = errors = 0
-    pause = timeout_from_env("KBKIT_GH_RETRY_PAUSE", RETRY_PAUSE)
+    timeouts = errors = slowed = 0
+    unit = pause = timeout_from_env("KBKIT_GH_RETRY_PAUSE", RETRY_PAUSE)
     while True:
         try:
             return _api(args, endpoint, cwd)
         except GitHubUnavailable as exc:
+            if _SECONDARY.search(str(exc)) and not slowed:
+                slowed += 1  # GitHub asked to slow down: wait its minute, then once more
+                time.sleep(unit * SECONDARY_PAUSE)
+                continue
             errors += 1
             if errors > 2 or "rate limit" in str(exc):
                 raise
