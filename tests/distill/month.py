@@ -491,7 +491,7 @@ class Month:
         if roll < 0.025:
             self.faults += 1
             return Fault("late", delay=5.0)
-        if roll < 0.03:  # a primary rate limit (403 with its headers) or a secondary one (429)
+        if roll < 0.028:  # a primary rate limit (403 with its headers) or a secondary one (429)
             self.faults += 1
             return Fault("fail", 403, page="rate") if self.faults % 2 else Fault("fail", 429)
         return None

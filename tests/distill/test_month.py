@@ -55,7 +55,8 @@ def test_a_month_of_the_daily_loop(
     tmp_path_factory: pytest.TempPathFactory,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    month = run_month(tmp_path, seed=seed, days=30, certs=tmp_path_factory.getbasetemp() / "standin-certs", failed_pulls={12}, fix_up_on={5, 15})  # fmt: skip
+    # the named days make sure each thing happens at least once; the draws add more
+    month = run_month(tmp_path, seed=seed, days=30, certs=tmp_path_factory.getbasetemp() / "standin-certs", failed_pulls={12}, fix_up_on={5, 15}, refuse_on={8}, force_push_on={20}, edge_runs={24: "00:00:40"})  # fmt: skip
     show(capsys, f"30 days, seed {seed}", month.table())
     notes = " ".join(n for r in month.rows for n in r.notes)
     # the month did what a real one does, so the invariants were tested, not just true
@@ -108,7 +109,7 @@ def test_a_month_of_an_organization(
     """Issue #39 points 3 and 6: 2 and 20 repositories on one cron merging about 60 PRs a
     day between them for 30 days, sharing one state branch; the backlog does not grow."""
     certs = tmp_path_factory.getbasetemp() / "standin-certs"
-    month = run_month(tmp_path, seed=seed, days=30, certs=certs, team_prs=(55, 65), history=60, repos=repos, failed_pulls={11, 12}, fix_up_on={5, 15})  # fmt: skip
+    month = run_month(tmp_path, seed=seed, days=30, certs=certs, team_prs=(55, 65), history=60, repos=repos, failed_pulls={11, 12}, fix_up_on={5, 15}, refuse_on={8}, force_push_on={20}, edge_runs={24: "00:00:40"})  # fmt: skip
     show(capsys, f"30 days, {repos} repositories, seed {seed}", month.table())
     pending = backlog(month)
     assert max(pending) > 100, pending  # two days without distill (failed pulls): a backlog
@@ -122,4 +123,6 @@ def test_a_month_of_an_organization(
     assert sum(ran[-10:]) <= sum(ran[:10]) + 300, (ran, pending)
     assert sum(r.recorded for r in month.rows) >= 30 * 40
     assert sum(r.opened for r in month.rows) >= 15 and all(r.opened <= 1 for r in month.rows)
-    assert "state pushes refused" in " ".join(n for r in month.rows for n in r.notes)
+    notes = " ".join(n for r in month.rows for n in r.notes)
+    assert "state pushes refused" in notes and "default branch renamed main -> trunk" in notes
+    assert "force-pushed" in notes and "the model's proposals all refused" in notes
