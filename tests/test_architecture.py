@@ -156,9 +156,7 @@ def test_commands_are_thin() -> None:
 
 
 def _layout_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "layout_page", ROOT / "tools" / "layout_page.py"
-    )
+    spec = importlib.util.spec_from_file_location("layout_page", ROOT / "tools" / "layout_page.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -10,9 +10,9 @@ declarations.
 
 from __future__ import annotations
 
-import re
 import argparse
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
