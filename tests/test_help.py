@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -89,7 +90,7 @@ def test_the_reference_pages_are_what_the_generator_writes(name: str) -> None:
     make generate, or python -m kbkit.help --write-reference)."""
     from kbkit import help as generator
 
-    writers = dict(zip(generator.REFERENCE_PAGES, (
+    writers: dict[str, Callable[[], str]] = dict(zip(generator.REFERENCE_PAGES, (
         generator.commands_page, generator.environment_page, generator.policy_page,
         generator.exit_codes_page, generator.formats_page,
     ), strict=True))  # fmt: skip

@@ -115,7 +115,7 @@ def test_the_local_hook_installs_kbkit_from_where_it_came(monkeypatch: pytest.Mo
         '{"url": "https://github.com/kbkit-dev/kbkit", "vcs_info": {"vcs": "git", '
         '"commit_id": "abc123"}}': "kbkit-knowledge @ git+https://github.com/kbkit-dev/kbkit@abc123",
         '{"url": "file:///home/ann/kbkit", "dir_info": {}}': "kbkit-knowledge @ file:///home/ann/kbkit",
-        None: f"kbkit-knowledge=={scaffold.__version__}",
+        None: f"kbkit-knowledge=={__version__}",
     }
     for direct_url, spec in cases.items():
         monkeypatch.setattr(metadata, "distribution", lambda name, d=direct_url: Installed(d))

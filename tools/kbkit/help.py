@@ -170,8 +170,9 @@ def _type_of(schema: dict[str, Any], node: dict[str, Any]) -> str:
     if kind == "array":
         items = _resolve(schema, node.get("items", {}))
         return f"list of {items.get('type', 'values')}"
-    if kind is None and ("oneOf" in node or "anyOf" in node):
-        return " or ".join(_type_of(schema, part) for part in node.get("oneOf", node.get("anyOf")))
+    parts = node.get("oneOf") or node.get("anyOf")
+    if kind is None and isinstance(parts, list):
+        return " or ".join(_type_of(schema, part) for part in parts)
     return str(kind or "any")
 
 
