@@ -57,7 +57,7 @@ generate: $(STAMP) ## Rewrite what is written from the code: the references in d
 demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample
 	$(BIN)/python -m kbkit.demo
 
-report-screenshot: $(STAMP) ## Regenerate docs/report-1400.png and docs/report-400.png, the README's pictures of the demo's report (needs chromium)
+report-screenshot: $(STAMP) ## Regenerate docs/report-1400.png and docs/report-400.png, the pictures of the demo's report in README.md and docs/report.md (needs chromium)
 	KBKIT_NOW=2026-11-30T12:00:00Z $(BIN)/python tools/report_screenshot.py docs
 
 bench: $(STAMP) ## Measure speed against the named floors (synthetic trees)

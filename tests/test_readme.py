@@ -123,3 +123,12 @@ def test_nothing_is_installed_by_the_unrelated_pypi_name() -> None:
     for path in (README, *sorted((PROJECT / "docs").rglob("*.md"))):
         text = path.read_text("utf-8")
         assert not re.search(r"pip install kbkit\b(?!-)", text.replace("`pip install kbkit`", ""))
+
+
+@pytest.mark.parametrize("name", ["README.md", "CONTRIBUTING.md", "NOTES.md"])
+def test_the_top_level_pages_link_only_files_that_exist(name: str) -> None:
+    text = (PROJECT / name).read_text("utf-8")
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    assert targets
+    missing = [t for t in targets if "://" not in t and not (PROJECT / t).exists()]
+    assert missing == [], f"{name} links files that do not exist: {missing}"
