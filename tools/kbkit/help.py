@@ -125,8 +125,10 @@ def policy_page() -> str:
 
     import yaml
 
+    from kbkit.infra.json_input import loads
+
     package = resources.files("kbkit.policy")
-    schema = json.loads(package.joinpath("policy.schema.json").read_text(encoding="utf-8"))
+    schema = loads(package.joinpath("policy.schema.json").read_text(encoding="utf-8"))
     default = yaml.safe_load(
         package.joinpath("profiles", "default.yaml").read_text(encoding="utf-8")
     )
@@ -225,8 +227,9 @@ FORMATS = (
 def formats_page() -> str:
     """docs/reference/file-formats.md: the fields of each file kbkit writes or reads, from
     the JSON Schemas it validates them with."""
-    import json
     from importlib import resources
+
+    from kbkit.infra.json_input import loads
 
     lines = [
         "# File formats",
@@ -239,7 +242,7 @@ def formats_page() -> str:
     ]
     for what, package, name in FORMATS:
         text = resources.files(package).joinpath(*name.split("/")).read_text(encoding="utf-8")
-        schema = json.loads(text)
+        schema = loads(text)
         source = f"tools/{package.replace('.', '/')}/{name}"
         lines += ["", f"## {what}", "", f"Schema: `{source}`.", ""]
         if schema.get("description"):

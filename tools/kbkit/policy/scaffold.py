@@ -76,8 +76,9 @@ def install_spec() -> str:
     environment: where it was installed from (a git URL at its commit, a checkout, a wheel),
     read from the installation's `direct_url.json` (PEP 610); a checkout kbkit runs from
     without being installed; else the published name at this version."""
-    import json
     from importlib import metadata
+
+    from kbkit.infra.json_input import loads
 
     try:
         raw = metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
@@ -87,7 +88,7 @@ def install_spec() -> str:
         if (checkout / "pyproject.toml").is_file() and (checkout / "tools" / "kbkit").is_dir():
             return f"{DISTRIBUTION} @ {checkout.as_uri()}"
     try:
-        direct = json.loads(raw) if raw else {}
+        direct = loads(raw) if raw else {}
     except ValueError:
         direct = {}
     url = direct.get("url") if isinstance(direct, dict) else None
