@@ -248,13 +248,26 @@ def formats_page() -> str:
         if schema.get("description"):
             lines += [_cell(str(schema["description"])), ""]
         required = set(schema.get("required", ()))
-        lines += ["| Field | Type | Required | Meaning |", "| --- | --- | --- | --- |"]
-        for field, node in schema.get("properties", {}).items():
-            node = _resolve(schema, node)
-            meaning = _cell(str(node.get("description", "")))
-            needed = "yes" if field in required else ""
-            lines.append(f"| `{field}` | {_type_of(schema, node)} | {needed} | {meaning} |")
+        lines += _fields(schema, schema.get("properties", {}), required)
+        for case in schema.get("allOf", ()):
+            kind = case.get("if", {}).get("properties", {}).get("source_kind", {}).get("const")
+            more = _resolve(schema, case.get("then", {}))
+            extra = {k: v for k, v in more.get("properties", {}).items() if k not in required}
+            if kind and extra:
+                lines += ["", f"Fields of a `{kind}` row:", ""]
+                lines += _fields(schema, extra, set(more.get("required", ())))
     return "\n".join(lines) + "\n"
+
+
+def _fields(schema: dict[str, Any], fields: dict[str, Any], required: set[str]) -> list[str]:
+    """A table of `fields`: name, type, whether required, meaning."""
+    lines = ["| Field | Type | Required | Meaning |", "| --- | --- | --- | --- |"]
+    for field, node in fields.items():
+        node = _resolve(schema, node)
+        meaning = _cell(str(node.get("description", "")))
+        needed = "yes" if field in required else ""
+        lines.append(f"| `{field}` | {_type_of(schema, node)} | {needed} | {meaning} |")
+    return lines
 
 
 def _options_table(module: str) -> list[str]:
