@@ -18,7 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.doc_blocks import new_repository, plain_env, run, script, shell_blocks
+from tests.doc_blocks import (
+    FORGE_URL,
+    blocks,
+    new_repository,
+    plain_env,
+    run,
+    script,
+    shell_blocks,
+)
 from tests.gitrepo import git
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -241,9 +249,15 @@ def test_the_published_hook_pinned_to_a_commit_blocks_a_bad_commit(tmp_path: Pat
     )  # fmt: skip
     assert init.returncode == 0, init.stderr
     sha = git(PROJECT, "rev-parse", "HEAD").strip()
-    (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {PROJECT}\n    rev: {sha}\n    hooks:\n      - id: kb-check\n"
+    # the README's snippet, with this checkout for the forge and its HEAD for COMMIT-SHA
+    snippet = next(
+        block.text
+        for block in blocks(PROJECT / "README.md")
+        if block.info == "yaml" and "id: kb-check" in block.text
     )
+    assert "rev: COMMIT-SHA" in snippet
+    config = snippet.replace(FORGE_URL, str(PROJECT)).replace("COMMIT-SHA", sha)
+    (repo / ".pre-commit-config.yaml").write_text(config)
     installed = subprocess.run(
         [sys.executable, "-m", "pre_commit", "install"], cwd=repo, env=env, capture_output=True
     )
