@@ -39,8 +39,9 @@ test-dates: $(STAMP) ## Run the fast tier with the wall clock at 2019 and at 204
 	KBKIT_TEST_WALL_CLOCK=2019-03-01T08:00:00Z $(PYTEST) -m '$(DATES_TIER)'
 	KBKIT_TEST_WALL_CLOCK=2041-07-15T20:00:00Z $(PYTEST) -m '$(DATES_TIER)'
 
-check: $(STAMP) ## Run both validators on the project's own knowledge/ tree
+check: $(STAMP) ## Run both validators on the project's own knowledge/ tree and on its docs site (docs/)
 	$(BIN)/kb check
+	$(BIN)/kb check --policy kbkit-docs.yaml
 
 lint: $(STAMP) ## Run ruff on the package, tests and benchmarks; mypy (strict flags) on the package, relaxed on the tests; the layer contracts
 	$(BIN)/lint-imports
@@ -48,15 +49,15 @@ lint: $(STAMP) ## Run ruff on the package, tests and benchmarks; mypy (strict fl
 	$(BIN)/ruff format --check tools tests benchmarks
 	$(BIN)/mypy
 
-generate: $(STAMP) ## Rewrite what is written from the code: the rule, command and environment references (docs/reference/), the policy schema's rule ids, the README's layout
+generate: $(STAMP) ## Rewrite what is written from the code: the references in docs/reference/ (rules, commands, environment, policy keys, exit codes, file formats), the policy schema's rule ids, the package layout (docs/maintainers/layout.md)
 	$(BIN)/python -m kbkit.checks.rules.reference --write .
 	$(BIN)/python -m kbkit.help --write-reference docs/reference
-	$(BIN)/python tools/readme_layout.py --write
+	$(BIN)/python tools/layout_page.py --write
 
 demo: $(STAMP) ## Run the whole pipeline offline on the embedded sample
 	$(BIN)/python -m kbkit.demo
 
-report-screenshot: $(STAMP) ## Regenerate docs/report-1400.png and docs/report-400.png, the README's pictures of the demo's report (needs chromium)
+report-screenshot: $(STAMP) ## Regenerate docs/report-1400.png and docs/report-400.png, the pictures of the demo's report in README.md and docs/report.md (needs chromium)
 	KBKIT_NOW=2026-11-30T12:00:00Z $(BIN)/python tools/report_screenshot.py docs
 
 bench: $(STAMP) ## Measure speed against the named floors (synthetic trees)

@@ -22,6 +22,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "tools" / "kbkit"
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+LAYOUT_PAGE = ROOT / "docs" / "maintainers" / "layout.md"
 
 # Edges that close a cycle we know of and have not removed yet. Each is listed so that the
 # test still fails on any other cycle. (#17 removed the last one, policy_schema ->
@@ -155,23 +156,22 @@ def test_commands_are_thin() -> None:
 
 
 def _layout_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "readme_layout", ROOT / "tools" / "readme_layout.py"
-    )
+    spec = importlib.util.spec_from_file_location("layout_page", ROOT / "tools" / "layout_page.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def test_readme_layout_is_generated_from_the_docstrings() -> None:
-    """README's layout block is what tools/readme_layout.py makes of the package's docstrings
-    and layer contract (regenerate: python tools/readme_layout.py --write)."""
+def test_the_layout_page_is_generated_from_the_docstrings() -> None:
+    """The maintainers' layout page is what tools/layout_page.py makes of the package's
+    docstrings and layer contract (regenerate: make generate)."""
     layout = _layout_module()
-    text = README.read_text(encoding="utf-8")
-    assert layout.with_layout(text, layout.render()) == text, (
-        "README's layout is stale: run python tools/readme_layout.py --write"
+    text = LAYOUT_PAGE.read_text(encoding="utf-8")
+    assert layout.page(layout.render()) == text, (
+        "docs/maintainers/layout.md is stale: run make generate"
     )
+    assert "tools/kbkit/" in text and "## Layout" not in README.read_text(encoding="utf-8")
 
 
 def test_the_layout_lists_every_module_once() -> None:

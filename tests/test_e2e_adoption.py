@@ -1,9 +1,11 @@
-"""End to end, as a new team would: a new git repository, kbkit installed by pip from this
-checkout into a separate venv, README's "Use kbkit in your repository" commands run as
-written, then real commits through real pre-commit that must pass and must fail, and
-`kb check` from a subdirectory; and the published hook through `pre-commit try-repo`. No
-file is copied from kbkit's checkout. About a minute and a half (three pip installs); marked
-`e2e`."""
+"""End to end, as a new user would, from the README alone: every command of README.md's
+```sh blocks run as written in a reader's shell (a fresh HOME, no virtual environment; kbkit
+cloned from this checkout instead of the forge): install, a first green check, the
+pre-commit hook; then real commits through real pre-commit, from a shell whose PATH holds
+neither kbkit nor pre-commit (as a GUI client's), that must pass and must fail, and
+`kb check` from a subdirectory; and the published hook through `pre-commit try-repo` and
+pinned to a commit. No file is copied from kbkit's checkout. A few minutes (pip installs);
+marked `e2e`."""
 
 from __future__ import annotations
 
@@ -16,10 +18,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.doc_blocks import (
+    FORGE_URL,
+    blocks,
+    new_repository,
+    plain_env,
+    run,
+    script,
+    shell_blocks,
+)
 from tests.gitrepo import git
 
 PROJECT = Path(__file__).resolve().parents[1]
-SECTION = "## Use kbkit in your repository"
 
 pytestmark = [
     pytest.mark.slow,  # make test-all: pip into a new venv, real pre-commit
@@ -41,57 +51,47 @@ How this team ships a release, step by step.
 """
 
 
-def readme_commands() -> list[str]:
-    """The shell lines of the README section's first `sh` block."""
-    text = (PROJECT / "README.md").read_text("utf-8")
-    section = text[text.index(SECTION) :]
-    block = re.search(r"```sh\n(.*?)```", section, re.S)
-    assert block is not None, "the README section has no ```sh block"
-    return [line for line in block.group(1).splitlines() if line.strip()]
-
-
-def shell(repo: Path, script: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def shell(repo: Path, text: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=600
+        ["bash", "-c", text], cwd=repo, env=env, capture_output=True, text=True, timeout=900
     )
 
 
 def test_a_new_repository_adopts_kbkit_by_the_readme(tmp_path: Path) -> None:
-    repo = tmp_path / "team-repo"
-    repo.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
-    env.update(KBKIT=str(PROJECT), PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
-    # the project's own venv must not leak into the team's shell
-    env["PATH"] = os.pathsep.join(
-        part for part in env["PATH"].split(os.pathsep) if not part.startswith(str(PROJECT))
-    )
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    (repo / "README.md").write_text("# team repo\n")
-    subprocess.run(["git", "-C", str(repo), "add", "README.md"], check=True)
-    subprocess.run(["git", "-C", str(repo), "commit", "-qm", "start"], check=True, env=env)
+    readme = shell_blocks(PROJECT / "README.md")
+    assert [block for block in readme if block.skip is None], "README.md runs no command"
+    home = tmp_path / "home"
+    home.mkdir()
+    env = plain_env(home)
+    repo = new_repository(tmp_path / "team-repo", env)
 
-    commands = readme_commands()
-    done = shell(repo, "set -e\n" + "\n".join(commands), env)
+    done = run(script(readme), repo, env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    kb = repo / ".venv" / "bin" / "kb"
+    kb = home / ".kbkit" / "bin" / "kb"
     assert kb.is_file() and "Set up kbkit" in git(repo, "log", "--format=%s", "-1")
+    assert "kbkit check passed" in done.stdout  # the first green check
     assert git(repo, "status", "--porcelain") == ""  # no lock, cache or venv left to commit
-    activate = ". .venv/bin/activate\n"
+    hook = (repo / ".pre-commit-config.yaml").read_text()
+    assert "language: python" in hook and "language: system" not in hook
 
+    # From here on, a shell with neither kbkit nor pre-commit on PATH (a GUI client's).
+    bare = plain_env(home)
+    assert shell(repo, "command -v kb || command -v pre-commit", bare).returncode == 1
     # An untracked draft page does not block an unrelated commit.
     draft = repo / "knowledge" / "general" / "deploys.md"
     draft.write_text(DRAFT)
     (repo / "README.md").write_text("# team repo\n\nNow with kbkit.\n")
-    done = shell(repo, activate + "git commit -qam 'Unrelated change'", env)
+    done = shell(repo, "git commit -qam 'Unrelated change'", bare)
     assert done.returncode == 0, done.stdout + done.stderr
     # A commit that stages the index but not the page it links fails.
     index = repo / "knowledge" / "general" / "_index.md"
     index.write_text(index.read_text() + "\n- [Deploys](deploys.md)\n")
-    done = shell(repo, activate + "git add knowledge/general/_index.md && git commit -qm x", env)
+    done = shell(repo, "git add knowledge/general/_index.md && git commit -qm x", bare)
     assert done.returncode != 0
     assert "tree/link-broken" in done.stdout + done.stderr
+    assert "not found" not in done.stdout + done.stderr  # no "Executable `kb` not found"
     # With the page staged too, it passes.
-    done = shell(repo, activate + "git add knowledge && git commit -qm 'Deploy guide'", env)
+    done = shell(repo, "git add knowledge && git commit -qm 'Deploy guide'", bare)
     assert done.returncode == 0, done.stdout + done.stderr
 
     # `kb check` from a subdirectory checks the whole repository.
@@ -180,7 +180,7 @@ def distill_a_merged_pr(repo: Path, kb: Path, env: dict[str, str]) -> None:
     (repo / "knowledge" / "general" / "rules.md").write_text(RULES)
     index = repo / "knowledge" / "general" / "_index.md"
     index.write_text(index.read_text() + "- [Team rules](rules.md)\n")
-    done = shell(repo, ". .venv/bin/activate\ngit add knowledge && git commit -qm 'Rules'", env)
+    done = shell(repo, "git add knowledge && git commit -qm 'Rules'", env)
     assert done.returncode == 0, done.stdout + done.stderr
     pulls = repo.parent / "pulls.json"
     pulls.write_text(json.dumps([MERGED_PR]))
@@ -233,3 +233,44 @@ def test_the_published_hook_checks_what_is_committed(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "tree/link-broken" in done.stdout
     assert done.stdout.count("tree/link-broken") == 1  # the single hook: printed once
+
+
+def test_the_published_hook_pinned_to_a_commit_blocks_a_bad_commit(tmp_path: Path) -> None:
+    """The README's hook for a team: kbkit's repository hook, `rev:` a commit that exists
+    (no release tag has been pushed), installed by pre-commit into its own environment. The
+    commits run from a shell with neither kbkit nor the project's venv on PATH."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = plain_env(home)
+    repo = new_repository(tmp_path / "team-repo", env)
+    init = subprocess.run(
+        [sys.executable, "-m", "kbkit", "init", "--local-hook"],
+        cwd=repo, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(PROJECT / "tools")},
+    )  # fmt: skip
+    assert init.returncode == 0, init.stderr
+    sha = git(PROJECT, "rev-parse", "HEAD").strip()
+    # the README's snippet, with this checkout for the forge and its HEAD for COMMIT-SHA
+    snippet = next(
+        block.text
+        for block in blocks(PROJECT / "README.md")
+        if block.info == "yaml" and "id: kb-check" in block.text
+    )
+    assert "rev: COMMIT-SHA" in snippet
+    config = snippet.replace(FORGE_URL, str(PROJECT)).replace("COMMIT-SHA", sha)
+    (repo / ".pre-commit-config.yaml").write_text(config)
+    installed = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"], cwd=repo, env=env, capture_output=True
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert shell(repo, "command -v kb", env).returncode == 1
+    done = shell(repo, "git add -A && git commit -qm 'Set up kbkit'", env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    index = repo / "knowledge" / "general" / "_index.md"
+    index.write_text(index.read_text() + "\n- [Deploys](deploys.md)\n")
+    done = shell(repo, "git commit -qam 'Link a page that is not there'", env)
+    assert done.returncode == 1
+    assert "tree/link-broken" in done.stdout + done.stderr
+    (repo / "knowledge" / "general" / "deploys.md").write_text(DRAFT)
+    done = shell(repo, "git add -A && git commit -qm 'Deploy guide'", env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

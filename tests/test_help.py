@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -80,13 +81,20 @@ def test_dash_help_lists_every_command_under_its_group(capsys: pytest.CaptureFix
     assert "\ncommands:\n" not in out
 
 
-@pytest.mark.parametrize("name", ["commands.md", "environment.md"])
+@pytest.mark.parametrize(
+    "name", ["commands.md", "environment.md", "policy-keys.md", "exit-codes.md", "file-formats.md"]
+)
 def test_the_reference_pages_are_what_the_generator_writes(name: str) -> None:
-    """docs/reference/ is generated from the command registry and the table of environment
-    variables (regenerate: make generate, or python -m kbkit.help --write-reference)."""
-    from kbkit.help import commands_page, environment_page
+    """docs/reference/ is generated from the command registry, the table of environment
+    variables, the policy schema, the exit codes and the shipped JSON Schemas (regenerate:
+    make generate, or python -m kbkit.help --write-reference)."""
+    from kbkit import help as generator
 
-    page = commands_page() if name == "commands.md" else environment_page()
+    writers: dict[str, Callable[[], str]] = dict(zip(generator.REFERENCE_PAGES, (
+        generator.commands_page, generator.environment_page, generator.policy_page,
+        generator.exit_codes_page, generator.formats_page,
+    ), strict=True))  # fmt: skip
+    page = writers[name]()
     committed = (PROJECT / "docs" / "reference" / name).read_text(encoding="utf-8")
     assert committed == page, f"docs/reference/{name} is stale: run `make generate`"
 
@@ -113,9 +121,51 @@ def test_write_reference_writes_only_what_changed(tmp_path: Path) -> None:
 
     folder = tmp_path / "reference"
     assert help_main(["--write-reference", str(folder)]) == 0
-    assert sorted(p.name for p in folder.iterdir()) == ["commands.md", "environment.md"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "commands.md", "environment.md", "exit-codes.md", "file-formats.md", "policy-keys.md",
+    ]  # fmt: skip
     (folder / "environment.md").write_text("stale\n", encoding="utf-8")
     from kbkit.help import write_reference
 
     assert write_reference(folder) == [folder / "environment.md"]
     assert write_reference(folder) == []
+
+
+def test_the_policy_keys_page_lists_every_key_of_the_schema() -> None:
+    import json
+
+    from kbkit.help import policy_page
+
+    page = policy_page()
+    schema = json.loads((PROJECT / "tools/kbkit/policy/policy.schema.json").read_text("utf-8"))
+    for key in schema["properties"]:
+        assert f"| `{key}` |" in page
+    assert '| `knowledge_root` | string | `"knowledge"` |' in page  # the default profile's
+    assert "| `links.anchors` | boolean |" in page  # nested keys, dotted
+
+
+def test_the_exit_codes_page_holds_the_codes_kb_exits_with() -> None:
+    from kbkit import __main__ as entry
+    from kbkit.help import exit_codes_page
+    from kbkit.infra.errors import EXIT_CODES, EnvironmentFailure, KbkitError, UsageError
+
+    codes = [code for code, _ in EXIT_CODES]
+    used = {entry.EXIT_OK, entry.EXIT_FINDINGS, entry.EXIT_USAGE, entry.EXIT_UNEXPECTED}
+    used |= {entry.EXIT_INTERRUPTED, entry.EXIT_ENVIRONMENT}
+    used |= {KbkitError.exit_code, UsageError.exit_code, EnvironmentFailure.exit_code}
+    assert sorted(codes) == sorted(used) == codes
+    page = exit_codes_page()
+    assert all(f"\n| {code} | " in page for code in codes)
+
+
+def test_the_file_formats_page_lists_every_field_of_the_ledgers() -> None:
+    import json
+
+    from kbkit.help import formats_page
+
+    page = formats_page()
+    for name in ("events", "status"):
+        path = PROJECT / f"tools/kbkit/intake/schemas/{name}.schema.json"
+        assert f"## intake/{name}.jsonl" in page
+        for field in json.loads(path.read_text("utf-8"))["properties"]:
+            assert f"| `{field}` |" in page

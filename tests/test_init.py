@@ -14,6 +14,8 @@ from kbkit import __version__
 from kbkit.policy.scaffold import HOOK_REPO
 from tests.gitrepo import commit_files, git, init_repo
 
+PROJECT = Path(__file__).resolve().parents[1]
+
 
 def kb(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -84,13 +86,41 @@ def test_init_never_replaces_the_users_files(tmp_path: Path) -> None:
     assert "- id: kb-check" in done.stdout
 
 
-def test_init_local_hook_runs_the_installed_kb(tmp_path: Path) -> None:
+def test_init_local_hook_is_one_pre_commit_installs_itself(tmp_path: Path) -> None:
+    """The local hook does not rely on `kb` being on PATH (a GUI client's PATH has none):
+    pre-commit installs kbkit into the hook's own environment, from where this kbkit came
+    from, or from `--hook-source` (a folder becomes a file: URL)."""
     repo = new_repo(tmp_path / "r")
-    assert kb(repo, "init", "--local-hook").returncode == 0
+    assert kb(repo, "init", "--local-hook", "--hook-source", str(PROJECT)).returncode == 0
     hook = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())["repos"][0]
     assert hook["repo"] == "local"
     assert hook["hooks"][0]["entry"] == "kb check --staged"
-    assert hook["hooks"][0]["language"] == "system"
+    assert hook["hooks"][0]["language"] == "python"
+    assert hook["hooks"][0]["additional_dependencies"] == [f"kbkit-knowledge @ {PROJECT.as_uri()}"]
+
+
+def test_the_local_hook_installs_kbkit_from_where_it_came(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import metadata
+
+    from kbkit.policy import scaffold
+
+    class Installed:
+        def __init__(self, direct_url: str | None) -> None:
+            self.direct_url = direct_url
+
+        def read_text(self, name: str) -> str | None:
+            return self.direct_url if name == "direct_url.json" else None
+
+    cases = {
+        '{"url": "https://github.com/kbkit-dev/kbkit", "vcs_info": {"vcs": "git", '
+        '"commit_id": "abc123"}}': "kbkit-knowledge @ git+https://github.com/kbkit-dev/kbkit@abc123",
+        '{"url": "file:///home/ann/kbkit", "dir_info": {}}': "kbkit-knowledge @ file:///home/ann/kbkit",
+        None: f"kbkit-knowledge=={__version__}",
+    }
+    for direct_url, spec in cases.items():
+        monkeypatch.setattr(metadata, "distribution", lambda name, d=direct_url: Installed(d))
+        assert scaffold.install_spec() == spec
+        assert f'additional_dependencies: ["{spec}"]' in scaffold.hook_config(local=True)
 
 
 @pytest.mark.slow

@@ -30,9 +30,27 @@ def test_the_installed_metadata_carries_kbkit_version() -> None:
     assert metadata.version(DISTRIBUTION) == kbkit.__version__
 
 
-def test_the_readme_pins_the_tag_of_this_version() -> None:
+def test_the_docs_pin_only_tags_that_exist() -> None:
+    """No `rev: vX.Y.Z`, `kbkit@vX.Y.Z` or `@vX.Y.Z` of kbkit in the README, the docs, the
+    examples, the Action or the knowledge tree, unless that tag exists: a pin of a tag that
+    was never pushed cannot install (#42). `make release` makes the tag."""
+    tags = set(
+        subprocess.run(
+            ["git", "-C", str(PROJECT), "tag", "-l"], capture_output=True, text=True
+        ).stdout.split()
+    )
+    pin = re.compile(r"(?:rev:\s*|kbkit(?:-dev/kbkit)?@)(v\d+\.\d+\.\d+)")
+    files = [PROJECT / "README.md", PROJECT / "CONTRIBUTING.md", PROJECT / "action.yml"]
+    for folder in ("docs", "examples", "knowledge"):
+        files += [p for p in (PROJECT / folder).rglob("*") if p.suffix in (".md", ".yml", ".yaml")]
+    pinned = {
+        (path.relative_to(PROJECT).as_posix(), tag)
+        for path in files
+        for tag in pin.findall(path.read_text("utf-8"))
+        if tag not in tags
+    }
+    assert pinned == set(), f"pins of tags that do not exist: {sorted(pinned)}"
     readme = (PROJECT / "README.md").read_text("utf-8")
-    assert f"rev: v{kbkit.__version__}" in readme
     assert "kbkit[llm]" not in readme and "install kbkit\n" not in readme
 
 

@@ -37,14 +37,14 @@ def lesson(n: int) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("name", INTAKE_COMMANDS)
-def test_every_intake_command_has_help_and_a_readme_row(
+def test_every_intake_command_has_help_and_a_docs_row(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main([*name.split(), "--help"])
     assert exit_info.value.code == 0
     assert f"usage: kb {name}" in capsys.readouterr().out
-    assert f"| `kb {name}` |" in (PROJECT / "README.md").read_text()
+    assert f"| `kb {name}` |" in (PROJECT / "docs" / "checking.md").read_text()
 
 
 def test_the_eight_commands_of_the_issue_are_registered() -> None:

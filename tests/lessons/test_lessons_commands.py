@@ -79,9 +79,9 @@ def test_every_lessons_command_is_registered_documented_and_has_help(capsys) -> 
             "why",
         )
     ] == LESSON_COMMANDS
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    table = (PROJECT / "docs" / "checking.md").read_text(encoding="utf-8")
     for name in LESSON_COMMANDS:
-        assert f"| `kb {name}` |" in readme
+        assert f"| `kb {name}` |" in table
         with pytest.raises(SystemExit) as exit_info:
             main([*name.split(), "--help"])
         assert exit_info.value.code == 0

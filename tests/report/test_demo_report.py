@@ -1,4 +1,4 @@
-"""The README's pictures of the demo's report, at both widths (the report itself:
+"""The pictures (README, docs/report.md) of the demo's report, at both widths (the report itself:
 tests/distill/test_demo.py and tests/report/test_browser.py)."""
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ def test_the_readme_shows_a_small_picture_at_each_width(name: str, size: tuple[i
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", data[16:24]) == size  # the IHDR chunk: width, height
     assert len(data) < 300_000
-    assert f"(docs/{name})" in (PROJECT / "README.md").read_text(encoding="utf-8")
+    shown = (PROJECT / "README.md").read_text(encoding="utf-8")
+    shown += (PROJECT / "docs" / "report.md").read_text(encoding="utf-8")
+    assert f"(docs/{name})" in shown or f"({name})" in shown
 
 
 def test_the_make_target_writes_both_pictures() -> None:

@@ -25,11 +25,24 @@ def _pinnable(repo: str, rev: str) -> bool:
         return True
     sys.stderr.write(
         f"kbkit: {rev} does not resolve at {repo} (no such tag or commit, or the repository "
-        "cannot be reached): the hook runs the kb of the committer's environment instead "
-        f"(repo: local); once {rev} is published there, `kb init --hook-rev {rev}` prints "
-        "the pinned hook\n"
+        "cannot be reached): the hook is a local one that pre-commit installs kbkit into "
+        f"itself, from where this kbkit came from; once {rev} is published there, "
+        f"`kb init --hook-rev {rev}` prints the pinned hook\n"
     )
     return False
+
+
+def _source(text: str | None) -> str | None:
+    """A `--hook-source` that names a folder or a wheel becomes a requirement pip can read
+    from anywhere (`kbkit-knowledge @ file:///...`)."""
+    if text is None:
+        return None
+    path = Path(text).expanduser()
+    if path.exists():
+        from kbkit.policy.scaffold import DISTRIBUTION
+
+        return f"{DISTRIBUTION} @ {path.resolve().as_uri()}"
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,8 +79,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--local-hook",
         action="store_true",
-        help="a `repo: local` hook that runs the kb installed in the committer's "
-        "environment instead of a hook repository pinned by tag",
+        help="a `repo: local` hook instead of a hook repository pinned by tag: pre-commit "
+        "installs kbkit into the hook's own environment (`language: python`), so it works "
+        "from any shell or GUI client without kb on PATH",
+    )
+    parser.add_argument(
+        "--hook-source",
+        default=None,
+        metavar="REQUIREMENT",
+        help="what the local hook installs, as pip reads it (e.g. 'kbkit-knowledge @ "
+        "git+https://github.com/kbkit-dev/kbkit@SHA' or a checkout's path; default: where "
+        "this kbkit was installed from)",
     )
     parser.add_argument(
         "--root",
@@ -96,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError:
             repo = Path.cwd()
     local = args.local_hook or not _pinnable(args.hook_repo, args.hook_rev)
-    hook = hook_config(args.hook_repo, args.hook_rev, local=local)
+    hook = hook_config(args.hook_repo, args.hook_rev, local=local, source=_source(args.hook_source))
     steps = initialize(repo.absolute(), clock.today(), hook, root, detect=detect)
     for step in steps:
         if step.action == "print":

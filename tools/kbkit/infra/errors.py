@@ -2,6 +2,30 @@
 
 from __future__ import annotations
 
+# Every exit code of `kb`, and what it means (docs/reference/exit-codes.md is written from it;
+# kbkit.__main__ and the error classes below use these codes).
+EXIT_CODES = (
+    (0, "Done: nothing failed (a check found no error, or only what `--fail-on` lets pass)."),
+    (
+        1,
+        "Findings, or a refused or failed step: a check found errors (or warnings with "
+        "`--fail-on warning`), `--dry-run`/`--diff` would change something, a proposal was "
+        "refused, a lock was held too long.",
+    ),
+    (
+        2,
+        "A usage or configuration error: a bad option, a path that does not exist, a bad or "
+        "missing policy, no repository found. Nothing was checked or written.",
+    ),
+    (3, "A bug in kbkit: the traceback is printed; please report it."),
+    (
+        4,
+        "The environment, not the input: a full disk, a read-only folder, a denied "
+        "permission, git or gh missing, timed out, or refused (credentials, rate limits).",
+    ),
+    (130, "Interrupted (Ctrl-C); files are left as they were."),
+)
+
 
 class KbkitError(Exception):
     """An expected failure: one readable message, exit code 1 (refused change, bad input)."""

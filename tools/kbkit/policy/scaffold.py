@@ -68,9 +68,51 @@ GITIGNORE = [
 ]
 
 
-def hook_config(repo: str = HOOK_REPO, rev: str = f"v{__version__}", local: bool = False) -> str:
-    """The pre-commit configuration (or the entry to add) that runs `kb check --staged`."""
+DISTRIBUTION = "kbkit-knowledge"
+
+
+def install_spec() -> str:
+    """How pip installs this kbkit again, as a requirement pre-commit can put in a hook's own
+    environment: where it was installed from (a git URL at its commit, a checkout, a wheel),
+    read from the installation's `direct_url.json` (PEP 610); a checkout kbkit runs from
+    without being installed; else the published name at this version."""
+    from importlib import metadata
+
+    from kbkit.infra.json_input import loads
+
+    try:
+        raw = metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        raw = None
+        checkout = Path(__file__).resolve().parents[3]
+        if (checkout / "pyproject.toml").is_file() and (checkout / "tools" / "kbkit").is_dir():
+            return f"{DISTRIBUTION} @ {checkout.as_uri()}"
+    try:
+        direct = loads(raw) if raw else {}
+    except ValueError:
+        direct = {}
+    url = direct.get("url") if isinstance(direct, dict) else None
+    if isinstance(url, str) and url:
+        vcs = direct.get("vcs_info")
+        if isinstance(vcs, dict) and vcs.get("vcs") == "git" and vcs.get("commit_id"):
+            return f"{DISTRIBUTION} @ git+{url}@{vcs['commit_id']}"
+        if url.startswith("file:"):
+            return f"{DISTRIBUTION} @ {url}"
+    return f"{DISTRIBUTION}=={__version__}"
+
+
+def hook_config(
+    repo: str = HOOK_REPO,
+    rev: str = f"v{__version__}",
+    local: bool = False,
+    source: str | None = None,
+) -> str:
+    """The pre-commit configuration (or the entry to add) that runs `kb check --staged`.
+    The local hook is one pre-commit installs itself (`language: python`, kbkit from
+    `source`, by default where this kbkit was installed from), so it works from any shell or
+    GUI client, with no `kb` on PATH."""
     if local:
+        spec = source if source is not None else install_spec()
         return (
             "repos:\n"
             "  - repo: local\n"
@@ -78,12 +120,18 @@ def hook_config(repo: str = HOOK_REPO, rev: str = f"v{__version__}", local: bool
             "      - id: kb-check\n"
             "        name: kb check\n"
             "        entry: kb check --staged\n"
-            "        language: system\n"
+            "        language: python\n"
+            f"        additional_dependencies: [{_yaml_string(spec)}]\n"
             "        pass_filenames: false\n"
             "        always_run: true\n"
             "        verbose: true  # show warnings on a commit that passes too\n"
         )
     return f"repos:\n  - repo: {repo}\n    rev: {rev}\n    hooks:\n      - id: kb-check\n"
+
+
+def _yaml_string(text: str) -> str:
+    """`text` as a double-quoted YAML scalar."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class Step(NamedTuple):

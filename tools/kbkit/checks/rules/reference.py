@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -108,9 +109,17 @@ def _entry(rule: Rule) -> list[str]:
     if rule.fix:
         lines += ["", f"**Fix.** {rule.fix.capitalize()}."]
     if rule.example:
-        lines += ["", "**Example** (reported):", "", "```text", rule.example, "```"]
+        fence = _fence(rule.example)
+        lines += ["", "**Example** (reported):", "", f"{fence}text", rule.example, fence]
     lines += ["", f"**Suppress.** {rule.suppression.capitalize()}."]
     return lines
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks in `text`, so an example that holds
+    a fenced block stays one block (CommonMark closes a fence at a run as long as it)."""
+    runs = [len(run) for run in re.findall(r"`+", text)]
+    return "`" * max(3, max(runs, default=0) + 1)
 
 
 def _anchor(rule_id: str) -> str:
