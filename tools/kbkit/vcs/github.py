@@ -395,9 +395,9 @@ def _reset_hint(cwd: Path) -> str:
     except (OSError, ValueError, KeyError, TypeError, KbkitError):
         reset = None
     if type(reset) is not int:
-        return "rerun after the limit resets (the cursor did not move)"
+        return "rerun after the limit resets (nothing this run left unfinished was counted)"
     moment = datetime.fromtimestamp(reset, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return f"it resets at {moment}; rerun then (the cursor did not move)"
+    return f"it resets at {moment}; rerun then (nothing this run left unfinished was counted)"
 
 
 # --- One page at a time, and writes with a JSON body (issue #25) ------------------------------
