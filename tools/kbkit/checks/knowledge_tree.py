@@ -13,7 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from kbkit.checks import Context, Fingerprints, Rerun
-from kbkit.checks.index_model import include_fact, is_redirect, parent_fact, toctree_fact
+from kbkit.checks.index_model import (
+    doc_id_fact,
+    include_fact,
+    is_redirect,
+    parent_fact,
+    toctree_fact,
+)
 from kbkit.checks.link_model import (
     Resolver,
     anchor_ids,
@@ -157,6 +163,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     toctree = toctree_fact(rel, page, policy)
     if toctree:
         facts["toctree"] = toctree  # MyST's {toctree} entries: the navigation (index.toctree)
+    doc_id = doc_id_fact(rel, page, policy)
+    if doc_id is not None:
+        facts["doc_id"] = doc_id  # Docusaurus: what its sidebars call it (index.sidebars)
     if is_redirect(page, policy):
         facts["redirect"] = True  # DocFX's redirect_url: needs no entry (index.redirect_keys)
     if scope != ROOT:

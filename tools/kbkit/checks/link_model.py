@@ -372,7 +372,13 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9]+$")
 
 def _unnumbered(name: str, model: LinkModel) -> str:
     """`02-guide` -> `guide` with `number_prefixes` (not a date-like `2024-01-02-x`)."""
-    if not model.number_prefixes or _DATE_LIKE.match(name):
+    return unnumbered(name) if model.number_prefixes else name
+
+
+def unnumbered(name: str) -> str:
+    """`02-guide` -> `guide`, as Docusaurus drops number prefixes (not a date-like
+    `2024-01-02-x`)."""
+    if _DATE_LIKE.match(name):
         return name
     return _NUMBER_PREFIX.sub("", name, count=1) or name
 
