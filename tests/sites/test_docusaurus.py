@@ -288,6 +288,7 @@ FLAGGED = {
     ("website/docs/intro.md", "/docs/1.0/install"),  # 1.0 is the latest: served at /docs/
     ("website/docs/intro.md", "/docs/1.0/intro"),
     ("website/docs/intro.md", "/img/nope.png"),
+    ("website/docs/intro.md", "/docs/assets/gone.png"),  # static/docs/assets/ lacks it
     ("website/docs/intro.md", "guide/configure#options"),  # its id is my-id
     ("website/docs/intro.md", "guide/install#nope"),
     ("website/docs/intro.md", "reference/ref"),  # served at its id, reference/api-ref
@@ -442,3 +443,24 @@ def test_a_doc_no_sidebar_lists_is_reported(tmp_path: Path, written: str) -> Non
 def test_without_a_sidebar_path_docusaurus_lists_every_doc(tmp_path: Path) -> None:
     repo = init_copy(sidebar_site(tmp_path, None), tmp_path)
     assert unregistered(repo) == []
+
+
+def test_static_folders_named_as_a_route_serve_beside_it(tmp_path: Path) -> None:
+    """`static/docs/assets/x.png` is served at `/docs/assets/x.png`, tried after the docs;
+    `static/blog/` is under the blog's route, which is not this tree's (links there are not
+    checked); with `blog: false` it is a static folder like any other."""
+    config = "export default {presets: [['classic', {docs: {path: 'docs'}}]]};\n"
+    write(tmp_path / "docusaurus.config.ts", config)
+    write(tmp_path / "docs/intro.md", "# Intro\n")
+    write(tmp_path / "static/docs/assets/shot.png", "png")
+    write(tmp_path / "static/blog/2017/cover.png", "png")
+    site = detect_site(tmp_path)
+    assert site is not None
+    assert site.keys["links"]["url_map"] == {"/docs/": [".", "../static/docs"]}
+    write(tmp_path / "docusaurus.config.ts", config.replace("docs: {", "blog: false, docs: {"))
+    site = detect_site(tmp_path)
+    assert site is not None
+    assert site.keys["links"]["url_map"] == {
+        "/docs/": [".", "../static/docs"],
+        "/blog/": "../static/blog",
+    }

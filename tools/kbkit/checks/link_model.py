@@ -598,6 +598,8 @@ class Resolver:
             found = self.target(candidate)
             if found is not None:
                 return found
+            if outside_root(candidate) and self.tree.exists(candidate):
+                return candidate  # a later `url_map` folder out of the root (../static/docs)
         if self._elsewhere(path):
             return resolved  # a page of another docset under a shared prefix: not checked
         return None

@@ -6,7 +6,9 @@ docs folder is the `path:` of the classic preset's `docs: {...}` options (else o
 `@docusaurus/plugin-content-docs` entry), default `docs` beside the configuration; it is
 served under `routeBasePath` (default `docs`): `links.url_map`. `staticDirectories`
 (default `static`) are served from the site's root: each of their top-level names is a
-`url_map` prefix of its own, so `/img/x.png` names `../static/img/x.png`. Other routes at
+`url_map` prefix of its own, so `/img/x.png` names `../static/img/x.png` (one named as
+the docs' route, `static/docs/`, is tried after the docs; one named as the blog's route or
+a page of `src/pages` is that route's). Other routes at
 the site root (`src/pages`, the blog) are not this tree's: links to them are not checked,
 and `kb init` counts their pages as published but not read. `versions.json` lists versions
 whose pages live in `versioned_docs/version-<name>/`: the first (latest) is served at the
@@ -72,6 +74,7 @@ def _site(repo: Path, path: Path) -> Site:
         url_map[f"{base}next/"] = "."
         for name in versions[1:]:
             url_map[f"{base}{name}/"] = f"{back}/versioned_docs/version-{name}"
+    routes = _other_routes(text, folder)
     statics = [_clean(s) for s in _strings(text, "staticDirectories")] or ["static"]
     site_files = []
     for static in statics:
@@ -81,10 +84,13 @@ def _site(repo: Path, path: Path) -> Site:
         served = f"{back}/{static}" if back != "." else static
         site_files.append(served)
         for entry in sorted(where.iterdir()):
-            if entry.name.startswith("."):
-                continue
             prefix = f"/{entry.name}/"
-            if prefix != base and not base.startswith(prefix):
+            if entry.name.startswith(".") or prefix in routes:
+                continue  # the blog's URLs (and its static files) are not this tree's
+            if prefix == base:  # `static/docs/assets/x.png` at `/docs/assets/x.png`
+                folders = url_map[base] if isinstance(url_map[base], list) else [url_map[base]]
+                url_map[base] = [*folders, f"{served}/{entry.name}"]
+            elif not base.startswith(prefix):
                 url_map.setdefault(prefix, f"{served}/{entry.name}")
     links: dict[str, Any] = {"url_map": url_map}
     if site_files:
@@ -102,6 +108,19 @@ def _site(repo: Path, path: Path) -> Site:
         if (folder / name).is_dir()
     ]
     return Site("Docusaurus", config, "docusaurus", root, keys, PUBLISHED, tuple(elsewhere))
+
+
+def _other_routes(text: str, folder: Path) -> set[str]:
+    """The URL prefixes of the site's other routes: the blog's (`/blog/` unless the preset
+    says `blog: false`, or its `routeBasePath`) and the top-level names of `src/pages`."""
+    routes = {f"/{entry.stem}/" for entry in (folder / "src/pages").glob("*")}
+    if re.search(r"\bblog\s*:\s*false\b", text) is None:
+        found = re.search(r"\bblog\s*:\s*\{", text)
+        block = _block(text, found.end() - 1) if found else ""
+        route = _clean(_value(block, "routeBasePath") or "blog")
+        if route:
+            routes.add(f"/{route.split('/')[0]}/")
+    return routes
 
 
 # `sidebarPath: './sidebars.js'`, `require.resolve('./sidebars')`,
