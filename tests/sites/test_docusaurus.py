@@ -290,8 +290,10 @@ FLAGGED = {
     ("website/docs/intro.md", "/img/nope.png"),
     ("website/docs/intro.md", "/docs/assets/gone.png"),  # static/docs/assets/ lacks it
     ("website/docs/intro.md", "guide/configure#options"),  # its id is my-id
+    ("website/docs/intro.md", "guide/configure#from-nowhere"),  # nor its partial's
     ("website/docs/intro.md", "guide/install#nope"),
     ("website/docs/intro.md", "reference/ref"),  # served at its id, reference/api-ref
+    ("website/docs/intro.md", "/docs/reference/ref"),  # so is 1.0's copy
 }
 
 

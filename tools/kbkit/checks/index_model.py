@@ -3,7 +3,8 @@
 - `index-page` (default): each folder's `_index.md` links its pages and child indexes.
 - `toc`: the site's navigation lists every page. `index.toc` names one table of contents:
   a markdown page under the knowledge root (mdBook's `SUMMARY.md`: its links), `mkdocs.yml`
-  (`nav:`; without a `nav` every page is listed, as mkdocs lists them) or a Jupyter Book
+  (`nav:`; without a `nav` every page is listed, as mkdocs lists them, unless
+  `index.nav_file` names a file of `nav:` alone a build step joins to it) or a Jupyter Book
   `_toc.yml` (`file:` and `root:` entries, the extension implied: `.md`, `.ipynb`, `.Rmd`...;
   `glob:` entries place the pages they match); paths in those two are
   knowledge-root paths (mkdocs' `docs_dir`). `index.toc_files` names files that are DocFX
@@ -79,6 +80,10 @@ def parent_fact(page: Page, policy: Policy) -> tuple[str, int] | None:
 def registration_findings(tree: Tree, pages: list[str]) -> list[Finding]:
     """T3/T4 under the `toc` or `parent` model for the root-relative `pages`."""
     kind = model(tree.policy)
+    if tree.policy.data.get("unpublished"):
+        from kbkit.checks.scopes import unpublished
+
+        pages = [rel for rel in pages if not unpublished(rel, tree.policy)]  # not on the site
     if kind == TOC:
         return _toc_findings(tree, pages)
     if kind == PARENT:
@@ -121,6 +126,10 @@ def tocs(tree: Tree) -> list[Toc]:
             from kbkit.sites.mkdocs import load_config
 
             data = load_config(tree.repo / str(toc), data)  # mkdocs' parent settings
+        nav_file = index.get("nav_file")
+        if nav_file and isinstance(data, dict) and "nav" not in data:
+            nav = _read_yaml(tree.repo / str(nav_file))  # joined to it at build time
+            data = {**data, "nav": nav.get("nav") if isinstance(nav, dict) else None}
         main = _toc_file(tree, str(toc), data)
         navs = _literate_navs(tree, main, data)
         if navs and main.every_page:  # a nav file at the top lists the pages instead
@@ -600,8 +609,9 @@ def toc_digest(tree: Tree) -> bytes:
     toc = index.get("toc")
     if toc and not str(toc).endswith(".md"):
         paths.append(tree.repo / str(toc))
-    if index.get("sidebars"):
-        paths.append(tree.repo / str(index["sidebars"]))
+    for key in ("sidebars", "nav_file"):
+        if index.get(key):
+            paths.append(tree.repo / str(index[key]))
     names = set(map(str, index.get("toc_files") or ()))
     if names:
         paths.extend(

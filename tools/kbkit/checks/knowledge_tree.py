@@ -26,6 +26,7 @@ from kbkit.checks.link_model import (
     anchors_known,
     anchors_on,
     fragment_fact,
+    imports_fact,
     label_fact,
     page_permalink,
     page_redirects,
@@ -145,6 +146,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         facts["url"] = url  # served at a slug, an id or without number prefixes
     if anchors_on(policy) and anchors_known(page, policy):
         facts["anchors"] = anchor_ids(page, policy)  # tree/link-anchor
+        imports = imports_fact(rel, page, policy)
+        if imports:
+            facts["imports"] = imports  # MDX partials: their headings are this page's too
     labels = label_fact(page, policy)
     if labels:
         facts["labels"] = labels  # MyST labels: `[x](label)` on any page (links.labels)

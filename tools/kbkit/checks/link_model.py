@@ -581,12 +581,12 @@ class Resolver:
             and not self.moved_away(found, resolved)
         ):
             return found
-        found = self.served_at(resolved)
+        found = self.served_at(resolved) or self._copy_served_at(resolved)
         if found is not None:
             return found
         if outside_root(resolved) and self.model.url_map:  # `url_map` to ../static, a version
             for candidate in self._variants(resolved):
-                if self.tree.exists(candidate):
+                if self.tree.exists(candidate) and not self.moved_away(candidate, resolved):
                     return candidate
         served = self._site_file(resolved)
         if served is not None:
@@ -657,7 +657,17 @@ class Resolver:
         """Whether the page a URL path names by its file is served elsewhere (a slug, an id
         or number prefixes: its `url` fact), so nothing is served at the path."""
         url = self.tree.facts.get(found, {}).get("url")
+        if url is None and outside_root(found):  # an unread version's copy: as its original
+            for folder in self._copy_folders():
+                if found.startswith(folder + "/") and path.startswith(folder + "/"):
+                    url = self.tree.facts.get(found[len(folder) + 1 :], {}).get("url")
+                    path = path[len(folder) + 1 :]
+                    break
         return url is not None and url != path.rstrip("/")
+
+    def _copy_folders(self) -> list[str]:
+        """The `url_map` folders out of the root (versions' copies of the docs, not read)."""
+        return [f for _, folders in self.model.url_map for f in folders if f and outside_root(f)]
 
     def served_at(self, path: str) -> str | None:
         """The page served at a root-relative URL path other than its file's (a slug, an
@@ -668,6 +678,20 @@ class Resolver:
                 if "url" in facts:
                     self._urls.setdefault(facts["url"], rel)
         return self._urls.get(path.rstrip("/")) if self._urls else None
+
+    def _copy_served_at(self, resolved: str) -> str | None:
+        """The file of a `url_map` folder out of the root (a Docusaurus version's
+        `versioned_docs/version-x`, a copy of the docs when it was cut, not read) served at
+        the path: the copy of the page the root serves there by its slug or id."""
+        if not outside_root(resolved) or self._urls == {}:
+            return None
+        for folder in self._copy_folders():
+            if resolved.startswith(folder + "/"):
+                page = self.served_at(resolved[len(folder) + 1 :])
+                copy = posixpath.join(folder, page) if page is not None else None
+                if copy is not None and self.tree.exists(copy):
+                    return copy
+        return None
 
     def _site_file(self, resolved: str) -> str | None:
         """The file of a `site_files` folder that a site path (resolved from the site root)
@@ -987,17 +1011,76 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
 # mkdocstrings (`::: package.module`) or mkdocs-click (`::: mkdocs-click`), and a Hugo
 # shortcode on a line of its own whose output is markdown (`{{% include "x.md" %}}`)
 _INSERTED = re.compile(r"(?m)^[ \t]*(?:--8<--|::: \S|\{\{%)")
+# an MDX import of a markdown file: Docusaurus renders its headings, with their ids, where
+# the page writes `<Partial />` (the path is a JavaScript string: `\_` is `_`)
+_MDX_IMPORT = re.compile(r"""\bimport\s+\w+\s+from\s+(['"])([^'"\n]+\.mdx?)\1""")
+
+
+def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
+    """The root-relative pages an MDX page imports (`import X from './_x.md'`), whose
+    headings are its own too; `?` for one kbkit cannot place (`@site/...`), which leaves
+    the page's anchors unknown. Only under `links.inserted_text`."""
+    if "import" not in page.text or not (policy.data.get("links") or {}).get("inserted_text"):
+        return ()
+    folder = posixpath.dirname(rel)
+    out = []
+    for found in _MDX_IMPORT.finditer(page.text):
+        path = re.sub(r"\\(.)", r"\1", found.group(2))
+        if not path.startswith("."):
+            out.append("?")
+            continue
+        out.append(_clean(posixpath.join(folder, path)))
+    return tuple(dict.fromkeys(out))
+
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+# a snippet of a file that is no markdown (an image, source code): it inserts no headings
+_SOURCE_SNIPPET = re.compile(
+    r"[ \t]*-{1,}8<-{1,}[ \t]+(['\"])[^'\"\n]+\."
+    r"(?!(?:md|markdown|mdown|mkd|mkdn|txt|html?)\b)[A-Za-z0-9]+(?::[^'\"\n]*)?\1"
+)
 
 
 def anchors_known(page: Page, policy: Policy) -> bool:
     """Whether the page's ids are all in its own text: not when `links.inserted_text` is on
-    and the page pulls in text (and headings) kbkit does not read."""
+    and the page pulls in text (and headings) kbkit does not read. A line that inserts text
+    inside a fenced code block (a snippet of source in a code example, also in a content
+    tab or an admonition, indented) inserts code, and a snippet of a file that is no
+    markdown (`x.svg`, `x.py`) no markdown: neither brings headings."""
     if not (policy.data.get("links") or {}).get("inserted_text"):
         return True
     text = page.text
     if "--8<--" not in text and ":::" not in text and "{{%" not in text:
         return True
-    return _INSERTED.search(text) is None
+    found = list(_INSERTED.finditer(text))
+    if not found:
+        return True
+    code = _fenced_code_lines(page)
+    return all(
+        text.count("\n", 0, match.start()) + 1 in code or _SOURCE_SNIPPET.match(text, match.start())
+        for match in found
+    )
+
+
+def _fenced_code_lines(page: Page) -> set[int]:
+    """The lines inside fenced code: every line of a fenced block, and of an indented block
+    (a content tab's or an admonition's body) the lines between its own fences."""
+    lines: set[int] = set()
+    for block in page.code_blocks:
+        if block.fenced:
+            lines.update(number for number, _ in block.lines())
+            continue
+        fence = ""
+        for number, line in block.lines():
+            opened = _FENCE.match(line)
+            if fence:
+                if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                    fence = ""
+                else:
+                    lines.add(number)
+            elif opened:
+                fence = opened.group(1)
+    return lines
 
 
 def anchors_on(policy: Policy) -> bool:
