@@ -35,6 +35,7 @@ from kbkit.checks.link_model import (
     wikilink_aliases,
     wikilink_refs,
 )
+from kbkit.checks.rules.tree import SECRET_TOKEN
 from kbkit.checks.rules.tree.danger import danger_findings
 from kbkit.checks.rules.tree.incidents import (
     Field,
@@ -97,6 +98,10 @@ def _folder_scope(folder: str, policy: Policy) -> str | None:
 def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     """Every check that depends only on this page and the policy (pure, cacheable)."""
     scope = page_scope(rel, policy)
+    if scope is None and page.error is None and unpublished(rel, policy):
+        # a page the site leaves out is still in the repository: a key in it leaks all the same
+        found = secret_findings(page.path, page.text, policy)
+        return [finding for finding in found if finding.rule_id == SECRET_TOKEN.id]
     if scope is None or page.error is not None:
         return []
     findings = link_absolute_findings(page, policy)

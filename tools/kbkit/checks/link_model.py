@@ -21,7 +21,9 @@
   render hook rewrites it to the page's URL); without it, `x.md` is the URL `/a/b/x.md`,
   which the site does not serve. With `page_lookup` (a Hugo link render hook that looks
   destinations up with `.GetPage`), a relative link that names nothing from the page's URL
-  names the page it names from the page file's folder, else from the site root.
+  names the page it names from the page file's folder, else from the site root. With
+  `folder_page_only` (Jekyll), a link to a folder URL `x/` reaches it only when a page
+  serves it (its `url_folder_pages` page, or a page `x.md` at `x/`): the site lists no folder.
 - `page_url: file`: with `relative_from: url`, a page `a/b.md` is served at `/a/b.html`
   (Jekyll's default permalinks), so its relative links resolve from `/a/`; `folder` (the
   default) serves it at `/a/b/`; `pretty_folders` (knowledge-root folders) are served
@@ -136,6 +138,7 @@ class LinkModel(NamedTuple):
     pretty_folders: tuple[str, ...] = ()  # with page_url file: folders served at /a/b/ still
     redirect_from_key: str | None = None  # front matter key of the URLs that redirect to a page
     page_lookup: bool = False  # a relative link not found from the URL: file folder, then root
+    folder_page_only: bool = False  # with from_url: `x/` reaches a folder only with its own page
 
     def file_url(self, rel: str) -> bool:
         """Whether the page (or target) at root-relative `rel` is served at `/a/b.html`."""
@@ -200,6 +203,7 @@ def link_model(policy: Policy) -> LinkModel:
         tuple(_clean(str(f)) for f in links.get("pretty_folders") or ()),
         str(links["redirect_from_key"]) if links.get("redirect_from_key") else None,
         bool(links.get("page_lookup")),
+        bool(links.get("folder_page_only")),
     )
 
 
@@ -574,6 +578,8 @@ class Resolver:
             # pages are files (`a/b.html`): `x/` is a folder, served by its own page only
             pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
             return resolved if any(self.exists(page) for page in pages) else None
+        if self.model.folder_page_only and path.endswith("/") and self._bare_folder(resolved):
+            return None  # a folder no page serves: the site lists no folder (Jekyll)
         found = self.target(resolved)
         if (
             found is not None
@@ -692,6 +698,15 @@ class Resolver:
                 if copy is not None and self.tree.exists(copy):
                     return copy
         return None
+
+    def _bare_folder(self, resolved: str) -> bool:
+        """Whether a URL path names a folder that no page serves: none of its own pages
+        (`url_folder_pages`), and no page `x.md` beside it served at `x/`."""
+        if resolved not in self.tree.folders:
+            return False
+        pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
+        pages += [resolved + suffix for suffix in self.model.page_suffixes]
+        return not any(self.exists(page) for page in pages)
 
     def _site_file(self, resolved: str) -> str | None:
         """The file of a `site_files` folder that a site path (resolved from the site root)
