@@ -1060,8 +1060,9 @@ def anchors_known(page: Page, policy: Policy) -> bool:
     """Whether the page's ids are all in its own text: not when `links.inserted_text` is on
     and the page pulls in text (and headings) kbkit does not read. A line that inserts text
     inside a fenced code block (a snippet of source in a code example, also in a content
-    tab or an admonition, indented) inserts code, and a snippet of a file that is no
-    markdown (`x.svg`, `x.py`) no markdown: neither brings headings."""
+    tab or an admonition, indented) inserts code, a snippet of a file that is no markdown
+    (`x.svg`, `x.py`) no markdown, and a paired Hugo shortcode the page's own text: none
+    brings headings."""
     if not (policy.data.get("links") or {}).get("inserted_text"):
         return True
     text = page.text
@@ -1072,8 +1073,28 @@ def anchors_known(page: Page, policy: Policy) -> bool:
         return True
     code = _fenced_code_lines(page)
     return all(
-        text.count("\n", 0, match.start()) + 1 in code or _SOURCE_SNIPPET.match(text, match.start())
+        text.count("\n", 0, match.start()) + 1 in code
+        or _SOURCE_SNIPPET.match(text, match.start())
+        or _wraps_own_text(text, match.start())
         for match in found
+    )
+
+
+_SHORTCODE = re.compile(r"[ \t]*\{\{%-?\s*(/?)\s*([\w./-]+)")
+
+
+def _wraps_own_text(text: str, start: int) -> bool:
+    """Whether a Hugo shortcode line is one end of a paired shortcode (`{{% alert %}}` ...
+    `{{% /alert %}}`): what it renders is the page's own text between them (`.Inner`, read
+    here), wrapped in the template's HTML, which takes no heading ids; a lone shortcode
+    (`{{% include "x.md" %}}`) may insert another file's markdown."""
+    found = _SHORTCODE.match(text, start)
+    if found is None:
+        return False
+    closing, name = found.groups()
+    return (
+        bool(closing)
+        or re.search(r"\{\{%-?\s*/\s*" + re.escape(name) + r"\s*-?%\}\}", text) is not None
     )
 
 
