@@ -291,3 +291,24 @@ def test_a_key_in_a_page_the_site_leaves_out_is_still_reported(tmp_path: Path) -
     assert [(row["path"], row["rule"]) for row in rows if row["path"] == "notes.md"] == [
         ("notes.md", "tree/secret-token")
     ]
+
+
+@pytest.mark.slow
+def test_links_written_with_the_link_tag_name_source_files(tmp_path: Path) -> None:
+    """`{% link path %}` names a file of the site's source (Jekyll fails the build without
+    one) and `{% post_url name %}` a post: the fixture's own are served (the oracle test
+    builds them); a wrong path, a missing post or a fragment no heading has is reported."""
+    repo = init_copy(SITE, tmp_path)
+    before = kbkit_flagged(repo)
+    assert not any("{%" in written for _, written in before)
+    with (repo / "guide/configure.md").open("a", encoding="utf-8") as page:
+        page.write(
+            "\n[a]({% link guide/instal.md %}) [b]({{ site.baseurl }}{% link guide/install.md %})"
+            " [c]({% link guide/install.md %}#requirement) [d]({% post_url 2024-01-05-welcom %})"
+            " [e]({% post_url 2024-01-05-welcome %})\n"
+        )
+    assert kbkit_flagged(repo) - before == {
+        ("guide/configure.md", "{% link guide/instal.md %}"),
+        ("guide/configure.md", "{% link guide/install.md %}#requirement"),
+        ("guide/configure.md", "{% post_url 2024-01-05-welcom %}"),
+    }

@@ -24,6 +24,9 @@
   names the page it names from the page file's folder, else from the site root. With
   `folder_page_only` (Jekyll), a link to a folder URL `x/` reaches it only when a page
   serves it (its `url_folder_pages` page, or a page `x.md` at `x/`): the site lists no folder.
+  `liquid_links` (Jekyll): a link written with the `link` tag (`{% link docs/x.md %}`, after
+  `{{ site.baseurl }}` or not) names that file of the site's source, and `{% post_url x %}`
+  the post `_posts/x.*`: Jekyll fails the build when there is none.
 - `page_url: file`: with `relative_from: url`, a page `a/b.md` is served at `/a/b.html`
   (Jekyll's default permalinks), so its relative links resolve from `/a/`; `folder` (the
   default) serves it at `/a/b/`; `pretty_folders` (knowledge-root folders) are served
@@ -139,6 +142,7 @@ class LinkModel(NamedTuple):
     redirect_from_key: str | None = None  # front matter key of the URLs that redirect to a page
     page_lookup: bool = False  # a relative link not found from the URL: file folder, then root
     folder_page_only: bool = False  # with from_url: `x/` reaches a folder only with its own page
+    liquid_links: bool = False  # `{% link x.md %}` and `{% post_url x %}` name source files
 
     def file_url(self, rel: str) -> bool:
         """Whether the page (or target) at root-relative `rel` is served at `/a/b.html`."""
@@ -204,6 +208,7 @@ def link_model(policy: Policy) -> LinkModel:
         str(links["redirect_from_key"]) if links.get("redirect_from_key") else None,
         bool(links.get("page_lookup")),
         bool(links.get("folder_page_only")),
+        bool(links.get("liquid_links")),
     )
 
 
@@ -279,6 +284,8 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     if model.from_url and rel is not None:
         base = served_folder(rel, model, permalink_of(page, model), page.meta)
     out = []
+    if model.liquid_links and "{%" in page.text:
+        out.extend(_liquid_links(page, model))
     for link in page.links:
         if link.is_external or "{{" in link.target or "{%" in link.target:
             continue  # template code in it: the build writes that URL (`/docs/{{% param v %}}/`)
@@ -295,6 +302,42 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
         if found is not None:  # else another part of the site: not checked here
             out.append((found[0], link.line, link.target))
     return tuple(out)
+
+
+# `{% link docs/x.md %}`, after `{{ site.baseurl }}` or not, and `{% post_url 2024-01-05-x %}`
+_LIQUID_LINK = re.compile(
+    r"^(?:\{\{-?\s*site\.baseurl\s*-?\}\})?\{%-?\s*(link|post_url)\s+([^\s{}%]+)\s*-?%\}(?:#.*)?$"
+)
+
+
+# Liquid runs before markdown, so `[x]({% link a b %})` is a link though CommonMark, which
+# allows no space in a destination, reads none
+_LIQUID_DESTINATION = re.compile(r"\]\((\s*(?:\{\{[^}\n]*\}\})?\{%[^%\n]*%\}[^)\s]*)\)")
+
+
+def _liquid_links(page: Page, model: LinkModel) -> list[LinkRef]:
+    """The links written with Jekyll's `link` or `post_url` tag, outside code."""
+    code = page.code_line_numbers()
+    out = []
+    for found in _LIQUID_DESTINATION.finditer(page.text):
+        line = page.text.count("\n", 0, found.start()) + 1
+        written = found.group(1).strip()
+        named = _liquid_link(written)
+        if named is not None and line not in code:
+            out.append((posixpath.join(model.site_root or "", named), line, written))
+    return out
+
+
+def _liquid_link(target: str) -> str | None:
+    """The source path (from the site's source folder) that Jekyll's `link` or `post_url`
+    tag names, which Jekyll turns into that file's URL and fails the build when there is no
+    such file; None for any other template code."""
+    found = _LIQUID_LINK.match(target.strip())
+    if found is None:
+        return None
+    tag, path = found.groups()
+    path = posixpath.normpath(path.strip("'\"").lstrip("/"))
+    return f"_posts/{path}" if tag == "post_url" else path
 
 
 def permalink_of(page: Page, model: LinkModel) -> str | None:
@@ -560,6 +603,11 @@ class Resolver:
     def site_target(self, resolved: str, written: str) -> str | None:
         """The existing path a site link names: `resolved` (its first candidate), else the
         next `url_map` folders in order (a page of another version of the docs)."""
+        if self.model.liquid_links and "{%" in written:  # a source file, by its path
+            if "post_url" in written:  # the post's file, whatever its suffix
+                prefix = resolved + "."
+                return next((f for f in sorted(self.tree.files) if f.startswith(prefix)), None)
+            return resolved if self.tree.exists(resolved) else None
         path = _path_of(written)
         base = self.model.base_url
         if base and is_site_link(path) and not under_base(path, base):
