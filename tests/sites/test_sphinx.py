@@ -35,6 +35,8 @@ def test_kbkit_flags_exactly_the_links_sphinx_reports(tmp_path: Path) -> None:
     assert ("docs/index.md", "genindex") not in broken
     assert ("docs/index.md", "guide/configure.md#deep-detail") in broken  # below the depth
     assert ("docs/index.md", "no-such-label") in broken
+    assert ("docs/index.md", "energy") not in broken  # a {math} directive's :label:
+    assert ("docs/index.md", "fish-figure") not in broken  # {figure-md}'s argument
     assert len(verdicts) >= 25 and len(broken) >= 8
     repo = init_copy(site, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []

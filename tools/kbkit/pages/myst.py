@@ -1,8 +1,9 @@
 """MyST markdown's own targets (Sphinx with MyST-Parser, Jupyter Book): the labels a page
 defines and the entries of its `{toctree}` directives, read from the page as parsed.
 
-A label is a `(name)=` line before a block, or a directive's `:name:` option (`name:` in
-its `---` options block): figures, tables, code blocks, admonitions. Sphinx keeps label
+A label is a `(name)=` line before a block, a directive's `:name:` option (`name:` in
+its `---` options block): figures, tables, code blocks, admonitions; the `{math}`
+directive's `:label:`; and the argument of `{figure-md}`. Sphinx keeps label
 names as docutils normalises them (lower-cased, whitespace runs one space) and gives each
 the id docutils' `make_id` makes of it (`docutils_id`). Lines inside a code block that is
 not a directive are text, not labels.
@@ -16,8 +17,9 @@ import unicodedata
 from kbkit.pages.page import Page
 
 _LABEL = re.compile(r"^ {0,3}\((?P<name>[^()\s][^()]*)\)=[ \t]*$")
-_NAME_OPTION = re.compile(r"^[ \t]*:name:[ \t]+(?P<name>\S.*?)[ \t]*$")
-_YAML_NAME = re.compile(r"^[ \t]*name:[ \t]+(?P<name>\S.*?)[ \t]*$")
+_NAME_OPTION = re.compile(r"^[ \t]*:(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
+_YAML_NAME = re.compile(r"^[ \t]*(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
+_FIGURE_MD = re.compile(r"^\{figure-md\}[ \t]+(?P<name>\S+)")
 _TOCTREE = re.compile(r"^\{toctree\}")
 _TITLED = re.compile(r"^(?P<title>.*\S)\s+<(?P<target>[^<>]+)>$")
 
@@ -56,6 +58,9 @@ def labels(page: Page) -> tuple[str, ...]:
     options: dict[int, str] = {}  # line -> a name given in a directive's `---` options
     for block in page.code_blocks:
         lines = block.lines()
+        figure = _FIGURE_MD.match(block.info)
+        if figure:  # MyST-Parser's `{figure-md} name`: its argument is its label
+            options[block.first_line - 1] = figure["name"]
         if not block.info.startswith("{"):
             plain_code.update(number for number, _ in lines)
         elif lines and lines[0][1].strip() == "---":
