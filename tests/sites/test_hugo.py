@@ -129,3 +129,32 @@ def check_rows(repo: Path) -> list[dict[str, str]]:
     )
     rows: list[dict[str, str]] = json.loads(done.stdout)["findings"]
     return rows
+
+
+@pytest.mark.slow
+def test_a_destination_the_link_hook_handles_itself_is_not_a_path(tmp_path: Path) -> None:
+    """A link render hook that compares the destination with a literal (`eq $u.String "g"`)
+    gives that destination a meaning of its own (a glossary term): `[term](g)` is the
+    hook's, other links are checked as ever."""
+    site = tmp_path / "site"
+    (site / "layouts/_default/_markup").mkdir(parents=True)
+    (site / "layouts/_default/_markup/render-link.html").write_text(
+        '{{- $u := urls.Parse .Destination -}}{{- if eq $u.String "g" -}}'
+        '<a href="/glossary/#{{ urlize .Text }}">{{ .Text }}</a>{{- else -}}'
+        '<a href="{{ .Destination }}">{{ .Text }}</a>{{- end -}}'
+    )
+    for name in ("single.html", "list.html"):
+        (site / "layouts/_default" / name).write_text("<main>{{ .Content }}</main>")
+    (site / "hugo.toml").write_text("title = 'x'\n")
+    (site / "content/docs").mkdir(parents=True)
+    (site / "content/glossary.md").write_text("---\ntitle: Glossary\n---\n# Glossary\n")
+    (site / "content/docs/page.md").write_text(
+        "---\ntitle: Page\n---\n# Page\n\nA [shortcode](g), a [gone](../gone/) page.\n"
+    )
+    if shutil.which("hugo"):  # the real hugo renders the word as the hook says
+        out = tmp_path / "public"
+        subprocess.run(["hugo", "--quiet", "-s", str(site), "-d", str(out)], check=True)
+        html = (out / "docs/page/index.html").read_text(encoding="utf-8")
+        assert 'href="/glossary/#shortcode"' in html
+    repo = init_copy(site, tmp_path)
+    assert kbkit_flagged(repo) == {("content/docs/page.md", "../gone/")}

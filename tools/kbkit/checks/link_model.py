@@ -24,6 +24,8 @@
   names the page it names from the page file's folder, else from the site root. With
   `folder_page_only` (Jekyll), a link to a folder URL `x/` reaches it only when a page
   serves it (its `url_folder_pages` page, or a page `x.md` at `x/`): the site lists no folder.
+  `hook_destinations` (Hugo): destinations a link render hook compares with a literal and
+  handles itself (hugoDocs' `[term](g)`, a glossary link): not paths, not checked.
   `liquid_links` (Jekyll): a link written with the `link` tag (`{% link docs/x.md %}`, after
   `{{ site.baseurl }}` or not) names that file of the site's source, and `{% post_url x %}`
   the post `_posts/x.*`: Jekyll fails the build when there is none.
@@ -143,6 +145,7 @@ class LinkModel(NamedTuple):
     page_lookup: bool = False  # a relative link not found from the URL: file folder, then root
     folder_page_only: bool = False  # with from_url: `x/` reaches a folder only with its own page
     liquid_links: bool = False  # `{% link x.md %}` and `{% post_url x %}` name source files
+    hook_destinations: tuple[str, ...] = ()  # destinations a link render hook handles itself
 
     def file_url(self, rel: str) -> bool:
         """Whether the page (or target) at root-relative `rel` is served at `/a/b.html`."""
@@ -209,6 +212,7 @@ def link_model(policy: Policy) -> LinkModel:
         bool(links.get("page_lookup")),
         bool(links.get("folder_page_only")),
         bool(links.get("liquid_links")),
+        tuple(map(str, links.get("hook_destinations") or ())),
     )
 
 
@@ -289,6 +293,8 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     for link in page.links:
         if link.is_external or "{{" in link.target or "{%" in link.target:
             continue  # template code in it: the build writes that URL (`/docs/{{% param v %}}/`)
+        if link.target in model.hook_destinations:
+            continue  # a word a link render hook gives its own meaning (`[term](g)`)
         if is_site_link(link.target):
             path = link.path_part
         elif base is not None and served_relative(link.target, model):
