@@ -19,7 +19,8 @@ from kbkit.pages.page import Page
 _LABEL = re.compile(r"^ {0,3}\((?P<name>[^()\s][^()]*)\)=[ \t]*$")
 _NAME_OPTION = re.compile(r"^[ \t]*:(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
 _YAML_NAME = re.compile(r"^[ \t]*(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
-_FIGURE_MD = re.compile(r"^\{figure-md\}[ \t]+(?P<name>\S+)")
+# `{figure-md} name` opening a backtick or (colon_fence) a colon fence
+_FIGURE_MD = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{figure-md\}[ \t]+(?P<name>\S+)")
 _TOCTREE = re.compile(r"^\{toctree\}")
 _TITLED = re.compile(r"^(?P<title>.*\S)\s+<(?P<target>[^<>]+)>$")
 
@@ -58,9 +59,6 @@ def labels(page: Page) -> tuple[str, ...]:
     options: dict[int, str] = {}  # line -> a name given in a directive's `---` options
     for block in page.code_blocks:
         lines = block.lines()
-        figure = _FIGURE_MD.match(block.info)
-        if figure:  # MyST-Parser's `{figure-md} name`: its argument is its label
-            options[block.first_line - 1] = figure["name"]
         if not block.info.startswith("{"):
             plain_code.update(number for number, _ in lines)
         elif lines and lines[0][1].strip() == "---":
@@ -75,7 +73,8 @@ def labels(page: Page) -> tuple[str, ...]:
         if number in options:
             names.append(normalized(options[number]))
         elif number not in plain_code:
-            found = _LABEL.match(line) or _NAME_OPTION.match(line)
+            # MyST-Parser's `{figure-md} name`: its argument is its label
+            found = _LABEL.match(line) or _NAME_OPTION.match(line) or _FIGURE_MD.match(line)
             if found:
                 names.append(normalized(found["name"]))
     return tuple(dict.fromkeys(names))
