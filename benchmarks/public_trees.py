@@ -84,11 +84,23 @@ def variant(target: str) -> str:
     return f"{lead}{stem}-gone{dot}{suffix}" + ("/" if path.endswith("/") else "")
 
 
-def pick_page(top: Path, wiki: bool) -> tuple[Path, str] | None:
+def published(top: Path, policy: str) -> list[Path]:
+    """The `.md` pages under the knowledge root that the site publishes (the policy's
+    `unpublished` globs left out): a defect is injected where readers would meet it."""
+    import pathspec
+
+    globs = (yaml.safe_load(policy) or {}).get("unpublished") or [] if policy else []
+    spec = pathspec.GitIgnoreSpec.from_lines(map(str, globs))
+    return [
+        p for p in sorted(top.rglob("*.md")) if not spec.match_file(p.relative_to(top).as_posix())
+    ]
+
+
+def pick_page(top: Path, wiki: bool, policy: str = "") -> tuple[Path, str] | None:
     """The page with the most plain relative links (the way the tree writes them), and one."""
     best: tuple[int, Path, str] | None = None
     pages: list[Path] = []
-    for page in sorted(top.rglob("*.md")):
+    for page in published(top, policy):
         if any(part.startswith((".", "_")) for part in page.relative_to(top).parts):
             continue
         text = page.read_text("utf-8", errors="replace")
@@ -116,7 +128,7 @@ def inject(repo: Path, root: str) -> dict[str, bool | None]:
     top = repo / root
     policy = (repo / "kbkit.yaml").read_text("utf-8") if (repo / "kbkit.yaml").exists() else ""
     wiki = "wikilinks: true" in policy
-    picked = pick_page(top, wiki)
+    picked = pick_page(top, wiki, policy)
     if picked is None:
         return {}
     page, target = picked
@@ -138,7 +150,7 @@ def inject(repo: Path, root: str) -> dict[str, bool | None]:
     head = re.sub(r"(?m)^(permalink|slug|url|id|aliases|redirect_from|uid):.*\n", "", head)
     orphan.write_text(f"{head}\n# Orphan\n\nA page no navigation lists.\n", "utf-8")
     reads_front_matter = "extends: mdbook" not in policy
-    other = next((p for p in sorted(top.rglob("*.md")) if p not in (page, orphan)), None)
+    other = next((p for p in published(top, policy) if p not in (page, orphan)), None)
     if other is not None and reads_front_matter:
         body = other.read_text("utf-8")
         if not body.startswith("---\n"):

@@ -71,3 +71,23 @@ def test_a_tree_at_the_top_names_its_pages_without_dot_slash_and_checks_staged_p
     found = json.loads(staged.stdout)["findings"]
     assert [(f["path"], f["rule"]) for f in found] == [("docs/guide/setup.md", "tree/link-broken")]
     assert "./" not in staged.stdout
+
+
+def test_a_folder_the_build_makes_a_toc_for_is_linked_as_its_yaml(tmp_path: Path) -> None:
+    """A content folder whose `toc.yml` the build lists but the tree lacks is a reference
+    the build generates (Learn's PowerShell modules: each `X.md` becomes YAML): its pages
+    need no entry, and `X.yml#-param` names the page `X.md` and its heading."""
+    repo = tmp_path / "repo"
+    (repo / "module").mkdir(parents=True)
+    content = [{"files": ["**/*.md", "toc.yml"], "src": "module", "dest": "module"}]
+    (repo / "docfx.json").write_text(json.dumps({"build": {"content": content}}))
+    (repo / "module" / "Set-Thing.md").write_text("# Set-Thing\n\n### -Name\n\nThe name.\n")
+    (repo / "module" / "Get-Thing.md").write_text(
+        "# Get-Thing\n\nSee [Set-Thing](Set-Thing.yml#-name), [a gone one](Gone-Thing.yml) "
+        "and [a gone parameter](Set-Thing.yml#-path).\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    assert findings(repo) == {
+        ("module/Get-Thing.md", "tree/link-broken"),
+        ("module/Get-Thing.md", "tree/link-anchor"),
+    }

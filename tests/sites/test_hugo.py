@@ -110,6 +110,12 @@ def test_kbkit_flags_exactly_the_links_hugo_does_not_serve(tmp_path: Path) -> No
     assert ("content/docs/guide/install.md", "../../ref/#reference") not in broken
     assert ("content/docs/guide/install.md", "../../ref/#no-such-part") in broken
     assert ("content/docs/guide/install.md", "/docs/ref/#gone-part") in broken
+    # a page with a paired shortcode has its anchors checked: it wraps the page's own text
+    assert ("content/docs/guide/install.md", "../configure/#settings") not in broken
+    assert ("content/docs/guide/install.md", "../configure/#note") in broken
+    # Goldmark's heading attributes: `{#id}` replaces the slug
+    assert ("content/docs/guide/install.md", "../../ref/#history-compaction") not in broken
+    assert ("content/docs/guide/install.md", "../../ref/#compaction-of-the-history") in broken
     assert len(verdicts) >= 20 and len(broken) >= 7
     repo = init_copy(site, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []
@@ -126,3 +132,32 @@ def check_rows(repo: Path) -> list[dict[str, str]]:
     )
     rows: list[dict[str, str]] = json.loads(done.stdout)["findings"]
     return rows
+
+
+@pytest.mark.slow
+def test_a_destination_the_link_hook_handles_itself_is_not_a_path(tmp_path: Path) -> None:
+    """A link render hook that compares the destination with a literal (`eq $u.String "g"`)
+    gives that destination a meaning of its own (a glossary term): `[term](g)` is the
+    hook's, other links are checked as ever."""
+    site = tmp_path / "site"
+    (site / "layouts/_default/_markup").mkdir(parents=True)
+    (site / "layouts/_default/_markup/render-link.html").write_text(
+        '{{- $u := urls.Parse .Destination -}}{{- if eq $u.String "g" -}}'
+        '<a href="/glossary/#{{ urlize .Text }}">{{ .Text }}</a>{{- else -}}'
+        '<a href="{{ .Destination }}">{{ .Text }}</a>{{- end -}}'
+    )
+    for name in ("single.html", "list.html"):
+        (site / "layouts/_default" / name).write_text("<main>{{ .Content }}</main>")
+    (site / "hugo.toml").write_text("title = 'x'\n")
+    (site / "content/docs").mkdir(parents=True)
+    (site / "content/glossary.md").write_text("---\ntitle: Glossary\n---\n# Glossary\n")
+    (site / "content/docs/page.md").write_text(
+        "---\ntitle: Page\n---\n# Page\n\nA [shortcode](g), a [gone](../gone/) page.\n"
+    )
+    if shutil.which("hugo"):  # the real hugo renders the word as the hook says
+        out = tmp_path / "public"
+        subprocess.run(["hugo", "--quiet", "-s", str(site), "-d", str(out)], check=True)
+        html = (out / "docs/page/index.html").read_text(encoding="utf-8")
+        assert 'href="/glossary/#shortcode"' in html
+    repo = init_copy(site, tmp_path)
+    assert kbkit_flagged(repo) == {("content/docs/page.md", "../gone/")}

@@ -5,6 +5,7 @@ oracle."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -194,6 +195,10 @@ def test_kbkit_flags_exactly_the_links_jekyll_does_not_serve(tmp_path: Path, sty
     assert ("_tutorials/start.md", "/proj/tutorials/next/") not in broken
     assert ("_tutorials/start.md", "../gone/") in broken
     assert ("_tutorials/start.md", "next.html") in broken
+    assert ("_tutorials/start.md", "../sheet/") not in broken  # sheet.txt, front matter
+    assert ("_tutorials/start.md", "../sheets/") in broken
+    assert ("index.md", "gallery/") not in broken  # gallery/index.html
+    assert ("index.md", "assets/") in broken
     # its front matter permalink is the collection's own URL for it: the page is served there
     assert ("_tutorials/start.md", "/proj/tutorials/next/#step-two") not in broken
     assert ("_tutorials/start.md", "/proj/tutorials/next/#no-step") in broken
@@ -266,3 +271,44 @@ def test_a_link_to_a_url_that_redirects_to_a_page_is_served(tmp_path: Path) -> N
     kb = [sys.executable, "-m", "kbkit"]
     subprocess.run([*kb, "init"], cwd=tmp_path, check=True, capture_output=True)
     assert kbkit_flagged(tmp_path) == {("index.md", "/gone/")}
+
+
+@pytest.mark.slow
+def test_a_key_in_a_page_the_site_leaves_out_is_still_reported(tmp_path: Path) -> None:
+    """`notes.md` is excluded from the site, so its links are not checked, but it is in the
+    repository: a credential in it leaks all the same."""
+    repo = init_copy(SITE, tmp_path)
+    key = "AKIA" + "Q3EGRKZ7XJ4MNP2W"  # made up
+    with (repo / "notes.md").open("a", encoding="utf-8") as page:
+        page.write(f"\n```\naws_access_key_id = {key}\n```\n\n[gone](gone.html)\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "kbkit", "check", "--format", "json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    rows = json.loads(done.stdout)["findings"]
+    assert [(row["path"], row["rule"]) for row in rows if row["path"] == "notes.md"] == [
+        ("notes.md", "tree/secret-token")
+    ]
+
+
+@pytest.mark.slow
+def test_links_written_with_the_link_tag_name_source_files(tmp_path: Path) -> None:
+    """`{% link path %}` names a file of the site's source (Jekyll fails the build without
+    one) and `{% post_url name %}` a post: the fixture's own are served (the oracle test
+    builds them); a wrong path, a missing post or a fragment no heading has is reported."""
+    repo = init_copy(SITE, tmp_path)
+    before = kbkit_flagged(repo)
+    assert not any("{%" in written for _, written in before)
+    with (repo / "guide/configure.md").open("a", encoding="utf-8") as page:
+        page.write(
+            "\n[a]({% link guide/instal.md %}) [b]({{ site.baseurl }}{% link guide/install.md %})"
+            " [c]({% link guide/install.md %}#requirement) [d]({% post_url 2024-01-05-welcom %})"
+            " [e]({% post_url 2024-01-05-welcome %})\n"
+        )
+    assert kbkit_flagged(repo) - before == {
+        ("guide/configure.md", "{% link guide/instal.md %}"),
+        ("guide/configure.md", "{% link guide/install.md %}#requirement"),
+        ("guide/configure.md", "{% post_url 2024-01-05-welcom %}"),
+    }

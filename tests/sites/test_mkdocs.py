@@ -57,7 +57,9 @@ def test_kbkit_flags_exactly_the_links_mkdocs_strict_reports(tmp_path: Path) -> 
     assert ("docs/index.md", "guide/missing.md") in broken  # an admonition's 2nd paragraph
     assert ("docs/guide/install.md", "nothing.md") in broken  # a content tab's
     assert ("docs/guide/install.md", "../gone.md") in broken  # a nested admonition's
-    assert len(broken) == 5
+    # a page with a snippet inside a fenced block (a content tab's) has its anchors checked
+    assert ("docs/index.md", "guide/configure.md#no-such-part") in broken
+    assert len(broken) == 6
     assert kbkit_flagged(init_copy(site, tmp_path)) == broken
 
 
@@ -106,6 +108,9 @@ def inherited_site(repo: Path) -> Path:
         "INHERIT: mkdocs-common.yml\nsite_url: https://example.org/\n", encoding="utf-8"
     )
     (repo / "mkdocs-extra.yml").write_text("extra: {analytics: none}\n", encoding="utf-8")
+    (repo / "mkdocs-local.yml").write_text(  # read offline: not the published site
+        "INHERIT: mkdocs-common.yml\nuse_directory_urls: false\n", encoding="utf-8"
+    )
     return repo
 
 
@@ -130,3 +135,69 @@ def test_the_inherited_nav_is_the_navigation(tmp_path: Path) -> None:
     found = {(row["path"], row["rule"]) for row in json.loads(done.stdout)["findings"]}
     assert ("pages/left-out.md", "tree/page-unregistered") in found
     assert not any(path in ("pages/index.md", "pages/guide.md") for path, _ in found)
+
+
+@pytest.mark.slow
+def test_a_nav_only_file_is_the_navigation_of_a_config_without_one(tmp_path: Path) -> None:
+    """`mkdocs-nav.yml` holding only `nav:` is joined to a configuration when the site is
+    built (`INHERIT:` written by a build step): it is the navigation."""
+    repo = inherited_site(tmp_path)
+    common = repo / "mkdocs-common.yml"
+    common.write_text(common.read_text("utf-8").replace("nav: [index.md, guide.md]\n", ""), "utf-8")
+    (repo / "mkdocs-nav.yml").write_text("nav:\n  - index.md\n  - guide.md\n", "utf-8")
+    site = detect_site(repo)
+    assert site is not None and site.keys["index"]["nav_file"] == "mkdocs-nav.yml"
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    kb = [sys.executable, "-m", "kbkit"]
+    subprocess.run([*kb, "init"], cwd=repo, check=True, capture_output=True)
+    done = subprocess.run(
+        [*kb, "check", "--format", "json"], cwd=repo, capture_output=True, text=True
+    )
+    import json
+
+    found = {(row["path"], row["rule"]) for row in json.loads(done.stdout)["findings"]}
+    assert ("pages/left-out.md", "tree/page-unregistered") in found
+    assert not any(path in ("pages/index.md", "pages/guide.md") for path, _ in found)
+
+
+@pytest.mark.parametrize(
+    "plugins",
+    [
+        "plugins:\n  search:\n  exclude:\n    glob: ['blog/*', '**/_template.md']\n",
+        "plugins:\n  - search\n  - exclude:\n      glob: ['blog/*', '**/_template.md']\n",
+    ],
+)
+def test_files_the_site_does_not_build_are_unpublished(tmp_path: Path, plugins: str) -> None:
+    """MkDocs' `exclude_docs` (gitignore lines) and the mkdocs-exclude plugin's globs (a
+    mapping or a list of plugins) name files MkDocs leaves out of the site."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(
+        f"site_name: x\nexclude_docs: |\n  drafts/\n  # a comment\n  *.tmp.md\n{plugins}",
+        encoding="utf-8",
+    )
+    site = detect_site(tmp_path)
+    assert site is not None
+    assert site.keys["unpublished"] == ["drafts/", "*.tmp.md", "blog/*", "**/_template.md"]
+
+
+@pytest.mark.slow
+def test_a_page_the_site_does_not_build_needs_no_nav_entry(tmp_path: Path) -> None:
+    (tmp_path / "docs/snippets").mkdir(parents=True)
+    (tmp_path / "docs/index.md").write_text("# Home\n", encoding="utf-8")
+    (tmp_path / "docs/left-out.md").write_text("# Left out\n", encoding="utf-8")
+    (tmp_path / "docs/snippets/part.md").write_text("Inserted, not built.\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: x\nnav: [index.md]\nexclude_docs: |\n  snippets/\n", encoding="utf-8"
+    )
+    repo = init_copy(tmp_path, tmp_path / "work")
+    done = subprocess.run(
+        [sys.executable, "-m", "kbkit", "check", "--format", "json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    import json
+
+    found = {(row["path"], row["rule"]) for row in json.loads(done.stdout)["findings"]}
+    assert ("docs/left-out.md", "tree/page-unregistered") in found
+    assert not any(path.startswith("docs/snippets/") for path, _ in found)

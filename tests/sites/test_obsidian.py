@@ -100,3 +100,18 @@ def test_templates_are_no_orphans_and_no_broken_links(tmp_path: Path) -> None:
         [*kb, "check", "--format", "json"], cwd=tmp_path, capture_output=True, text=True
     )
     assert json.loads(done.stdout)["findings"] == []
+
+
+def test_a_vault_without_its_settings_folder_is_told_by_its_links(tmp_path: Path) -> None:
+    """`.obsidian/` is per user and often not committed: pages that link by name
+    (`[[Page]]`) more than by path are a vault all the same; pages linked by path are not."""
+    for n in range(6):
+        (tmp_path / "notes").mkdir(exist_ok=True)
+        (tmp_path / f"notes/Page {n}.md").write_text(f"# {n}\n\nSee [[Page {(n + 1) % 6}]].\n")
+    site = detect_site(tmp_path)
+    assert site is not None and (site.generator, site.root) == ("Obsidian", ".")
+    assert site.config == "[[wikilinks]]" and site.keys["links"]["wikilinks"] is True
+    for n in range(6):
+        (tmp_path / f"notes/Page {n}.md").write_text(f"# {n}\n\nSee [next](Page%20{n}.md).\n")
+    site = detect_site(tmp_path)
+    assert site is None or site.generator != "Obsidian"

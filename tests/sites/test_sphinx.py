@@ -35,6 +35,8 @@ def test_kbkit_flags_exactly_the_links_sphinx_reports(tmp_path: Path) -> None:
     assert ("docs/index.md", "genindex") not in broken
     assert ("docs/index.md", "guide/configure.md#deep-detail") in broken  # below the depth
     assert ("docs/index.md", "no-such-label") in broken
+    assert ("docs/index.md", "energy") not in broken  # a {math} directive's :label:
+    assert ("docs/index.md", "fish-figure") not in broken  # {figure-md}'s argument
     assert len(verdicts) >= 25 and len(broken) >= 8
     repo = init_copy(site, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []
@@ -187,10 +189,12 @@ def test_labels_are_read_as_myst_defines_them() -> None:
         "# Title\n\n(First Label)=\n## Section\n\n"
         "```{figure} x.png\n:name: fig-one\n\nCaption\n```\n\n"
         "```{code-block} python\n---\nname: code-two\n---\nprint()\n```\n\n"
-        "```python\n(not-a-label)=\n:name: not-either\n```\n"
+        "```python\n(not-a-label)=\n:name: not-either\n```\n\n"
+        ":::{figure-md} colon-fig\n<img src='x.png'>\n\nCaption\n:::\n\n"
+        "```{math}\n:label: eq-one\n\ne = mc^2\n```\n"
     )
     page = parse_page("p.md", text.encode())
-    assert myst.labels(page) == ("first label", "fig-one", "code-two")
+    assert myst.labels(page) == ("first label", "fig-one", "code-two", "colon-fig", "eq-one")
     assert myst.docutils_id("First Label") == "first-label"
     assert myst.docutils_id("2. Über Straße") == "uber-strasze"
 

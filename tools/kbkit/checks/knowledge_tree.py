@@ -13,13 +13,20 @@ from collections.abc import Callable
 from typing import Any
 
 from kbkit.checks import Context, Fingerprints, Rerun
-from kbkit.checks.index_model import include_fact, is_redirect, parent_fact, toctree_fact
+from kbkit.checks.index_model import (
+    doc_id_fact,
+    include_fact,
+    is_redirect,
+    parent_fact,
+    toctree_fact,
+)
 from kbkit.checks.link_model import (
     Resolver,
     anchor_ids,
     anchors_known,
     anchors_on,
     fragment_fact,
+    imports_fact,
     label_fact,
     page_permalink,
     page_redirects,
@@ -28,6 +35,7 @@ from kbkit.checks.link_model import (
     wikilink_aliases,
     wikilink_refs,
 )
+from kbkit.checks.rules.tree import SECRET_TOKEN
 from kbkit.checks.rules.tree.danger import danger_findings
 from kbkit.checks.rules.tree.incidents import (
     Field,
@@ -90,6 +98,10 @@ def _folder_scope(folder: str, policy: Policy) -> str | None:
 def page_findings(rel: str, page: Page, policy: Policy) -> list[Finding]:
     """Every check that depends only on this page and the policy (pure, cacheable)."""
     scope = page_scope(rel, policy)
+    if scope is None and page.error is None and unpublished(rel, policy):
+        # a page the site leaves out is still in the repository: a key in it leaks all the same
+        found = secret_findings(page.path, page.text, policy)
+        return [finding for finding in found if finding.rule_id == SECRET_TOKEN.id]
     if scope is None or page.error is not None:
         return []
     findings = link_absolute_findings(page, policy)
@@ -139,6 +151,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         facts["url"] = url  # served at a slug, an id or without number prefixes
     if anchors_on(policy) and anchors_known(page, policy):
         facts["anchors"] = anchor_ids(page, policy)  # tree/link-anchor
+        imports = imports_fact(rel, page, policy)
+        if imports:
+            facts["imports"] = imports  # MDX partials: their headings are this page's too
     labels = label_fact(page, policy)
     if labels:
         facts["labels"] = labels  # MyST labels: `[x](label)` on any page (links.labels)
@@ -157,6 +172,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     toctree = toctree_fact(rel, page, policy)
     if toctree:
         facts["toctree"] = toctree  # MyST's {toctree} entries: the navigation (index.toctree)
+    doc_id = doc_id_fact(rel, page, policy)
+    if doc_id is not None:
+        facts["doc_id"] = doc_id  # Docusaurus: what its sidebars call it (index.sidebars)
     if is_redirect(page, policy):
         facts["redirect"] = True  # DocFX's redirect_url: needs no entry (index.redirect_keys)
     if scope != ROOT:

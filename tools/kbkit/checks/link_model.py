@@ -21,7 +21,14 @@
   render hook rewrites it to the page's URL); without it, `x.md` is the URL `/a/b/x.md`,
   which the site does not serve. With `page_lookup` (a Hugo link render hook that looks
   destinations up with `.GetPage`), a relative link that names nothing from the page's URL
-  names the page it names from the page file's folder, else from the site root.
+  names the page it names from the page file's folder, else from the site root. With
+  `folder_page_only` (Jekyll), a link to a folder URL `x/` reaches it only when a page
+  serves it (its `url_folder_pages` page, or a page `x.md` at `x/`): the site lists no folder.
+  `hook_destinations` (Hugo): destinations a link render hook compares with a literal and
+  handles itself (hugoDocs' `[term](g)`, a glossary link): not paths, not checked.
+  `liquid_links` (Jekyll): a link written with the `link` tag (`{% link docs/x.md %}`, after
+  `{{ site.baseurl }}` or not) names that file of the site's source, and `{% post_url x %}`
+  the post `_posts/x.*`: Jekyll fails the build when there is none.
 - `page_url: file`: with `relative_from: url`, a page `a/b.md` is served at `/a/b.html`
   (Jekyll's default permalinks), so its relative links resolve from `/a/`; `folder` (the
   default) serves it at `/a/b/`; `pretty_folders` (knowledge-root folders) are served
@@ -136,6 +143,9 @@ class LinkModel(NamedTuple):
     pretty_folders: tuple[str, ...] = ()  # with page_url file: folders served at /a/b/ still
     redirect_from_key: str | None = None  # front matter key of the URLs that redirect to a page
     page_lookup: bool = False  # a relative link not found from the URL: file folder, then root
+    folder_page_only: bool = False  # with from_url: `x/` reaches a folder only with its own page
+    liquid_links: bool = False  # `{% link x.md %}` and `{% post_url x %}` name source files
+    hook_destinations: tuple[str, ...] = ()  # destinations a link render hook handles itself
 
     def file_url(self, rel: str) -> bool:
         """Whether the page (or target) at root-relative `rel` is served at `/a/b.html`."""
@@ -200,6 +210,9 @@ def link_model(policy: Policy) -> LinkModel:
         tuple(_clean(str(f)) for f in links.get("pretty_folders") or ()),
         str(links["redirect_from_key"]) if links.get("redirect_from_key") else None,
         bool(links.get("page_lookup")),
+        bool(links.get("folder_page_only")),
+        bool(links.get("liquid_links")),
+        tuple(map(str, links.get("hook_destinations") or ())),
     )
 
 
@@ -275,9 +288,13 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     if model.from_url and rel is not None:
         base = served_folder(rel, model, permalink_of(page, model), page.meta)
     out = []
+    if model.liquid_links and "{%" in page.text:
+        out.extend(_liquid_links(page, model))
     for link in page.links:
         if link.is_external or "{{" in link.target or "{%" in link.target:
             continue  # template code in it: the build writes that URL (`/docs/{{% param v %}}/`)
+        if link.target in model.hook_destinations:
+            continue  # a word a link render hook gives its own meaning (`[term](g)`)
         if is_site_link(link.target):
             path = link.path_part
         elif base is not None and served_relative(link.target, model):
@@ -291,6 +308,42 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
         if found is not None:  # else another part of the site: not checked here
             out.append((found[0], link.line, link.target))
     return tuple(out)
+
+
+# `{% link docs/x.md %}`, after `{{ site.baseurl }}` or not, and `{% post_url 2024-01-05-x %}`
+_LIQUID_LINK = re.compile(
+    r"^(?:\{\{-?\s*site\.baseurl\s*-?\}\})?\{%-?\s*(link|post_url)\s+([^\s{}%]+)\s*-?%\}(?:#.*)?$"
+)
+
+
+# Liquid runs before markdown, so `[x]({% link a b %})` is a link though CommonMark, which
+# allows no space in a destination, reads none
+_LIQUID_DESTINATION = re.compile(r"\]\((\s*(?:\{\{[^}\n]*\}\})?\{%[^%\n]*%\}[^)\s]*)\)")
+
+
+def _liquid_links(page: Page, model: LinkModel) -> list[LinkRef]:
+    """The links written with Jekyll's `link` or `post_url` tag, outside code."""
+    code = page.code_line_numbers()
+    out = []
+    for found in _LIQUID_DESTINATION.finditer(page.text):
+        line = page.text.count("\n", 0, found.start()) + 1
+        written = found.group(1).strip()
+        named = _liquid_link(written)
+        if named is not None and line not in code:
+            out.append((posixpath.join(model.site_root or "", named), line, written))
+    return out
+
+
+def _liquid_link(target: str) -> str | None:
+    """The source path (from the site's source folder) that Jekyll's `link` or `post_url`
+    tag names, which Jekyll turns into that file's URL and fails the build when there is no
+    such file; None for any other template code."""
+    found = _LIQUID_LINK.match(target.strip())
+    if found is None:
+        return None
+    tag, path = found.groups()
+    path = posixpath.normpath(path.strip("'\"").lstrip("/"))
+    return f"_posts/{path}" if tag == "post_url" else path
 
 
 def permalink_of(page: Page, model: LinkModel) -> str | None:
@@ -372,7 +425,13 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9]+$")
 
 def _unnumbered(name: str, model: LinkModel) -> str:
     """`02-guide` -> `guide` with `number_prefixes` (not a date-like `2024-01-02-x`)."""
-    if not model.number_prefixes or _DATE_LIKE.match(name):
+    return unnumbered(name) if model.number_prefixes else name
+
+
+def unnumbered(name: str) -> str:
+    """`02-guide` -> `guide`, as Docusaurus drops number prefixes (not a date-like
+    `2024-01-02-x`)."""
+    if _DATE_LIKE.match(name):
         return name
     return _NUMBER_PREFIX.sub("", name, count=1) or name
 
@@ -550,6 +609,11 @@ class Resolver:
     def site_target(self, resolved: str, written: str) -> str | None:
         """The existing path a site link names: `resolved` (its first candidate), else the
         next `url_map` folders in order (a page of another version of the docs)."""
+        if self.model.liquid_links and "{%" in written:  # a source file, by its path
+            if "post_url" in written:  # the post's file, whatever its suffix
+                prefix = resolved + "."
+                return next((f for f in sorted(self.tree.files) if f.startswith(prefix)), None)
+            return resolved if self.tree.exists(resolved) else None
         path = _path_of(written)
         base = self.model.base_url
         if base and is_site_link(path) and not under_base(path, base):
@@ -568,6 +632,8 @@ class Resolver:
             # pages are files (`a/b.html`): `x/` is a folder, served by its own page only
             pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
             return resolved if any(self.exists(page) for page in pages) else None
+        if self.model.folder_page_only and path.endswith("/") and self._bare_folder(resolved):
+            return None  # a folder no page serves: the site lists no folder (Jekyll)
         found = self.target(resolved)
         if (
             found is not None
@@ -575,12 +641,12 @@ class Resolver:
             and not self.moved_away(found, resolved)
         ):
             return found
-        found = self.served_at(resolved)
+        found = self.served_at(resolved) or self._copy_served_at(resolved)
         if found is not None:
             return found
         if outside_root(resolved) and self.model.url_map:  # `url_map` to ../static, a version
             for candidate in self._variants(resolved):
-                if self.tree.exists(candidate):
+                if self.tree.exists(candidate) and not self.moved_away(candidate, resolved):
                     return candidate
         served = self._site_file(resolved)
         if served is not None:
@@ -592,6 +658,8 @@ class Resolver:
             found = self.target(candidate)
             if found is not None:
                 return found
+            if outside_root(candidate) and self.tree.exists(candidate):
+                return candidate  # a later `url_map` folder out of the root (../static/docs)
         if self._elsewhere(path):
             return resolved  # a page of another docset under a shared prefix: not checked
         return None
@@ -649,7 +717,17 @@ class Resolver:
         """Whether the page a URL path names by its file is served elsewhere (a slug, an id
         or number prefixes: its `url` fact), so nothing is served at the path."""
         url = self.tree.facts.get(found, {}).get("url")
+        if url is None and outside_root(found):  # an unread version's copy: as its original
+            for folder in self._copy_folders():
+                if found.startswith(folder + "/") and path.startswith(folder + "/"):
+                    url = self.tree.facts.get(found[len(folder) + 1 :], {}).get("url")
+                    path = path[len(folder) + 1 :]
+                    break
         return url is not None and url != path.rstrip("/")
+
+    def _copy_folders(self) -> list[str]:
+        """The `url_map` folders out of the root (versions' copies of the docs, not read)."""
+        return [f for _, folders in self.model.url_map for f in folders if f and outside_root(f)]
 
     def served_at(self, path: str) -> str | None:
         """The page served at a root-relative URL path other than its file's (a slug, an
@@ -660,6 +738,29 @@ class Resolver:
                 if "url" in facts:
                     self._urls.setdefault(facts["url"], rel)
         return self._urls.get(path.rstrip("/")) if self._urls else None
+
+    def _copy_served_at(self, resolved: str) -> str | None:
+        """The file of a `url_map` folder out of the root (a Docusaurus version's
+        `versioned_docs/version-x`, a copy of the docs when it was cut, not read) served at
+        the path: the copy of the page the root serves there by its slug or id."""
+        if not outside_root(resolved) or self._urls == {}:
+            return None
+        for folder in self._copy_folders():
+            if resolved.startswith(folder + "/"):
+                page = self.served_at(resolved[len(folder) + 1 :])
+                copy = posixpath.join(folder, page) if page is not None else None
+                if copy is not None and self.tree.exists(copy):
+                    return copy
+        return None
+
+    def _bare_folder(self, resolved: str) -> bool:
+        """Whether a URL path names a folder that no page serves: none of its own pages
+        (`url_folder_pages`), and no page `x.md` beside it served at `x/`."""
+        if resolved not in self.tree.folders:
+            return False
+        pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
+        pages += [resolved + suffix for suffix in self.model.page_suffixes]
+        return not any(self.exists(page) for page in pages)
 
     def _site_file(self, resolved: str) -> str | None:
         """The file of a `site_files` folder that a site path (resolved from the site root)
@@ -979,17 +1080,97 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
 # mkdocstrings (`::: package.module`) or mkdocs-click (`::: mkdocs-click`), and a Hugo
 # shortcode on a line of its own whose output is markdown (`{{% include "x.md" %}}`)
 _INSERTED = re.compile(r"(?m)^[ \t]*(?:--8<--|::: \S|\{\{%)")
+# an MDX import of a markdown file: Docusaurus renders its headings, with their ids, where
+# the page writes `<Partial />` (the path is a JavaScript string: `\_` is `_`)
+_MDX_IMPORT = re.compile(r"""\bimport\s+\w+\s+from\s+(['"])([^'"\n]+\.mdx?)\1""")
+
+
+def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
+    """The root-relative pages an MDX page imports (`import X from './_x.md'`), whose
+    headings are its own too; `?` for one kbkit cannot place (`@site/...`), which leaves
+    the page's anchors unknown. Only under `links.inserted_text`."""
+    if "import" not in page.text or not (policy.data.get("links") or {}).get("inserted_text"):
+        return ()
+    folder = posixpath.dirname(rel)
+    out = []
+    for found in _MDX_IMPORT.finditer(page.text):
+        path = re.sub(r"\\(.)", r"\1", found.group(2))
+        if not path.startswith("."):
+            out.append("?")
+            continue
+        out.append(_clean(posixpath.join(folder, path)))
+    return tuple(dict.fromkeys(out))
+
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+# a snippet of a file that is no markdown (an image, source code): it inserts no headings
+_SOURCE_SNIPPET = re.compile(
+    r"[ \t]*-{1,}8<-{1,}[ \t]+(['\"])[^'\"\n]+\."
+    r"(?!(?:md|markdown|mdown|mkd|mkdn|txt|html?)\b)[A-Za-z0-9]+(?::[^'\"\n]*)?\1"
+)
 
 
 def anchors_known(page: Page, policy: Policy) -> bool:
     """Whether the page's ids are all in its own text: not when `links.inserted_text` is on
-    and the page pulls in text (and headings) kbkit does not read."""
+    and the page pulls in text (and headings) kbkit does not read. A line that inserts text
+    inside a fenced code block (a snippet of source in a code example, also in a content
+    tab or an admonition, indented) inserts code, a snippet of a file that is no markdown
+    (`x.svg`, `x.py`) no markdown, and a paired Hugo shortcode the page's own text: none
+    brings headings."""
     if not (policy.data.get("links") or {}).get("inserted_text"):
         return True
     text = page.text
     if "--8<--" not in text and ":::" not in text and "{{%" not in text:
         return True
-    return _INSERTED.search(text) is None
+    found = list(_INSERTED.finditer(text))
+    if not found:
+        return True
+    code = _fenced_code_lines(page)
+    return all(
+        text.count("\n", 0, match.start()) + 1 in code
+        or _SOURCE_SNIPPET.match(text, match.start())
+        or _wraps_own_text(text, match.start())
+        for match in found
+    )
+
+
+_SHORTCODE = re.compile(r"[ \t]*\{\{%-?\s*(/?)\s*([\w./-]+)")
+
+
+def _wraps_own_text(text: str, start: int) -> bool:
+    """Whether a Hugo shortcode line is one end of a paired shortcode (`{{% alert %}}` ...
+    `{{% /alert %}}`): what it renders is the page's own text between them (`.Inner`, read
+    here), wrapped in the template's HTML, which takes no heading ids; a lone shortcode
+    (`{{% include "x.md" %}}`) may insert another file's markdown."""
+    found = _SHORTCODE.match(text, start)
+    if found is None:
+        return False
+    closing, name = found.groups()
+    return (
+        bool(closing)
+        or re.search(r"\{\{%-?\s*/\s*" + re.escape(name) + r"\s*-?%\}\}", text) is not None
+    )
+
+
+def _fenced_code_lines(page: Page) -> set[int]:
+    """The lines inside fenced code: every line of a fenced block, and of an indented block
+    (a content tab's or an admonition's body) the lines between its own fences."""
+    lines: set[int] = set()
+    for block in page.code_blocks:
+        if block.fenced:
+            lines.update(number for number, _ in block.lines())
+            continue
+        fence = ""
+        for number, line in block.lines():
+            opened = _FENCE.match(line)
+            if fence:
+                if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                    fence = ""
+                else:
+                    lines.add(number)
+            elif opened:
+                fence = opened.group(1)
+    return lines
 
 
 def anchors_on(policy: Policy) -> bool:

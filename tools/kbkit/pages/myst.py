@@ -1,8 +1,9 @@
 """MyST markdown's own targets (Sphinx with MyST-Parser, Jupyter Book): the labels a page
 defines and the entries of its `{toctree}` directives, read from the page as parsed.
 
-A label is a `(name)=` line before a block, or a directive's `:name:` option (`name:` in
-its `---` options block): figures, tables, code blocks, admonitions. Sphinx keeps label
+A label is a `(name)=` line before a block, a directive's `:name:` option (`name:` in
+its `---` options block): figures, tables, code blocks, admonitions; the `{math}`
+directive's `:label:`; and the argument of `{figure-md}`. Sphinx keeps label
 names as docutils normalises them (lower-cased, whitespace runs one space) and gives each
 the id docutils' `make_id` makes of it (`docutils_id`). Lines inside a code block that is
 not a directive are text, not labels.
@@ -16,8 +17,10 @@ import unicodedata
 from kbkit.pages.page import Page
 
 _LABEL = re.compile(r"^ {0,3}\((?P<name>[^()\s][^()]*)\)=[ \t]*$")
-_NAME_OPTION = re.compile(r"^[ \t]*:name:[ \t]+(?P<name>\S.*?)[ \t]*$")
-_YAML_NAME = re.compile(r"^[ \t]*name:[ \t]+(?P<name>\S.*?)[ \t]*$")
+_NAME_OPTION = re.compile(r"^[ \t]*:(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
+_YAML_NAME = re.compile(r"^[ \t]*(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
+# `{figure-md} name` opening a backtick or (colon_fence) a colon fence
+_FIGURE_MD = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{figure-md\}[ \t]+(?P<name>\S+)")
 _TOCTREE = re.compile(r"^\{toctree\}")
 _TITLED = re.compile(r"^(?P<title>.*\S)\s+<(?P<target>[^<>]+)>$")
 
@@ -70,7 +73,8 @@ def labels(page: Page) -> tuple[str, ...]:
         if number in options:
             names.append(normalized(options[number]))
         elif number not in plain_code:
-            found = _LABEL.match(line) or _NAME_OPTION.match(line)
+            # MyST-Parser's `{figure-md} name`: its argument is its label
+            found = _LABEL.match(line) or _NAME_OPTION.match(line) or _FIGURE_MD.match(line)
             if found:
                 names.append(normalized(found["name"]))
     return tuple(dict.fromkeys(names))

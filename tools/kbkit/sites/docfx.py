@@ -2,7 +2,8 @@
 the site's base path, which the pages' own site-root links reveal); several `src` folders
 publishing into one `dest` are versions of the docs (and a URL space other docsets share); a
 `toc.yml` the build lists but the tree lacks is generated (its folder's pages are placed by
-it); Open Publishing's redirection files when the repository has them."""
+it, and a link to `X.yml` names the page `X.md`, which the build turns into that YAML: Learn's
+PowerShell reference); Open Publishing's redirection files when the repository has them."""
 
 from __future__ import annotations
 
@@ -86,6 +87,9 @@ def _site(repo: Path, path: Path) -> Site:
         keys["links"] = links
     if generated_tocs:
         keys["index"] = {"placed": [f"{src}/**" for src in sorted(set(generated_tocs))]}
+        # Learn's PowerShell reference: the build turns each page of such a folder into YAML
+        # (platyPS), so `Set-X.yml#-name` names the page `Set-X.md`
+        keys.setdefault("links", {}).setdefault("extensions", {})[".yml"] = [".md"]
     return Site("DocFX", config, "docfx", root, keys)
 
 

@@ -7,6 +7,7 @@ no page from the page's URL is looked up from its folder, then from the content 
 from __future__ import annotations
 
 import posixpath
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,20 @@ def detect(repo: Path) -> Site | None:
         links["md_from_file"] = True
     if any("GetPage" in read_config(hook) for hook in hooks):
         links["page_lookup"] = True  # relative destinations looked up as .GetPage does
+    own = sorted({word for hook in hooks for word in _HOOK_WORD.findall(read_config(hook))})
+    if own:
+        links["hook_destinations"] = own  # `[term](g)`: the hook's own syntax, not a path
     if not links:
         del keys["links"]
     return Site("Hugo", found[0], "hugo", root, keys, PUBLISHED)
+
+
+# a link render hook that compares the destination with a literal gives it a meaning of its
+# own (`{{ if eq $u.String "g" }}`: a glossary term): `eq` with `.Destination`, or with the
+# string or path of what `urls.Parse .Destination` gave
+_HOOK_WORD = re.compile(
+    r"""\beq\s+(?:\.Destination|\$\w+\.(?:String|Path))\s+["`]([^"`\s{}]+)["`]"""
+)
 
 
 def _config_data(config: Path) -> dict[str, Any]:

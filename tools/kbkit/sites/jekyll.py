@@ -7,7 +7,9 @@ ending in `/`: `a/b.md` at `/a/b/`; else at `/a/b.html`; a collection's own `per
 ending in `/` serves its pages so whatever the site's style), `baseurl` the path the site lives
 under; a `.md` link resolves from the file where jekyll-relative-links rewrites it (listed
 in `plugins:`, or GitHub Pages, which always runs it); with jekyll-redirect-from listed, a
-page's `redirect_from:` URLs are served too (they redirect to it)."""
+page's `redirect_from:` URLs are served too (they redirect to it). A collection's documents
+are its files that start with front matter, whatever their suffix (`_licenses/mit.txt` at
+`/licenses/mit/`); a folder's URL shows its `index.md` or `index.html`."""
 
 from __future__ import annotations
 
@@ -62,7 +64,35 @@ def _detect(repo: Path, folder: str) -> Site | None:
         source = ""
     root = posixpath.normpath(posixpath.join(folder or ".", source or "."))
     keys = site_keys(data, github_pages=_github_pages(here, repo))
+    suffixes = document_suffixes(repo / root, keys["links"].get("url_map", {}).values())
+    if suffixes:  # `_licenses/mit.txt` at `/licenses/mit/`
+        keys["links"]["extensions"] = {**keys["links"].get("extensions", {}), "": suffixes}
     return Site("Jekyll", posixpath.join(folder, name), "jekyll", root, keys, PUBLISHED)
+
+
+MAX_DOCUMENTS = 2000  # files looked at per collection for their suffixes
+
+
+def document_suffixes(source: Path, folders: Any) -> list[str]:
+    """The suffixes of a served collection's documents besides `.md`: Jekyll renders any
+    file of a collection that starts with front matter (`mit.txt`) and serves it at its
+    URL without the suffix; `.md` first, as the profile names it."""
+    found: set[str] = set()
+    for folder in folders:
+        for count, path in enumerate(sorted((source / str(folder)).rglob("*.*"))):
+            if count >= MAX_DOCUMENTS:
+                break
+            if path.suffix and path.suffix != ".md" and path.is_file() and _front_matter(path):
+                found.add(path.suffix)
+    return [".md", *sorted(found)] if found else []
+
+
+def _front_matter(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4).rstrip(b"\r\n") == b"---"
+    except OSError:
+        return False
 
 
 def read_site_config(config: Path) -> dict[str, Any]:

@@ -1,8 +1,11 @@
 """MkDocs (and Material): `docs_dir` (default `docs`); attr_list and pymdownx.tabbed ids only
 when `markdown_extensions` lists them; text inserted into pages only with the extensions
 and plugins that insert it. The configuration is `mkdocs.yml`, else a top-level
-`mkdocs*.yml` a site builds with `mkdocs build -f` (one no other inherits), read with the
-files its `INHERIT:` names (the parent's settings, the child's over them)."""
+`mkdocs*.yml` a site builds with `mkdocs build -f` (one no other inherits; one with a
+`site_url` first), read with the files its `INHERIT:` names (the parent's settings, the
+child's over them); a top-level `mkdocs*.yml` of `nav:` alone is the navigation of one
+without a nav (a build step joins them). `exclude_docs` and the mkdocs-exclude plugin's
+globs name files the site does not build (`unpublished`)."""
 
 from __future__ import annotations
 
@@ -33,19 +36,27 @@ def detect(repo: Path) -> Site | None:
     for name in ("mkdocs.yml", "mkdocs.yaml"):
         if present(repo / name):
             return _site(repo, name, load_config(repo / name))
-    configs = {}
+    configs, navs = {}, []
     for path in sorted([*repo.glob("mkdocs*.yml"), *repo.glob("mkdocs*.yaml")]):
         if present(path):
             data = load_config(path)
             if data.get("site_name"):
                 configs[path.name] = data
+            elif set(data) == {"nav"}:
+                navs.append(path.name)
     inherited = {str(data.get("INHERIT") or "") for data in _own(repo, configs).values()}
     leaves = [name for name in configs if name not in inherited]
     if not leaves:
         return None
-    name = leaves[0]
+    # the one that says where the site is published (`site_url`) over one built to read
+    # offline or locally
+    name = min(leaves, key=lambda leaf: (not configs[leaf].get("site_url"), leaf))
     site = _site(repo, name, configs[name])
+    # a file that holds nothing but `nav:` is the site's navigation, joined to a
+    # configuration when the site is built (the configuration has none of its own)
     site.keys["index"] = {"model": "toc", "toc": name}
+    if len(navs) == 1 and "nav" not in configs[name]:
+        site.keys["index"]["nav_file"] = navs[0]
     site.keys.setdefault("links", {})["redirects"] = name  # mkdocs-redirects' maps
     return site
 
@@ -110,7 +121,29 @@ def _site(repo: Path, name: str, data: dict[str, Any]) -> Site:
         links["inserted_text"] = False  # no page can pull in text (and headings)
     if links:
         keys["links"] = links
+    excluded = excluded_docs(data)
+    if excluded:
+        keys["unpublished"] = excluded
     return Site("MkDocs", name, "mkdocs", root, keys, PUBLISHED)
+
+
+def excluded_docs(data: dict[str, Any]) -> list[str]:
+    """Gitignore globs (docs_dir paths) of the files the site does not build: MkDocs'
+    `exclude_docs` (gitignore lines already) and the mkdocs-exclude plugin's `glob:` list
+    (fnmatch patterns: a `*` there crosses folders, as a gitignore glob with a `/` in it
+    covers everything below the folders it matches)."""
+    globs = [
+        line.strip()
+        for line in str(data.get("exclude_docs") or "").splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    for plugin in data.get("plugins") or ():
+        options = plugin.get("exclude") if isinstance(plugin, dict) else None
+        if isinstance(data.get("plugins"), dict):
+            options = data["plugins"].get("exclude") if plugin == "exclude" else None
+        found = options.get("glob") if isinstance(options, dict) else None
+        globs += [str(g).strip() for g in found or () if isinstance(g, str) and g.strip()]
+    return list(dict.fromkeys(globs))
 
 
 def markdown_extensions(listed: Any) -> set[str]:

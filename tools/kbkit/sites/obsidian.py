@@ -10,11 +10,14 @@ templates folder (the core Templates plugin's `templates.json`, Templater's
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Any
 
 from kbkit.infra import json_input
 from kbkit.sites.config import has_pages, present, read_config
+from kbkit.sites.plain import SKIPPED
 from kbkit.sites.site import Site
 
 SETTINGS = ".obsidian"
@@ -26,9 +29,49 @@ KEYS: dict[str, dict[str, Any]] = {
 
 
 def detect(repo: Path) -> Site | None:
-    """The vault at the top, else the one folder down with the most pages."""
+    """The vault at the top, else the one folder down with the most pages, else a vault
+    whose `.obsidian/` is not committed (it is per user: many vaults ignore it) but whose
+    pages link by name (`[[Page]]`, which no forge renders) more than by path."""
     if (repo / SETTINGS).is_dir() and has_pages(repo):
         return _site(repo, ".")
+    found = _vault_below(repo)
+    if found is None and not (repo / "knowledge").exists() and _links_by_name(repo):
+        return _site(repo, ".", "[[wikilinks]]")
+    return found
+
+
+MAX_SAMPLED = 400  # pages read to tell a vault by its links
+_WIKILINK = re.compile(r"(?<!`)\[\[[^\]\n]+\]\]")
+_PATH_LINK = re.compile(r"\]\((?![a-z]+:|#)[^)\s]+\)")
+
+
+def _links_by_name(repo: Path) -> bool:
+    """Whether most linking pages (a sample) link by `[[name]]` rather than `](path)`."""
+    by_name = by_path = 0
+    for page in _sample(repo):
+        try:
+            text = page.read_text("utf-8", errors="replace")
+        except OSError:
+            continue
+        names, paths = len(_WIKILINK.findall(text)), len(_PATH_LINK.findall(text))
+        by_name += names > paths
+        by_path += paths > names
+    return by_name >= 5 and by_name > 2 * by_path
+
+
+def _sample(repo: Path) -> list[Path]:
+    """Up to MAX_SAMPLED pages, folders in name order, hidden and dependency folders left
+    out (a walk that stops early: a large repository is not read whole)."""
+    out: list[Path] = []
+    for folder, names, files in os.walk(repo):
+        names[:] = sorted(n for n in names if not n.startswith(".") and n not in SKIPPED)
+        out.extend(Path(folder) / f for f in sorted(files) if f.endswith(".md"))
+        if len(out) >= MAX_SAMPLED:
+            break
+    return out[:MAX_SAMPLED]
+
+
+def _vault_below(repo: Path) -> Site | None:
     vaults = []
     try:
         folders = sorted(p for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))
@@ -42,8 +85,8 @@ def detect(repo: Path) -> Site | None:
     return _site(repo, max(vaults, key=lambda item: (item[0], item[1]))[1])
 
 
-def _site(repo: Path, root: str) -> Site:
-    config = f"{root}/{SETTINGS}/" if root != "." else f"{SETTINGS}/"
+def _site(repo: Path, root: str, told: str = "") -> Site:
+    config = told or (f"{root}/{SETTINGS}/" if root != "." else f"{SETTINGS}/")
     keys: dict[str, Any] = {name: dict(value) for name, value in KEYS.items()}
     settings = repo / root / SETTINGS
     folders = [

@@ -19,6 +19,7 @@ from kbkit.checks.link_model import (
     anchors_on,
     fragment_known,
     has_site_root,
+    imports_fact,
     is_site_link,
     labels_on,
     served_relative,
@@ -139,6 +140,8 @@ def same_page_anchor_findings(page: Page, policy: Policy) -> list[Finding]:
     own = [link for link in page.links if not link.path_part and link.target.startswith("#")]
     if not own or not anchors_known(page, policy) or labels_on(policy):
         return []  # with MyST labels the tree settles them (`fragment_fact`)
+    if imports_fact(page.path, page, policy):
+        return []  # an imported partial's headings are ids of this page too (not read here)
     known = frozenset(anchor_ids(page, policy))
     return [
         _no_own_anchor(page.path, link.line, link.target)
@@ -255,11 +258,11 @@ def served_page(tree: Tree, resolver: Resolver, target: str) -> str:
 
 def _anchor_findings(tree: Tree, rel: str, target: str, line: int, written: str) -> list[Finding]:
     """tree/link-anchor: the fragment names no anchor of the page the link reaches."""
-    facts = tree.facts.get(target)
-    if not facts or "anchors" not in facts:
+    known = _page_anchors(tree, target)
+    if known is None:
         return []  # not a checked page (or an image, a folder, a file outside the root)
     fragment = written.split("#", 1)[1]  # link targets are already percent-decoded
-    if fragment_known(fragment, facts["anchors"], tree.policy):
+    if fragment_known(fragment, known, tree.policy):
         return []
     return [
         LINK_ANCHOR.at(
@@ -268,6 +271,21 @@ def _anchor_findings(tree: Tree, rel: str, target: str, line: int, written: str)
             f"link {quote(written)}: {tree.repo_path(target)} has no heading or anchor #{fragment}",
         )
     ]
+
+
+def _page_anchors(tree: Tree, target: str, depth: int = 0) -> tuple[str, ...] | None:
+    """The anchors of a page, with those of the pages it imports (MDX partials, the
+    `imports` fact); None when any is unknown."""
+    facts = tree.facts.get(target)
+    if not facts or "anchors" not in facts:
+        return None
+    known = tuple(facts["anchors"])
+    for imported in facts.get("imports", ()):
+        more = _page_anchors(tree, imported, depth + 1) if depth < 4 else None
+        if more is None:
+            return None
+        known += more
+    return known
 
 
 class LinkParts(NamedTuple):
