@@ -98,6 +98,7 @@ from typing import Any, NamedTuple
 
 from kbkit.checks.redirect_files import EXTERNAL, configured, load_redirects
 from kbkit.checks.scopes import compiled
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages import anchors, myst
 from kbkit.pages.link import EMBED
 from kbkit.pages.page import Page
@@ -365,9 +366,9 @@ def served_folder(
     return f"/{folder}/{stem}/" if folder else f"/{stem}/"
 
 
-_NUMBER_PREFIX = re.compile(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
-_DATE_LIKE = re.compile(r"^\d+[-_.]\d+[-_.]\d+")
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]+$")
+_NUMBER_PREFIX = lazy(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
+_DATE_LIKE = lazy(r"^\d+[-_.]\d+[-_.]\d+")
+_EXTENSION = lazy(r"\.[A-Za-z0-9]+$")
 
 
 def _unnumbered(name: str, model: LinkModel) -> str:
@@ -978,7 +979,7 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
 # pymdownx.snippets' include line (`;--8<--` writes it as text), an autodoc block of
 # mkdocstrings (`::: package.module`) or mkdocs-click (`::: mkdocs-click`), and a Hugo
 # shortcode on a line of its own whose output is markdown (`{{% include "x.md" %}}`)
-_INSERTED = re.compile(r"(?m)^[ \t]*(?:--8<--|::: \S|\{\{%)")
+_INSERTED = lazy(r"(?m)^[ \t]*(?:--8<--|::: \S|\{\{%)")
 
 
 def anchors_known(page: Page, policy: Policy) -> bool:

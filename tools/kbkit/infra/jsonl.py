@@ -14,16 +14,15 @@ import errno
 import gc
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.infra.errors import UsageError, environment_failure, is_environment
 from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.infra.regular_file import NotRegularFile, read_regular_bytes
 
 
@@ -91,7 +90,7 @@ def encode_row(row: dict[str, Any]) -> bytes:
         return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode()
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # the same string when read back
+_LONE_SURROGATE = lazy("[\ud800-\udfff]")  # the same string when read back
 
 
 def append_rows(path: Path, rows: Iterable[dict[str, Any]], *, timeout: float = 60.0) -> int:
@@ -278,6 +277,8 @@ def remove_temp_files_of(path: Path) -> list[Path]:
     """Remove every temp file of `path`, of any writer; call only under `path`'s own lock
     when every atomic writer of `path` holds that lock (then none of them is writing)."""
     removed = []
+    from glob import escape as glob_escape
+
     for temp in path.parent.glob(f".{glob_escape(path.name)}.*{TEMP_SUFFIX}"):
         with contextlib.suppress(OSError):
             temp.unlink()

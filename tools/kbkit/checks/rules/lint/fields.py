@@ -7,7 +7,6 @@ date or tags finding.
 
 from __future__ import annotations
 
-import re
 from datetime import date, timedelta
 from typing import Any
 
@@ -27,6 +26,7 @@ from kbkit.checks.rules.lint import (
     TYPE_INVALID,
 )
 from kbkit.checks.scopes import scopes
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding, quote
@@ -34,12 +34,12 @@ from kbkit.rulebook.rule import Rule
 from kbkit.tree.model import Tree
 from kbkit.tree.taxonomy import POLICY_SOURCE, load_taxonomy
 
-_DATE_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_SHAPE = lazy(r"^\d{4}-\d{2}-\d{2}$")
 _DATE_FIELDS = ("created", "updated")
 
 
 # A top-level key at the start of a line: "key", 'key' or a plain key, then a colon.
-_KEY = re.compile(r"""(?:"([^"\n]*)"|'([^'\n]*)'|([^\s:"'][^:\n]*?))\s*:""")
+_KEY = lazy(r"""(?:"([^"\n]*)"|'([^'\n]*)'|([^\s:"'][^:\n]*?))\s*:""")
 
 
 def key_lines(page: Page) -> dict[str, int]:

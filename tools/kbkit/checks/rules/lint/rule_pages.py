@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from kbkit.checks.rules.lint import RULE_BULLETS, RULE_ID_DUPLICATE, RULE_SOURCE, TITLE_UNQUOTED
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -22,9 +23,9 @@ from kbkit.tree.model import Tree
 from kbkit.tree.rules import HEADING, rule_ids
 
 LABEL_KEYS = ("trigger", "must", "must_not", "acceptance")
-_BULLET = re.compile(r"^[-*+][ \t]+(.*)$")
-_MARKER = re.compile(r"\^\[[^\[\]\n]+\]\s*$")
-_TITLE_LINE = re.compile(r"^title[ \t]*:[ \t]*(.*)$", re.M)
+_BULLET = lazy(r"^[-*+][ \t]+(.*)$")
+_MARKER = lazy(r"\^\[[^\[\]\n]+\]\s*$")
+_TITLE_LINE = lazy(r"^title[ \t]*:[ \t]*(.*)$", re.M)
 
 
 @functools.lru_cache(maxsize=8)

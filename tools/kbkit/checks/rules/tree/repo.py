@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from kbkit.checks.rules.tree import DUPLICATE_PAGE, ENTRY_TOO_LONG, LOCAL_TRACKED
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.frontmatter import split_frontmatter
 from kbkit.pages.page import Page, decode
 from kbkit.rulebook.findings import Finding
@@ -16,7 +17,7 @@ from kbkit.tree.model import Tree
 from kbkit.tree.page_file import PageRefused, read_page_file
 from kbkit.vcs.git_index import GitIndexError, tracked_paths
 
-_FILE_SUPPRESSION = re.compile(r"<!--\s*kb-disable-file\b.*?-->", re.S)
+_FILE_SUPPRESSION = lazy(r"<!--\s*kb-disable-file\b.*?-->", re.S)
 
 
 # ASCII whitespace: what bytes.split() splits on
