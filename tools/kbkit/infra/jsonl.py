@@ -296,11 +296,13 @@ def ignore_transient_files(folder: Path) -> None:
         atomic_write_text(ignore, IGNORE_TRANSIENT)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
     """Replace `path` with `data`: temp file in the same folder, fsync, os.replace.
 
     On any failure the temp file is removed and `path` is untouched; a full disk or a
-    read-only folder raises an EnvironmentFailure that names `path`.
+    read-only folder raises an EnvironmentFailure that names `path`. `durable=False` skips
+    the two fsyncs (a few milliseconds each): still all or nothing when the process dies,
+    but a power cut may lose the file, so only for files their reader checks and rewrites.
     """
     _make_folder(path.parent)
     sweep_temp_files(path.parent)
@@ -309,7 +311,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             _write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
             try:
                 mode = path.stat().st_mode & 0o7777
             except FileNotFoundError:
@@ -325,11 +328,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             assert isinstance(exc, OSError)
             raise environment_failure(exc, path) from exc
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, durable: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), durable)
 
 
 def _fsync_dir(folder: Path) -> None:
