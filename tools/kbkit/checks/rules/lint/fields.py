@@ -7,6 +7,7 @@ date or tags finding.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any
 
@@ -197,7 +198,7 @@ def string_tags(page: Page) -> list[str]:
 
 
 def stale_findings(
-    tree: Tree, pages: list[tuple[str, dict[str, Any]]], context: Context
+    tree: Tree, pages: Iterable[tuple[str, dict[str, Any]]], context: Context
 ) -> list[Finding]:
     limit = tree.policy.limit("stale_days")
     oldest = (context.today - timedelta(days=limit)).isoformat()
@@ -218,7 +219,7 @@ def stale_findings(
     return out
 
 
-def taxonomy_findings(tree: Tree, pages: list[tuple[str, dict[str, Any]]]) -> list[Finding]:
+def taxonomy_findings(tree: Tree, pages: Iterable[tuple[str, dict[str, Any]]]) -> list[Finding]:
     taxonomy = load_taxonomy(tree.repo, tree.policy)
     if taxonomy.problem is not None:
         if taxonomy.source == POLICY_SOURCE and not any("tags" in facts for _, facts in pages):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from kbkit.checks.rules.lint import RULE_BULLETS, RULE_ID_DUPLICATE, RULE_SOURCE, TITLE_UNQUOTED
@@ -115,7 +116,7 @@ def _title_findings(page: Page) -> list[Finding]:
 
 
 def duplicate_rule_id_findings(
-    tree: Tree, pages: list[tuple[str, dict[str, Any]]]
+    tree: Tree, pages: Iterable[tuple[str, dict[str, Any]]]
 ) -> list[Finding]:
     first: dict[str, tuple[str, int]] = {}
     out = []
