@@ -86,7 +86,12 @@ def test_atomic_write_syncs_the_file_and_its_folder_unless_told_not_to(
 ) -> None:
     synced: list[int] = []
     real_fsync = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
     target = tmp_path / "sub" / "cursor.json"
     atomic_write_text(target, "one\n", durable=durable)
     assert target.read_text() == "one\n"
