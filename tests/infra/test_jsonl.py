@@ -80,6 +80,25 @@ def test_atomic_write_replaces_whole_file(tmp_path: Path) -> None:
     assert [p.name for p in target.parent.iterdir()] == ["cursor.json"]
 
 
+@pytest.mark.parametrize("durable", [True, False])
+def test_atomic_write_syncs_the_file_and_its_folder_unless_told_not_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, durable: bool
+) -> None:
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    target = tmp_path / "sub" / "cursor.json"
+    atomic_write_text(target, "one\n", durable=durable)
+    assert target.read_text() == "one\n"
+    assert len(synced) == (2 if durable else 0)
+    assert [p.name for p in target.parent.iterdir()] == ["cursor.json"]
+
+
 def test_append_on_a_full_disk_raises_and_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     with small_tmpfs(tmp_path / "disk") as disk:
         log = disk / "log.jsonl"

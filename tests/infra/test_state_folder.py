@@ -22,3 +22,21 @@ def test_an_existing_gitignore_is_kept(tmp_path: Path) -> None:
     (folder / ".gitignore").write_text("*\n!keep\n")
     make_state_folder(folder, "ignored note")
     assert (folder / ".gitignore").read_text() == "*\n!keep\n"
+
+
+def test_a_gitignore_a_power_cut_left_empty_is_written_again(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    folder.mkdir()
+    (folder / ".gitignore").write_text("")  # what a lost unsynced write may leave
+    make_state_folder(folder, "a test cache")
+    assert (folder / ".gitignore").read_text() == "# a test cache\n*\n"
+
+
+def test_the_gitignore_is_written_without_fsync(tmp_path: Path, monkeypatch) -> None:
+    import os
+
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    make_state_folder(tmp_path / "state", "a test cache")
+    assert synced == []  # two fsyncs were a tenth of a cold small check's fixed cost
+    assert sorted(p.name for p in (tmp_path / "state").iterdir()) == [".gitignore"]

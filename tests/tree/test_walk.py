@@ -153,3 +153,21 @@ def test_a_first_check_keeps_each_page_key_its_read_took(
     page.write_text(page.read_text() + "\nMore.\n")
     assert main(argv) == 1
     assert reads == ["general/x.md"]
+
+
+@pytest.mark.parametrize("count", [0, 1, 4095, 4096, 4097, 9000])
+def test_walk_digest_is_the_digest_of_every_name_joined(count: int) -> None:
+    """Hashed a chunk at a time (memory), the bytes are those of one join of every name."""
+    import hashlib
+
+    from kbkit.tree.walk import walk_digest
+
+    files = [f"f/{i:05d}-é.md" for i in range(count)]
+    folders = ["", "f", "f/g"]
+    expected = hashlib.blake2b(digest_size=16)
+    expected.update("\0".join(sorted(files)).encode())
+    expected.update(b"\0\0")
+    expected.update("\0".join(sorted(folders)).encode())
+    expected.update(b"\0\0")
+    expected.update(repr([]).encode())
+    assert walk_digest(reversed(files), folders, []) == expected.digest()

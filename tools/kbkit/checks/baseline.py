@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any, NamedTuple
 from kbkit.infra import json_input
 from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.infra.regular_file import read_regular_bytes
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -30,7 +30,7 @@ from kbkit.rulebook.findings import Finding
 FILE_NAME = "baseline.json"
 FORMAT = 1
 MAX_BASELINE_BYTES = 64 * 1024 * 1024
-_DIGITS = re.compile(r"\d+")
+_DIGITS = lazy(r"\d+")
 
 
 def fingerprints(findings: Sequence[Finding], repo_root: Path) -> list[str]:

@@ -50,7 +50,7 @@ from kbkit.tree.model import (
 )
 from kbkit.tree.walk import PACKED_KEY, Walk, walk_aside, walk_digest
 
-FORMAT = 2
+FORMAT = 3  # 3: the arrays are three blocks, not one tuple
 MAX_CHANGED = 64  # more changed pages than this: the full (parallel) run is as fast
 DIGEST = 16  # bytes per page in the inputs array
 REPARSE_AT_MOST = 8  # up to this many changed pages are re-parsed rather than re-saved
@@ -91,7 +91,10 @@ def try_reuse(
     try:
         if header["walk"] != walk.digest:
             return walk
-        _, arrays = read_block(data, after_header)
+        pos, keys = read_block(data, after_header)
+        pos, inputs = read_block(data, pos)
+        _, prints = read_block(data, pos)
+        arrays = (keys, inputs, prints)
         reused = _reuse(repo, policy, names, walk, header, arrays, started_ns)
     except (ValueError, EOFError, TypeError, KeyError, IndexError, AttributeError, struct.error):
         return walk  # a snapshot of another shape (a damaged file): the full run
@@ -160,7 +163,7 @@ def _reuse(
     if len(changed) > REPARSE_AT_MOST:  # else re-parsing them next time is cheaper than a write
         racy_from = started_ns - RACY_NS
         header["recheck"] = _recheck(PACKED_KEY.iter_unpack(keys), racy_from)
-        write_blocks(_snapshot_file(repo, names), (header, (bytes(keys), inputs, prints)))
+        write_blocks(_snapshot_file(repo, names), (header, bytes(keys), inputs, prints))
     fingerprints = [(rel, fp) for rel, fp in zip(walk.pages, prints, strict=True) if fp is not None]
     run = Run(
         prefixes,
@@ -205,9 +208,12 @@ def save(
         "tocs": toc_digest(tree),
         "pages": pages,
     }
+    # Three blocks, each encoded as it is written: one tuple of the three was encoded into
+    # one growing buffer, twice its size at its peak (13 MB at 100k pages, the peak of a
+    # check's memory).
     inputs = b"".join(tree.inputs[rel] for rel in order)
     prints = [tree.facts[rel].get("fingerprint") for rel in order]
-    write_blocks(_snapshot_file(tree.repo, names), (header, (keys, inputs, prints)))
+    write_blocks(_snapshot_file(tree.repo, names), (header, keys, inputs, prints))
 
 
 def volatile_findings(

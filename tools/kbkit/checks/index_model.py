@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -45,6 +44,7 @@ import yaml
 from kbkit.checks.rules.tree import LINK_BROKEN, PAGE_REGISTERED_TWICE, PAGE_UNREGISTERED
 from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages import myst
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import is_absolute
@@ -482,7 +482,7 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
 
 # `{{#include path}}`, `{{#include path:anchor}}`, `{{#rustdoc_include path:1:3}}`; a
 # backslash before the braces writes the directive as text
-_INCLUDE = re.compile(r"(?<!\\)\{\{#(?:include|rustdoc_include)[ \t]+([^\s:}]+)")
+_INCLUDE = lazy(r"(?<!\\)\{\{#(?:include|rustdoc_include)[ \t]+([^\s:}]+)")
 
 
 def include_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:

@@ -105,6 +105,7 @@ from typing import Any, NamedTuple
 
 from kbkit.checks.redirect_files import EXTERNAL, configured, load_redirects
 from kbkit.checks.scopes import compiled
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages import anchors, myst
 from kbkit.pages.link import EMBED
 from kbkit.pages.page import Page
@@ -311,14 +312,14 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
 
 
 # `{% link docs/x.md %}`, after `{{ site.baseurl }}` or not, and `{% post_url 2024-01-05-x %}`
-_LIQUID_LINK = re.compile(
+_LIQUID_LINK = lazy(
     r"^(?:\{\{-?\s*site\.baseurl\s*-?\}\})?\{%-?\s*(link|post_url)\s+([^\s{}%]+)\s*-?%\}(?:#.*)?$"
 )
 
 
 # Liquid runs before markdown, so `[x]({% link a b %})` is a link though CommonMark, which
 # allows no space in a destination, reads none
-_LIQUID_DESTINATION = re.compile(r"\]\((\s*(?:\{\{[^}\n]*\}\})?\{%[^%\n]*%\}[^)\s]*)\)")
+_LIQUID_DESTINATION = lazy(r"\]\((\s*(?:\{\{[^}\n]*\}\})?\{%[^%\n]*%\}[^)\s]*)\)")
 
 
 def _liquid_links(page: Page, model: LinkModel) -> list[LinkRef]:
@@ -418,9 +419,9 @@ def served_folder(
     return f"/{folder}/{stem}/" if folder else f"/{stem}/"
 
 
-_NUMBER_PREFIX = re.compile(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
-_DATE_LIKE = re.compile(r"^\d+[-_.]\d+[-_.]\d+")
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]+$")
+_NUMBER_PREFIX = lazy(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
+_DATE_LIKE = lazy(r"^\d+[-_.]\d+[-_.]\d+")
+_EXTENSION = lazy(r"\.[A-Za-z0-9]+$")
 
 
 def _unnumbered(name: str, model: LinkModel) -> str:
@@ -1079,10 +1080,10 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
 # pymdownx.snippets' include line (`;--8<--` writes it as text), an autodoc block of
 # mkdocstrings (`::: package.module`) or mkdocs-click (`::: mkdocs-click`), and a Hugo
 # shortcode on a line of its own whose output is markdown (`{{% include "x.md" %}}`)
-_INSERTED = re.compile(r"(?m)^[ \t]*(?:--8<--|::: \S|\{\{%)")
+_INSERTED = lazy(r"(?m)^[ \t]*(?:--8<--|::: \S|\{\{%)")
 # an MDX import of a markdown file: Docusaurus renders its headings, with their ids, where
 # the page writes `<Partial />` (the path is a JavaScript string: `\_` is `_`)
-_MDX_IMPORT = re.compile(r"""\bimport\s+\w+\s+from\s+(['"])([^'"\n]+\.mdx?)\1""")
+_MDX_IMPORT = lazy(r"""\bimport\s+\w+\s+from\s+(['"])([^'"\n]+\.mdx?)\1""")
 
 
 def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
@@ -1102,9 +1103,9 @@ def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_FENCE = lazy(r"^[ \t]*(`{3,}|~{3,})")
 # a snippet of a file that is no markdown (an image, source code): it inserts no headings
-_SOURCE_SNIPPET = re.compile(
+_SOURCE_SNIPPET = lazy(
     r"[ \t]*-{1,}8<-{1,}[ \t]+(['\"])[^'\"\n]+\."
     r"(?!(?:md|markdown|mdown|mkd|mkdn|txt|html?)\b)[A-Za-z0-9]+(?::[^'\"\n]*)?\1"
 )
@@ -1134,7 +1135,7 @@ def anchors_known(page: Page, policy: Policy) -> bool:
     )
 
 
-_SHORTCODE = re.compile(r"[ \t]*\{\{%-?\s*(/?)\s*([\w./-]+)")
+_SHORTCODE = lazy(r"[ \t]*\{\{%-?\s*(/?)\s*([\w./-]+)")
 
 
 def _wraps_own_text(text: str, start: int) -> bool:

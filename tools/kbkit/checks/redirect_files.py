@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +174,8 @@ def _parse(path: Path, text: str) -> Any:
         if path.suffix == ".json":
             return json_input.loads(text)
         if path.suffix == ".toml":
+            import tomllib  # a tenth of `kb check`'s fixed cost spent on imports: only when read
+
             return tomllib.loads(text)
         from kbkit.sites.config import TocLoader  # within the YAML limits
 

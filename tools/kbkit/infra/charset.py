@@ -10,16 +10,14 @@ property); `tests/infra/test_charset.py` checks them against the `regex` library
 
 from __future__ import annotations
 
-import re
+from kbkit.infra.lazy_pattern import lazy
 
 DEFAULT_IGNORABLE = (
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
 )
-INVISIBLE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufff9-\ufffb" + DEFAULT_IGNORABLE + "]"
-)
+INVISIBLE = lazy("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufff9-\ufffb" + DEFAULT_IGNORABLE + "]")
 
 
 def visible(text: str) -> str:

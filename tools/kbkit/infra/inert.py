@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import re
 
+from kbkit.infra.lazy_pattern import lazy
+
 ZWSP = "\u200b"
 ENTITY = "&#8203;"
 
 # `@login` (GitHub logins: letters, digits, inner hyphens) or `@org/team`, not inside a
 # word (`me@example.com` is an address) and not already broken.
-_MENTION = re.compile(r"(?<![A-Za-z0-9_.+\-/@`])@(?=[A-Za-z0-9])")
+_MENTION = lazy(r"(?<![A-Za-z0-9_.+\-/@`])@(?=[A-Za-z0-9])")
 # `#123` (also `owner/repo#123`), not an HTML entity (`&#8203;`) and not a heading mark.
-_NUMBER = re.compile(r"(?<!&)#(?=\d)")
+_NUMBER = lazy(r"(?<!&)#(?=\d)")
 # `GH-123`, any letter case.
-_GH = re.compile(r"(?<![A-Za-z0-9_])([Gg][Hh])-(?=\d)")
-_URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s<>()\[\]`]+|<[^\s<>]+@[^\s<>]+>", re.I)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_GH = lazy(r"(?<![A-Za-z0-9_])([Gg][Hh])-(?=\d)")
+_URL = lazy(r"\b[a-z][a-z0-9+.\-]*://[^\s<>()\[\]`]+|<[^\s<>]+@[^\s<>]+>", re.I)
+_FENCE = lazy(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def plain(text: str) -> str:

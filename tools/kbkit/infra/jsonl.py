@@ -14,16 +14,15 @@ import errno
 import gc
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.infra.errors import UsageError, environment_failure, is_environment
 from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.infra.regular_file import NotRegularFile, read_regular_bytes
 
 
@@ -91,7 +90,7 @@ def encode_row(row: dict[str, Any]) -> bytes:
         return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode()
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # the same string when read back
+_LONE_SURROGATE = lazy("[\ud800-\udfff]")  # the same string when read back
 
 
 def append_rows(path: Path, rows: Iterable[dict[str, Any]], *, timeout: float = 60.0) -> int:
@@ -278,6 +277,8 @@ def remove_temp_files_of(path: Path) -> list[Path]:
     """Remove every temp file of `path`, of any writer; call only under `path`'s own lock
     when every atomic writer of `path` holds that lock (then none of them is writing)."""
     removed = []
+    from glob import escape as glob_escape
+
     for temp in path.parent.glob(f".{glob_escape(path.name)}.*{TEMP_SUFFIX}"):
         with contextlib.suppress(OSError):
             temp.unlink()
@@ -295,11 +296,13 @@ def ignore_transient_files(folder: Path) -> None:
         atomic_write_text(ignore, IGNORE_TRANSIENT)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
     """Replace `path` with `data`: temp file in the same folder, fsync, os.replace.
 
     On any failure the temp file is removed and `path` is untouched; a full disk or a
-    read-only folder raises an EnvironmentFailure that names `path`.
+    read-only folder raises an EnvironmentFailure that names `path`. `durable=False` skips
+    the two fsyncs (a few milliseconds each): still all or nothing when the process dies,
+    but a power cut may lose the file, so only for files their reader checks and rewrites.
     """
     _make_folder(path.parent)
     sweep_temp_files(path.parent)
@@ -308,7 +311,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             _write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
             try:
                 mode = path.stat().st_mode & 0o7777
             except FileNotFoundError:
@@ -324,11 +328,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             assert isinstance(exc, OSError)
             raise environment_failure(exc, path) from exc
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, durable: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), durable)
 
 
 def _fsync_dir(folder: Path) -> None:

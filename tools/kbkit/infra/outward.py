@@ -44,16 +44,17 @@ import re
 
 from kbkit.infra import inert
 from kbkit.infra.charset import INVISIBLE, json_escape
+from kbkit.infra.lazy_pattern import lazy
 
 # Characters no line may carry raw: the invisible ones (controls including CR, VT, FF and
 # NEL, bidi, zero-width, U+2028/2029), the newline and lone surrogates.
-_UNSAFE = re.compile(INVISIBLE.pattern[:-1] + "\n\ud800-\udfff]")
-_JSON_UNSAFE = re.compile(INVISIBLE.pattern[:-1] + "\ud800-\udfff]")
+_UNSAFE = lazy(INVISIBLE.pattern[:-1] + "\n\ud800-\udfff]")
+_JSON_UNSAFE = lazy(INVISIBLE.pattern[:-1] + "\ud800-\udfff]")
 
 # What GitHub links without any markup (its autolink extension), the bracketed autolinks
 # included: a scheme address, a `www.` address, an e-mail address, wherever it starts (GitHub
 # links `_https://...` too). Backticks, `|` and brackets end one (escaped outside it).
-_ADDRESS = re.compile(
+_ADDRESS = lazy(
     r"(?:[a-z][a-z0-9+.\-]*://|www\.|(?:mailto|xmpp):)[^\s<>()\[\]`|]+"
     r"|[a-z0-9._%+\-]+@[a-z0-9_\-]+(?:\.[a-z0-9_\-]+)+",
     re.I,
@@ -61,9 +62,9 @@ _ADDRESS = re.compile(
 # Markdown punctuation that can open a link, an image, emphasis, math (GitHub renders
 # `$...$`: a green "passed" painted in LaTeX), a code span or a table cell; `&`, `<`, `>`
 # and the backtick become entities instead (raw HTML, code).
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\*_{}\[\]()!|~$])")
+_MARKDOWN_PUNCTUATION = lazy(r"([\\*_{}\[\]()!|~$])")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;"}
-_ENTITY_CHARS = re.compile("[&<>`]")
+_ENTITY_CHARS = lazy("[&<>`]")
 
 
 def line(text: str) -> str:

@@ -22,14 +22,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import marshal
-import mmap
 import os
-import queue
-import signal
 import struct
-import threading
 from collections.abc import Callable, Generator, Iterator
-from typing import Any, BinaryIO, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Generic, TypeVar
+
+if TYPE_CHECKING:
+    import queue
 
 Work = Callable[[int], list[Any]]
 T = TypeVar("T")
@@ -53,6 +52,8 @@ class _Counter:
     the byte holds the lock until it writes it back)."""
 
     def __init__(self) -> None:
+        import mmap  # run_chunks only: a walk aside (every check) needs none of these imports
+
         self.memory = mmap.mmap(-1, _COUNTER.size)  # MAP_SHARED: a fork shares, not copies
         self.token_read, self.token_write = os.pipe()
         os.write(self.token_write, b"t")
@@ -75,6 +76,9 @@ class _Counter:
 def run_chunks(count: int, work: Work, helpers: int) -> Iterator[list[Any]]:
     """Yield `work(i)` for every i in range(count), computed here and on `helpers` forked
     processes (`work`'s results must be marshal-friendly)."""
+    import queue
+    import threading
+
     counter = _Counter()
     inbox: queue.SimpleQueue[bytes] = queue.SimpleQueue()
     pids: list[int] = []
@@ -120,6 +124,8 @@ def _stop(pid: int) -> None:
     with contextlib.suppress(ChildProcessError):
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done == 0:
+            import signal
+
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
             os.waitpid(pid, 0)

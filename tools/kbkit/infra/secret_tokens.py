@@ -15,9 +15,10 @@ from __future__ import annotations
 import functools
 import math
 import re
-import string
 from collections import Counter
 from typing import Any, NamedTuple
+
+from kbkit.infra.lazy_pattern import lazy
 
 REDACTED = "[redacted]"
 REDACTED_KEY = "[redacted private key]"
@@ -110,12 +111,12 @@ def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 # Every family's match holds a 16-character run of token characters or one of these
 # literals; text without either (most prose) skips the families altogether.
-_RUN = re.compile(r"[A-Za-z0-9_+/=.\\-]{16}")
+_RUN = lazy(r"[A-Za-z0-9_+/=.\\-]{16}")
 _LITERALS = ("BEGIN", "PuTTY", "://", "xox", "AKC")
 
 # user:password@ in a URL (detect-secrets' BasicAuthDetector): both go; also `redis://:pw@`,
 # a password with no user name.
-URL_CREDENTIALS = re.compile(r"(?i)((?:\b[a-z][a-z0-9+.-]*)?://)[^\s/@:]*:[^\s/@]+@")
+URL_CREDENTIALS = lazy(r"(?i)((?:\b[a-z][a-z0-9+.-]*)?://)[^\s/@:]*:[^\s/@]+@")
 
 # Names whose value is a credential. A name ends at a separator, so `author:` and
 # `tokenizer=` are not credential names while `db_password`, `x-api-key`, `auth_token` are.
@@ -126,14 +127,14 @@ CREDENTIAL_NAME = (
 )
 # The name may be a quoted key (`{"password": "..."}`); an unquoted value runs on through
 # `&` unless `&name=` starts the next query parameter (`password=Tr0ub4dor&3xyz` is one value).
-ASSIGNMENT = re.compile(
+ASSIGNMENT = lazy(
     r"(?<![A-Za-z0-9_.-])(" + CREDENTIAL_NAME + r")([\"']?\s*(?::=|=>|[:=])\s*)"
     r"(\"[^\"]*\"|'[^']*'|[^\s,;&]+(?:&(?![A-Za-z0-9_.-]+=)[^\s,;&]*)*)"
 )
 # Substrings every credential name contains (lower case): a cheap test before ASSIGNMENT.
 _NAME_HINTS = ("pass", "pwd", "secret", "token", "key", "credential", "auth", "session", "cookie")
 # `Bearer <value>`, `Basic <value>`, `token <value>`: a scheme word then the value.
-SCHEME = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9._~+/=-]{8,})")
+SCHEME = lazy(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9._~+/=-]{8,})")
 
 
 def _may_hold_token(text: str) -> bool:
@@ -298,7 +299,7 @@ _CASELESS_HINTS: dict[str, tuple[str, ...]] = {"aws-secret-key": ("aws",), "azur
 # The characters whose lower case is each ASCII letter (`str.lower`, all of Unicode)
 _LOWERS_TO: dict[str, tuple[str, ...]] = {
     letter: (letter, letter.upper(), *(("\u212a",) if letter == "k" else ()))
-    for letter in string.ascii_lowercase
+    for letter in "abcdefghijklmnopqrstuvwxyz"  # string.ascii_lowercase, without its import
 }
 
 
@@ -436,9 +437,9 @@ def _from_pieces(
 
 # Documentation writes tokens that are not secrets: AWS's published example keys, runs of one
 # character (`ghp_xxxxxxxx...`), counting sequences, `<your-token>`-style stand-ins.
-_EXAMPLE_WORDS = re.compile(r"(?i)example|sample|dummy|placeholder|your|redacted|fake")
+_EXAMPLE_WORDS = lazy(r"(?i)example|sample|dummy|placeholder|your|redacted|fake")
 _COUNTING = ("0123456789", "123456789", "abcdefghij", "ABCDEFGHIJ")
-_SAMPLE_JWT = re.compile(r"^eyJ[A-Za-z0-9_=-]*\.(eyJzdWIiOiIxMjM0NTY3ODkwIi|eyJzdWIiOiJ1c2VyMTIz)")
+_SAMPLE_JWT = lazy(r"^eyJ[A-Za-z0-9_=-]*\.(eyJzdWIiOiIxMjM0NTY3ODkwIi|eyJzdWIiOiJ1c2VyMTIz)")
 
 
 def is_example_token(token: str) -> bool:

@@ -28,13 +28,15 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from kbkit.infra.lazy_pattern import lazy
+
 GITHUB, PYTHON_MARKDOWN, MDBOOK, DOCFX = "github", "python-markdown", "mdbook", "docfx"
 KRAMDOWN = "kramdown"
 STYLES = (GITHUB, PYTHON_MARKDOWN, MDBOOK, DOCFX, KRAMDOWN)
 
 # GitHub (github-slugger) lower-cases the heading's text, drops everything but letters,
 # digits, `_`, `-` and spaces, and turns each space into `-`.
-_DROP = re.compile(r"[^\w\- ]")
+_DROP = lazy(r"[^\w\- ]")
 # The same for ASCII text in one C pass: punctuation deleted, spaces turned into `-`.
 _ASCII_KEEP = set("abcdefghijklmnopqrstuvwxyz0123456789_- ")
 _GITHUB_ASCII = str.maketrans(
@@ -43,11 +45,11 @@ _GITHUB_ASCII = str.maketrans(
         for c in range(128)
     }
 )
-_PM_DROP = re.compile(r"[^\w\s-]")
-_PM_RUNS = re.compile(r"[-\s]+")
-_PM_COUNT = re.compile(r"^(.*)_([0-9]+)$")
+_PM_DROP = lazy(r"[^\w\s-]")
+_PM_RUNS = lazy(r"[-\s]+")
+_PM_COUNT = lazy(r"^(.*)_([0-9]+)$")
 # kramdown's typographic symbols (em and en dash, ellipsis, guillemets), longest first
-_KRAMDOWN_SYMBOLS = re.compile(r"---|--|\.\.\.|<<|>>")
+_KRAMDOWN_SYMBOLS = lazy(r"---|--|\.\.\.|<<|>>")
 
 
 def slug(text: str, style: str = GITHUB) -> str:
@@ -110,11 +112,9 @@ def page_anchors(texts: Iterable[str], style: str = GITHUB) -> tuple[str, ...]:
 
 
 # An attribute list: `{ #id .class key="value" }`, `{: #id }` (kramdown/Python-Markdown).
-_ATTRS = re.compile(
-    r"\{:?[ \t]*((?:[#.][^\s{}#.]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}]+)|[ \t])+)\}"
-)
-_ATTR_ID = re.compile(r"(?:^|[ \t])(?:#([^\s{}.]+)|id=(?:\"([^\"]*)\"|'([^']*)'|([^\s{}]+)))")
-_TRAILING_ATTRS = re.compile(_ATTRS.pattern + r"[ \t]*$")
+_ATTRS = lazy(r"\{:?[ \t]*((?:[#.][^\s{}#.]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}]+)|[ \t])+)\}")
+_ATTR_ID = lazy(r"(?:^|[ \t])(?:#([^\s{}.]+)|id=(?:\"([^\"]*)\"|'([^']*)'|([^\s{}]+)))")
+_TRAILING_ATTRS = lazy(_ATTRS.pattern + r"[ \t]*$")
 
 
 def _attr_id(attrs: str) -> str | None:
@@ -150,7 +150,7 @@ def attr_list_ids(text: str) -> list[str]:
     return [found for match in _ATTRS.finditer(text) if (found := _attr_id(match.group(1)))]
 
 
-_HTML_ID = re.compile(r"""<[a-zA-Z][^>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
+_HTML_ID = lazy(r"""<[a-zA-Z][^>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
 
 
 def html_ids(text: str) -> list[str]:
@@ -162,8 +162,8 @@ def html_ids(text: str) -> list[str]:
 
 # A definition list's definition line (`: text`), whose term is the line above it (or the
 # line above a blank one)
-_DEFINITION = re.compile(r"(?m)^[^\S\n]{0,3}:[ \t]")
-_TERM_MARKUP = re.compile(r"[`*_]")
+_DEFINITION = lazy(r"(?m)^[^\S\n]{0,3}:[ \t]")
+_TERM_MARKUP = lazy(r"[`*_]")
 
 
 def definition_terms(text: str) -> list[tuple[int, str]]:
@@ -199,8 +199,8 @@ def footnote_ids(labels: Iterable[str]) -> list[str]:
 
 
 # pymdownx.tabbed: `=== "Title"` (also `===!` / `===+`) opens a tab.
-_TAB = re.compile(r'^[ \t]*===[!+]?[ \t]+"(.*)"[ \t]*$', re.M)
-_ICON = re.compile(r":[a-z0-9_+-]+:")
+_TAB = lazy(r'^[ \t]*===[!+]?[ \t]+"(.*)"[ \t]*$', re.M)
+_ICON = lazy(r":[a-z0-9_+-]+:")
 
 
 def tab_ids(text: str, headings: list[tuple[int, str]], style: str) -> list[str]:

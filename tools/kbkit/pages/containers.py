@@ -11,9 +11,9 @@ line is added or removed, so every line keeps its number. An opener must be the 
 
 from __future__ import annotations
 
-import re
+from kbkit.infra.lazy_pattern import lazy
 
-OPENER = re.compile(
+OPENER = lazy(
     r'^[ ]*(?:(?:!!!|\?\?\?\+?)[ \t]+[A-Za-z][\w-]*(?:[ \t]+"[^"\n]*")?|===[!+]?[ \t]+"[^"\n]*")[ \t]*$'
 )
 HINTS = ("!!!", "???", '=== "', '===! "', '===+ "')

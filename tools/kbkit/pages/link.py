@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Final, NamedTuple
 from urllib.parse import unquote
 
-_EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
+from kbkit.infra.lazy_pattern import lazy
+
+_EXTERNAL = lazy(r"^(?:[a-zA-Z][a-zA-Z0-9+.\-]*:|//)")
 
 # How a link was written: `[t](dest)`, `[t][label]`/`[label]`, `<scheme:...>`/`<a@b.c>`,
 # `[[Page]]` and `![[file.png]]` (the last two only in `Page.wikilinks`).

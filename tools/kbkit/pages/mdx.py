@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import re
 
+from kbkit.infra.lazy_pattern import lazy
+
 SUFFIX = ".mdx"
-_FENCE = re.compile(r"^[ ]*(`{3,}|~{3,})")
-_ESM = re.compile(r"^(?:import|export)\b[\s{*'\"]")
+_FENCE = lazy(r"^[ ]*(`{3,}|~{3,})")
+_ESM = lazy(r"^(?:import|export)\b[\s{*'\"]")
 _TAG = r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{}\"']|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?/?>|<>|</>"
-_TAGS_ONLY = re.compile(rf"^\s*(?:(?:{_TAG})\s*)+$")
-_TAG_START = re.compile(r"^\s*<[A-Za-z][\w.:-]*(?:\s|$)")
-_COMMENT = re.compile(r"\{/\*.*?\*/\}")
+_TAGS_ONLY = lazy(rf"^\s*(?:(?:{_TAG})\s*)+$")
+_TAG_START = lazy(r"^\s*<[A-Za-z][\w.:-]*(?:\s|$)")
+_COMMENT = lazy(r"\{/\*.*?\*/\}")
 _INDENT = 4
 
 

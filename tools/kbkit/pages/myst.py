@@ -11,18 +11,18 @@ not a directive are text, not labels.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.page import Page
 
-_LABEL = re.compile(r"^ {0,3}\((?P<name>[^()\s][^()]*)\)=[ \t]*$")
-_NAME_OPTION = re.compile(r"^[ \t]*:(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
-_YAML_NAME = re.compile(r"^[ \t]*(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
+_LABEL = lazy(r"^ {0,3}\((?P<name>[^()\s][^()]*)\)=[ \t]*$")
+_NAME_OPTION = lazy(r"^[ \t]*:(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
+_YAML_NAME = lazy(r"^[ \t]*(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
 # `{figure-md} name` opening a backtick or (colon_fence) a colon fence
-_FIGURE_MD = re.compile(r"^[ \t]*(?:`{3,}|:{3,})\{figure-md\}[ \t]+(?P<name>\S+)")
-_TOCTREE = re.compile(r"^\{toctree\}")
-_TITLED = re.compile(r"^(?P<title>.*\S)\s+<(?P<target>[^<>]+)>$")
+_FIGURE_MD = lazy(r"^[ \t]*(?:`{3,}|:{3,})\{figure-md\}[ \t]+(?P<name>\S+)")
+_TOCTREE = lazy(r"^\{toctree\}")
+_TITLED = lazy(r"^(?P<title>.*\S)\s+<(?P<target>[^<>]+)>$")
 
 # docutils.nodes.make_id (public domain): the id of a label or a heading's section
 _DIGRAPHS = {0x00DF: "sz", 0x00E6: "ae", 0x0153: "oe", 0x0238: "db", 0x0239: "qp"}
@@ -33,8 +33,8 @@ _STROKED = {
     0x0234: "l", 0x0235: "n", 0x0236: "t", 0x0237: "j", 0x023C: "c", 0x023F: "s", 0x0240: "z",
     0x0247: "e", 0x0249: "j", 0x024B: "q", 0x024D: "r", 0x024F: "y",
 }  # fmt: skip
-_NON_ID = re.compile(r"[^a-z0-9]+")
-_AT_ENDS = re.compile(r"^[-0-9]+|-+$")
+_NON_ID = lazy(r"[^a-z0-9]+")
+_AT_ENDS = lazy(r"^[-0-9]+|-+$")
 
 # the pages Sphinx's HTML builder always writes: labels of the standard domain
 BUILT_IN = frozenset({"genindex", "modindex", "py-modindex", "search"})

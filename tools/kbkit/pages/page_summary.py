@@ -15,6 +15,7 @@ import re
 import sys
 from typing import Any, NamedTuple
 
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.link import Link
 from kbkit.pages.page import Page
 
@@ -26,7 +27,7 @@ SuppressionRef = tuple[int, int, str, str]
 
 SUPPRESSION_PREFIX = "kb-disable-"
 WHOLE_FILE = -1  # the line a `kb-disable-file` comment covers: every line of its page
-_SUPPRESSION = re.compile(
+_SUPPRESSION = lazy(
     r"^kb-disable-(?P<kind>next-line|file)\b\s*(?P<rule>[a-z0-9/-]*)\s*(?::\s*(?P<reason>.*))?$",
     re.S,
 )

@@ -129,14 +129,21 @@ def builtin_policy(name: str) -> Policy:
         raise UsageError(
             f"unknown policy profile {name!r}; built-in profiles: {', '.join(PROFILES)}"
         )
-    base = _load_yaml(_profile_text("default"), "default policy", trusted=True)
+    base = _profile_data("default")
     if name == "default":
-        return Policy(base, "built-in profile 'default'")
-    override = _load_yaml(_profile_text(name), f"built-in profile {name!r}", trusted=True)
+        return Policy(copy.deepcopy(base), "built-in profile 'default'")
+    override = dict(_profile_data(name))  # (`_merge` copies what it keeps of either side)
     parent = str(override.pop("extends", "default"))  # a profile may build on another one
     if parent != "default":
         base = builtin_policy(parent).data
     return Policy(_merge(base, override), f"built-in profile {name!r}")
+
+
+@functools.cache  # a policy file reads the default profile twice (the lookup, then `extends`)
+def _profile_data(name: str) -> dict[str, Any]:
+    """A built-in profile's mapping, parsed once per process; callers copy what they keep."""
+    source = "default policy" if name == "default" else f"built-in profile {name!r}"
+    return _load_yaml(_profile_text(name), source, trusted=True)
 
 
 def policy_from_file(path: Path) -> Policy:

@@ -12,10 +12,9 @@ down): `_toc.yml` is its navigation, and its entries may name notebooks (`.ipynb
 
 from __future__ import annotations
 
-import ast
 import posixpath
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -23,6 +22,9 @@ from kbkit.infra.bounded_yaml import YamlLimitError
 from kbkit.infra.errors import UsageError
 from kbkit.sites.config import TocLoader, dig, over_limits, present, read_config
 from kbkit.sites.site import Site
+
+if TYPE_CHECKING:
+    import ast
 
 CONF_FOLDERS = (".", "docs", "doc", "source", "docs/source", "doc/source")
 MYST = ("myst_parser", "myst_nb")
@@ -53,6 +55,8 @@ def read_conf(path: Path) -> dict[str, Any]:
     """The literal values conf.py assigns at its top level, read without running it: a
     name bound to a literal, a list grown by `+=`, `.append()` or `.extend()` with literals.
     A file that is not Python is refused, naming its line."""
+    import ast  # conf.py is read on Sphinx sites only: no import for every check
+
     text = read_config(path)
     try:
         tree = ast.parse(text, filename=str(path))
@@ -71,6 +75,8 @@ def read_conf(path: Path) -> dict[str, Any]:
 
 
 def _literal(node: ast.AST) -> Any:
+    import ast
+
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -78,6 +84,8 @@ def _literal(node: ast.AST) -> Any:
 
 
 def _assign(node: ast.stmt, values: dict[str, Any]) -> None:
+    import ast
+
     if isinstance(node, (ast.Assign, ast.AnnAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         value = _literal(node.value) if node.value is not None else None

@@ -38,12 +38,13 @@ def digest(data: bytes) -> bytes:
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """Changes whenever a kbkit source file or a parsing library changes (editable installs
-    too). The libraries are identified by their files, so nothing has to be imported."""
-    from importlib.util import find_spec
+    too). The libraries are identified by their files, so nothing has to be imported (and
+    they are found by the path finder itself: `importlib.util` is an import of its own)."""
+    from importlib.machinery import PathFinder
 
     h = hashlib.sha256()
     for library in ("markdown_it", "mdit_py_plugins", "pyromark", "yaml"):
-        spec = find_spec(library)
+        spec = PathFinder.find_spec(library)
         origin = spec.origin if spec is not None else None
         if origin:
             folder = os.path.dirname(origin)
@@ -52,15 +53,27 @@ def code_fingerprint() -> str:
                     st = os.stat(os.path.join(folder, name))
                     h.update(f"{library}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for folder, dirs, files in os.walk(package):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith((".py", ".yaml", ".json")):
-                path = os.path.join(folder, name)
-                st = os.stat(path)
-                rel = os.path.relpath(path, package)
-                h.update(f"{rel}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    _fingerprint_folder(h, package, "")
     return h.hexdigest()[:16]
+
+
+def _fingerprint_folder(h: Any, folder: str, rel: str) -> None:
+    """Each source file's path, size and mtime under `folder`, in os.walk's order (the
+    folder's files sorted, then its sub-folders sorted, depth first)."""
+    files, dirs = [], []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir():
+                if entry.name != "__pycache__":
+                    dirs.append(entry.name)
+            elif entry.name.endswith((".py", ".yaml", ".json")):
+                files.append(entry)
+    files.sort(key=lambda entry: entry.name)
+    for entry in files:
+        st = entry.stat()
+        h.update(f"{rel}{entry.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    for name in sorted(dirs):
+        _fingerprint_folder(h, os.path.join(folder, name), f"{rel}{name}/")
 
 
 def cache_file(repo: Path, name: str) -> Path:

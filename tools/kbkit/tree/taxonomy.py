@@ -7,15 +7,15 @@ an empty result is a `problem`, reported by lint as one finding, never an except
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import NamedTuple
 
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.page import Page, parse_page
 from kbkit.policy.model import Policy
 from kbkit.tree.page_file import PageRefused, read_page_file
 
-_BACKTICKED = re.compile(r"`([^`\n]+)`")
+_BACKTICKED = lazy(r"`([^`\n]+)`")
 
 
 POLICY_SOURCE = "taxonomy.tags in the policy"

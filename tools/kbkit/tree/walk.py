@@ -161,12 +161,22 @@ def walk_root(
 def walk_digest(files: Iterable[str], folders: Iterable[str], problems: Iterable[Any]) -> bytes:
     """Every file and folder name under the root and what the walk could not read."""
     h = hashlib.blake2b(digest_size=16)
-    h.update("\0".join(sorted(files)).encode("utf-8", "surrogateescape"))
+    _update_joined(h, sorted(files))
     h.update(b"\0\0")
-    h.update("\0".join(sorted(folders)).encode("utf-8", "surrogateescape"))
+    _update_joined(h, sorted(folders))
     h.update(b"\0\0")
     h.update(repr([tuple(p) for p in problems]).encode("utf-8", "surrogateescape"))
     return h.digest()
+
+
+def _update_joined(h: Any, names: list[str], chunk: int = 4096) -> None:
+    """`h.update` with the names joined by NULs, a chunk at a time: the same bytes as one
+    join, without a string and its encoding of every path at once (2 x 9 MB at 100k pages,
+    the peak of a check's memory)."""
+    for start in range(0, len(names), chunk):
+        if start:
+            h.update(b"\0")
+        h.update("\0".join(names[start : start + chunk]).encode("utf-8", "surrogateescape"))
 
 
 def walk_aside(

@@ -7,7 +7,7 @@ date or tags finding.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any
 
@@ -27,6 +27,7 @@ from kbkit.checks.rules.lint import (
     TYPE_INVALID,
 )
 from kbkit.checks.scopes import scopes
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding, quote
@@ -34,12 +35,12 @@ from kbkit.rulebook.rule import Rule
 from kbkit.tree.model import Tree
 from kbkit.tree.taxonomy import POLICY_SOURCE, load_taxonomy
 
-_DATE_SHAPE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_SHAPE = lazy(r"^\d{4}-\d{2}-\d{2}$")
 _DATE_FIELDS = ("created", "updated")
 
 
 # A top-level key at the start of a line: "key", 'key' or a plain key, then a colon.
-_KEY = re.compile(r"""(?:"([^"\n]*)"|'([^'\n]*)'|([^\s:"'][^:\n]*?))\s*:""")
+_KEY = lazy(r"""(?:"([^"\n]*)"|'([^'\n]*)'|([^\s:"'][^:\n]*?))\s*:""")
 
 
 def key_lines(page: Page) -> dict[str, int]:
@@ -197,7 +198,7 @@ def string_tags(page: Page) -> list[str]:
 
 
 def stale_findings(
-    tree: Tree, pages: list[tuple[str, dict[str, Any]]], context: Context
+    tree: Tree, pages: Iterable[tuple[str, dict[str, Any]]], context: Context
 ) -> list[Finding]:
     limit = tree.policy.limit("stale_days")
     oldest = (context.today - timedelta(days=limit)).isoformat()
@@ -218,7 +219,7 @@ def stale_findings(
     return out
 
 
-def taxonomy_findings(tree: Tree, pages: list[tuple[str, dict[str, Any]]]) -> list[Finding]:
+def taxonomy_findings(tree: Tree, pages: Iterable[tuple[str, dict[str, Any]]]) -> list[Finding]:
     taxonomy = load_taxonomy(tree.repo, tree.policy)
     if taxonomy.problem is not None:
         if taxonomy.source == POLICY_SOURCE and not any("tags" in facts for _, facts in pages):

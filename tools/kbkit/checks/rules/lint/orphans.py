@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from kbkit.checks.link_model import Resolver, served_relative, wikilinks_on
@@ -12,7 +13,7 @@ from kbkit.tree.model import Tree
 Facts = dict[str, Any]  # a page's cached facts
 
 
-def orphan_findings(tree: Tree, pages: list[tuple[str, Facts]]) -> list[Finding]:
+def orphan_findings(tree: Tree, pages: Iterable[tuple[str, Facts]]) -> list[Finding]:
     # Every page under the knowledge root is a source, except the untracked local/ folder:
     # what a reviewer's private notes link to must not change the result (B8).
     from kbkit.checks.index_model import every_page_listed, toc_targets

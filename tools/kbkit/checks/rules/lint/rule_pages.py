@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from kbkit.checks.rules.lint import RULE_BULLETS, RULE_ID_DUPLICATE, RULE_SOURCE, TITLE_UNQUOTED
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -22,9 +24,9 @@ from kbkit.tree.model import Tree
 from kbkit.tree.rules import HEADING, rule_ids
 
 LABEL_KEYS = ("trigger", "must", "must_not", "acceptance")
-_BULLET = re.compile(r"^[-*+][ \t]+(.*)$")
-_MARKER = re.compile(r"\^\[[^\[\]\n]+\]\s*$")
-_TITLE_LINE = re.compile(r"^title[ \t]*:[ \t]*(.*)$", re.M)
+_BULLET = lazy(r"^[-*+][ \t]+(.*)$")
+_MARKER = lazy(r"\^\[[^\[\]\n]+\]\s*$")
+_TITLE_LINE = lazy(r"^title[ \t]*:[ \t]*(.*)$", re.M)
 
 
 @functools.lru_cache(maxsize=8)
@@ -114,7 +116,7 @@ def _title_findings(page: Page) -> list[Finding]:
 
 
 def duplicate_rule_id_findings(
-    tree: Tree, pages: list[tuple[str, dict[str, Any]]]
+    tree: Tree, pages: Iterable[tuple[str, dict[str, Any]]]
 ) -> list[Finding]:
     first: dict[str, tuple[str, int]] = {}
     out = []

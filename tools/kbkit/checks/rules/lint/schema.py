@@ -16,19 +16,19 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from kbkit.checks.rules.lint import FRONTMATTER_SCHEMA
 from kbkit.checks.rules.lint.fields import key_line, key_lines
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.page import Page
 from kbkit.policy.frontmatter_schema import profile_uri, shipped
 from kbkit.policy.model import PROFILES
 from kbkit.rulebook.findings import Finding
 
 _VALIDATORS: dict[str, Any] = {}
-_MISSING = re.compile(r"^required frontmatter field `(.*)` is missing$")
+_MISSING = lazy(r"^required frontmatter field `(.*)` is missing$")
 _BUILTIN_RULES = frozenset(
     {
         "lint/field-missing",

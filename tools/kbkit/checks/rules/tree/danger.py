@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from kbkit.checks.rules.tree import DANGER_CODE, DANGER_TEXT
 from kbkit.checks.scopes import compiled
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.lines import LineCounter
 from kbkit.pages.page import Page
 from kbkit.policy.model import Policy
@@ -45,10 +46,10 @@ TEXT_PATTERNS = tuple(name for name, _, _, _ in _DANGER_TEXT)
 # `danger.commands` names the command checks that are on (T18)
 COMMANDS = ("pkill", "killall", "rm-recursive-force", "find-delete", "find-exec-rm", "xargs-rm")
 # A command name that ends a word (`format` holds no `rm`); checked per block, then per line.
-_COMMAND_HINT = re.compile(r"(?:rm|pkill|killall|find|xargs)(?![\w.-])")
-_SEGMENT_SPLIT = re.compile(r"\|\||&&|[|;&\n]")
+_COMMAND_HINT = lazy(r"(?:rm|pkill|killall|find|xargs)(?![\w.-])")
+_SEGMENT_SPLIT = lazy(r"\|\||&&|[|;&\n]")
 _TOKEN_STRIP = "\"'`()[]{}$"
-_CONTINUATION_END = re.compile(r"^[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#)")
+_CONTINUATION_END = lazy(r"^[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#)")
 
 
 @functools.lru_cache(maxsize=8)

@@ -8,7 +8,6 @@ images and reference-style links count). Targets resolve against the in-memory t
 from __future__ import annotations
 
 import posixpath
-import re
 from typing import NamedTuple
 
 from kbkit.checks.link_model import (
@@ -28,6 +27,7 @@ from kbkit.checks.link_model import (
 )
 from kbkit.checks.rules.tree import LINK_ABSOLUTE, LINK_ANCHOR, LINK_BROKEN
 from kbkit.checks.scopes import compiled
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.anchors import slug
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import Summary, is_absolute
@@ -296,9 +296,9 @@ class LinkParts(NamedTuple):
 
 
 _LINK_RULES = ("tree/link-broken", "tree/link-absolute", "tree/link-anchor")
-_WRITTEN = re.compile(r"^(?:broken |absolute )?(?:wiki)?link '(?P<w>.*?)': ")
-_BROKEN_AT = re.compile(r": nothing at (?P<t>.+); fix the path or remove the link$")
-_ANCHOR_AT = re.compile(r": (?P<t>[^:]+?) has no heading(?: or anchor #| ')")
+_WRITTEN = lazy(r"^(?:broken |absolute )?(?:wiki)?link '(?P<w>.*?)': ")
+_BROKEN_AT = lazy(r": nothing at (?P<t>.+); fix the path or remove the link$")
+_ANCHOR_AT = lazy(r": (?P<t>[^:]+?) has no heading(?: or anchor #| ')")
 
 
 def link_parts(finding: Finding) -> LinkParts | None:

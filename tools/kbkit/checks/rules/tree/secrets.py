@@ -21,6 +21,7 @@ from kbkit.checks.rules.tree import (
     SECRET_WINDOWS_HOME,
 )
 from kbkit.infra.errors import UsageError
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.infra.secret_tokens import is_example_token, token_hits
 from kbkit.pages.lines import LineCounter
 from kbkit.policy.model import Policy
@@ -30,25 +31,25 @@ from kbkit.rulebook.rule import Rule
 # A dotted quad that is not part of a word, a longer dotted run (`1.2.3.4.5`), a `v1.2.3.4`
 # version or a pinned requirement (`==1.2.3.4`, `>=`, `<=`, `~=`, `!=`). The full pattern is
 # only tried where the literal-first `_IPV4_MIDDLE` (GB/s) found `.d.d.`.
-_IPV4 = re.compile(
+_IPV4 = lazy(
     r"(?<![\w.])(?<![=<>~!]=)([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})(?!\.?\w)"
 )
-_IPV4_MIDDLE = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
+_IPV4_MIDDLE = lazy(r"\.[0-9]{1,3}\.[0-9]{1,3}\.")
 # A home or data folder counts only as an absolute path: at the start of a line or after
 # whitespace, a quote, a backtick, `(`, `[`, `=`, `:` or `,` (so `tests/data/x` is relative).
 _PATH_BEFORE = frozenset(" \t\n\"'`([=:,{>")
 _NAME = r"([^\s/\"'`)\]>,;:|]+)"
-_REMOTE_HOME = re.compile(r"/(home|data)/" + _NAME)
-_MAC_HOME = re.compile(r"/Users/" + _NAME)
-_WINDOWS_HOME = re.compile(r":(?:\\+|/+)[Uu]sers(?:\\+|/+)" + _NAME.replace("/", "\\\\/"))
+_REMOTE_HOME = lazy(r"/(home|data)/" + _NAME)
+_MAC_HOME = lazy(r"/Users/" + _NAME)
+_WINDOWS_HOME = lazy(r":(?:\\+|/+)[Uu]sers(?:\\+|/+)" + _NAME.replace("/", "\\\\/"))
 # One literal-first scan decides whether a home or data path can match at all.
-_HOME_HINT = re.compile(r"/(?:home|data|Users)/")
+_HOME_HINT = lazy(r"/(?:home|data|Users)/")
 # `C:\Users\x`, `/Users/x`: one regex scan (a literal prefix) instead of two substring scans
-_WINDOWS_HINT = re.compile(r"sers[\\/]")
-_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_WINDOWS_HINT = lazy(r"sers[\\/]")
+_PRIVATE_KEY = lazy(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 # A key block has a body: optional `Name: value` headers (encrypted PEM, PGP), then a line
 # of base64. Newlines may be written `\n` (a key pasted into a JSON or YAML string).
-_KEY_BODY = re.compile(
+_KEY_BODY = lazy(
     r"(?:\\n|[ \t\r\n\"'])*(?:[A-Za-z][\w-]*:[^\n\\]*(?:\\n|\n)[ \t]*)*"
     r"(?:\\n|[ \t\r\n])*[A-Za-z0-9+/]{16,}={0,2}(?:\\n|[ \t]*\r?(?:\n|$))"
 )
@@ -67,7 +68,7 @@ _SERVICE_USERS = frozenset(
     }
 )  # fmt: skip
 # Names that stand for "your name here" in documentation, not a person's home folder.
-_PLACEHOLDER_NAME = re.compile(
+_PLACEHOLDER_NAME = lazy(
     r"(?:(?:your|my|the|some|example|test|demo|dummy|sample|local|current)?[-_.]?"
     r"(?:user(?:[-_.]?name)?|name|login|account|id|home)[a-z]?"
     r"|you|me|someone|somebody|username|yourname|foo|bar|baz|x{2,}|\?+|j(?:ohn|ane)?[-_.]?doe"
@@ -124,7 +125,7 @@ def _ipv4_matches(text: str) -> Iterator[re.Match[str]]:
 
 # Words right before a dotted quad that make it a number, not an address: versions, spec
 # sections, object identifiers.
-_NOT_ADDRESS_BEFORE = re.compile(
+_NOT_ADDRESS_BEFORE = lazy(
     r"(?:\b(?:v|ver|version|versions|release|build|rev|revision|section|sections|sec|sect"
     r"|clause|chapter|ch|paragraph|para|table|figure|fig|step|item|oid|oids|arc"
     r"|ansi|iso|iec|ieee|ecma|itu|rfc|fips|nist|unicode|spec|specification|standard)\.?"
@@ -133,15 +134,15 @@ _NOT_ADDRESS_BEFORE = re.compile(
 )
 # Words and characters right before a quad that make it an address, and a port or prefix
 # length right after it.
-_ADDRESS_BEFORE = re.compile(
+_ADDRESS_BEFORE = lazy(
     r"(?:[@=]|//|\b(?:ip|ipv4|ips|host|hosts|hostname|address|addr|server|servers|gateway|gw"
     r"|dns|nameserver|proxy|endpoint|ping|ssh|scp|curl|wget|connect|listen|bind|route|via"
     r"|subnet|network|node|peer|upstream|machine|vm|box)s?\b[ \t:=\"'`]*)[ \t\"'`\[(]*$",
     re.I,
 )
-_ADDRESS_AFTER = re.compile(r"(?::[0-9]{1,5}\b|/[0-9]{1,2}\b)")
+_ADDRESS_AFTER = lazy(r"(?::[0-9]{1,5}\b|/[0-9]{1,2}\b)")
 # A numbered heading or list item: `4.9.9.1 Certificate Policies`, `### 4.9.9.1 Title`.
-_NUMBERING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+)?$")
+_NUMBERING = lazy(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+)?$")
 
 
 def _is_address(text: str, match: re.Match[str], octets: list[int]) -> bool:
