@@ -76,11 +76,12 @@ def test_a_damaged_parse_cache_reads_as_absent(
     assert _check(repo, capsys) == expected  # and the rewritten cache is sound
 
 
-SNAPSHOT_DAMAGE = {
-    "arrays of another shape": lambda h: [h, ("keys",)],
-    "arrays that are a number": lambda h: [h, 5],
-    "a header without its walk": lambda h: [{"namespace": h["namespace"]}, ()],
-    "a header list": lambda h: [[h["namespace"]], ()],
+SNAPSHOT_DAMAGE = {  # a snapshot is four blocks: the header, then its three arrays
+    "arrays missing": lambda h, arrays: [h, ("keys",)],
+    "arrays of another shape": lambda h, arrays: [h, ("keys",), *arrays[1:]],
+    "arrays that are a number": lambda h, arrays: [h, 5, 5, 5],
+    "a header without its walk": lambda h, arrays: [{"namespace": h["namespace"]}, *arrays],
+    "a header list": lambda h, arrays: [[h["namespace"]], *arrays],
 }
 
 
@@ -93,8 +94,9 @@ def test_a_damaged_result_snapshot_reads_as_absent(
     expected = _check(repo, capsys, "--no-cache")
     _check(repo, capsys)
     (snapshot,) = (repo / CACHE_DIR).glob("result-*.marshal")
-    header, _ = _blocks(snapshot)
-    _write_blocks(snapshot, damage(header))  # type: ignore[operator]
+    header, *arrays = _blocks(snapshot)
+    assert len(arrays) == 3, "the snapshot's shape changed: update the damage cases"
+    _write_blocks(snapshot, damage(header, arrays))  # type: ignore[operator]
     assert _check(repo, capsys) == expected
 
 
