@@ -66,3 +66,19 @@ def test_the_command_appends_the_summary_also_when_the_run_stops(
     assert main([*argv, "--model", f"replay:{replay}"]) == 0  # nothing recorded: nothing pending
     assert summary_file.read_text().count(f"### kb distill {DAY}") == 2
     assert "nothing was pending" in summary_file.read_text()
+
+
+def test_a_run_of_several_batches_lists_each_in_the_summary_and_the_text() -> None:
+    from kbkit.distill.budget import run_lines
+
+    batches = (
+        {"batch_id": "b1", "outcome": "opened", "events": 20, "accepted": 5, "rejected": 1},
+        {"batch_id": "b2", "outcome": "refused", "events": 7, "accepted": 0, "rejected": 3},
+    )
+    done = report("opened", batches=batches)
+    text = run_lines(done)
+    assert "batch b1: opened, 20 event(s), 5 accepted, 1 rejected" in text
+    assert "batch b2: refused, 7 event(s), 0 accepted, 3 rejected" in text
+    assert "  - batch `b2`: refused, 7 event(s), 0 accepted, 3 rejected" in summary(
+        done, "review mode"
+    )

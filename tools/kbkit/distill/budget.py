@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kbkit.distill.session import Report
+from kbkit.distill.session import Report, batch_line
 from kbkit.infra.errors import UsageError
 from kbkit.intake.repo_identity import CONFIG_FILE, read_config
 
@@ -40,11 +40,7 @@ def run_lines(report: Report) -> list[str]:
     skipped, the notes, and what the run cost (model calls, GitHub calls: gh processes)."""
     lines = []
     if len(report.batches) > 1:
-        lines += [
-            f"batch {b['batch_id']}: {b['outcome']}, {b['events']} event(s), "
-            f"{b['accepted']} accepted, {b['rejected']} rejected"
-            for b in report.batches
-        ]
+        lines += [batch_line(b) for b in report.batches]
     if report.skipped:
         lines.append(f"skipped by triage: {report.skipped} event(s) that carry no rule")
     lines += [f"note: {note}" for note in report.notes]

@@ -83,3 +83,11 @@ class Session:
 def key_text(key: Key) -> str:
     """A ledger key as the "kind id" line commits, bodies and reports show."""
     return f"{key[0]} {key[1]}"
+
+
+def batch_line(batch: dict[str, Any], quote: str = "") -> str:
+    """One batch of a run in words: its id (between `quote`s), outcome and counts."""
+    return (
+        f"batch {quote}{batch['batch_id']}{quote}: {batch['outcome']}, {batch['events']} "
+        f"event(s), {batch['accepted']} accepted, {batch['rejected']} rejected"
+    )

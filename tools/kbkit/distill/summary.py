@@ -9,7 +9,7 @@ link or image (`kbkit.infra.outward.markdown`).
 
 from __future__ import annotations
 
-from kbkit.distill.session import Report
+from kbkit.distill.session import Report, batch_line
 from kbkit.infra import inert, outward
 
 WHY = {
@@ -58,11 +58,7 @@ def summary(report: Report, mode_line: str) -> str:
         shown = ", ".join(f"#{n}" for n in report.updated)
         lines.append(f"- **Brought up to date with main**: {shown} (rebuilt, or closed when nothing was left)")  # fmt: skip
     if len(report.batches) > 1:
-        lines += [
-            f"  - batch `{b['batch_id']}`: {b['outcome']}, {b['events']} event(s), "
-            f"{b['accepted']} accepted, {b['rejected']} rejected"
-            for b in report.batches
-        ]
+        lines += [f"  - {batch_line(b, '`')}" for b in report.batches]
     if report.waiting:
         lines.append(f"- **Waiting**: {report.waiting} pending event(s) did not fit this run")
     if report.skipped:
