@@ -60,18 +60,25 @@ def test_detection_reads_static_dirs_and_link_render_hooks(tmp_path: Path) -> No
     assert site is not None and site.keys["links"]["page_lookup"] is True
 
 
-@pytest.mark.slow
-def test_a_hook_that_calls_getpage_finds_pages_from_the_content_folder(tmp_path: Path) -> None:
+def hooked_site(tmp_path: Path, hook: str) -> Path:
+    """A Hugo site whose link render hook is `hook`, with plain single and list layouts."""
     site = tmp_path / "site"
     (site / "layouts/_default/_markup").mkdir(parents=True)
-    (site / "layouts/_default/_markup/render-link.html").write_text(
-        '{{ $p := (urls.Parse .Destination).Path }}<a href="{{ with or (.Page.GetPage $p) '
-        '(.Page.GetPage (strings.TrimRight "/" $p)) }}{{ .RelPermalink }}{{ else }}BROKEN'
-        '{{ end }}">{{ .Text }}</a>'
-    )
+    (site / "layouts/_default/_markup/render-link.html").write_text(hook)
     for name in ("single.html", "list.html"):
         (site / "layouts/_default" / name).write_text("<main>{{ .Content }}</main>")
     (site / "hugo.toml").write_text("title = 'x'\n")
+    return site
+
+
+@pytest.mark.slow
+def test_a_hook_that_calls_getpage_finds_pages_from_the_content_folder(tmp_path: Path) -> None:
+    site = hooked_site(
+        tmp_path,
+        '{{ $p := (urls.Parse .Destination).Path }}<a href="{{ with or (.Page.GetPage $p) '
+        '(.Page.GetPage (strings.TrimRight "/" $p)) }}{{ .RelPermalink }}{{ else }}BROKEN'
+        '{{ end }}">{{ .Text }}</a>',
+    )
     (site / "content/templates").mkdir(parents=True)
     (site / "content/methods/page").mkdir(parents=True)
     (site / "content/methods/page/date.md").write_text("---\ntitle: Date\n---\n# Date\n")
@@ -139,16 +146,12 @@ def test_a_destination_the_link_hook_handles_itself_is_not_a_path(tmp_path: Path
     """A link render hook that compares the destination with a literal (`eq $u.String "g"`)
     gives that destination a meaning of its own (a glossary term): `[term](g)` is the
     hook's, other links are checked as ever."""
-    site = tmp_path / "site"
-    (site / "layouts/_default/_markup").mkdir(parents=True)
-    (site / "layouts/_default/_markup/render-link.html").write_text(
+    site = hooked_site(
+        tmp_path,
         '{{- $u := urls.Parse .Destination -}}{{- if eq $u.String "g" -}}'
         '<a href="/glossary/#{{ urlize .Text }}">{{ .Text }}</a>{{- else -}}'
-        '<a href="{{ .Destination }}">{{ .Text }}</a>{{- end -}}'
+        '<a href="{{ .Destination }}">{{ .Text }}</a>{{- end -}}',
     )
-    for name in ("single.html", "list.html"):
-        (site / "layouts/_default" / name).write_text("<main>{{ .Content }}</main>")
-    (site / "hugo.toml").write_text("title = 'x'\n")
     (site / "content/docs").mkdir(parents=True)
     (site / "content/glossary.md").write_text("---\ntitle: Glossary\n---\n# Glossary\n")
     (site / "content/docs/page.md").write_text(
