@@ -232,3 +232,39 @@ def test_an_aws_secret_next_to_its_key_id_is_redacted(secret: str, between: str,
     text = f"{secret}{between}{AWS_ID}" if reverse else f"{AWS_ID}{between}{secret}"
     out = redact_secrets(f"seen {text} here")
     assert secret not in out and AWS_ID not in out, out
+
+
+_RUN_PATTERN = re.compile(r"[A-Za-z0-9_+/=.\\-]{16}")
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("aZ09_+/=.\\- \n:é€😀\ud800Ａ１ß")),
+        max_size=80,
+    )
+)
+def test_the_fast_run_test_answers_as_the_pattern(text: str) -> None:
+    """The byte-mapped search for 16 token characters in a row says what the pattern says,
+    with non-ASCII letters and digits (which the pattern's ranges leave out) and lone
+    surrogates in the text."""
+    from kbkit.infra.secret_tokens import _has_run
+
+    assert _has_run(text) is (_RUN_PATTERN.search(text) is not None)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a" * 15, False),
+        ("a" * 16, True),
+        ("x " + "Ab9_+/=.\\-" * 2, True),
+        ("é" * 40, False),
+        ("abcdefgh\u00e9ijklmnopq", False),  # the é breaks the run
+        ("Ａ" * 20, False),  # full-width letters are not token characters
+    ],
+)
+def test_a_run_of_16_token_characters(text: str, expected: bool) -> None:
+    from kbkit.infra.secret_tokens import _has_run
+
+    assert _has_run(text) is expected
