@@ -131,3 +131,106 @@ def test_a_handbooks_links_from_the_top_resolve_as_github_resolves_them(tmp_path
     found = {(row["path"], row["rule"], row["line"]) for row in json.loads(done.stdout)["findings"]}
     # a folder's address shows its README.md: the fragment names one of its headings
     assert found == {("README.md", "tree/link-broken", 3), ("README.md", "tree/link-anchor", 5)}
+
+
+OWN = "https://github.com/acme/handbook"
+
+
+def self_linked_handbook(repo: Path, prefix: str = f"{OWN}/blob/main") -> Path:
+    """A handbook at the top whose pages link each other by their GitHub address, as
+    basecamp/handbook does: GitHub shows the same page either way."""
+    repo.mkdir(parents=True, exist_ok=True)
+    names = ("benefits", "getting-started", "how-we-work", "our-rituals")
+    (repo / "README.md").write_text(
+        "# Handbook\n\n" + "".join(f"- [{n}]({prefix}/{n}.md)\n" for n in names)
+    )
+    for name in names:
+        (repo / f"{name}.md").write_text(
+            f"# {name}\n\n## Your first days\n\nBack [home]({prefix}/).\n"
+        )
+    (repo / "src").mkdir()
+    (repo / "src" / "tool.py").write_text("pass\n")
+    return repo
+
+
+def test_a_handbook_that_links_itself_by_its_github_address_knows_the_address(
+    tmp_path: Path,
+) -> None:
+    site = detect_site(self_linked_handbook(tmp_path))
+    assert site is not None and site.root == "."
+    assert site.keys["links"]["own_urls"] == [f"{OWN}/blob/main/", f"{OWN}/tree/main/"]
+
+
+def test_an_address_whose_links_mostly_name_nothing_here_is_another_repository(
+    tmp_path: Path,
+) -> None:
+    repo = self_linked_handbook(tmp_path, prefix=f"{OWN}/blob/main")
+    text = "".join(
+        f"- [x]({'https://github.com/other/lib'}/blob/main/docs/{i}.md)\n" for i in range(9)
+    )
+    text += "- [y](https://github.com/other/lib/blob/main/README.md)\n" * 3  # 3 of 12 exist here
+    (repo / "links.md").write_text("# Links\n\n" + text)
+    site = detect_site(repo)
+    assert site is not None
+    assert site.keys["links"]["own_urls"] == [f"{OWN}/blob/main/", f"{OWN}/tree/main/"]
+
+
+def test_links_to_two_of_its_own_files_are_not_enough(tmp_path: Path) -> None:
+    for name in ("README", "benefits", "getting-started"):
+        (tmp_path / f"{name}.md").write_text(
+            f"# {name}\n\n[b]({OWN}/blob/main/benefits.md) [r]({OWN}/blob/main/README.md)\n"
+        )
+    site = detect_site(tmp_path)
+    assert site is not None and "own_urls" not in site.keys["links"]
+
+
+@pytest.mark.slow
+def test_a_self_linked_handbook_has_no_false_orphans_and_its_broken_links_are_caught(
+    tmp_path: Path,
+) -> None:
+    repo = self_linked_handbook(tmp_path / "repo")
+    page = repo / "how-we-work.md"
+    page.write_text(
+        page.read_text()
+        + f"\n[gone]({OWN}/blob/main/severance.md), [a part]({OWN}/blob/main/benefits.md#nowhere)"
+        + f", [days]({OWN}/blob/main/benefits.md#your-first-days)"
+        + f", [code]({OWN}/blob/main/src/gone.py), [v1]({OWN}/blob/v1.0/old.md)\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    assert kb(repo, "init").returncode == 0
+    done = kb(repo, "check", "--format", "json")
+    found = {(row["path"], row["rule"]) for row in json.loads(done.stdout)["findings"]}
+    # no orphans (each page is linked by its address); the missing page and heading are
+    # reported; a file of another ref (a tag) is not this tree's to check
+    assert found == {("how-we-work.md", "tree/link-broken"), ("how-we-work.md", "tree/link-anchor")}
+
+
+def test_own_urls_under_a_docs_folder_resolve_from_the_repository_top(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    names = ("a", "b", "c")
+    for name in names:
+        others = "".join(f"[{o}]({OWN}/blob/main/docs/{o}.md) " for o in names if o != name)
+        (tmp_path / "docs" / f"{name}.md").write_text(
+            f"# {name}\n\n{others}\n[src]({OWN}/blob/main/x.py)\n"
+        )
+    site = detect_site(tmp_path)
+    assert site is not None and site.root == "docs"
+    assert site.keys["links"]["own_urls"][0] == f"{OWN}/blob/main/"
+
+
+@pytest.mark.slow
+def test_a_docs_folders_own_urls_are_checked_inside_it_only(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    for name in ("a", "b", "c"):
+        others = " ".join(f"[{o}]({OWN}/blob/main/docs/{o}.md)" for o in "abc" if o != name)
+        (tmp_path / "docs" / f"{name}.md").write_text(f"# {name}\n\n{others}\n")
+    (tmp_path / "docs" / "a.md").write_text(
+        (tmp_path / "docs" / "a.md").read_text()
+        + f"\n[gone]({OWN}/blob/main/docs/gone.md) [src]({OWN}/blob/main/src/x.py)\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert kb(tmp_path, "init").returncode == 0
+    done = kb(tmp_path, "check", "--format", "json")
+    found = {(r["path"], r["rule"], r["line"]) for r in json.loads(done.stdout)["findings"]}
+    # the page outside docs/ (source code) is not the tree's to check
+    assert found == {("docs/a.md", "tree/link-broken", 5)}

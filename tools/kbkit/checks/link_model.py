@@ -53,6 +53,11 @@
 - `site_files`: folders (relative to the knowledge root; `../static` may lead out of it,
   not out of the repository) whose files the site serves from its URL root, as Hugo and
   Docusaurus serve `static/`: a site link `/img/x.png` may name `../static/img/x.png`.
+- `own_urls`: URL prefixes that show the repository's own files from its top
+  (`https://github.com/o/r/blob/main/`, found by `kb init` in a GitHub-rendered tree's own
+  links; `kbkit.sites.own_urls`): a link that starts with one names the file at the rest of
+  its URL, checked (and counted as an inbound link) like a relative one; a file outside the
+  knowledge root is not checked. They are site links of the page (`site_links`).
 - `extensions`: `{".html": [".html.md", ".md"]}` — a target ending in the key that names
   nothing is tried with each replacement (Middleman pages are linked as the HTML they build);
   the key `""` stands for a name written without the page's extension (`/manual/pingdom`,
@@ -147,6 +152,7 @@ class LinkModel(NamedTuple):
     folder_page_only: bool = False  # with from_url: `x/` reaches a folder only with its own page
     liquid_links: bool = False  # `{% link x.md %}` and `{% post_url x %}` name source files
     hook_destinations: tuple[str, ...] = ()  # destinations a link render hook handles itself
+    own_urls: tuple[str, ...] = ()  # URL prefixes that show the repository's own files
 
     def file_url(self, rel: str) -> bool:
         """Whether the page (or target) at root-relative `rel` is served at `/a/b.html`."""
@@ -214,6 +220,7 @@ def link_model(policy: Policy) -> LinkModel:
         bool(links.get("folder_page_only")),
         bool(links.get("liquid_links")),
         tuple(map(str, links.get("hook_destinations") or ())),
+        tuple(map(str, links.get("own_urls") or ())),
     )
 
 
@@ -282,9 +289,13 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     """The page's site-root links resolved against the site root (none when unset); with
     `relative_from: url`, its relative links too, resolved from the URL the page at the
     root-relative `rel` is served at."""
-    if not has_site_root(policy):
+    site = has_site_root(policy)
+    if not site and not (policy.data.get("links") or {}).get("own_urls"):
         return ()
     model = compiled(policy, link_model)
+    own = _own_url_links(page, model, policy.knowledge_root) if model.own_urls else []
+    if not site:
+        return tuple(own)
     base = None
     if model.from_url and rel is not None:
         base = served_folder(rel, model, permalink_of(page, model), page.meta)
@@ -308,7 +319,26 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
         found = site_candidates(model, path)
         if found is not None:  # else another part of the site: not checked here
             out.append((found[0], link.line, link.target))
-    return tuple(out)
+    return tuple(out + own)
+
+
+def _own_url_links(page: Page, model: LinkModel, root: str) -> list[LinkRef]:
+    """The page's links to its own repository's files by their forge URL (`own_urls`:
+    `https://github.com/o/r/blob/main/docs/x.md#y` names `docs/x.md`), as knowledge-root
+    paths; a file outside the knowledge root is not checked here."""
+    top = _clean(root)
+    out = []
+    for link in page.links:
+        if not link.is_external:
+            continue
+        prefix = next((p for p in model.own_urls if link.target.startswith(p)), None)
+        if prefix is None:
+            continue
+        path = _clean(link.target[len(prefix) :].split("#", 1)[0].split("?", 1)[0])
+        if top and path != top and not path.startswith(top + "/"):
+            continue  # outside the tree (source code, the repository's README)
+        out.append((path[len(top) :].lstrip("/") if top else path, link.line, link.target))
+    return out
 
 
 # `{% link docs/x.md %}`, after `{{ site.baseurl }}` or not, and `{% post_url 2024-01-05-x %}`

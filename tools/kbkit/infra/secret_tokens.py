@@ -125,6 +125,7 @@ def _has_run(text: str) -> bool:
     """Whether `text` holds 16 token characters in a row."""
     return _RUN_OF_16 in text.encode("utf-8", "surrogatepass").translate(_RUN_MAP)
 
+
 # user:password@ in a URL (detect-secrets' BasicAuthDetector): both go; also `redis://:pw@`,
 # a password with no user name.
 URL_CREDENTIALS = lazy(r"(?i)((?:\b[a-z][a-z0-9+.-]*)?://)[^\s/@:]*:[^\s/@]+@")

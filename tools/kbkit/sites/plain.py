@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from kbkit.sites.config import index_keys
+from kbkit.sites.own_urls import own_urls
 from kbkit.sites.site import Site
 
 PLAIN_SHARE = 0.5
@@ -36,15 +38,30 @@ def detect(repo: Path) -> Site | None:
         # the folder with the most pages; `docs` first among equals
         count, name = max(folders, key=lambda item: (item[0], item[1] == "docs", item[1]))
         if count >= (1 if name in DOCS_NAMES else 2) and count >= PLAIN_SHARE * total:
-            keys = index_keys(repo / name)
+            keys = _with_own_urls(repo, name, index_keys(repo / name))
             return Site(f"a {name}/ folder", f"{name}/", "public-docs", name, keys)
     if files["named"] >= 2 and total >= PLAIN_SHARE * files["all"]:
         # GitHub resolves a link that starts with `/` from the repository's top
         # and shows a folder's README.md at the folder's address
         links = {"site_root": ".", "url_folder_pages": ["README.md", "readme.md"]}
-        keys = {**index_keys(repo), "links": links}
+        keys = _with_own_urls(repo, ".", {**index_keys(repo), "links": links})
         return Site("a markdown handbook", "./", "public-docs", ".", keys)
     return None
+
+
+def _with_own_urls(repo: Path, root: str, keys: dict[str, Any]) -> dict[str, Any]:
+    """`keys` with `links.own_urls` when the pages link their own files by GitHub URL
+    (`kbkit.sites.own_urls`): GitHub shows the same page at that URL as by a relative link."""
+    top = repo / root
+    pages = sorted(p for p in top.rglob("*.md") if not _hidden(p.relative_to(top).parts))
+    found = own_urls(repo, pages)
+    if not found:
+        return keys
+    return {**keys, "links": {**(keys.get("links") or {}), "own_urls": found}}
+
+
+def _hidden(parts: tuple[str, ...]) -> bool:
+    return any(part.startswith(".") or part in SKIPPED for part in parts[:-1])
 
 
 def markdown_by_top_folder(repo: Path, files: Counter[str] | None = None) -> Counter[str]:
