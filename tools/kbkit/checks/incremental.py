@@ -41,6 +41,7 @@ from kbkit.tree.cache import (
 from kbkit.tree.model import (
     NEVER,
     LoadOptions,
+    PageDigests,
     Tree,
     build_folders,
     decode_entry,
@@ -152,7 +153,7 @@ def _reuse(
         {},
         {},
         b"",
-        {},
+        PageDigests([]),
     )
     if _outside_targets(tree, header["outside"]) != header["outside"]:
         return None
@@ -211,7 +212,7 @@ def save(
     # Three blocks, each encoded as it is written: one tuple of the three was encoded into
     # one growing buffer, twice its size at its peak (13 MB at 100k pages, the peak of a
     # check's memory).
-    inputs = b"".join(tree.inputs[rel] for rel in order)
+    inputs = tree.inputs.joined()  # in the same order
     prints = [tree.facts[rel].get("fingerprint") for rel in order]
     write_blocks(_snapshot_file(tree.repo, names), (header, keys, inputs, prints))
 

@@ -10,6 +10,7 @@ import hashlib
 import os
 import stat
 import struct
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -102,7 +103,9 @@ def walk_root(
             )
             continue
         for entry in entries:
-            name = entry.name
+            # interned: marshal sends it as such, and the folders' lists of names then share
+            # one `index.md`, `README.md`, `_index.md` across the tree
+            name = sys.intern(entry.name)
             child = f"{rel}/{name}" if rel else name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
