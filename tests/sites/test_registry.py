@@ -18,7 +18,7 @@ import sys
 import tokenize
 from pathlib import Path
 
-from kbkit.sites import MODULES, detectors, generators, hook
+from kbkit.sites import MODULES, detectors, generators, hooks
 from kbkit.sites.site import Generator
 
 TOP = Path(__file__).resolve().parents[2]
@@ -146,8 +146,16 @@ def test_detection_asks_each_configuration_first_then_the_later_ones() -> None:
     ]
 
 
+def test_each_registry_line_names_the_hooks_its_generator_has() -> None:
+    """A check imports only the modules whose line names the hook it asks: a line that
+    leaves one out hides the hook, one that names a hook the module lacks breaks."""
+    fields = [f for f in Generator._fields if f not in ("name", "detect", "detect_later")]
+    for g in generators():
+        assert set(MODULES[g.name]) == {f for f in fields if getattr(g, f) is not None}, g.name
+
+
 def test_a_hook_lists_the_generators_that_have_it_in_registry_order() -> None:
-    readers = hook("read_navigation")
+    readers = list(hooks("read_navigation"))
     assert [r.__module__ for r in readers] == [
         "kbkit.sites.mkdocs",
         "kbkit.sites.docfx",
@@ -161,6 +169,11 @@ def test_a_check_of_a_plain_tree_imports_no_generator_module(tmp_path: Path) -> 
     (tmp_path / "knowledge").mkdir()
     (tmp_path / "knowledge/a.md").write_text("# A\n\n[b](b.md)\n", encoding="utf-8")
     (tmp_path / "knowledge/b.md").write_text("# B\n\n[a](a.md)\n", encoding="utf-8")
+    assert _imported_by_a_check(tmp_path) == "[]"
+
+
+def _imported_by_a_check(tmp_path: Path) -> str:
+    """The generator modules `kb check` imports in `tmp_path`, as a printed list."""
     code = (
         "import sys\n"
         "from kbkit.__main__ import main\n"
@@ -174,4 +187,20 @@ def test_a_check_of_a_plain_tree_imports_no_generator_module(tmp_path: Path) -> 
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=tmp_path
     )
-    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr[-2000:]
+    assert done.stderr.strip(), done.stderr
+    return done.stderr.strip().splitlines()[-1]
+
+
+def test_a_check_of_a_mkdocs_site_imports_the_mkdocs_module_alone(tmp_path: Path) -> None:
+    """Its navigation and its redirects are the first generator's to answer: the modules
+    after it in the registry are not imported."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nnav:\n  - a.md\n  - b.md\n", "utf-8")
+    (tmp_path / "docs/a.md").write_text("# A\n\n[b](b.md)\n", encoding="utf-8")
+    (tmp_path / "docs/b.md").write_text("# B\n\n[a](a.md)\n", encoding="utf-8")
+    (tmp_path / "kbkit.yaml").write_text(
+        "version: 1\nextends: mkdocs\nknowledge_root: docs\n"
+        "links: {attr_list: false, tabbed: false, inserted_text: false}\n",
+        encoding="utf-8",
+    )
+    assert _imported_by_a_check(tmp_path) == "['kbkit.sites.mkdocs']"

@@ -141,12 +141,12 @@ def tocs(tree: Tree) -> list[Toc]:
 
 def _navigation(key: str, tree: Tree, path: str, data: Any, index: Any) -> Navigation:
     """A navigation file as the first generator that reads it says (none: no entries)."""
-    from kbkit.sites import hook
+    from kbkit.sites import hooks
 
     source = NavSource(
         key, tree.repo / path, data, index, lambda name: _read_yaml(tree.repo / name)
     )
-    for read in hook("read_navigation"):
+    for read in hooks("read_navigation"):
         found: Navigation | None = read(source)
         if found is not None:
             return found
@@ -202,11 +202,11 @@ def toctree_fact(rel: str, page: Page, policy: Policy) -> tuple[tuple[str, int, 
     `index.toctree` is on."""
     if not (policy.data.get("index") or {}).get("toctree") or "toctree" not in page.text:
         return ()
-    from kbkit.sites import hook
+    from kbkit.sites import every
 
     folder = posixpath.dirname(rel)
     out = []
-    for page_navigation in hook("page_navigation"):
+    for page_navigation in every("page_navigation"):
         for line, written, glob in page_navigation(page):
             joined = (
                 written.lstrip("/") if written.startswith("/") else posixpath.join(folder, written)
@@ -236,9 +236,9 @@ def doc_id_fact(rel: str, page: Page, policy: Policy) -> str | None:
     """A doc's id under `index.sidebars`: what its generator's sidebars call it."""
     if not (policy.data.get("index") or {}).get("sidebars"):
         return None
-    from kbkit.sites import hook
+    from kbkit.sites import every
 
-    doc_id: Any = hook("doc_id")[0]
+    doc_id: Any = every("doc_id")[0]
     return str(doc_id(rel, page.meta))
 
 
@@ -386,12 +386,12 @@ def include_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
     page's links are."""
     if not (policy.data.get("index") or {}).get("includes"):
         return ()
-    from kbkit.sites import hook
+    from kbkit.sites import every
 
     folder = posixpath.dirname(rel)
     found = (
         posixpath.normpath(posixpath.join(folder, written))
-        for page_includes in hook("page_includes")
+        for page_includes in every("page_includes")
         for written in page_includes(page.text)
     )
     return tuple(dict.fromkeys(found))

@@ -317,13 +317,25 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
 def _generator_links(page: Page, model: LinkModel) -> list[LinkRef]:
     """The links written in template syntax only the site's generator has (`liquid_links`:
     tags that name a source file, from the site's source folder), outside code."""
-    from kbkit.sites import hook
+    from kbkit.sites import every
 
     return [
         (posixpath.join(model.site_root or "", path), line, written)
-        for page_links in hook("page_links")
+        for page_links in every("page_links")
         for path, line, written in page_links(page)
     ]
+
+
+def _page_link_file(resolved: str, written: str, tree: Tree) -> str | None:
+    """The file a link in the generator's own syntax (`_generator_links`) names: its path,
+    or, where the generator says the link leaves the suffix out, the first file of that
+    path and any suffix (None: no such file)."""
+    from kbkit.sites import every
+
+    if any(stem_only(written) for stem_only in every("link_names_stem")):
+        prefix = resolved + "."
+        return next((f for f in sorted(tree.files) if f.startswith(prefix)), None)
+    return resolved if tree.exists(resolved) else None
 
 
 def permalink_of(page: Page, model: LinkModel) -> str | None:
@@ -406,9 +418,9 @@ def _unnumbered(name: str, model: LinkModel) -> str:
     `2024-01-02-x`)."""
     if not model.number_prefixes:
         return name
-    from kbkit.sites import hook
+    from kbkit.sites import every
 
-    url_name: Any = hook("url_name")[0]
+    url_name: Any = every("url_name")[0]
     return str(url_name(name))
 
 
@@ -586,10 +598,7 @@ class Resolver:
         """The existing path a site link names: `resolved` (its first candidate), else the
         next `url_map` folders in order (a page of another version of the docs)."""
         if self.model.liquid_links and "{%" in written:  # a source file, by its path
-            if "post_url" in written:  # the post's file, whatever its suffix
-                prefix = resolved + "."
-                return next((f for f in sorted(self.tree.files) if f.startswith(prefix)), None)
-            return resolved if self.tree.exists(resolved) else None
+            return _page_link_file(resolved, written, self.tree)
         path = _path_of(written)
         base = self.model.base_url
         if base and is_site_link(path) and not under_base(path, base):
@@ -1015,9 +1024,9 @@ def labels_on(policy: Policy) -> bool:
 
 def _labels() -> Labels:
     """What the site's generator reads as labels (`links.labels`)."""
-    from kbkit.sites import hook
+    from kbkit.sites import every
 
-    found: Labels = hook("labels")[0]
+    found: Labels = every("labels")[0]
     return found
 
 
@@ -1098,10 +1107,10 @@ def anchors_known(page: Page, policy: Policy) -> bool:
     references, shortcodes), every generator's asked."""
     if not (policy.data.get("links") or {}).get("inserted_text"):
         return True
-    from kbkit.sites import hook
+    from kbkit.sites import every
 
     text = page.text
-    found = [start for inserts_text in hook("inserts_text") for start in inserts_text(text)]
+    found = [start for inserts_text in every("inserts_text") for start in inserts_text(text)]
     if not found:
         return True
     code = _fenced_code_lines(page)

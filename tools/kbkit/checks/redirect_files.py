@@ -57,10 +57,10 @@ def redirect_files(repo: Path, policy: Policy) -> list[Path]:
 
 def _site_redirects(repo: Path, path: Path, data: Any, keyed: bool) -> Redirects | None:
     """The redirects file as the first generator that reads it says (None: none does)."""
-    from kbkit.sites import hook
+    from kbkit.sites import hooks
 
     source = RedirectSource(repo, path, data, keyed, lambda other: _parse(other, _read(other)))
-    for read in hook("read_redirects"):
+    for read in hooks("read_redirects"):
         found: Redirects | None = read(source)
         if found is not None:
             return found

@@ -278,4 +278,12 @@ def _liquid_link(target: str) -> str | None:
     return f"_posts/{path}" if tag == "post_url" else path
 
 
-GENERATOR = Generator("jekyll", detect=detect, page_links=page_links)
+def link_names_stem(written: str) -> bool:
+    """Whether a tag link names its file less the suffix: `post_url` names the post by its
+    date and title, whatever its suffix (`_posts/2024-01-05-x.*`)."""
+    return "post_url" in written
+
+
+GENERATOR = Generator(
+    "jekyll", detect=detect, page_links=page_links, link_names_stem=link_names_stem
+)

@@ -85,6 +85,8 @@ class Labels(NamedTuple):
 
 
 class Generator(NamedTuple):
+    """A generator: how it is detected, and the hooks the checks ask (None: it has none)."""
+
     name: str  # the module's name, as the registry lists it
     # its configuration where a generator's sits (at the top, or one folder down): asked
     # first, in registry order
@@ -100,8 +102,11 @@ class Generator(NamedTuple):
     page_navigation: Callable[[Page], tuple[tuple[int, str, bool], ...]] | None = None
     # the pages (relative to the page's folder) a page includes (`index.includes`)
     page_includes: Callable[[str], tuple[str, ...]] | None = None
-    # link syntax only this generator has: (path from the source folder, line, written)
+    # link syntax only this generator has (`links.liquid_links`): (path from the source
+    # folder, line, as written)
     page_links: Callable[[Page], list[tuple[str, int, str]]] | None = None
+    # whether such a link (as written) names its file without the suffix
+    link_names_stem: Callable[[str], bool] | None = None
     # a page's doc id from its root-relative path and front matter (`index.sidebars`)
     doc_id: Callable[[str, Any], str] | None = None
     # a file or folder name as its URL names it (`links.number_prefixes`)
