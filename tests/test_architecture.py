@@ -264,6 +264,9 @@ def test_no_product_module_exists_for_tests_only() -> None:
     from kbkit.commands.registry import COMMANDS  # each row's module, imported when it runs
 
     graph["kbkit.commands.registry"] |= {row.module for row in COMMANDS.values()}
+    from kbkit.sites import MODULES  # each generator's module, imported when one is asked
+
+    graph["kbkit.sites"] |= {f"kbkit.sites.{name}" for name in MODULES}
     roots = ["kbkit.__main__", "kbkit.demo", "kbkit.shims", "kbkit.curator", "kbkit.lessons",
              "kbkit.compat.infermatrix_v1"]  # fmt: skip
     seen: set[str] = set()

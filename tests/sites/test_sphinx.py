@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from kbkit.__main__ import main
-from kbkit.pages import myst
 from kbkit.pages.page import parse_page
-from kbkit.sites import detect_site, sphinx
+from kbkit.sites import detect_site, myst, sphinx
 from tests.sites.oracle import disagreements, init_copy, kbkit_flagged, sphinx_verdicts
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -28,7 +28,10 @@
 - `none`: nothing is registered; orphans (no inbound link) are all that is checked.
 
 Tables of contents are read from the file system, so their digest keys the result
-snapshot (`toc_digest`), like the redirects files.
+snapshot (`toc_digest`), like the redirects files. A YAML table of contents, a sidebars
+file, a page's own navigation directives, its includes and a doc's id are read by the
+generator's module (`kbkit.sites`: `Generator.read_navigation` and its page hooks, the
+first generator that reads a file's format); what an entry names is resolved here.
 """
 
 from __future__ import annotations
@@ -44,20 +47,17 @@ import yaml
 from kbkit.checks.rules.tree import LINK_BROKEN, PAGE_REGISTERED_TWICE, PAGE_UNREGISTERED
 from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
-from kbkit.infra.lazy_pattern import lazy
-from kbkit.pages import myst
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import is_absolute
 from kbkit.policy.model import Policy
 from kbkit.policy.toc_yaml import load_toc
 from kbkit.rulebook.findings import Finding, quote
 from kbkit.sites.config import TocLoader
+from kbkit.sites.site import DOC_ID, FILE_PATH, Navigation, NavSource
 from kbkit.tree.model import Tree
 
 INDEX_PAGE, TOC, PARENT, NONE = "index-page", "toc", "parent", "none"
 MAX_TOC_BYTES = 4 * 1024 * 1024
-# what a Jupyter Book `_toc.yml` entry written without its extension may name
-BOOK_SUFFIXES = (".md", ".ipynb", ".Rmd", ".myst", ".rst")
 
 
 def model(policy: Policy) -> str:
@@ -121,17 +121,8 @@ def tocs(tree: Tree) -> list[Toc]:
     found: list[Toc] = []
     toc = index.get("toc")
     if toc:
-        data = None if str(toc).endswith(".md") else _read_yaml(tree.repo / str(toc))
-        if isinstance(data, dict) and isinstance(data.get("INHERIT"), str):
-            from kbkit.sites.mkdocs import load_config
-
-            data = load_config(tree.repo / str(toc), data)  # mkdocs' parent settings
-        nav_file = index.get("nav_file")
-        if nav_file and isinstance(data, dict) and "nav" not in data:
-            nav = _read_yaml(tree.repo / str(nav_file))  # joined to it at build time
-            data = {**data, "nav": nav.get("nav") if isinstance(nav, dict) else None}
-        main = _toc_file(tree, str(toc), data)
-        navs = _literate_navs(tree, main, data)
+        main, nav_pages = _toc_file(tree, str(toc), index)
+        navs = _nav_pages(tree, main, nav_pages)
         if navs and main.every_page:  # a nav file at the top lists the pages instead
             main = main._replace(every_page=False)
         found.extend((main, *navs))
@@ -139,55 +130,53 @@ def tocs(tree: Tree) -> list[Toc]:
     if names:
         for rel in sorted(tree.files):
             if rel.rsplit("/", 1)[-1] in names:
-                found.append(_docfx_toc(tree, rel))
+                found.append(_folder_toc(tree, rel, index))
     if index.get("toctree"):
         found.extend(_toctrees(tree))
     if index.get("sidebars"):
-        found.append(_sidebar_toc(tree, str(index["sidebars"])))
+        found.append(_sidebar_toc(tree, str(index["sidebars"]), index))
     _LAST[:] = [tree, found]
     return list(found)
 
 
-def _toc_file(tree: Tree, toc: str, data: Any) -> Toc:
-    """The one table of contents `index.toc` names (`data`: the YAML file's contents)."""
+def _navigation(key: str, tree: Tree, path: str, data: Any, index: Any) -> Navigation:
+    """A navigation file as the first generator that reads it says (none: no entries)."""
+    from kbkit.sites import hooks
+
+    source = NavSource(
+        key, tree.repo / path, data, index, lambda name: _read_yaml(tree.repo / name)
+    )
+    for read in hooks("read_navigation"):
+        found: Navigation | None = read(source)
+        if found is not None:
+            return found
+    return Navigation(())
+
+
+def _toc_file(tree: Tree, toc: str, index: Any) -> tuple[Toc, str | None]:
+    """The one table of contents `index.toc` names, and the name of the pages that list a
+    folder named in it (None: none do)."""
     if toc.endswith(".md"):
         rel = posixpath.normpath(toc)
-        summary = tree.summaries.get(rel)
-        if summary is None:
+        if rel not in tree.summaries:
             raise UsageError(f"index.toc {toc!r}: no such page under {tree.root}/")
-        entries = tuple(
-            Entry(target, line, written, False) for target, line, written in summary.links
-        )
-        site = tree.facts.get(rel, {}).get("site_links", ())
-        entries += tuple(Entry(target, line, written, True) for target, line, written in site)
-        return Toc(tree.repo_path(rel), rel, "", entries, False, ())
-    written: list[str] = []
-    unlisted: list[str] = []
-    placed: list[str] = []
-    every = False
-    if isinstance(data, dict) and ("nav" in data or "site_name" in data):
-        every = "nav" not in data or data["nav"] is None  # mkdocs lists every page then
-        _mkdocs_nav(data.get("nav"), written)
-        unlisted = _not_in_nav(data)
-        placed = _blog_posts(data)
-    else:
-        _book_files(data, written)
-        placed = [f"/{glob.strip('/')}" for glob in _book_globs(data, [])]
+        return _page_toc(tree, rel, ""), None
+    nav = _navigation("toc", tree, toc, _read_yaml(tree.repo / toc), index)
     listed: list[Entry] = []
-    for entry in written:
-        rel = posixpath.normpath(entry.lstrip("/"))
-        if rel not in tree.files:  # Jupyter Book leaves the extension out
-            rel = next((rel + s for s in BOOK_SUFFIXES if rel + s in tree.files), rel)
-        listed.append(Entry("" if rel == "." else rel, getattr(entry, "line", 0), entry, False))
-    return Toc(toc, None, "", tuple(listed), every, tuple(unlisted), tuple(placed))
+    for written, line in nav.entries:
+        rel = posixpath.normpath(written.lstrip("/"))
+        if rel not in tree.files:  # the extension left out
+            rel = next((rel + s for s in nav.suffixes if rel + s in tree.files), rel)
+        listed.append(Entry("" if rel == "." else rel, line, written, False))
+    table = Toc(toc, None, "", tuple(listed), nav.every_page, nav.unlisted, nav.placed)
+    return table, nav.nav_pages
 
 
-def _literate_navs(tree: Tree, main: Toc, data: Any) -> list[Toc]:
-    """The navigation files of mkdocs-literate-nav: a nav entry that names a folder (or, with
-    no `nav`, the docs folder itself) takes its nav from the folder's `nav_file` (default
-    SUMMARY.md), a page whose links list the section, and whose own folder links do the same
-    one level down."""
-    nav_file = _literate_nav_file(data) if isinstance(data, dict) else None
+def _nav_pages(tree: Tree, main: Toc, nav_file: str | None) -> list[Toc]:
+    """The navigation pages of a table of contents that has them: a folder its entries
+    name (with every page listed, the root) takes its navigation from the folder's page
+    `nav_file`, whose links list the section, and whose own folder links do the same one
+    level down."""
     if nav_file is None:
         return []
     folders = [entry.target for entry in main.entries if entry.target in tree.folders]
@@ -201,99 +190,29 @@ def _literate_navs(tree: Tree, main: Toc, data: Any) -> list[Toc]:
         if rel in seen or rel not in tree.summaries:
             continue
         seen.add(rel)
-        table = _docfx_toc(tree, rel)  # a page's links as entries
+        table = _page_toc(tree, rel, posixpath.dirname(rel))
         out.append(table)
         folders.extend(entry.target for entry in table.entries if entry.target in tree.folders)
     return out
 
 
-def _literate_nav_file(data: dict[str, Any]) -> str | None:
-    """The `nav_file` of the literate-nav plugin (None: the plugin is not on)."""
-    for plugin in data.get("plugins") or ():
-        if isinstance(plugin, str) and plugin == "literate-nav":
-            return "SUMMARY.md"
-        if isinstance(plugin, dict) and "literate-nav" in plugin:
-            options = plugin["literate-nav"]
-            options = options if isinstance(options, dict) else {}
-            return str(options.get("nav_file") or "SUMMARY.md")
-    return None
-
-
-def _not_in_nav(data: dict[str, Any]) -> list[str]:
-    """mkdocs' `not_in_nav` globs (gitignore syntax)."""
-    lines = [line.strip() for line in str(data.get("not_in_nav") or "").splitlines()]
-    return [line for line in lines if line and not line.startswith("#")]
-
-
-def _blog_posts(data: dict[str, Any]) -> list[str]:
-    """The posts Material's blog plugin lists on the blog's index and archive pages."""
-    out = []
-    for plugin in data.get("plugins") or ():
-        options: Any
-        if isinstance(plugin, str):
-            name, options = plugin, {}
-        elif isinstance(plugin, dict) and plugin:
-            name, options = next(iter(plugin.items()))
-        else:
-            continue
-        if str(name).split("/")[-1] == "blog":
-            options = options if isinstance(options, dict) else {}
-            blog = str(options.get("blog_dir") or "blog").strip("/")
-            posts = str(options.get("post_dir") or "{blog}/posts").replace("{blog}", blog)
-            out.append(f"/{posts.strip('/')}/**/*.md")
-    return out
-
-
-def _mkdocs_nav(node: Any, out: list[str]) -> None:
-    if isinstance(node, str):
-        if "://" not in node:
-            out.append(node)
-    elif isinstance(node, list):
-        for item in node:
-            _mkdocs_nav(item, out)
-    elif isinstance(node, dict):
-        for value in node.values():
-            _mkdocs_nav(value, out)
-
-
-def _book_files(node: Any, out: list[str]) -> None:
-    if isinstance(node, dict):
-        for key in ("root", "file"):
-            if isinstance(node.get(key), str):
-                out.append(node[key])
-        for value in node.values():
-            if isinstance(value, (list, dict)):
-                _book_files(value, out)
-    elif isinstance(node, list):
-        for item in node:
-            _book_files(item, out)
-
-
-def _book_globs(node: Any, out: list[str]) -> list[str]:
-    """The `glob:` patterns of a Jupyter Book `_toc.yml`."""
-    if isinstance(node, dict):
-        if isinstance(node.get("glob"), str):
-            out.append(node["glob"])
-        for value in node.values():
-            if isinstance(value, (list, dict)):
-                _book_globs(value, out)
-    elif isinstance(node, list):
-        for item in node:
-            _book_globs(item, out)
-    return out
-
-
 def toctree_fact(rel: str, page: Page, policy: Policy) -> tuple[tuple[str, int, str, bool], ...]:
-    """(target, line, entry as written, a glob) for the entries of the page's `{toctree}`
-    directives, targets root-relative (`/x` from the root), when `index.toctree` is on."""
+    """(target, line, entry as written, a glob) for the entries of the page's own navigation
+    directives (MyST's `{toctree}`), targets root-relative (`/x` from the root), when
+    `index.toctree` is on."""
     if not (policy.data.get("index") or {}).get("toctree") or "toctree" not in page.text:
         return ()
+    from kbkit.sites import every
+
     folder = posixpath.dirname(rel)
     out = []
-    for line, written, glob in myst.toctree_entries(page):
-        joined = written.lstrip("/") if written.startswith("/") else posixpath.join(folder, written)
-        target = posixpath.normpath(joined) if joined else ""
-        out.append(("" if target == "." else target, line, written, glob))
+    for page_navigation in every("page_navigation"):
+        for line, written, glob in page_navigation(page):
+            joined = (
+                written.lstrip("/") if written.startswith("/") else posixpath.join(folder, written)
+            )
+            target = posixpath.normpath(joined) if joined else ""
+            out.append(("" if target == "." else target, line, written, glob))
     return tuple(out)
 
 
@@ -314,81 +233,62 @@ def _toctrees(tree: Tree) -> list[Toc]:
 
 
 def doc_id_fact(rel: str, page: Page, policy: Policy) -> str | None:
-    """A Docusaurus doc's id under `index.sidebars`: its folder and file name (number
-    prefixes dropped), the file name replaced by `id:` front matter."""
+    """A doc's id under `index.sidebars`: what its generator's sidebars call it."""
     if not (policy.data.get("index") or {}).get("sidebars"):
         return None
-    from kbkit.checks.link_model import unnumbered
+    from kbkit.sites import every
 
-    folder, _, name = rel.rpartition("/")
-    given = page.meta.get("id") if isinstance(page.meta, dict) else None
-    if isinstance(given, str) and given.strip() and "/" not in given:
-        stem = given.strip()
-    else:
-        stem = unnumbered(name.rsplit(".", 1)[0])
-    return "/".join([*(unnumbered(part) for part in folder.split("/") if part), stem])
+    doc_id: Any = every("doc_id")[0]
+    return str(doc_id(rel, page.meta))
 
 
-def _sidebar_toc(tree: Tree, path: str) -> Toc:
-    """The Docusaurus sidebars file at repo-relative `path`: each string that is a doc's id
-    lists that doc (once, however often it is written); `autogenerated` items place the
-    docs of their folder."""
-    from kbkit.sites.docusaurus import sidebar_items
-
+def _sidebar_toc(tree: Tree, path: str, index: Any) -> Toc:
+    """The sidebars file at repo-relative `path`: each entry that is a doc's id lists that
+    doc (once, however often it is written); the folders it places place their docs."""
     data = read_config_bytes(tree.repo / path, MAX_TOC_BYTES, "the sidebars file")
-    strings, folders = sidebar_items(data.decode("utf-8", "replace"))
+    nav = _navigation("sidebars", tree, path, data.decode("utf-8", "replace"), index)
     ids = {str(facts["doc_id"]): rel for rel, facts in tree.facts.items() if facts.get("doc_id")}
+    if nav.names != DOC_ID:
+        ids = {}
     # a doc may sit in several sidebars (or twice in one): Docusaurus allows it
-    first = {value: line for value, line in reversed(strings) if value in ids}
+    first = {value: line for value, line in reversed(nav.entries) if value in ids}
     entries = tuple(Entry(ids[value], line, value, False) for value, line in first.items())
-    placed = []
-    for folder in folders:
-        folder = posixpath.normpath(folder.strip().strip("/") or ".")
-        placed.append("/**" if folder == "." else f"/{folder}/**")
-    return Toc(path, None, "", entries, False, (), tuple(placed))
+    return Toc(path, None, "", entries, False, (), nav.placed)
 
 
-def _docfx_toc(tree: Tree, rel: str) -> Toc:
-    """A DocFX table of contents at root-relative `rel` (toc.yml or toc.md)."""
+def _page_toc(tree: Tree, rel: str, folder: str) -> Toc:
+    """A page at root-relative `rel` whose links are table of contents entries (mdBook's
+    `SUMMARY.md`, DocFX's `toc.md`), covering `folder` and below."""
+    summary = tree.summaries.get(rel)
+    links = summary.links if summary is not None else ()
+    entries = tuple(Entry(target, line, written, False) for target, line, written in links)
+    site = tree.facts.get(rel, {}).get("site_links", ())
+    entries += tuple(Entry(target, line, written, True) for target, line, written in site)
+    return Toc(tree.repo_path(rel), rel, folder, entries, False, ())
+
+
+def _folder_toc(tree: Tree, rel: str, index: Any) -> Toc:
+    """A table of contents of `index.toc_files` at root-relative `rel`, covering its folder
+    and below: a page's links, or a YAML file's entries as its generator reads them (paths
+    relative to the file, `/x` a site path)."""
     folder = posixpath.dirname(rel)
     if rel.endswith(".md"):
-        summary = tree.summaries.get(rel)
-        links = summary.links if summary is not None else ()
-        entries = tuple(Entry(target, line, written, False) for target, line, written in links)
-        site = tree.facts.get(rel, {}).get("site_links", ())
-        entries += tuple(Entry(target, line, written, True) for target, line, written in site)
-        return Toc(tree.repo_path(rel), rel, folder, entries, False, ())
-    data = _read_yaml(tree.repo / tree.repo_path(rel))
-    hrefs: list[str] = []
-    _docfx_items(data, hrefs)
+        return _page_toc(tree, rel, folder)
+    path = tree.repo_path(rel)
+    nav = _navigation("toc_files", tree, path, _read_yaml(tree.repo / path), index)
     entries_list = []
-    for href in hrefs:
-        if "://" in href or href.startswith(("mailto:", "//", "xref:", "#")):
+    for href, line in nav.entries if nav.names == FILE_PATH else ():
+        path_part = href.split("#", 1)[0].split("?", 1)[0]
+        if not path_part:
             continue
-        path = href.split("#", 1)[0].split("?", 1)[0]
-        if not path:
-            continue
-        site = path.startswith("/")
-        if site or is_absolute(path):
-            target = path
+        site = path_part.startswith("/")
+        if site or is_absolute(path_part):
+            target = path_part
         else:
-            joined = posixpath.normpath(posixpath.join(folder, path))
+            joined = posixpath.normpath(posixpath.join(folder, path_part))
             target = "" if joined == "." else joined
-        entries_list.append(Entry(target, getattr(href, "line", 0), str(href), site))
-    return Toc(tree.repo_path(rel), None, folder, tuple(entries_list), False, ())
-
-
-def _docfx_items(node: Any, out: list[str]) -> None:
-    if isinstance(node, dict):
-        for key in ("href", "topicHref", "homepage"):
-            if isinstance(node.get(key), str) and node[key].strip():
-                out.append(node[key])
-        for key in ("items", "children"):
-            if key in node:
-                _docfx_items(node[key], out)
-    elif isinstance(node, list):
-        for item in node:
-            _docfx_items(item, out)
+        entries_list.append(Entry(target, line, str(href), site))
+    return Toc(path, None, folder, tuple(entries_list), False, ())
 
 
 def toc_targets(tree: Tree) -> set[str]:
@@ -480,21 +380,19 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
     return findings
 
 
-# `{{#include path}}`, `{{#include path:anchor}}`, `{{#rustdoc_include path:1:3}}`; a
-# backslash before the braces writes the directive as text
-_INCLUDE = lazy(r"(?<!\\)\{\{#(?:include|rustdoc_include)[ \t]+([^\s:}]+)")
-
-
 def include_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
-    """The pages (root-relative `.md` paths) the page includes with mdBook's directives,
-    when `index.includes` is on: a page fact, as the page's links are."""
-    if not (policy.data.get("index") or {}).get("includes") or "{{#" not in page.text:
+    """The pages (root-relative `.md` paths) the page includes with its generator's
+    directives (mdBook's `{{#include}}`), when `index.includes` is on: a page fact, as the
+    page's links are."""
+    if not (policy.data.get("index") or {}).get("includes"):
         return ()
+    from kbkit.sites import every
+
     folder = posixpath.dirname(rel)
     found = (
-        posixpath.normpath(posixpath.join(folder, match[1]))
-        for match in _INCLUDE.finditer(page.text)
-        if match[1].endswith(".md")
+        posixpath.normpath(posixpath.join(folder, written))
+        for page_includes in every("page_includes")
+        for written in page_includes(page.text)
     )
     return tuple(dict.fromkeys(found))
 

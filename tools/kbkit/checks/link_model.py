@@ -79,7 +79,7 @@
   `tabbed` pymdownx.tabbed's tab ids; fragments that match `anchor_ignore` (a regex, from
   the fragment's start) are not checked. Pages keep their ids as a fact.
 - `labels` (MyST, as Sphinx resolves `[text](target)`): a target that names no file names a
-  label defined on any page (`(label)=`, a directive's `:name:`; `kbkit.pages.myst`), or
+  label defined on any page (`(label)=`, a directive's `:name:`; `kbkit.sites.myst`), or
   one of the pages Sphinx always builds (`genindex`, `modindex`, `search`); a `#fragment`
   the page does not hold may name such a label too, and `page.md#label` names a label of
   that page. Pages keep their labels as a fact (`labels`), and the same-page fragments
@@ -106,17 +106,20 @@ import functools
 import posixpath
 import re
 import sys
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.checks.redirect_files import EXTERNAL, configured, load_redirects
 from kbkit.checks.scopes import compiled
 from kbkit.infra.lazy_pattern import lazy
-from kbkit.pages import anchors, myst
+from kbkit.pages import anchors
 from kbkit.pages.link import EMBED
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import LinkRef, is_absolute
 from kbkit.policy.model import Policy
 from kbkit.tree.model import Tree, outside_root
+
+if TYPE_CHECKING:
+    from kbkit.sites.site import Labels
 
 MAX_REDIRECT_HOPS = 8
 
@@ -301,7 +304,7 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
         base = served_folder(rel, model, permalink_of(page, model), page.meta)
     out = []
     if model.liquid_links and "{%" in page.text:
-        out.extend(_liquid_links(page, model))
+        out.extend(_generator_links(page, model))
     for link in page.links:
         if link.is_external or "{{" in link.target or "{%" in link.target:
             continue  # template code in it: the build writes that URL (`/docs/{{% param v %}}/`)
@@ -341,40 +344,28 @@ def _own_url_links(page: Page, model: LinkModel, root: str) -> list[LinkRef]:
     return out
 
 
-# `{% link docs/x.md %}`, after `{{ site.baseurl }}` or not, and `{% post_url 2024-01-05-x %}`
-_LIQUID_LINK = lazy(
-    r"^(?:\{\{-?\s*site\.baseurl\s*-?\}\})?\{%-?\s*(link|post_url)\s+([^\s{}%]+)\s*-?%\}(?:#.*)?$"
-)
+def _generator_links(page: Page, model: LinkModel) -> list[LinkRef]:
+    """The links written in template syntax only the site's generator has (`liquid_links`:
+    tags that name a source file, from the site's source folder), outside code."""
+    from kbkit.sites import every
+
+    return [
+        (posixpath.join(model.site_root or "", path), line, written)
+        for page_links in every("page_links")
+        for path, line, written in page_links(page)
+    ]
 
 
-# Liquid runs before markdown, so `[x]({% link a b %})` is a link though CommonMark, which
-# allows no space in a destination, reads none
-_LIQUID_DESTINATION = lazy(r"\]\((\s*(?:\{\{[^}\n]*\}\})?\{%[^%\n]*%\}[^)\s]*)\)")
+def _page_link_file(resolved: str, written: str, tree: Tree) -> str | None:
+    """The file a link in the generator's own syntax (`_generator_links`) names: its path,
+    or, where the generator says the link leaves the suffix out, the first file of that
+    path and any suffix (None: no such file)."""
+    from kbkit.sites import every
 
-
-def _liquid_links(page: Page, model: LinkModel) -> list[LinkRef]:
-    """The links written with Jekyll's `link` or `post_url` tag, outside code."""
-    code = page.code_line_numbers()
-    out = []
-    for found in _LIQUID_DESTINATION.finditer(page.text):
-        line = page.text.count("\n", 0, found.start()) + 1
-        written = found.group(1).strip()
-        named = _liquid_link(written)
-        if named is not None and line not in code:
-            out.append((posixpath.join(model.site_root or "", named), line, written))
-    return out
-
-
-def _liquid_link(target: str) -> str | None:
-    """The source path (from the site's source folder) that Jekyll's `link` or `post_url`
-    tag names, which Jekyll turns into that file's URL and fails the build when there is no
-    such file; None for any other template code."""
-    found = _LIQUID_LINK.match(target.strip())
-    if found is None:
-        return None
-    tag, path = found.groups()
-    path = posixpath.normpath(path.strip("'\"").lstrip("/"))
-    return f"_posts/{path}" if tag == "post_url" else path
+    if any(stem_only(written) for stem_only in every("link_names_stem")):
+        prefix = resolved + "."
+        return next((f for f in sorted(tree.files) if f.startswith(prefix)), None)
+    return resolved if tree.exists(resolved) else None
 
 
 def permalink_of(page: Page, model: LinkModel) -> str | None:
@@ -449,22 +440,18 @@ def served_folder(
     return f"/{folder}/{stem}/" if folder else f"/{stem}/"
 
 
-_NUMBER_PREFIX = lazy(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
-_DATE_LIKE = lazy(r"^\d+[-_.]\d+[-_.]\d+")
 _EXTENSION = lazy(r"\.[A-Za-z0-9]+$")
 
 
 def _unnumbered(name: str, model: LinkModel) -> str:
-    """`02-guide` -> `guide` with `number_prefixes` (not a date-like `2024-01-02-x`)."""
-    return unnumbered(name) if model.number_prefixes else name
-
-
-def unnumbered(name: str) -> str:
-    """`02-guide` -> `guide`, as Docusaurus drops number prefixes (not a date-like
+    """`02-guide` -> `guide` with `number_prefixes` (the generator's rule: not a date-like
     `2024-01-02-x`)."""
-    if _DATE_LIKE.match(name):
+    if not model.number_prefixes:
         return name
-    return _NUMBER_PREFIX.sub("", name, count=1) or name
+    from kbkit.sites import every
+
+    url_name: Any = every("url_name")[0]
+    return str(url_name(name))
 
 
 def url_base(model: LinkModel) -> str:
@@ -641,10 +628,7 @@ class Resolver:
         """The existing path a site link names: `resolved` (its first candidate), else the
         next `url_map` folders in order (a page of another version of the docs)."""
         if self.model.liquid_links and "{%" in written:  # a source file, by its path
-            if "post_url" in written:  # the post's file, whatever its suffix
-                prefix = resolved + "."
-                return next((f for f in sorted(self.tree.files) if f.startswith(prefix)), None)
-            return resolved if self.tree.exists(resolved) else None
+            return _page_link_file(resolved, written, self.tree)
         path = _path_of(written)
         base = self.model.base_url
         if base and is_site_link(path) and not under_base(path, base):
@@ -906,14 +890,15 @@ class Resolver:
         return None
 
     def is_label(self, name: str) -> bool:
-        """Whether `name` is a MyST label of some page (`labels` facts) or a page Sphinx
+        """Whether `name` is a label of some page (`labels` facts) or a page the generator
         always builds (`genindex`, `search`)."""
+        labels = _labels()
         if self._labels is None:
-            found = set(myst.BUILT_IN)
+            found = set(labels.built_in)
             for facts in self.tree.facts.values():
                 found.update(facts.get("labels", ()))
             self._labels = frozenset(found)
-        return myst.normalized(name) in self._labels
+        return labels.normalized(name) in self._labels
 
     def _by_alias(self) -> dict[str, list[str]]:
         """Pages by lower-cased frontmatter alias (`links.aliases`; empty otherwise)."""
@@ -1054,9 +1039,10 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
         lines = [line for line, _ in named]
         out.extend(anchors.tab_ids(page.text, list(zip(lines, ids, strict=True)), options.style))
     if options.labels:  # a label by its name or its id, and the sections the slugs name
-        for name in myst.labels(page):
-            out.extend((name, myst.docutils_id(name)))
-        out.extend(myst.docutils_id(heading.plain) for heading in headings)
+        labels = _labels()
+        for name in labels.defined(page):
+            out.extend((name, labels.element_id(name)))
+        out.extend(labels.element_id(heading.plain) for heading in headings)
     found = tuple(dict.fromkeys(out))
     _LAST_PAGE[:] = [page, policy.data, found]
     return found
@@ -1066,9 +1052,17 @@ def labels_on(policy: Policy) -> bool:
     return bool((policy.data.get("links") or {}).get("labels"))
 
 
+def _labels() -> Labels:
+    """What the site's generator reads as labels (`links.labels`)."""
+    from kbkit.sites import every
+
+    found: Labels = every("labels")[0]
+    return found
+
+
 def label_fact(page: Page, policy: Policy) -> tuple[str, ...]:
-    """The MyST labels the page defines, when `links.labels` is on."""
-    return myst.labels(page) if labels_on(policy) else ()
+    """The labels the page defines, when `links.labels` is on."""
+    return _labels().defined(page) if labels_on(policy) else ()
 
 
 def own_ids(page: Page, policy: Policy) -> frozenset[str]:
@@ -1077,7 +1071,8 @@ def own_ids(page: Page, policy: Policy) -> frozenset[str]:
     to it for a heading below `heading_depth`)."""
     known = set(anchor_ids(page, policy))
     if labels_on(policy):
-        known.update(myst.docutils_id(heading.plain) for heading in page.headings)
+        element_id = _labels().element_id
+        known.update(element_id(heading.plain) for heading in page.headings)
     return frozenset(known)
 
 
@@ -1108,9 +1103,6 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
 
 
 # pymdownx.snippets' include line (`;--8<--` writes it as text), an autodoc block of
-# mkdocstrings (`::: package.module`) or mkdocs-click (`::: mkdocs-click`), and a Hugo
-# shortcode on a line of its own whose output is markdown (`{{% include "x.md" %}}`)
-_INSERTED = lazy(r"(?m)^[ \t]*(?:--8<--|::: \S|\{\{%)")
 # an MDX import of a markdown file: Docusaurus renders its headings, with their ids, where
 # the page writes `<Partial />` (the path is a JavaScript string: `\_` is `_`)
 _MDX_IMPORT = lazy(r"""\bimport\s+\w+\s+from\s+(['"])([^'"\n]+\.mdx?)\1""")
@@ -1134,53 +1126,25 @@ def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
 
 
 _FENCE = lazy(r"^[ \t]*(`{3,}|~{3,})")
-# a snippet of a file that is no markdown (an image, source code): it inserts no headings
-_SOURCE_SNIPPET = lazy(
-    r"[ \t]*-{1,}8<-{1,}[ \t]+(['\"])[^'\"\n]+\."
-    r"(?!(?:md|markdown|mdown|mkd|mkdn|txt|html?)\b)[A-Za-z0-9]+(?::[^'\"\n]*)?\1"
-)
 
 
 def anchors_known(page: Page, policy: Policy) -> bool:
     """Whether the page's ids are all in its own text: not when `links.inserted_text` is on
     and the page pulls in text (and headings) kbkit does not read. A line that inserts text
     inside a fenced code block (a snippet of source in a code example, also in a content
-    tab or an admonition, indented) inserts code, a snippet of a file that is no markdown
-    (`x.svg`, `x.py`) no markdown, and a paired Hugo shortcode the page's own text: none
-    brings headings."""
+    tab or an admonition, indented) inserts code: it brings no headings. Which lines pull
+    in text is each generator's syntax (`Generator.inserts_text`: snippets, API
+    references, shortcodes), every generator's asked."""
     if not (policy.data.get("links") or {}).get("inserted_text"):
         return True
+    from kbkit.sites import every
+
     text = page.text
-    if "--8<--" not in text and ":::" not in text and "{{%" not in text:
-        return True
-    found = list(_INSERTED.finditer(text))
+    found = [start for inserts_text in every("inserts_text") for start in inserts_text(text)]
     if not found:
         return True
     code = _fenced_code_lines(page)
-    return all(
-        text.count("\n", 0, match.start()) + 1 in code
-        or _SOURCE_SNIPPET.match(text, match.start())
-        or _wraps_own_text(text, match.start())
-        for match in found
-    )
-
-
-_SHORTCODE = lazy(r"[ \t]*\{\{%-?\s*(/?)\s*([\w./-]+)")
-
-
-def _wraps_own_text(text: str, start: int) -> bool:
-    """Whether a Hugo shortcode line is one end of a paired shortcode (`{{% alert %}}` ...
-    `{{% /alert %}}`): what it renders is the page's own text between them (`.Inner`, read
-    here), wrapped in the template's HTML, which takes no heading ids; a lone shortcode
-    (`{{% include "x.md" %}}`) may insert another file's markdown."""
-    found = _SHORTCODE.match(text, start)
-    if found is None:
-        return False
-    closing, name = found.groups()
-    return (
-        bool(closing)
-        or re.search(r"\{\{%-?\s*/\s*" + re.escape(name) + r"\s*-?%\}\}", text) is not None
-    )
+    return all(text.count("\n", 0, start) + 1 in code for start in found)
 
 
 def _fenced_code_lines(page: Page) -> set[int]:

@@ -1,19 +1,11 @@
 """The site's redirects, read from the files its build reads (`links.redirects`).
 
 `links.redirects` names one repo-relative file or a list of them. Each is read in the shape
-its generator gives it, recognised from its content:
-
-- a mapping `{old path: new path}` (JSON or YAML), or the mapping under
-  `links.redirects_key` in a larger site configuration (Middleman's `tech-docs.yml`);
-- Learn / DocFX: `{"redirections": [{"source_path": ..., "redirect_url": ...}, ...]}`
-  (`source_path` relative to the file's own folder, `source_path_from_root` from the
-  repository's top);
-- an Open Publishing configuration (`.openpublishing.publish.config.json`): the files its
-  `redirection_files` list names, each of the Learn shape;
-- `mkdocs.yml` (or the `mkdocs*.yml` the site builds with): the mkdocs-redirects plugin's
-  `redirect_maps` (paths of the docs folder);
-- `book.toml` (mdBook): the `[output.html.redirect]` table (a new path relative to the old
-  one's folder).
+its generator gives it: the generators of `kbkit.sites` are asked in turn
+(`Generator.read_redirects`: Learn's redirection files, recognised from their content; a
+MkDocs configuration's redirects plugin; mdBook's `book.toml`); a file none of them reads is
+a mapping `{old path: new path}` (JSON or YAML), or the mapping under `links.redirects_key`
+in a larger site configuration (Middleman's `tech-docs.yml`).
 
 Old paths become knowledge-root-relative paths (a site path `/x` through the link model's
 site root or URL map); new paths stay root-relative paths, site paths (`/x`, resolved by
@@ -34,12 +26,12 @@ from kbkit.infra.bounded_yaml import yaml_problem
 from kbkit.infra.config_file import read_config_bytes, read_config_text
 from kbkit.infra.errors import UsageError
 from kbkit.policy.model import Policy
+from kbkit.sites.site import Redirects, RedirectSource
 
 MAX_REDIRECTS_BYTES = 8 * 1024 * 1024
-MAX_FILES = 64  # redirection files one publishing configuration may name
 EXTERNAL = "\0external"
 
-Redirects = dict[str, str]
+RedirectMap = dict[str, str]
 
 
 def configured(policy: Policy) -> tuple[str, ...]:
@@ -51,63 +43,54 @@ def configured(policy: Policy) -> tuple[str, ...]:
 
 
 def redirect_files(repo: Path, policy: Policy) -> list[Path]:
-    """Every file the redirects are read from, publishing configurations followed."""
+    """Every file the redirects are read from, the files a generator's reads followed."""
     out: list[Path] = []
+    key = (policy.data.get("links") or {}).get("redirects_key")
     for name in configured(policy):
         path = repo / name
-        data = _parse(path, _read(path))
+        read = _site_redirects(repo, path, _parse(path, _read(path)), key is not None)
         out.append(path)
-        if isinstance(data, dict) and isinstance(data.get("redirection_files"), list):
-            out.extend(_listed(repo, path, data["redirection_files"]))
+        if read is not None:
+            out.extend(read.files)
     return out
 
 
-def _listed(repo: Path, config: Path, names: list[Any]) -> list[Path]:
-    if len(names) > MAX_FILES or not all(isinstance(n, str) for n in names):
-        raise UsageError(f"{config}: redirection_files must list at most {MAX_FILES} paths")
-    return [repo / str(name).lstrip("/") for name in names]
+def _site_redirects(repo: Path, path: Path, data: Any, keyed: bool) -> Redirects | None:
+    """The redirects file as the first generator that reads it says (None: none does)."""
+    from kbkit.sites import hooks
+
+    source = RedirectSource(repo, path, data, keyed, lambda other: _parse(other, _read(other)))
+    for read in hooks("read_redirects"):
+        found: Redirects | None = read(source)
+        if found is not None:
+            return found
+    return None
 
 
-def load_redirects(repo: Path, policy: Policy, place: Any) -> Redirects:
+def load_redirects(repo: Path, policy: Policy, place: Any) -> RedirectMap:
     """Old root-relative path -> new path, from every configured file. `place(path)` turns
     a site path (`/x`) into a root-relative one (None: not this site's)."""
     root = policy.knowledge_root
     key = (policy.data.get("links") or {}).get("redirects_key")
-    out: Redirects = {}
+    out: RedirectMap = {}
     for name in configured(policy):
         path = repo / name
         data = _parse(path, _read(path))
-        if isinstance(data, dict) and isinstance(data.get("redirection_files"), list):
-            for listed in _listed(repo, path, data["redirection_files"]):
-                out.update(_learn(repo, listed, _parse(listed, _read(listed)), root, place))
-        elif isinstance(data, dict) and isinstance(data.get("redirections"), list):
-            out.update(_learn(repo, path, data, root, place))
+        read = _site_redirects(repo, path, data, key is not None)
+        if read is not None and read.from_repo:
+            out.update(_from_repo(read.mapping, root))
+        elif read is not None:
+            out.update(_mapping(path, read.mapping, place, relative=read.new_from_old))
         elif key is not None:  # the mapping is one key of a larger site configuration
             if not isinstance(data, dict) or not isinstance(data.get(key), dict):
                 raise UsageError(f"{path}: no mapping under the key {key!r} (links.redirects_key)")
             out.update(_mapping(path, data[key], place))
-        elif path.suffix == ".toml":
-            table = ((data.get("output") or {}).get("html") or {}).get("redirect") or {}
-            out.update(_mapping(path, table, place, relative=True))
-        elif path.name.startswith("mkdocs") and path.suffix in (".yml", ".yaml"):
-            if isinstance(data, dict) and isinstance(data.get("INHERIT"), str):
-                from kbkit.sites.mkdocs import load_config
-
-                data = load_config(path, data)  # the plugins its parent lists
-            out.update(_mapping(path, _mkdocs_maps(data), place))
         else:
             out.update(_mapping(path, data, place))
     return out
 
 
-def _mkdocs_maps(data: Any) -> dict[str, Any]:
-    for plugin in (data.get("plugins") or []) if isinstance(data, dict) else []:
-        if isinstance(plugin, dict) and isinstance(plugin.get("redirects"), dict):
-            return dict(plugin["redirects"].get("redirect_maps") or {})
-    return {}
-
-
-def _mapping(path: Path, data: Any, place: Any, relative: bool = False) -> Redirects:
+def _mapping(path: Path, data: Any, place: Any, relative: bool = False) -> RedirectMap:
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in data.items()
     ):
@@ -123,25 +106,13 @@ def _mapping(path: Path, data: Any, place: Any, relative: bool = False) -> Redir
     return out
 
 
-def _learn(repo: Path, path: Path, data: Any, root: str, place: Any) -> Redirects:
-    """Learn's `redirections` list: source paths are files of the repository."""
-    rows = data.get("redirections") if isinstance(data, dict) else None
-    if not isinstance(rows, list):
-        raise UsageError(f"{path}: a redirection file holds a `redirections` list")
-    folder = posixpath.relpath(str(path.parent), str(repo)) if path.parent != repo else ""
+def _from_repo(mapping: dict[str, str], root: str) -> RedirectMap:
+    """Old paths that are files of the repository: those under the knowledge root."""
     out = {}
-    for row in rows:
-        if not isinstance(row, dict) or not isinstance(row.get("redirect_url"), str):
-            continue
-        if isinstance(row.get("source_path_from_root"), str):
-            source = row["source_path_from_root"].lstrip("/")
-        elif isinstance(row.get("source_path"), str):
-            source = posixpath.normpath(posixpath.join(folder, row["source_path"]))
-        else:
-            continue
+    for source, new in mapping.items():
         if not (source.startswith(root + "/") or not root):
             continue  # a file outside the knowledge root
-        out[_clean(source[len(root) + 1 :] if root else source)] = _new(row["redirect_url"])
+        out[_clean(source[len(root) + 1 :] if root else source)] = _new(new)
     return out
 
 

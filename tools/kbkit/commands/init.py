@@ -12,6 +12,7 @@ from kbkit.infra import clock
 from kbkit.infra.errors import UsageError
 from kbkit.infra.paths import find_repo_root
 from kbkit.policy.scaffold import DEFAULT_ROOT, HOOK_REPO, hook_config, initialize
+from kbkit.sites import CONFIGS_SHOWN
 
 # one folder at the top of the repository, a name YAML reads as a plain string
 ROOT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -97,8 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="FOLDER",
         help=f"the knowledge root: a folder at the top of the repository, e.g. docs for a "
         f"docs tree you already have (default: the docs folder of a site generator found "
-        f"at the top, mkdocs.yml, book.toml, docfx.json, docusaurus.config.* or Hugo's "
-        f"config, else {DEFAULT_ROOT}); its policy.yaml then says knowledge_root: FOLDER",
+        f"at the top, {CONFIGS_SHOWN}, else {DEFAULT_ROOT}); its policy.yaml then says "
+        f"knowledge_root: FOLDER",
     )
     args = parser.parse_args(argv)
     detect = args.root is None

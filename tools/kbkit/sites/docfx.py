@@ -3,7 +3,12 @@ the site's base path, which the pages' own site-root links reveal); several `src
 publishing into one `dest` are versions of the docs (and a URL space other docsets share); a
 `toc.yml` the build lists but the tree lacks is generated (its folder's pages are placed by
 it, and a link to `X.yml` names the page `X.md`, which the build turns into that YAML: Learn's
-PowerShell reference); Open Publishing's redirection files when the repository has them."""
+PowerShell reference); Open Publishing's redirection files when the repository has them.
+
+What the checks ask of it: the entries of a `toc.yml` (`read_navigation`: nested `items`,
+`href`, `topicHref` and `homepage` relative to the file) and Learn's redirection files
+(`read_redirects`: a `redirections` list, or a publishing configuration's
+`redirection_files`)."""
 
 from __future__ import annotations
 
@@ -19,8 +24,17 @@ from kbkit.sites.config import (
     present,
     read_config,
 )
-from kbkit.sites.site import Site
+from kbkit.sites.site import (
+    FILE_PATH,
+    Generator,
+    Navigation,
+    NavSource,
+    Redirects,
+    RedirectSource,
+    Site,
+)
 
+MAX_FILES = 64  # redirection files one publishing configuration may name
 SITE_LINK = re.compile(r"\]\(\s*<?(/[A-Za-z0-9][^)\s>#?]*)")
 
 
@@ -130,3 +144,79 @@ def _base_path(folder: Path, dests: list[str], limit: int = 3000) -> str | None:
     if not counts:
         return None
     return posixpath.normpath(counts.most_common(1)[0][0]).rstrip("/") + "/"
+
+
+def read_navigation(source: NavSource) -> Navigation | None:
+    """A `toc.yml` of `index.toc_files`: its hrefs, relative to the file's folder (`/x`: a
+    site path); links off the site, `xref:` names and fragments alone left out."""
+    if source.key != "toc_files":
+        return None
+    hrefs: list[str] = []
+    _items(source.data, hrefs)
+    entries = tuple(
+        (href, getattr(href, "line", 0))
+        for href in hrefs
+        if not ("://" in href or href.startswith(("mailto:", "//", "xref:", "#")))
+    )
+    return Navigation(entries, names=FILE_PATH)
+
+
+def _items(node: Any, out: list[str]) -> None:
+    if isinstance(node, dict):
+        for key in ("href", "topicHref", "homepage"):
+            if isinstance(node.get(key), str) and node[key].strip():
+                out.append(node[key])
+        for key in ("items", "children"):
+            if key in node:
+                _items(node[key], out)
+    elif isinstance(node, list):
+        for item in node:
+            _items(item, out)
+
+
+def read_redirects(source: RedirectSource) -> Redirects | None:
+    """Learn's redirects: `{"redirections": [{"source_path": ..., "redirect_url": ...}]}`
+    (`source_path` relative to the file's own folder, `source_path_from_root` from the
+    repository's top), or an Open Publishing configuration
+    (`.openpublishing.publish.config.json`) whose `redirection_files` each hold such a list."""
+    data = source.data
+    if isinstance(data, dict) and isinstance(data.get("redirection_files"), list):
+        files = _listed(source.repo, source.path, data["redirection_files"])
+        mapping: dict[str, str] = {}
+        for listed in files:
+            mapping.update(_learn(source.repo, listed, source.load(listed)))
+        return Redirects(mapping, from_repo=True, files=tuple(files))
+    if isinstance(data, dict) and isinstance(data.get("redirections"), list):
+        return Redirects(_learn(source.repo, source.path, data), from_repo=True)
+    return None
+
+
+def _listed(repo: Path, config: Path, names: list[Any]) -> list[Path]:
+    if len(names) > MAX_FILES or not all(isinstance(n, str) for n in names):
+        raise UsageError(f"{config}: redirection_files must list at most {MAX_FILES} paths")
+    return [repo / str(name).lstrip("/") for name in names]
+
+
+def _learn(repo: Path, path: Path, data: Any) -> dict[str, str]:
+    """Learn's `redirections` list: repo-relative source path -> the URL it redirects to."""
+    rows = data.get("redirections") if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        raise UsageError(f"{path}: a redirection file holds a `redirections` list")
+    folder = posixpath.relpath(str(path.parent), str(repo)) if path.parent != repo else ""
+    out = {}
+    for row in rows:
+        if not isinstance(row, dict) or not isinstance(row.get("redirect_url"), str):
+            continue
+        if isinstance(row.get("source_path_from_root"), str):
+            source = row["source_path_from_root"].lstrip("/")
+        elif isinstance(row.get("source_path"), str):
+            source = posixpath.normpath(posixpath.join(folder, row["source_path"]))
+        else:
+            continue
+        out[source] = row["redirect_url"]
+    return out
+
+
+GENERATOR = Generator(
+    "docfx", detect=detect, read_navigation=read_navigation, read_redirects=read_redirects
+)

@@ -16,6 +16,7 @@ import yaml
 
 from kbkit.infra import json_input
 from kbkit.infra.bounded_yaml import YamlLimitError, load_yaml
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.sites.config import (
     dig,
     has_pages,
@@ -23,7 +24,7 @@ from kbkit.sites.config import (
     present,
     read_config,
 )
-from kbkit.sites.site import Site
+from kbkit.sites.site import Generator, Site
 
 PUBLISHED = (
     ".md",
@@ -142,3 +143,36 @@ def _content(config: Path, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if folder and ".." not in folder.split("/") and (config.parent / folder).is_dir():
             return posixpath.normpath(folder), keys
     return "content", keys
+
+
+# a shortcode on a line of its own, whose output may be markdown (`{{% include "x.md" %}}`)
+_INSERTED = lazy(r"(?m)^[ \t]*\{\{%")
+_SHORTCODE = lazy(r"[ \t]*\{\{%-?\s*(/?)\s*([\w./-]+)")
+
+
+def inserts_text(text: str) -> tuple[int, ...]:
+    """The shortcode lines that may insert another file's markdown: not one end of a paired
+    shortcode (`{{% alert %}}` ... `{{% /alert %}}`), which renders the page's own text
+    between them (`.Inner`, read here), wrapped in the template's HTML, which takes no
+    heading ids."""
+    if "{{%" not in text:
+        return ()
+    return tuple(
+        found.start()
+        for found in _INSERTED.finditer(text)
+        if not _wraps_own_text(text, found.start())
+    )
+
+
+def _wraps_own_text(text: str, start: int) -> bool:
+    found = _SHORTCODE.match(text, start)
+    if found is None:
+        return False
+    closing, name = found.groups()
+    return (
+        bool(closing)
+        or re.search(r"\{\{%-?\s*/\s*" + re.escape(name) + r"\s*-?%\}\}", text) is not None
+    )
+
+
+GENERATOR = Generator("hugo", detect=detect, inserts_text=inserts_text)

@@ -9,21 +9,28 @@ under; a `.md` link resolves from the file where jekyll-relative-links rewrites 
 in `plugins:`, or GitHub Pages, which always runs it); with jekyll-redirect-from listed, a
 page's `redirect_from:` URLs are served too (they redirect to it). A collection's documents
 are its files that start with front matter, whatever their suffix (`_licenses/mit.txt` at
-`/licenses/mit/`); a folder's URL shows its `index.md` or `index.html`."""
+`/licenses/mit/`); a folder's URL shows its `index.md` or `index.html`.
+
+What the checks ask of it: the links written with Liquid's `link` and `post_url` tags
+(`page_links`), which name source files, not URLs."""
 
 from __future__ import annotations
 
 import posixpath
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from kbkit.infra.bounded_yaml import YamlLimitError, load_yaml, yaml_problem
 from kbkit.infra.errors import UsageError
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.sites.config import over_limits, present, read_config
-from kbkit.sites.site import Site
+from kbkit.sites.site import Generator, Site
+
+if TYPE_CHECKING:
+    from kbkit.pages.page import Page
 
 CONFIG_NAMES = ("_config.yml", "_config.yaml")
 # Jekyll 4 always adds these to `exclude:` (Jekyll::Configuration::DEFAULT_EXCLUDES)
@@ -230,3 +237,53 @@ def _names(value: Any) -> list[str]:
     if isinstance(value, list):
         return [str(v) for v in value if isinstance(v, (str, int, float)) and str(v).strip()]
     return []
+
+
+# `{% link docs/x.md %}`, after `{{ site.baseurl }}` or not, and `{% post_url 2024-01-05-x %}`
+_LIQUID_LINK = lazy(
+    r"^(?:\{\{-?\s*site\.baseurl\s*-?\}\})?\{%-?\s*(link|post_url)\s+([^\s{}%]+)\s*-?%\}(?:#.*)?$"
+)
+
+
+# Liquid runs before markdown, so `[x]({% link a b %})` is a link though CommonMark, which
+# allows no space in a destination, reads none
+_LIQUID_DESTINATION = lazy(r"\]\((\s*(?:\{\{[^}\n]*\}\})?\{%[^%\n]*%\}[^)\s]*)\)")
+
+
+def page_links(page: Page) -> list[tuple[str, int, str]]:
+    """The links written with the `link` or `post_url` tag, outside code: (the source path
+    from the site's source folder, line, as written)."""
+    if "{%" not in page.text:
+        return []
+    code = page.code_line_numbers()
+    out = []
+    for found in _LIQUID_DESTINATION.finditer(page.text):
+        line = page.text.count("\n", 0, found.start()) + 1
+        written = found.group(1).strip()
+        named = _liquid_link(written)
+        if named is not None and line not in code:
+            out.append((named, line, written))
+    return out
+
+
+def _liquid_link(target: str) -> str | None:
+    """The source path (from the site's source folder) that the `link` or `post_url` tag
+    names, which Jekyll turns into that file's URL and fails the build when there is no
+    such file; None for any other template code."""
+    found = _LIQUID_LINK.match(target.strip())
+    if found is None:
+        return None
+    tag, path = found.groups()
+    path = posixpath.normpath(path.strip("'\"").lstrip("/"))
+    return f"_posts/{path}" if tag == "post_url" else path
+
+
+def link_names_stem(written: str) -> bool:
+    """Whether a tag link names its file less the suffix: `post_url` names the post by its
+    date and title, whatever its suffix (`_posts/2024-01-05-x.*`)."""
+    return "post_url" in written
+
+
+GENERATOR = Generator(
+    "jekyll", detect=detect, page_links=page_links, link_names_stem=link_names_stem
+)

@@ -1,4 +1,9 @@
-"""mdBook: `[book] src` of `book.toml` (default `src`), at the top or one folder down."""
+"""mdBook: `[book] src` of `book.toml` (default `src`), at the top or one folder down.
+
+What the checks ask of it: `book.toml`'s `[output.html.redirect]` table (`read_redirects`: a
+new path relative to the old one's folder) and the pages a page pulls in with
+`{{#include}}` (`page_includes`). Its navigation, `SUMMARY.md`, is a page whose links list
+the book: the checks read it as any page's links."""
 
 from __future__ import annotations
 
@@ -7,11 +12,16 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.sites.config import (
     present,
     read_config,
 )
-from kbkit.sites.site import Site
+from kbkit.sites.site import Generator, Redirects, RedirectSource, Site
+
+# `{{#include path}}`, `{{#include path:anchor}}`, `{{#rustdoc_include path:1:3}}`; a
+# backslash before the braces writes the directive as text
+_INCLUDE = lazy(r"(?<!\\)\{\{#(?:include|rustdoc_include)[ \t]+([^\s:}]+)")
 
 
 def detect(repo: Path) -> Site | None:
@@ -40,3 +50,31 @@ def _book(repo: Path, path: Path) -> Site:
     # the profile reads the redirects of a book.toml at the top
     keys = {} if folder == "." else {"links": {"redirects": config}}
     return Site("mdBook", config, "mdbook", root, keys)
+
+
+def read_redirects(source: RedirectSource) -> Redirects | None:
+    """`book.toml`'s `[output.html.redirect]` table (unless `links.redirects_key` names the
+    mapping)."""
+    if source.keyed or source.path.suffix != ".toml":
+        return None
+    data = source.data
+    table = ((data.get("output") or {}).get("html") or {}).get("redirect") or {}
+    return Redirects(table, new_from_old=True)
+
+
+def page_includes(text: str) -> tuple[str, ...]:
+    """The `.md` files (relative to the page's folder) the page includes with mdBook's
+    directives, once each."""
+    if "{{#" not in text:
+        return ()
+    found = (match[1] for match in _INCLUDE.finditer(text) if match[1].endswith(".md"))
+    return tuple(dict.fromkeys(found))
+
+
+GENERATOR = Generator(
+    "mdbook",
+    detect=detect,
+    detect_later=detect_nested,
+    read_redirects=read_redirects,
+    page_includes=page_includes,
+)

@@ -15,13 +15,21 @@ from typing import Any
 import yaml
 
 from kbkit.infra.bounded_yaml import YamlLimitError
+from kbkit.infra.lazy_pattern import lazy
 from kbkit.sites.config import (
     TocLoader,
     over_limits,
     present,
     read_config,
 )
-from kbkit.sites.site import Site
+from kbkit.sites.site import (
+    Generator,
+    Navigation,
+    NavSource,
+    Redirects,
+    RedirectSource,
+    Site,
+)
 
 PUBLISHED = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # the page files it builds
 # Python-Markdown's `extra` and PyMdown's `pymdownx.extra` load attr_list (and more) too
@@ -29,6 +37,9 @@ BUNDLES = {"extra": ("attr_list",), "pymdownx.extra": ("attr_list",)}
 
 
 MAX_INHERIT = 10  # how long a chain of INHERIT: files is followed
+# what a nav entry written without its suffix may name (as the checks did before the
+# navigation readers moved here, for any table of contents: MkDocs itself adds none)
+NAV_SUFFIXES = (".md", ".ipynb", ".Rmd", ".myst", ".rst")
 
 
 def detect(repo: Path) -> Site | None:
@@ -158,3 +169,133 @@ def markdown_extensions(listed: Any) -> set[str]:
         found.add(name)
         found.update(BUNDLES.get(name, ()))
     return found
+
+
+def read_navigation(source: NavSource) -> Navigation | None:
+    """`index.toc` naming a MkDocs configuration (`nav:`, or `site_name:` and no `nav`: every
+    page listed): its `INHERIT:` parents' settings under its own, and `index.nav_file`'s
+    `nav:` when it has none (a build step joins them); `not_in_nav` globs need no entry; the
+    posts Material's blog plugin lists are placed; literate-nav's nav pages list folders."""
+    data = source.data
+    if source.key != "toc":
+        return None
+    if isinstance(data, dict) and isinstance(data.get("INHERIT"), str):
+        data = load_config(source.path, data)  # mkdocs' parent settings
+    nav_file = source.options.get("nav_file")
+    if nav_file and isinstance(data, dict) and "nav" not in data:
+        nav = source.load(str(nav_file))  # joined to it at build time
+        data = {**data, "nav": nav.get("nav") if isinstance(nav, dict) else None}
+    if not (isinstance(data, dict) and ("nav" in data or "site_name" in data)):
+        return None
+    written: list[str] = []
+    _nav_entries(data.get("nav"), written)
+    return Navigation(
+        entries=tuple((entry, getattr(entry, "line", 0)) for entry in written),
+        every_page="nav" not in data or data["nav"] is None,  # mkdocs lists every page then
+        unlisted=tuple(_not_in_nav(data)),
+        placed=tuple(_blog_posts(data)),
+        nav_pages=_literate_nav_file(data),
+        suffixes=NAV_SUFFIXES,
+    )
+
+
+def _nav_entries(node: Any, out: list[str]) -> None:
+    if isinstance(node, str):
+        if "://" not in node:
+            out.append(node)
+    elif isinstance(node, list):
+        for item in node:
+            _nav_entries(item, out)
+    elif isinstance(node, dict):
+        for value in node.values():
+            _nav_entries(value, out)
+
+
+def _literate_nav_file(data: dict[str, Any]) -> str | None:
+    """The `nav_file` of the literate-nav plugin (None: the plugin is not on): a nav entry
+    that names a folder (or, with no `nav`, the docs folder itself) takes its nav from the
+    folder's nav file, a page whose links list the section, and whose own folder links do
+    the same one level down."""
+    for plugin in data.get("plugins") or ():
+        if isinstance(plugin, str) and plugin == "literate-nav":
+            return "SUMMARY.md"
+        if isinstance(plugin, dict) and "literate-nav" in plugin:
+            options = plugin["literate-nav"]
+            options = options if isinstance(options, dict) else {}
+            return str(options.get("nav_file") or "SUMMARY.md")
+    return None
+
+
+def _not_in_nav(data: dict[str, Any]) -> list[str]:
+    """mkdocs' `not_in_nav` globs (gitignore syntax)."""
+    lines = [line.strip() for line in str(data.get("not_in_nav") or "").splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _blog_posts(data: dict[str, Any]) -> list[str]:
+    """The posts Material's blog plugin lists on the blog's index and archive pages."""
+    out = []
+    for plugin in data.get("plugins") or ():
+        options: Any
+        if isinstance(plugin, str):
+            name, options = plugin, {}
+        elif isinstance(plugin, dict) and plugin:
+            name, options = next(iter(plugin.items()))
+        else:
+            continue
+        if str(name).split("/")[-1] == "blog":
+            options = options if isinstance(options, dict) else {}
+            blog = str(options.get("blog_dir") or "blog").strip("/")
+            posts = str(options.get("post_dir") or "{blog}/posts").replace("{blog}", blog)
+            out.append(f"/{posts.strip('/')}/**/*.md")
+    return out
+
+
+def read_redirects(source: RedirectSource) -> Redirects | None:
+    """`mkdocs.yml` (or the `mkdocs*.yml` the site builds with): the mkdocs-redirects
+    plugin's `redirect_maps` (paths of the docs folder), its `INHERIT:` parents' plugins
+    too. A file read by `links.redirects_key` is not read so."""
+    path, data = source.path, source.data
+    if source.keyed or not (path.name.startswith("mkdocs") and path.suffix in (".yml", ".yaml")):
+        return None
+    if isinstance(data, dict) and isinstance(data.get("INHERIT"), str):
+        data = load_config(path, data)  # the plugins its parent lists
+    return Redirects(_redirect_maps(data))
+
+
+def _redirect_maps(data: Any) -> dict[str, Any]:
+    for plugin in (data.get("plugins") or []) if isinstance(data, dict) else []:
+        if isinstance(plugin, dict) and isinstance(plugin.get("redirects"), dict):
+            return dict(plugin["redirects"].get("redirect_maps") or {})
+    return {}
+
+
+# a snippet (`--8<-- "x.md"`), mkdocstrings (`::: package.module`) or mkdocs-click
+# (`::: mkdocs-click`): text a plugin or an extension puts into the page
+_INSERTED = lazy(r"(?m)^[ \t]*(?:--8<--|::: \S)")
+# a snippet of a file that is no markdown (an image, source code): it inserts no headings
+_SOURCE_SNIPPET = lazy(
+    r"[ \t]*-{1,}8<-{1,}[ \t]+(['\"])[^'\"\n]+\."
+    r"(?!(?:md|markdown|mdown|mkd|mkdn|txt|html?)\b)[A-Za-z0-9]+(?::[^'\"\n]*)?\1"
+)
+
+
+def inserts_text(text: str) -> tuple[int, ...]:
+    """The lines of the page that insert markdown, with its headings (a snippet of source
+    code or an image brings none)."""
+    if "--8<--" not in text and ":::" not in text:
+        return ()
+    return tuple(
+        found.start()
+        for found in _INSERTED.finditer(text)
+        if not _SOURCE_SNIPPET.match(text, found.start())
+    )
+
+
+GENERATOR = Generator(
+    "mkdocs",
+    detect=detect,
+    read_navigation=read_navigation,
+    read_redirects=read_redirects,
+    inserts_text=inserts_text,
+)

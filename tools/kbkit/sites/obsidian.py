@@ -18,7 +18,7 @@ from typing import Any
 from kbkit.infra import json_input
 from kbkit.sites.config import has_pages, present, read_config
 from kbkit.sites.plain import SKIPPED
-from kbkit.sites.site import Site
+from kbkit.sites.site import Generator, Site
 
 SETTINGS = ".obsidian"
 PUBLISHED = (".md",)
@@ -115,3 +115,6 @@ def _strings(value: Any) -> list[str]:
     """A setting's folder names: one text, or a list of them."""
     items = value if isinstance(value, list) else [value]
     return [item for item in items if isinstance(item, str)]
+
+
+GENERATOR = Generator("obsidian", detect_later=detect)

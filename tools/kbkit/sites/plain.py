@@ -17,7 +17,7 @@ from typing import Any
 
 from kbkit.sites.config import index_keys
 from kbkit.sites.own_urls import own_urls
-from kbkit.sites.site import Site
+from kbkit.sites.site import Generator, Site
 
 PLAIN_SHARE = 0.5
 SKIPPED = frozenset({"node_modules", "vendor", "third_party", "site-packages", "build", "dist"})
@@ -95,3 +95,6 @@ def markdown_by_top_folder(repo: Path, files: Counter[str] | None = None) -> Cou
                     files["named"] += name.lower() not in README_NAMES
                     seen += 1
     return counts
+
+
+GENERATOR = Generator("plain", detect_later=detect)

@@ -1,8 +1,26 @@
-"""What a site module says of a repository it recognises."""
+"""What a site module says of a repository it recognises, and what it answers the checks.
+
+Each generator's module exports `GENERATOR`, a `Generator`: its name, its `detect` and the
+hooks the checks ask about the files and pages only that generator reads. A hook a
+generator does not have is None; a hook that is handed something not in its generator's
+format answers None, and the next generator of the registry is asked. Hooks take plain
+data (paths, parsed YAML, text, `kbkit.pages` pages) and return plain data: this layer sits
+below the policy and the tree, so the checks do the resolving and the findings.
+"""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from kbkit.pages.page import Page
+
+# how a navigation entry names its page (`Navigation.names`)
+ROOT_PATH = "root"  # a path from the knowledge root (`/x` the same)
+FILE_PATH = "file"  # a path from the navigation file's folder; `/x` a site path
+DOC_ID = "id"  # a doc id (`Generator.doc_id`)
 
 
 class Site(NamedTuple):
@@ -13,3 +31,87 @@ class Site(NamedTuple):
     keys: dict[str, Any]  # policy keys beyond the profile's
     published: tuple[str, ...] = (".md",)  # the page file suffixes it publishes from its root
     elsewhere: tuple[str, ...] = ()  # repo-relative folders it publishes pages from, not read
+
+
+class NavSource(NamedTuple):
+    """A navigation file the policy names, handed to `Generator.read_navigation`."""
+
+    key: str  # the `index:` key that names it: "toc", "toc_files" or "sidebars"
+    path: Path  # the file
+    data: Any  # its parsed YAML ("toc", "toc_files"), or its text ("sidebars")
+    options: Mapping[str, Any]  # the policy's `index:` options
+    load: Callable[[str], Any]  # reads another repo-relative YAML file, within the limits
+
+
+class Navigation(NamedTuple):
+    """A navigation file as its generator reads it: the entries as written."""
+
+    entries: tuple[tuple[str, int], ...]  # (entry as written, its line; 0: unknown)
+    names: str = ROOT_PATH  # how an entry names its page: ROOT_PATH, FILE_PATH or DOC_ID
+    every_page: bool = False  # the site lists every page itself (MkDocs without `nav`)
+    unlisted: tuple[str, ...] = ()  # gitignore globs (root-relative) of pages needing no entry
+    placed: tuple[str, ...] = ()  # globs of pages the generator lists itself (blog posts)
+    nav_pages: str | None = None  # a page of this name in a listed folder lists the folder
+    suffixes: tuple[str, ...] = ()  # what an entry written without its suffix may name
+
+
+class RedirectSource(NamedTuple):
+    """A file `links.redirects` names, handed to `Generator.read_redirects`."""
+
+    repo: Path
+    path: Path  # the file
+    data: Any  # its parsed JSON, YAML or TOML
+    keyed: bool  # `links.redirects_key` is set: the mapping is that key's, unless the
+    # file's content says it is the generator's own
+    load: Callable[[Path], Any]  # reads another redirects file, parsed, within the limits
+
+
+class Redirects(NamedTuple):
+    """A redirects file as its generator reads it (`Generator.read_redirects`)."""
+
+    mapping: Any  # {old: new} as written (the checks hold it to that shape)
+    from_repo: bool = False  # old paths are repo-relative (else root-relative or site paths)
+    new_from_old: bool = False  # a relative new path is relative to the old one's folder
+    files: tuple[Path, ...] = ()  # more files read for it (their redirects in `mapping`)
+
+
+class Labels(NamedTuple):
+    """Names a page defines that links name instead of a path (`links.labels`)."""
+
+    defined: Callable[[Page], tuple[str, ...]]  # the names the page defines, normalised
+    normalized: Callable[[str], str]  # a name as written in a link, as the generator keeps it
+    element_id: Callable[[str], str]  # the HTML id a name (or a heading's text) is given
+    built_in: frozenset[str]  # names of the pages every build writes
+
+
+class Generator(NamedTuple):
+    """A generator: how it is detected, and the hooks the checks ask (None: it has none)."""
+
+    name: str  # the module's name, as the registry lists it
+    # its configuration where a generator's sits (at the top, or one folder down): asked
+    # first, in registry order
+    detect: Callable[[Path], Site | None] | None = None
+    # asked after every generator's `detect`, in registry order: a configuration further
+    # away, or none but the pages' own look (a vault's links, a folder of markdown)
+    detect_later: Callable[[Path], Site | None] | None = None
+    # the navigation files named by `index.toc`, `index.toc_files`, `index.sidebars`
+    read_navigation: Callable[[NavSource], Navigation | None] | None = None
+    # a file `links.redirects` names
+    read_redirects: Callable[[RedirectSource], Redirects | None] | None = None
+    # the entries a page lists with its own navigation directives: (line, written, a glob)
+    page_navigation: Callable[[Page], tuple[tuple[int, str, bool], ...]] | None = None
+    # the pages (relative to the page's folder) a page includes (`index.includes`)
+    page_includes: Callable[[str], tuple[str, ...]] | None = None
+    # link syntax only this generator has (`links.liquid_links`): (path from the source
+    # folder, line, as written)
+    page_links: Callable[[Page], list[tuple[str, int, str]]] | None = None
+    # whether such a link (as written) names its file without the suffix
+    link_names_stem: Callable[[str], bool] | None = None
+    # a page's doc id from its root-relative path and front matter (`index.sidebars`)
+    doc_id: Callable[[str, Any], str] | None = None
+    # a file or folder name as its URL names it (`links.number_prefixes`)
+    url_name: Callable[[str], str] | None = None
+    labels: Labels | None = None  # `links.labels`
+    # where the page's text pulls in text it does not hold, which may bring headings
+    # (`links.inserted_text`): the offsets of those lines
+    inserts_text: Callable[[str], tuple[int, ...]] | None = None

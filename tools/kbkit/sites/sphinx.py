@@ -8,6 +8,11 @@ assignments count (`extensions = [...]`, `extensions += [...]`, `extensions.appe
 no toctree lists), `exclude_patterns` (pages Sphinx does not build: they need no entry) and
 `source_suffix`. A Jupyter Book is `_config.yml` beside `_toc.yml` (at the top or one folder
 down): `_toc.yml` is its navigation, and its entries may name notebooks (`.ipynb`, `.Rmd`).
+
+What the checks ask of it: a `_toc.yml`'s entries (`read_navigation`), the entries of a
+page's `{toctree}` directives (`page_navigation`) and MyST's labels (`labels`: `[x](label)`
+names a `(label)=` or a `:name:` of any page, or a page every build writes), read by
+`kbkit.pages.myst`.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ import yaml
 
 from kbkit.infra.bounded_yaml import YamlLimitError
 from kbkit.infra.errors import UsageError
+from kbkit.sites import myst
 from kbkit.sites.config import TocLoader, dig, over_limits, present, read_config
-from kbkit.sites.site import Site
+from kbkit.sites.site import Generator, Labels, Navigation, NavSource, Site
 
 if TYPE_CHECKING:
     import ast
@@ -31,6 +37,8 @@ MYST = ("myst_parser", "myst_nb")
 
 
 PUBLISHED = (".md", ".rst", ".ipynb", ".myst", ".Rmd")  # documents Sphinx or the book builds
+# what a Jupyter Book `_toc.yml` entry written without its extension may name
+BOOK_SUFFIXES = (".md", ".ipynb", ".Rmd", ".myst", ".rst")
 
 
 def detect(repo: Path) -> Site | None:
@@ -191,3 +199,62 @@ def _book_heading_depth(config: Path) -> int:
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     return 0
+
+
+def read_navigation(source: NavSource) -> Navigation | None:
+    """`index.toc` naming a Jupyter Book `_toc.yml`: its `file:` and `root:` entries
+    (knowledge-root paths, the extension implied); `glob:` entries place the pages they
+    match. Asked after MkDocs': any other YAML `index.toc` names is read so."""
+    if source.key != "toc":
+        return None
+    written: list[str] = []
+    _book_files(source.data, written)
+    globs = _book_globs(source.data, [])
+    return Navigation(
+        entries=tuple((entry, getattr(entry, "line", 0)) for entry in written),
+        placed=tuple(f"/{glob.strip('/')}" for glob in globs),
+        suffixes=BOOK_SUFFIXES,
+    )
+
+
+def _book_files(node: Any, out: list[str]) -> None:
+    if isinstance(node, dict):
+        for key in ("root", "file"):
+            if isinstance(node.get(key), str):
+                out.append(node[key])
+        for value in node.values():
+            if isinstance(value, (list, dict)):
+                _book_files(value, out)
+    elif isinstance(node, list):
+        for item in node:
+            _book_files(item, out)
+
+
+def _book_globs(node: Any, out: list[str]) -> list[str]:
+    """The `glob:` patterns of a Jupyter Book `_toc.yml`."""
+    if isinstance(node, dict):
+        if isinstance(node.get("glob"), str):
+            out.append(node["glob"])
+        for value in node.values():
+            if isinstance(value, (list, dict)):
+                _book_globs(value, out)
+    elif isinstance(node, list):
+        for item in node:
+            _book_globs(item, out)
+    return out
+
+
+LABELS = Labels(
+    defined=myst.labels,
+    normalized=myst.normalized,
+    element_id=myst.docutils_id,
+    built_in=myst.BUILT_IN,
+)
+
+GENERATOR = Generator(
+    "sphinx",
+    detect=detect,
+    read_navigation=read_navigation,
+    page_navigation=myst.toctree_entries,
+    labels=LABELS,
+)

@@ -6,7 +6,7 @@ its `---` options block): figures, tables, code blocks, admonitions; the `{math}
 directive's `:label:`; and the argument of `{figure-md}`. Sphinx keeps label
 names as docutils normalises them (lower-cased, whitespace runs one space) and gives each
 the id docutils' `make_id` makes of it (`docutils_id`). Lines inside a code block that is
-not a directive are text, not labels.
+not a directive are text, not labels. `kbkit.sites.sphinx` answers the checks with them.
 """
 
 from __future__ import annotations
