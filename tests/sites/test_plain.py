@@ -234,3 +234,26 @@ def test_a_docs_folders_own_urls_are_checked_inside_it_only(tmp_path: Path) -> N
     found = {(r["path"], r["rule"], r["line"]) for r in json.loads(done.stdout)["findings"]}
     # the page outside docs/ (source code) is not the tree's to check
     assert found == {("docs/a.md", "tree/link-broken", 5)}
+
+
+@pytest.mark.slow
+def test_the_readme_id_is_found_as_github_shows_it(tmp_path: Path) -> None:
+    """GitHub shows every markdown page, and a folder's README.md at the folder's address,
+    inside an element whose id is `readme` (artsy/README links `/onboarding#readme` and
+    `/RFCs/x.md#readme` so): found; an id no heading gives is still reported."""
+    (tmp_path / "README.md").write_text(
+        "# Handbook\n\n[On](/onboarding#readme) [Hire](hiring/#readme) [Nope](/onboarding#nope)\n"
+        "\n[File](onboarding/README.md#readme)\n"
+    )
+    for folder in ("onboarding", "hiring"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "README.md").write_text(f"# {folder}\n\n[Home](../README.md)\n")
+        (tmp_path / folder / "first-week.md").write_text("# Week\n\n[Back](README.md)\n")
+        (tmp_path / folder / "README.md").write_text(
+            f"# {folder}\n\n[Home](../README.md) [Week](first-week.md)\n"
+        )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    assert kb(tmp_path, "init").returncode == 0
+    done = kb(tmp_path, "check", "--format", "json")
+    found = {(r["path"], r["rule"], r["line"]) for r in json.loads(done.stdout)["findings"]}
+    assert found == {("README.md", "tree/link-anchor", 3)}

@@ -23,6 +23,9 @@ PLAIN_SHARE = 0.5
 SKIPPED = frozenset({"node_modules", "vendor", "third_party", "site-packages", "build", "dist"})
 DOCS_NAMES = frozenset({"docs", "doc"})  # a folder named so is docs with one page already
 README_NAMES = frozenset({"readme.md", "index.md", "_index.md"})  # a folder's own page
+# GitHub shows every markdown page (and a folder's README at the folder's address) inside
+# an element whose id is `readme`: `x.md#readme` and `/folder#readme` are found
+GITHUB_IDS = {"anchor_ignore": "readme$"}
 MAX_COUNTED = 200_000  # a walk stops counting here: the share is settled long before
 
 
@@ -38,12 +41,12 @@ def detect(repo: Path) -> Site | None:
         # the folder with the most pages; `docs` first among equals
         count, name = max(folders, key=lambda item: (item[0], item[1] == "docs", item[1]))
         if count >= (1 if name in DOCS_NAMES else 2) and count >= PLAIN_SHARE * total:
-            keys = _with_own_urls(repo, name, index_keys(repo / name))
+            keys = _with_own_urls(repo, name, {**index_keys(repo / name), "links": GITHUB_IDS})
             return Site(f"a {name}/ folder", f"{name}/", "public-docs", name, keys)
     if files["named"] >= 2 and total >= PLAIN_SHARE * files["all"]:
         # GitHub resolves a link that starts with `/` from the repository's top
         # and shows a folder's README.md at the folder's address
-        links = {"site_root": ".", "url_folder_pages": ["README.md", "readme.md"]}
+        links = {"site_root": ".", "url_folder_pages": ["README.md", "readme.md"], **GITHUB_IDS}
         keys = _with_own_urls(repo, ".", {**index_keys(repo), "links": links})
         return Site("a markdown handbook", "./", "public-docs", ".", keys)
     return None
