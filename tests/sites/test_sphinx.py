@@ -95,7 +95,8 @@ def test_detection_reads_conf_py_without_running_it(tmp_path: Path) -> None:
     site = sphinx.detect(repo)
     assert site is not None and site.root == "doc" and site.config == "doc/conf.py"
     assert site.keys == {
-        "links": {"extensions": {"": [".md", ".ipynb"]}},
+        # without `source_suffix`, Sphinx reads `.rst` (and MyST-Parser `.md`)
+        "links": {"extensions": {"": [".md", ".rst", ".ipynb"]}},
         "index": {"placed": ["/contents.*"], "unlisted": ["/_build", "/drafts/**"]},
     }
     (repo / "doc/conf.py").write_text("extensions = ['sphinx.ext.autodoc']\n")
@@ -128,6 +129,37 @@ def test_a_jupyter_book_is_its_toc(tmp_path: Path, capsys: pytest.CaptureFixture
         ("tree/link-broken", "book/_toc.yml", "gone"),  # no gone.md, .ipynb, .Rmd...
         ("tree/page-unregistered", "book/unlisted.md", ""),
         ("lint/orphan", "book/unlisted.md", ""),
+    }
+
+
+def test_a_toctree_entry_names_a_document_never_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`reference` is `reference.md` beside a folder `reference/` (sphinx-book-theme's docs),
+    `kitchen/index` a page Sphinx reads as reStructuredText; ABlog lists the posts its
+    `blog_post_pattern` matches, so they need no entry."""
+    conf = CONF.replace('"myst_parser"', '"myst_parser", "ablog"')
+    conf += 'blog_post_pattern = "blog/*.md"\n'
+    repo = site_repo(
+        tmp_path,
+        {
+            "docs/conf.py": conf,
+            "docs/index.md": "# Home\n\n```{toctree}\nreference\nkitchen/index\nblog\n```\n",
+            "docs/reference.md": "# Reference\n\n```{toctree}\nreference/more\n```\n",
+            "docs/reference/more.md": "# More\n",
+            "docs/kitchen/index.rst": "Kitchen\n=======\n",
+            "docs/blog.md": "# Blog\n",
+            "docs/blog/post1.md": "# Post one\n",
+            "docs/blog/post2.md": "# Post two\n",
+            "docs/left-out.md": "# Left out\n",
+        },
+    )
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 0, err
+    assert findings(capsys, repo) == {
+        ("tree/page-unregistered", "docs/left-out.md", ""),
+        ("lint/orphan", "docs/left-out.md", ""),
     }
 
 

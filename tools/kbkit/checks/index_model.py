@@ -225,11 +225,26 @@ def _toctrees(tree: Tree) -> list[Toc]:
         if not entries:
             continue
         listed = tuple(
-            Entry(t, line, written, False) for t, line, written, glob in entries if not glob
+            Entry(_document(tree, t), line, written, False)
+            for t, line, written, glob in entries
+            if not glob
         )
         globs = tuple(f"/{t}" for t, _, _, glob in entries if glob)
         out.append(Toc(tree.repo_path(rel), None, "", listed, False, (), globs))
     return out
+
+
+def _document(tree: Tree, target: str) -> str:
+    """The file a page's navigation entry names: an entry names a document, never a folder,
+    so `reference` is `reference.md` (or `.rst`, any suffix the site's links may leave out)
+    even beside a folder `reference/`."""
+    if target in tree.files:
+        return target
+    implied = ((tree.policy.data.get("links") or {}).get("extensions") or {}).get("") or ()
+    for suffix in (*tree.policy.page_suffixes, *map(str, implied)):
+        if target + suffix in tree.files:
+            return target + suffix
+    return target
 
 
 def doc_id_fact(rel: str, page: Page, policy: Policy) -> str | None:

@@ -128,7 +128,9 @@ def _conf_keys(values: dict[str, Any]) -> dict[str, Any]:
     depth = values.get("myst_heading_anchors")
     if isinstance(depth, int) and not isinstance(depth, bool) and depth > 0:
         links["heading_depth"] = depth
-    suffixes = _suffixes(values.get("source_suffix"))
+    # Sphinx reads `.rst` unless `source_suffix` says otherwise (MyST-Parser adds `.md`)
+    given = values.get("source_suffix")
+    suffixes = _suffixes(given) if given is not None else [".rst"]
     if "myst_nb" in map(str, values.get("extensions") or ()):
         suffixes.append(".ipynb")
     extra = [s for s in dict.fromkeys(suffixes) if s != ".md"]
@@ -138,8 +140,14 @@ def _conf_keys(values: dict[str, Any]) -> dict[str, Any]:
         keys["links"] = links
     index: dict[str, Any] = {}
     root = str(values.get("root_doc") or values.get("master_doc") or "index").strip("/")
-    if root != "index":  # the site's home: no entry, linked from every page
-        index["placed"] = [f"/{root}.*"]
+    placed = [f"/{root}.*"]  # the site's home: linked from every page (the profile's /index.*)
+    if "ablog" in map(str, values.get("extensions") or ()):
+        # ABlog lists the posts its pattern matches on the blog's own pages
+        pattern = values.get("blog_post_pattern")
+        patterns = [pattern] if isinstance(pattern, str) else list(pattern or ())
+        placed.extend(f"/{str(p).strip('/')}" for p in patterns if str(p).strip("/"))
+    if placed != ["/index.*"]:  # the profile says as much already
+        index["placed"] = placed
     excluded = [str(p) for p in values.get("exclude_patterns") or () if isinstance(p, str)]
     unlisted = [f"/{pattern.strip('/')}" for pattern in excluded if pattern.strip("/")]
     if unlisted:  # pages Sphinx does not build need no entry
