@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
 
 from kbkit.pages.anchors import DOCFX, GITHUB, heading_ids, page_anchors, slug
 
@@ -49,3 +55,52 @@ def test_random_pages_number_their_ids_as_the_plain_rule_does() -> None:
         for style in (GITHUB, DOCFX):
             assert list(page_anchors(texts, style)) == _numbered(texts, style, {})
             assert heading_ids(written, style, attr_list=True) == _numbered(texts, style, given)
+
+
+SLUGGER = (
+    Path(__file__).resolve().parents[2] / ".venv" / "node" / "docusaurus" / "node_modules"
+) / "github-slugger"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    shutil.which("node") is None or not SLUGGER.is_dir(),
+    reason="node and github-slugger (installed with the Docusaurus oracle by .ci/run) are absent",
+)
+def test_github_slugs_agree_with_github_slugger(tmp_path: Path) -> None:
+    """The real github-slugger (Docusaurus's, npm) is the oracle for the `github` style on
+    headings in many scripts: marks kept (Bengali, Hindi, Thai), other numbers dropped."""
+    rng = random.Random(7)
+    pieces = [
+        '"না" বলতে শেখা',
+        "अपने प्रोजेक्ट का स्वामित्व",
+        "ภาษาไทย ที่นี่",
+        "x² and ½ — Ⅻ",
+        "naïve café",
+        "テスト ケース",
+        "Ελληνικά Κείμενα",
+        "Привет, мир!",
+        "עברית ✓",
+        "emoji 🎉 party",
+        "tab\there",
+        "snake_case and kebab-case",
+        "Ǆ titlecase",
+        "١٢٣ ٤",
+        "combining e\u0301 and n\u0303",
+        "zero\u200bwidth",
+        "under‿tie",
+        "50% off (!)",
+    ]
+    texts = pieces + [" ".join(rng.sample(pieces, 3)) for _ in range(60)]
+    script = tmp_path / "slug.mjs"
+    script.write_text(
+        f"import GithubSlugger from {json.dumps(str(SLUGGER / 'index.js'))}\n"
+        "const texts = JSON.parse(process.argv[2])\n"
+        "console.log(JSON.stringify(texts.map((t) => GithubSlugger.slug(t))))\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        ["node", str(script), json.dumps(texts)], capture_output=True, text=True, check=True
+    )
+    expected = json.loads(done.stdout)
+    assert [slug(text) for text in texts] == expected

@@ -271,7 +271,7 @@ Exhaustive list of all broken links found:
 
 
 def init(site: Path, work: Path) -> Path:
-    return init_copy(site, work, says="Docusaurus, website/docusaurus.config.js: 8 page(s)")
+    return init_copy(site, work, says="Docusaurus, website/docusaurus.config.js: 10 page(s)")
 
 
 FLAGGED = {
@@ -466,3 +466,23 @@ def test_static_folders_named_as_a_route_serve_beside_it(tmp_path: Path) -> None
         "/docs/": [".", "../static/docs"],
         "/blog/": "../static/blog",
     }
+
+
+def test_a_page_that_renders_its_own_components_has_anchors_kbkit_cannot_list() -> None:
+    """An MDX page that imports a component module of the site (react-native-website's
+    `import {TurboNativeModulesIOS} from './_turbo-native-modules-components'`) may render
+    headings from it: its anchors are not all in its text. An import written in a code
+    example, or of a style or an image, is none of that."""
+    from kbkit.checks.link_model import imports_fact
+    from kbkit.policy.model import Policy
+
+    policy = Policy({"links": {"inserted_text": True}}, "test")
+    head = "---\ntitle: x\n---\n"
+    own = "import {Steps, Other} from './\\_components';\n\n# Page\n\n<Steps />\n"
+    assert imports_fact("a/page.mdx", parse_page("a/page.mdx", (head + own).encode()), policy) == (
+        "?",
+    )
+    example = "# Page\n\n```js\nimport Example from './example';\n```\n"
+    assets = "import styles from './page.module.css';\nimport logo from './logo.png';\n\n# Page\n"
+    for text in (example, assets):
+        assert imports_fact("a/p.mdx", parse_page("a/p.mdx", (head + text).encode()), policy) == ()

@@ -188,6 +188,13 @@ def test_kbkit_flags_exactly_the_links_jekyll_does_not_serve(tmp_path: Path, sty
     assert ("guide/install.md", "../docs/old.html") in broken  # excluded
     assert ("guide/install.md", "../about.html") in broken  # served at its permalink
     assert ("guide/install.md", "#wait-what--now") not in broken  # kramdown's id
+    assert ("index.md", "legal/") not in broken  # a collection served at the root
+    assert ("index.md", "legal/#nobody") in broken
+    assert ("index.md", "nolegal/") in broken
+    # kramdown keeps combining marks (`\\p{Word}`), which Python's `\\w` leaves out
+    assert ("guide/install.md", "#না-বলতে-শেখা") not in broken
+    assert ("guide/install.md", "#अपने-प्रोजेक्ट-का-स्वामित्व-साझा-करें") not in broken
+    assert ("guide/install.md", "#अपन-परजकट-क-सवमतव-सझ-कर") in broken
     assert ("_guides/intro.md", "other.html") in broken
     # a collection whose own permalink ends in `/` is served at folder URLs in either style
     assert ("_tutorials/start.md", "../next/") not in broken

@@ -251,6 +251,8 @@ def site_candidates(model: LinkModel, path: str) -> tuple[str, ...] | None:
         for prefix, folders in model.url_map:
             if lowered.startswith(prefix.lower()) or lowered + "/" == prefix.lower():
                 rest = path[len(prefix) :]
+                if outside_root(_clean(rest)):  # climbs above the prefix: its first folder's
+                    folders = folders[:1]
                 return tuple(_clean(posixpath.join(folder, rest)) for folder in folders)
     if model.site_root is None:
         return None
@@ -433,11 +435,21 @@ def served_folder(
     if not model.trailing_slash:
         url = url_base(model) + served_path(rel, model, meta)
         return url.rpartition("/")[0] + "/"
-    folder, _, name = rel.rpartition("/")
+    folder, _, name = _mapped(rel, model).rpartition("/")
     if name in model.folder_pages or model.file_url(rel):
         return f"/{folder}/" if folder else "/"
     stem = name.rsplit(".", 1)[0]
     return f"/{folder}/{stem}/" if folder else f"/{stem}/"
+
+
+def _mapped(rel: str, model: LinkModel) -> str:
+    """The page's path from the site's root, where a `url_map` prefix serves its folder
+    (a Jekyll collection `_guides/x.md` at `/guides/x`): the folder replaced by the prefix."""
+    for prefix, folders in model.url_map:
+        for folder in folders:
+            if folder and not outside_root(folder) and rel.startswith(folder + "/"):
+                return (prefix.strip("/") + "/" + rel[len(folder) + 1 :]).lstrip("/")
+    return rel
 
 
 _EXTENSION = lazy(r"\.[A-Za-z0-9]+$")
@@ -646,7 +658,10 @@ class Resolver:
         if self.model.file_url(resolved) and path.endswith("/") and self.model.from_url:
             # pages are files (`a/b.html`): `x/` is a folder, served by its own page only
             pages = [posixpath.join(resolved, name) for name in self.model.folder_pages]
-            return resolved if any(self.exists(page) for page in pages) else None
+            if any(self.exists(page) for page in pages):
+                return resolved
+            named = path if is_site_link(path) else self._url_of(resolved)
+            return self._later_candidate(named) if named is not None else None
         if self.model.folder_page_only and path.endswith("/") and self._bare_folder(resolved):
             return None  # a folder no page serves: the site lists no folder (Jekyll)
         found = self.target(resolved)
@@ -667,7 +682,22 @@ class Resolver:
         if served is not None:
             return served
         if not is_site_link(path):
-            return None  # a relative link resolved from the page's URL: one candidate
+            # a relative link resolved from the page's URL: the URL it names, through the
+            # `url_map` folders after the first (a collection served at the site's root)
+            named = self._url_of(resolved)
+            if named is None:
+                return None
+            path = named
+        found = self._later_candidate(path)
+        if found is not None:
+            return found
+        if self._elsewhere(path):
+            return resolved  # a page of another docset under a shared prefix: not checked
+        return None
+
+    def _later_candidate(self, path: str) -> str | None:
+        """The existing path a site path names through its `url_map` folders after the
+        first (another version's copy, a collection served at the same prefix)."""
         candidates = site_candidates(self.model, path) or ()
         for candidate in candidates[1:]:
             found = self.target(candidate)
@@ -675,8 +705,24 @@ class Resolver:
                 return found
             if outside_root(candidate) and self.tree.exists(candidate):
                 return candidate  # a later `url_map` folder out of the root (../static/docs)
-        if self._elsewhere(path):
-            return resolved  # a page of another docset under a shared prefix: not checked
+        return None
+
+    def _url_of(self, resolved: str) -> str | None:
+        """The site path whose first `url_map` candidate is `resolved` (None: no prefix
+        maps to more than one folder, or none maps there)."""
+        for prefix, folders in self.model.url_map:
+            if len(folders) < 2:
+                continue
+            first = folders[0]
+            if not first:
+                url = prefix + resolved
+            elif resolved == first or resolved.startswith(first + "/"):
+                url = prefix + resolved[len(first) :].lstrip("/")
+            else:
+                continue
+            found = site_candidates(self.model, url)
+            if found and found[0] == resolved:
+                return url
         return None
 
     def site_targets(self, resolved: str, written: str) -> list[str]:
@@ -1106,6 +1152,11 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
 # an MDX import of a markdown file: Docusaurus renders its headings, with their ids, where
 # the page writes `<Partial />` (the path is a JavaScript string: `\_` is `_`)
 _MDX_IMPORT = lazy(r"""\bimport\s+\w+\s+from\s+(['"])([^'"\n]+\.mdx?)\1""")
+# a page's own components (`import {Steps} from './_components'`): a JavaScript module of
+# the site may render markdown, headings and all, kbkit does not read
+_LOCAL_COMPONENT = lazy(
+    r"""^import\s+(?:\w+|\{[^}\n]*\})\s+from\s+(['"])(\.{1,2}/[^'"\n]*)\1""", re.MULTILINE
+)
 
 
 def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
@@ -1122,6 +1173,14 @@ def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
             out.append("?")
             continue
         out.append(_clean(posixpath.join(folder, path)))
+    code: frozenset[int] | None = None
+    for found in _LOCAL_COMPONENT.finditer(page.text):
+        name = found.group(2).rpartition("/")[2]
+        if "." in name and not name.endswith((".js", ".jsx", ".ts", ".tsx")):
+            continue  # a style, an image, a markdown file (above)
+        code = page.code_line_numbers() if code is None else code
+        if page.text.count("\n", 0, found.start()) + 1 not in code:  # not an example's line
+            out.append("?")  # a component module (`./_components`)
     return tuple(dict.fromkeys(out))
 
 

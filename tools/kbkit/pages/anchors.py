@@ -3,7 +3,8 @@
 A slug style names the generator whose ids a site publishes:
 
 - `github` (the default): github-slugger. Lower-case the rendered text, drop everything but
-  letters, digits, `_`, `-` and spaces, turn each space into `-`; a repeat gets `-1`, `-2`.
+  letters, combining marks, digits, `_`, `-` and spaces, turn each space into `-`; a repeat
+  gets `-1`, `-2` (the real github-slugger is the oracle: tests/pages/test_anchors.py).
 - `python-markdown`: the `toc` extension's `slugify` (mkdocs): the text folded to ASCII
   (NFKD), everything but word characters, spaces and `-` dropped, lower-cased, each run of
   spaces and `-` one `-` ("Caret, Mark & Tilde" is `caret-mark-tilde`); a repeat gets `_1`.
@@ -70,11 +71,33 @@ def slug(text: str, style: str = GITHUB) -> str:
         lowered = _KRAMDOWN_SYMBOLS.sub("", lowered).replace("\t", " ")
     if lowered.isascii():
         made = lowered.translate(_GITHUB_ASCII)
+    elif style in (GITHUB, KRAMDOWN):
+        made = _keep_word_and_marks(lowered).replace(" ", "-")
     else:
         made = _DROP.sub("", lowered).replace(" ", "-")
     if style == DOCFX and not made:
         return "section"  # markdig's AutoIdentifier for a heading without text
     return made
+
+
+# What github-slugger and kramdown's GFM ids keep of non-ASCII text (`\\p{Word}`): letters,
+# combining marks (Bengali's `া`, Hindi's `ि`, which Python's `\\w` leaves out), decimal
+# digits, letter numbers (`Ⅻ`) and connectors (`_`); other numbers (`²`, `½`) go.
+_KEPT_CATEGORIES = frozenset(("Nd", "Nl", "Pc"))
+
+
+def _keep_word_and_marks(text: str) -> str:
+    """`text` without what github-slugger and kramdown's GFM ids drop, `-` and spaces kept:
+    `"না" বলতে শেখা` is `না বলতে শেখা`, `x² and ½` is `x and `."""
+    out = []
+    for char in text:
+        if char in "- ":
+            out.append(char)
+            continue
+        category = unicodedata.category(char)
+        if category[0] in "LM" or category in _KEPT_CATEGORIES:
+            out.append(char)
+    return "".join(out)
 
 
 def _unique(candidate: str, seen: set[str], style: str, counters: dict[str, int]) -> str:

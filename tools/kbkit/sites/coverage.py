@@ -27,7 +27,7 @@ def coverage(repo: Path, site: Site) -> Coverage:
     unread = {s: n for s, n in sorted(counts.items()) if s not in read and n}
     other: Counter[str] = Counter()
     for folder in site.elsewhere:
-        other.update(_pages(repo / folder, site.published))
+        other.update(_pages(repo / folder, site.published_elsewhere or site.published))
     elsewhere = 0
     if site.config.endswith("/") and site.root != ".":  # the forge renders every markdown page
         by_folder = markdown_by_top_folder(repo)

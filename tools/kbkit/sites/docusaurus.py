@@ -39,7 +39,9 @@ from kbkit.sites.config import present, read_config
 from kbkit.sites.site import DOC_ID, Generator, Navigation, NavSource, Site
 
 NAMES = tuple(f"docusaurus.config.{suffix}" for suffix in ("js", "ts", "mjs", "cjs"))
-PUBLISHED = (".md", ".mdx", ".js", ".jsx", ".ts", ".tsx")  # the page files it builds
+# the docs plugin builds markdown alone (its default `include`); `src/pages` React pages too
+DOCS_PUBLISHED = (".md", ".mdx")
+PUBLISHED = (".md", ".mdx", ".js", ".jsx", ".ts", ".tsx")
 READ = [".md", ".mdx"]
 _DOCS_KEYS = re.compile(r"\b(?:path|routeBasePath|sidebarPath|editUrl|include|exclude)\s*:")
 _STRING = r"""(?:'([^'\n]*)'|"([^"\n]*)"|`([^`$\n]*)`)"""
@@ -112,7 +114,9 @@ def _site(repo: Path, path: Path) -> Site:
         for name in ("src/pages", "versioned_docs")
         if (folder / name).is_dir()
     ]
-    return Site("Docusaurus", config, "docusaurus", root, keys, PUBLISHED, tuple(elsewhere))
+    return Site(
+        "Docusaurus", config, "docusaurus", root, keys, DOCS_PUBLISHED, tuple(elsewhere), PUBLISHED
+    )
 
 
 def _other_routes(text: str, folder: Path) -> set[str]:

@@ -148,13 +148,21 @@ def site_keys(data: dict[str, Any], github_pages: bool = False) -> dict[str, Any
         links["redirect_from_key"] = "redirect_from"  # its URLs redirect to the page
     collections = _output_collections(data)
     folder = str(data.get("collections_dir") or "").strip("/")
-    url_map = {
-        f"/{name}/": posixpath.join(folder, f"_{name}")
-        for name in collections
-        if name != "posts" and _collection_at_its_name(data, name)
-    }
+    url_map: dict[str, list[str]] = {}
+    for name in collections:
+        prefix = _collection_prefix(data, name) if name != "posts" else None
+        if prefix is not None:
+            url_map.setdefault(prefix, []).append(posixpath.join(folder, f"_{name}"))
     if url_map:
-        links["url_map"] = url_map
+        # a prefix shared with the site's own pages (`/:path/` serves a collection at the
+        # root) finds them first, then the collection's
+        shared = {
+            prefix: [prefix.strip("/") or ".", *found] if prefix == "/" else found
+            for prefix, found in url_map.items()
+        }
+        links["url_map"] = {
+            prefix: found[0] if len(found) == 1 else found for prefix, found in shared.items()
+        }
     if not pretty:
         folders = [
             posixpath.join(folder, f"_{name}")
@@ -201,11 +209,24 @@ def _pretty(pattern: str | None) -> bool:
     )
 
 
-def _collection_at_its_name(data: dict[str, Any], name: str) -> bool:
-    """Whether the collection's pages are served under `/name/` (its default permalink
-    `/:collection/:path`, or one that starts so)."""
+def _collection_prefix(data: dict[str, Any], name: str) -> str | None:
+    """The site path the collection's pages are served under, their path in the collection
+    after it: `/name/` for its default permalink `/:collection/:path` (or one that starts
+    so), the literal part before `:path` or `:name` otherwise (`/:path/` serves them at the
+    site's root, as opensource.guide's articles). None: a permalink that places them by
+    other values (dates, categories, titles), which kbkit does not map."""
     pattern = _collection_permalink(data, name)
-    return pattern is None or pattern.startswith(("/:collection/", f"/{name}/"))
+    if pattern is None or pattern.startswith(("/:collection/", f"/{name}/")):
+        return f"/{name}/"
+    literal, colon, rest = pattern.partition(":")
+    if (
+        colon
+        and literal.startswith("/")
+        and literal.endswith("/")
+        and rest.startswith(("path", "name"))
+    ):
+        return literal
+    return None
 
 
 def unpublished(data: dict[str, Any], collections: list[str]) -> list[str]:

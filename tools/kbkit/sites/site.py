@@ -31,6 +31,7 @@ class Site(NamedTuple):
     keys: dict[str, Any]  # policy keys beyond the profile's
     published: tuple[str, ...] = (".md",)  # the page file suffixes it publishes from its root
     elsewhere: tuple[str, ...] = ()  # repo-relative folders it publishes pages from, not read
+    published_elsewhere: tuple[str, ...] = ()  # the suffixes it publishes there (else `published`)
 
 
 class NavSource(NamedTuple):

@@ -93,7 +93,11 @@ def broken_link_findings(
             if missing and resolver.model.url_map:  # the page of any version may hold it
                 others = resolver.site_targets(resolved, written)
                 others = [served_page(tree, resolver, other) for other in others]
-                if any(not _anchor_findings(tree, rel, o, line, written) for o in others):
+                if any(
+                    _page_anchors(tree, other) is not None  # a page that holds it
+                    and not _anchor_findings(tree, rel, other, line, written)
+                    for other in others
+                ):
                     missing = []
             findings.extend(missing)
     from_url = resolver.model.from_url
