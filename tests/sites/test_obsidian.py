@@ -115,3 +115,25 @@ def test_a_vault_without_its_settings_folder_is_told_by_its_links(tmp_path: Path
         (tmp_path / f"notes/Page {n}.md").write_text(f"# {n}\n\nSee [next](Page%20{n}.md).\n")
     site = detect_site(tmp_path)
     assert site is None or site.generator != "Obsidian"
+
+
+@pytest.mark.slow
+def test_a_propertys_wikilinks_are_links_as_obsidian_makes_them(tmp_path: Path) -> None:
+    """`categories: ["[[Books]]"]` links Books (kepano-obsidian's categories are linked so
+    only): Books is no orphan, and a property naming a note nobody wrote is broken, at its
+    key's line."""
+    vault(tmp_path)
+    (tmp_path / "Books.md").write_text("# Books\n\nEvery book.\n")
+    (tmp_path / "Dune.md").write_text(
+        '---\ncategories:\n  - "[[Books]]"\ngenre: "[[Science fiction|SF]]"\nyear: 1965\n---\n'
+        "# Dune\n\nSee [[Home]].\n"
+    )
+    (tmp_path / "Home.md").write_text((tmp_path / "Home.md").read_text() + "\n[[Dune]]\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    kb = [sys.executable, "-m", "kbkit"]
+    subprocess.run([*kb, "init"], cwd=tmp_path, check=True, capture_output=True)
+    done = subprocess.run(
+        [*kb, "check", "--format", "json"], cwd=tmp_path, capture_output=True, text=True
+    )
+    found = {(r["path"], r["rule"], r["line"]) for r in json.loads(done.stdout)["findings"]}
+    assert found == {("Dune.md", "tree/link-broken", 4)}

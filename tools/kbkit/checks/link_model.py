@@ -540,7 +540,7 @@ def wikilink_refs(page: Page, policy: Policy) -> tuple[WikiRef, ...]:
     """The page's wikilinks and embeds as facts (none unless `links.wikilinks` is on)."""
     if not wikilinks_on(policy):
         return ()
-    return tuple(
+    body = tuple(
         (
             sys.intern(wikilink_name(link.path_part)),
             link.line,
@@ -549,6 +549,39 @@ def wikilink_refs(page: Page, policy: Policy) -> tuple[WikiRef, ...]:
         )
         for link in page.wikilinks
     )
+    return _property_wikilinks(page) + body if "[[" in page.frontmatter.raw else body
+
+
+# `[[Page]]`, `[[Page#heading|alias]]`, `![[embed.png]]` in a frontmatter value
+_PROPERTY_WIKILINK = lazy(r"(!?)\[\[([^\[\]\n|]*)(?:\|[^\[\]\n]*)?\]\]")
+
+
+def _property_wikilinks(page: Page) -> tuple[WikiRef, ...]:
+    """The wikilinks of the page's properties (`categories: ["[[Books]]"]`): Obsidian links
+    them as it links the body's, so they are inbound links of their pages and can be broken.
+    Each is at its key's line."""
+    from kbkit.checks.rules.lint.fields import key_lines
+
+    lines = key_lines(page)
+    out = []
+    for key, value in page.meta.items():
+        for text in _texts(value):
+            for found in _PROPERTY_WIKILINK.finditer(text):
+                target = found[2].strip()
+                name = wikilink_name(target.split("#", 1)[0])
+                if target:
+                    line = lines.get(str(key), page.frontmatter.start_line)
+                    out.append((sys.intern(name), line, target, found[1] == "!"))
+    return tuple(out)
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings of a frontmatter value: itself, or those of its list (nested too)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    return []
 
 
 def wikilink_aliases(page: Page, policy: Policy) -> tuple[str, ...]:
@@ -1152,11 +1185,6 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
 # an MDX import of a markdown file: Docusaurus renders its headings, with their ids, where
 # the page writes `<Partial />` (the path is a JavaScript string: `\_` is `_`)
 _MDX_IMPORT = lazy(r"""\bimport\s+\w+\s+from\s+(['"])([^'"\n]+\.mdx?)\1""")
-# a page's own components (`import {Steps} from './_components'`): a JavaScript module of
-# the site may render markdown, headings and all, kbkit does not read
-_LOCAL_COMPONENT = lazy(
-    r"""^import\s+(?:\w+|\{[^}\n]*\})\s+from\s+(['"])(\.{1,2}/[^'"\n]*)\1""", re.MULTILINE
-)
 
 
 def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
@@ -1173,14 +1201,6 @@ def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
             out.append("?")
             continue
         out.append(_clean(posixpath.join(folder, path)))
-    code: frozenset[int] | None = None
-    for found in _LOCAL_COMPONENT.finditer(page.text):
-        name = found.group(2).rpartition("/")[2]
-        if "." in name and not name.endswith((".js", ".jsx", ".ts", ".tsx")):
-            continue  # a style, an image, a markdown file (above)
-        code = page.code_line_numbers() if code is None else code
-        if page.text.count("\n", 0, found.start()) + 1 not in code:  # not an example's line
-            out.append("?")  # a component module (`./_components`)
     return tuple(dict.fromkeys(out))
 
 
