@@ -616,6 +616,10 @@ class Resolver:
         self._hidden: frozenset[str] | None = None
         self._permalinks: dict[str, str] | None = None
         self._urls: dict[str, str] | None = None
+        # what each site link names, by (first candidate, link as written): a docset's pages
+        # repeat the same links (`/powershell/module/...`), each tried in every version
+        self._site_found: dict[tuple[str, str], str | None] = {}
+        self._site_all: dict[tuple[str, str], list[str]] = {}
 
     def exists(self, rel: str) -> bool:
         if rel == "":
@@ -672,6 +676,12 @@ class Resolver:
     def site_target(self, resolved: str, written: str) -> str | None:
         """The existing path a site link names: `resolved` (its first candidate), else the
         next `url_map` folders in order (a page of another version of the docs)."""
+        key = (resolved, written)
+        if key not in self._site_found:
+            self._site_found[key] = self._site_target(resolved, written)
+        return self._site_found[key]
+
+    def _site_target(self, resolved: str, written: str) -> str | None:
         if self.model.liquid_links and "{%" in written:  # a source file, by its path
             return _page_link_file(resolved, written, self.tree)
         path = _path_of(written)
@@ -761,12 +771,17 @@ class Resolver:
     def site_targets(self, resolved: str, written: str) -> list[str]:
         """Every existing path a site link may name: its page in each `url_map` folder (a
         link without a version reaches the page in every version), else `resolved`."""
+        key = (resolved, written)
+        known = self._site_all.get(key)
+        if known is not None:
+            return list(known)
         path = _path_of(written)
         candidates = (site_candidates(self.model, path) if is_site_link(path) else None) or (
             resolved,
         )
-        found = [hit for c in candidates if (hit := self.target(c)) is not None]
-        return found or [resolved]
+        found = [hit for c in candidates if (hit := self.target(c)) is not None] or [resolved]
+        self._site_all[key] = found
+        return list(found)
 
     def permalinks(self) -> dict[str, str]:
         """Pages by the root-relative path of the URL their front matter gives them."""
