@@ -110,7 +110,8 @@ def pick_page(top: Path, wiki: bool, policy: str = "") -> tuple[Path, str] | Non
             for t in (m.group(1) for m in pattern.finditer(text))
             if wiki
             or not re.match(r"^[a-z]+:|^#|^<|^//|.*(\{\{|\{%|#)", t)
-            and not re.search(r"\.(png|jpe?g|gif|svg)$", t)
+            # a page's link: a file of another kind (an image, `sample.rb`) has no headings
+            and not re.search(r"\.(?!(?:md|mdx|markdown|html?)$)[A-Za-z0-9]+$", t)
             and t.rstrip("/").rpartition("/")[2] not in ("", ".", "..")
         ]
         relative = [t for t in targets if not t.startswith("/")] or targets

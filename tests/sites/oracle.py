@@ -293,11 +293,14 @@ def sphinx_verdicts(site: Path, work: Path, source_prefix: str) -> dict[Verdict,
                 if token.type not in ("link_open", "image") or not isinstance(href, str):
                     continue
                 written = markdown.normalizeLinkText(href)
-                if urlsplit(written).scheme:
-                    continue  # another site
+                if urlsplit(written).scheme in URL_SCHEMES:
+                    continue  # another site (MyST reads any other `name:` as a label)
                 line = block.map[0] + 1 if block.map else 0
                 verdicts[(f"{source_prefix}{rel}", written)] = (rel, line) not in warned
     return verdicts
+
+
+URL_SCHEMES = ("http", "https", "mailto", "ftp")  # myst_url_schemes' default
 
 
 # Docusaurus: the npm packages are installed once into a cache folder (.ci/run), never into

@@ -36,6 +36,9 @@ def test_kbkit_flags_exactly_the_links_sphinx_reports(tmp_path: Path) -> None:
     assert ("docs/index.md", "no-such-label") in broken
     assert ("docs/index.md", "energy") not in broken  # a {math} directive's :label:
     assert ("docs/index.md", "fish-figure") not in broken  # {figure-md}'s argument
+    assert ("docs/index.md", "notes-label") not in broken  # a label of an .rst page
+    assert ("docs/index.md", "install:colon-label") not in broken  # `name:rest`: a label
+    assert ("docs/index.md", "install:nowhere") in broken
     assert len(verdicts) >= 25 and len(broken) >= 8
     repo = init_copy(site, tmp_path)
     assert disagreements(verdicts, kbkit_flagged(repo)) == []
@@ -241,3 +244,30 @@ def test_toctree_entries_are_document_names() -> None:
         (6, "guide/index", False),
         (7, "ref/*", True),
     )
+
+
+def test_a_label_added_to_an_unread_document_settles_the_link_on_the_next_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Labels of the documents kbkit does not read as pages (`.rst`, a notebook's markdown
+    cell) are found; the result snapshot knows them, so a label written there later settles
+    the link in a warm run though no page changed."""
+    cells = [{"cell_type": "markdown", "source": ["(nb-label)=\n", "# Book\n"]}]
+    notebook = json.dumps({"cells": cells}, indent=1)  # as nbformat writes it
+    repo = site_repo(
+        tmp_path,
+        {
+            "docs/conf.py": CONF.replace('"myst_parser"', '"myst_parser", "myst_nb"'),
+            "docs/index.md": "# Home\n\n```{toctree}\nnotes\nbook\n```\n\n"
+            "[a](notes-label) [b](nb-label) [c](later-label)\n",
+            "docs/notes.rst": ".. _notes-label:\n\nNotes\n=====\n",
+            "docs/book.ipynb": notebook,
+        },
+    )
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 0, err
+    assert findings(capsys, repo) == {("tree/link-broken", "docs/index.md", "later-label")}
+    notes = repo / "docs" / "notes.rst"
+    notes.write_text(notes.read_text() + "\n.. _later-label:\n\nLater\n-----\n")
+    assert findings(capsys, repo) == set()

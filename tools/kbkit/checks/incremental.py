@@ -159,7 +159,7 @@ def _reuse(
         return None
     if "lint" in names and _taxonomy_digest(tree) != header["taxonomy"]:
         return None
-    if toc_digest(tree) != header["tocs"]:
+    if toc_digest(tree) != header["tocs"] or _labels_digest(tree) != header.get("labels"):
         return None  # a table of contents changed (the walk knows its name only)
     if len(changed) > REPARSE_AT_MOST:  # else re-parsing them next time is cheaper than a write
         racy_from = started_ns - RACY_NS
@@ -207,6 +207,7 @@ def save(
         "outside": _outside_targets(tree, None),
         "taxonomy": _taxonomy_digest(tree) if "lint" in names else b"",
         "tocs": toc_digest(tree),
+        "labels": _labels_digest(tree),
         "pages": pages,
     }
     # Three blocks, each encoded as it is written: one tuple of the three was encoded into
@@ -246,6 +247,16 @@ def _outside_targets(tree: Tree, known: dict[str, bool] | None) -> dict[str, boo
                 for name in resolver.variants(target):  # (`x` may be served from x.md)
                     found[name] = tree.exists(name)
     return found
+
+
+def _labels_digest(tree: Tree) -> bytes:
+    """The digest of the labels the tree's unread documents define (`.rst`, `.Rmd`): the
+    walk knows their names, not their bytes, and a page's link may name one of them."""
+    from kbkit.checks.link_model import unread_documents, unread_labels
+
+    if not unread_documents(tree):
+        return b""
+    return hashlib.blake2b(repr(sorted(unread_labels(tree))).encode(), digest_size=16).digest()
 
 
 def _taxonomy_digest(tree: Tree) -> bytes:

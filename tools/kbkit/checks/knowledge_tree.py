@@ -28,6 +28,7 @@ from kbkit.checks.link_model import (
     fragment_fact,
     imports_fact,
     label_fact,
+    label_link_fact,
     page_permalink,
     page_redirects,
     site_links,
@@ -159,6 +160,9 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     fragments = fragment_fact(page, policy)
     if fragments:
         facts["fragments"] = fragments  # `#x` links only a label of any page may settle
+    label_links = label_link_fact(page, policy)
+    if label_links:
+        facts["label_links"] = label_links  # `[x](name:rest)`: a label of some page
     wiki = wikilink_refs(page, policy)
     if wiki:
         facts["wikilinks"] = wiki  # T10 and lint/orphan, when links.wikilinks is on

@@ -991,6 +991,7 @@ class Resolver:
             found = set(labels.built_in)
             for facts in self.tree.facts.values():
                 found.update(facts.get("labels", ()))
+            found.update(map(labels.normalized, unread_labels(self.tree)))
             self._labels = frozenset(found)
         return labels.normalized(name) in self._labels
 
@@ -1154,6 +1155,38 @@ def _labels() -> Labels:
     return found
 
 
+# A label in a document kbkit does not read as a page: MyST's `(name)=` line (`.Rmd`,
+# `.myst`, a notebook's markdown cell) or reStructuredText's `.. _name:`
+_UNREAD_LABEL = lazy(r"(?m)^[ \t\"]*(?:\(([^()\s]+)\)=|\.\. _([^:\n]+):)[ \t]*(?:\\n)?")
+MAX_UNREAD_BYTES = 2 * 1024 * 1024
+
+
+def unread_documents(tree: Tree) -> list[str]:
+    """The root-relative files the site reads as documents that kbkit does not read as pages
+    (the suffixes `links.extensions` implies for a name written without one: `.rst`,
+    `.ipynb`, `.Rmd`), when `links.labels` is on."""
+    if not labels_on(tree.policy):
+        return []
+    implied = ((tree.policy.data.get("links") or {}).get("extensions") or {}).get("") or ()
+    suffixes = tuple(s for s in map(str, implied) if s not in tree.policy.page_suffixes)
+    return sorted(rel for rel in tree.files if suffixes and rel.endswith(suffixes))
+
+
+def unread_labels(tree: Tree) -> set[str]:
+    """The labels the tree's unread documents define (a Sphinx site's `.rst` pages, a Jupyter
+    Book's `.Rmd` and notebooks): `[x](label)` may name one."""
+    found: set[str] = set()
+    top = tree.repo / tree.root
+    for rel in unread_documents(tree):
+        try:
+            with open(top / rel, "rb") as handle:
+                text = handle.read(MAX_UNREAD_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        found.update(a or b.strip() for a, b in _UNREAD_LABEL.findall(text))
+    return found
+
+
 def label_fact(page: Page, policy: Policy) -> tuple[str, ...]:
     """The labels the page defines, when `links.labels` is on."""
     return _labels().defined(page) if labels_on(policy) else ()
@@ -1168,6 +1201,29 @@ def own_ids(page: Page, policy: Policy) -> frozenset[str]:
         element_id = _labels().element_id
         known.update(element_id(heading.plain) for heading in page.headings)
     return frozenset(known)
+
+
+# With `links.labels`, a link `name:rest` whose `name` is no URL scheme of the generator
+# (`Labels.url_schemes`) or of the site (`links.url_schemes`) names a label
+_SCHEME_PART = lazy(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):(?!//)")
+
+
+def label_link_fact(page: Page, policy: Policy) -> tuple[tuple[int, str], ...]:
+    """(line, target) of the page's links whose `name:` prefix is no URL scheme, when
+    `links.labels` is on: each names a label of some page (the tree check settles them)."""
+    if not labels_on(policy) or ":" not in page.text:
+        return ()
+    extra = (policy.data.get("links") or {}).get("url_schemes") or ()
+    out = []
+    for link in page.links:
+        found = _SCHEME_PART.match(link.target) if link.is_external else None
+        if found is None:
+            continue
+        scheme = found[1].lower()
+        if scheme in _labels().url_schemes or scheme in map(str, extra):
+            continue
+        out.append((link.line, link.target))
+    return tuple(out)
 
 
 def fragment_fact(page: Page, policy: Policy) -> tuple[tuple[int, str], ...]:

@@ -83,6 +83,9 @@ class Labels(NamedTuple):
     normalized: Callable[[str], str]  # a name as written in a link, as the generator keeps it
     element_id: Callable[[str], str]  # the HTML id a name (or a heading's text) is given
     built_in: frozenset[str]  # names of the pages every build writes
+    # a link `name:rest` is a URL (or names a file) when `name` is one of these; any other
+    # names a label (`(source-files:repository)=`)
+    url_schemes: frozenset[str] = frozenset()
 
 
 class Generator(NamedTuple):

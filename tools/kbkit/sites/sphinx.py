@@ -38,6 +38,7 @@ MYST = ("myst_parser", "myst_nb")
 
 PUBLISHED = (".md", ".rst", ".ipynb", ".myst", ".Rmd")  # documents Sphinx or the book builds
 # what a Jupyter Book `_toc.yml` entry written without its extension may name
+MYST_URL_SCHEMES = ("http", "https", "mailto", "ftp")  # myst_url_schemes' default
 BOOK_SUFFIXES = (".md", ".ipynb", ".Rmd", ".myst", ".rst")
 
 
@@ -136,6 +137,11 @@ def _conf_keys(values: dict[str, Any]) -> dict[str, Any]:
     extra = [s for s in dict.fromkeys(suffixes) if s != ".md"]
     if extra:  # a document linked by its name may be any of them
         links["extensions"] = {"": [".md", *extra]}
+    schemes = values.get("myst_url_schemes")  # a list, or a mapping of scheme -> URL pattern
+    if isinstance(schemes, (list, tuple, dict)):
+        named = sorted({str(s) for s in schemes if isinstance(s, str)} - set(MYST_URL_SCHEMES))
+        if named:  # links written with them are URLs, not labels
+            links["url_schemes"] = named
     if links:
         keys["links"] = links
     index: dict[str, Any] = {}
@@ -257,6 +263,9 @@ LABELS = Labels(
     normalized=myst.normalized,
     element_id=myst.docutils_id,
     built_in=myst.BUILT_IN,
+    # `myst_url_schemes`' default, and MyST's own `project:` and `path:` (files) and `inv:`
+    # (another project's object)
+    url_schemes=frozenset((*MYST_URL_SCHEMES, "project", "path", "inv")),
 )
 
 GENERATOR = Generator(

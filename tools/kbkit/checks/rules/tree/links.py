@@ -170,6 +170,16 @@ def label_fragment_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Fi
         if resolver.is_label(name) or resolver.target(f"{folder}/{name}".lstrip("/")):
             continue
         findings.append(_no_own_anchor(tree.repo_path(rel), line, written))
+    for line, written in tree.facts.get(rel, {}).get("label_links", ()):
+        if not resolver.is_label(written):
+            findings.append(
+                LINK_BROKEN.at(
+                    tree.repo_path(rel),
+                    line,
+                    f"broken link {quote(written)}: no page defines the label; fix the "
+                    "name or remove the link",
+                )
+            )
     return findings
 
 
