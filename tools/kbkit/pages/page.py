@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kbkit.pages.containers import has_containers, unindent_containers
 from kbkit.pages.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.pages.link import Footnote, Link
+from kbkit.pages.math import blank_display_math, has_display_math
 from kbkit.pages.mdx import is_mdx, markdown_lines
 from kbkit.pages.page_parts import Body, CodeBlock, Comment, Heading, frozen_body
 
@@ -130,6 +131,8 @@ def _parse_body(body: str, body_line: int) -> Body:
     MkDocs' admonitions and tabs is read as markdown (`kbkit.pages.containers`)."""
     if has_containers(body):
         body = unindent_containers(body)
+    if has_display_math(body):
+        body = blank_display_math(body)
     native = native_parser()
     if native is None:
         return _parse_body_markdown_it(body, body_line)
