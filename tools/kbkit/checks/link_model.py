@@ -620,6 +620,7 @@ class Resolver:
         # repeat the same links (`/powershell/module/...`), each tried in every version
         self._site_found: dict[tuple[str, str], str | None] = {}
         self._site_all: dict[tuple[str, str], list[str]] = {}
+        self._wiki_found: dict[tuple[str, str], str | None] = {}
 
     def exists(self, rel: str) -> bool:
         if rel == "":
@@ -933,6 +934,14 @@ class Resolver:
         """
         if not name:
             return source  # [[#heading]]: the page itself
+        # pages of one folder name the same files alike (the vault is the folder's too): a
+        # vault's pages repeat the same names, each a search through every same-named file
+        key = (name, source.rpartition("/")[0])
+        if key not in self._wiki_found:
+            self._wiki_found[key] = self._wikilink(name, source)
+        return self._wiki_found[key]
+
+    def _wikilink(self, name: str, source: str) -> str | None:
         fold = self.model.case_insensitive
         if name.startswith(("./", "../")):
             rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), name))
@@ -957,8 +966,8 @@ class Resolver:
             candidates = [p for p in self._by_alias().get(name.lower(), ()) if p.startswith(vault)]
         if not candidates:
             return None
-        folder = posixpath.dirname(source)
-        near = [path for path in candidates if posixpath.dirname(path) == folder]
+        folder = source.rpartition("/")[0]  # (a root-relative path: posixpath.dirname's)
+        near = [path for path in candidates if path.rpartition("/")[0] == folder]
         return min(near or candidates, key=lambda p: (p.count("/"), len(p), p))
 
     def _vault(self, source: str) -> str:
