@@ -72,7 +72,12 @@ def labels(page: Page) -> tuple[str, ...]:
     for number, line in enumerate(page.text.split("\n"), 1):
         if number in options:
             names.append(normalized(options[number]))
-        elif number not in plain_code:
+            continue
+        # every label line starts (after blanks) with `(`, `:` or a backtick fence: the
+        # others (nearly all) need no pattern
+        if line.lstrip(" \t")[:1] not in ("(", ":", "`"):
+            continue
+        if number not in plain_code:
             # MyST-Parser's `{figure-md} name`: its argument is its label
             found = _LABEL.match(line) or _NAME_OPTION.match(line) or _FIGURE_MD.match(line)
             if found:
