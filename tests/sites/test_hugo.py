@@ -164,3 +164,31 @@ def test_a_destination_the_link_hook_handles_itself_is_not_a_path(tmp_path: Path
         assert 'href="/glossary/#shortcode"' in html
     repo = init_copy(site, tmp_path)
     assert kbkit_flagged(repo) == {("content/docs/page.md", "../gone/")}
+
+
+def _hugo_site(folder: Path, pages: int) -> None:
+    (folder / "content" / "docs").mkdir(parents=True)
+    (folder / "config.toml").write_text('title = "Docs"\n')
+    (folder / "static").mkdir()
+    for i in range(pages):
+        (folder / "content" / "docs" / f"p{i}.md").write_text(f"# Page {i}\n")
+
+
+def test_a_hugo_site_one_folder_down_is_found(tmp_path: Path) -> None:
+    """skaffold keeps its Hugo sites in `docs-v1/` and `docs-v2/` beside the code: init
+    found none and scaffolded `knowledge/`. The site one folder down is found; of several,
+    the one with the most pages; a configuration at the top still comes first."""
+    (tmp_path / "cmd").mkdir()
+    (tmp_path / "cmd" / "main.go").write_text("package main\n")
+    (tmp_path / "README.md").write_text("# Tool\n")
+    _hugo_site(tmp_path / "docs-v1", pages=3)
+    _hugo_site(tmp_path / "docs-v2", pages=5)
+    site = detect_site(tmp_path)
+    assert site is not None and site.generator == "Hugo"
+    assert (site.config, site.root) == ("docs-v2/config.toml", "docs-v2/content")
+    assert site.keys["links"]["site_files"] == ["../static"]
+    (tmp_path / "mkdocs.yml").write_text("site_name: Tool\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Tool\n")
+    site = detect_site(tmp_path)
+    assert site is not None and site.generator == "MkDocs"

@@ -141,6 +141,7 @@ def test_detection_asks_each_configuration_first_then_the_later_ones() -> None:
         "sphinx.detect",
         "jekyll.detect",
         "mdbook.detect_nested",
+        "hugo.detect_nested",
         "obsidian.detect",
         "plain.detect",
     ]

@@ -24,6 +24,7 @@ from kbkit.sites.config import (
     present,
     read_config,
 )
+from kbkit.sites.plain import SKIPPED
 from kbkit.sites.site import Generator, Site
 
 PUBLISHED = (
@@ -41,18 +42,46 @@ PUBLISHED = (
 
 def detect(repo: Path) -> Site | None:
     """`hugo.toml|yaml|json`, or the older `config.toml|yaml` beside a `content/` folder."""
-    found = [p for p in ("hugo.toml", "hugo.yaml", "hugo.json") if present(repo / p)]
-    if not found and has_pages(repo / "content"):  # the older name, beside content pages
-        found = [p for p in ("config.toml", "config.yaml") if present(repo / p)]
+    return _site(repo, "")
+
+
+def detect_nested(repo: Path) -> Site | None:
+    """A Hugo site one folder down (`docs/`, `website/`, `docs-v2/`), asked after every
+    generator's configuration at the top; of several (one per version of the docs), the one
+    with the most pages."""
+    found = []
+    for child in sorted(repo.iterdir()) if repo.is_dir() else ():
+        if child.name.startswith((".", "_")) or child.name in SKIPPED or child.is_symlink():
+            continue
+        if child.is_dir():
+            site = _site(repo, child.name)
+            if site is not None:
+                found.append(site)
     if not found:
         return None
-    data = _config_data(repo / found[0])
-    root, keys = _content(repo / found[0], data)
+    return max(found, key=lambda site: (_pages(repo / site.root), site.root))
+
+
+def _pages(folder: Path) -> int:
+    return sum(1 for _ in folder.rglob("*.md")) if folder.is_dir() else 0
+
+
+def _site(repo: Path, folder: str) -> Site | None:
+    """The Hugo site whose configuration is in repo-relative `folder` ("" for the top)."""
+    base = repo / folder if folder else repo
+    found = [p for p in ("hugo.toml", "hugo.yaml", "hugo.json") if present(base / p)]
+    if not found and has_pages(base / "content"):  # the older name, beside content pages
+        found = [p for p in ("config.toml", "config.yaml") if present(base / p)]
+    if not found:
+        return None
+    data = _config_data(base / found[0])
+    content, keys = _content(base / found[0], data)
+    root = posixpath.join(folder, content) if folder else content
     links = keys.setdefault("links", {})
-    static = _static_dirs(repo, data)
+    static = [posixpath.join(folder, s) if folder else s for s in _static_dirs(base, data)]
     if static:  # served from the site's root: relative to the knowledge root
-        links["site_files"] = [posixpath.relpath(folder, root) for folder in static]
-    hooks = _link_render_hooks(repo)
+        links["site_files"] = [posixpath.relpath(name, root) for name in static]
+    hooks = _link_render_hooks(base)
     if hooks:
         links["md_from_file"] = True
     if any("GetPage" in read_config(hook) for hook in hooks):
@@ -62,7 +91,8 @@ def detect(repo: Path) -> Site | None:
         links["hook_destinations"] = own  # `[term](g)`: the hook's own syntax, not a path
     if not links:
         del keys["links"]
-    return Site("Hugo", found[0], "hugo", root, keys, PUBLISHED)
+    config = posixpath.join(folder, found[0]) if folder else found[0]
+    return Site("Hugo", config, "hugo", root, keys, PUBLISHED)
 
 
 # a link render hook that compares the destination with a literal gives it a meaning of its
@@ -175,4 +205,4 @@ def _wraps_own_text(text: str, start: int) -> bool:
     )
 
 
-GENERATOR = Generator("hugo", detect=detect, inserts_text=inserts_text)
+GENERATOR = Generator("hugo", detect=detect, detect_later=detect_nested, inserts_text=inserts_text)
