@@ -197,3 +197,39 @@ def test_a_page_the_site_does_not_build_needs_no_nav_entry(tmp_path: Path) -> No
     found = {(row["path"], row["rule"]) for row in json.loads(done.stdout)["findings"]}
     assert ("docs/left-out.md", "tree/page-unregistered") in found
     assert not any(path.startswith("docs/snippets/") for path, _ in found)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None, reason="mkdocs is not installed")
+def test_a_heading_a_build_hook_writes_has_an_id_kbkit_cannot_know(tmp_path: Path) -> None:
+    """mkdocs-material's own docs write `#### <!-- md:setting config.blog_dir -->` and a hook
+    (`hooks:` in mkdocs.yml) turns it into a heading with that id: a link to it is fine,
+    as `mkdocs build --strict` says; kbkit cannot see the id, so it does not guess. A
+    missing anchor on a page without such a heading is still reported by both."""
+    site = tmp_path / "site"
+    (site / "docs").mkdir(parents=True)
+    (site / "hooks").mkdir()
+    (site / "hooks" / "settings.py").write_text(
+        "import re\n\n\n"
+        "def on_page_markdown(markdown, **kwargs):\n"
+        "    return re.sub(r'<!-- md:setting (\\S+) -->', r'\\1 { #\\1 }', markdown)\n",
+        encoding="utf-8",
+    )
+    (site / "mkdocs.yml").write_text(
+        "site_name: x\nhooks: [hooks/settings.py]\nmarkdown_extensions: [attr_list, toc]\n",
+        encoding="utf-8",
+    )
+    (site / "docs" / "index.md").write_text(
+        "# Home\n\n[the setting](plugin.md#config.blog_dir), [gone](other.md#nowhere)\n",
+        encoding="utf-8",
+    )
+    (site / "docs" / "plugin.md").write_text(
+        "# Plugin\n\n#### <!-- md:setting config.blog_dir -->\n\nThe folder.\n",
+        encoding="utf-8",
+    )
+    (site / "docs" / "other.md").write_text("# Other\n", encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    broken = mkdocs_broken(site, work)
+    assert broken == {("docs/index.md", "other.md#nowhere")}
+    assert kbkit_flagged(init_copy(site, work)) == broken

@@ -1293,7 +1293,11 @@ def anchors_known(page: Page, policy: Policy) -> bool:
     inside a fenced code block (a snippet of source in a code example, also in a content
     tab or an admonition, indented) inserts code: it brings no headings. Which lines pull
     in text is each generator's syntax (`Generator.inserts_text`: snippets, API
-    references, shortcodes), every generator's asked."""
+    references, shortcodes), every generator's asked. A heading written as an HTML comment
+    alone (`#### <!-- md:setting config.blog_dir -->`) is one a build hook fills in, id
+    and all: that page's ids are not all in its text either."""
+    if any(heading.text.startswith("<!--") for heading in page.headings):
+        return False
     if not (policy.data.get("links") or {}).get("inserted_text"):
         return True
     from kbkit.sites import every
