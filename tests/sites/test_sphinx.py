@@ -271,3 +271,41 @@ def test_a_label_added_to_an_unread_document_settles_the_link_on_the_next_run(
     notes = repo / "docs" / "notes.rst"
     notes.write_text(notes.read_text() + "\n.. _later-label:\n\nLater\n-----\n")
     assert findings(capsys, repo) == set()
+
+
+def test_a_myst_project_is_its_myst_yml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """mystmd and Jupyter Book 2 (jupyter-book/mystmd's own docs, not seen before: init chose
+    `packages/` and left 312 findings): `myst.yml` one folder down names the root and its
+    `project.toc` the navigation (`file:`, `children:`, `pattern:`); a `#label` link names
+    a label of any page; `xref:` links are another project's; the site paths its
+    `error_rules` ignore are not checked."""
+    config = (
+        "version: 1\nproject:\n  title: Docs\n  error_rules:\n    - rule: link-resolves\n"
+        "      severity: ignore\n      keys: [/robots.txt]\n  toc:\n    - file: index.md\n"
+        "    - title: Guides\n      children:\n        - file: guide.md\n"
+        "        - pattern: notes/*.md\n"
+    )
+    repo = site_repo(
+        tmp_path,
+        {
+            "packages/a/README.md": "# A\n",
+            "packages/b/README.md": "# B\n",
+            "packages/c/README.md": "# C\n",
+            "docs/myst.yml": config,
+            "docs/index.md": "# Home\n\n[the steps](#install-steps), [spec](xref:spec#x), "
+            "[robots](/robots.txt)\n\n[gone](#nowhere)\n",
+            "docs/guide.md": "# Guide\n\n(install-steps)=\n## Steps\n\n[home](index.md#home)\n",
+            "docs/notes/one.md": "# One\n\n[guide](../guide.md#steps)\n",
+            "docs/left-out.md": "# Left out\n",
+        },
+    )
+    site = detect_site(repo)
+    assert site is not None and (site.config, site.root) == ("docs/myst.yml", "docs")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 0, err
+    assert findings(capsys, repo) == {
+        ("tree/link-anchor", "docs/index.md", "#nowhere"),
+        ("tree/page-unregistered", "docs/left-out.md", ""),
+        ("lint/orphan", "docs/left-out.md", ""),
+    }

@@ -43,8 +43,9 @@ BOOK_SUFFIXES = (".md", ".ipynb", ".Rmd", ".myst", ".rst")
 
 
 def detect(repo: Path) -> Site | None:
-    """A Jupyter Book (`_config.yml` and `_toc.yml`), else a `conf.py` that loads MyST."""
-    book = _jupyter_book(repo)
+    """A MyST project (`myst.yml`: Jupyter Book 2 and mystmd), a Jupyter Book
+    (`_config.yml` and `_toc.yml`), else a `conf.py` that loads MyST."""
+    book = _myst_project(repo) or _jupyter_book(repo)
     if book is not None:
         return book
     for folder in CONF_FOLDERS:
@@ -172,6 +173,65 @@ def _suffixes(value: Any) -> list[str]:
     return []
 
 
+# mystmd's link schemes: another project (`xref:`), a DOI, Wikipedia, a research resource,
+# an organisation, a GitHub file: URLs, not labels
+MYST_MD_SCHEMES = ["doi", "github", "ror", "rrid", "wiki", "xref"]
+
+
+def _myst_project(repo: Path) -> Site | None:
+    """`myst.yml` with a `project:` (the configuration of mystmd and Jupyter Book 2), at the
+    top or one folder down: its folder is the knowledge root, `project.toc` the navigation
+    (without one, mystmd builds every page and lists them all). A `#label` link names a
+    label of any page, and every heading has an id."""
+    for config in [repo / "myst.yml", *sorted(repo.glob("*/myst.yml"))]:
+        if not present(config):
+            continue
+        try:
+            data = yaml.load(read_config(config), Loader=TocLoader)  # noqa: S506 - a safe loader
+        except YamlLimitError as exc:
+            raise over_limits(config, exc) from exc
+        except yaml.YAMLError:
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("project"), dict):
+            continue  # a site-only or a broken configuration: not a project of pages
+        path = config.relative_to(repo).as_posix()
+        links: dict[str, Any] = {
+            "extensions": {"": [".md", ".ipynb"]},
+            "heading_depth": 6,
+            "url_schemes": MYST_MD_SCHEMES,
+        }
+        ignored = _ignored_links(dig(data, "project", "error_rules"))
+        if ignored:  # the project tells mystmd these resolve (pages built elsewhere)
+            links["generated"] = ignored
+        toc = dig(data, "project", "toc")
+        index = {"toc": path, "toctree": False} if toc else {"model": "none"}
+        folder = config.parent.relative_to(repo).as_posix()
+        return Site(
+            "MyST (mystmd, Jupyter Book 2)",
+            path,
+            "sphinx",
+            folder,
+            {"index": index, "links": links},
+            PUBLISHED,
+        )
+    return None
+
+
+def _ignored_links(rules: Any) -> list[str]:
+    """The site paths a `myst.yml`'s `error_rules` tells mystmd not to check
+    (`rule: link-resolves`, `severity: ignore`, `keys: [/robots.txt, ...]`), as globs."""
+    out: list[str] = []
+    for rule in rules if isinstance(rules, list) else ():
+        if not isinstance(rule, dict) or rule.get("rule") != "link-resolves":
+            continue
+        if rule.get("severity") not in ("ignore", "off"):
+            continue
+        given = rule.get("keys")
+        keys: list[Any] = given if isinstance(given, list) else [rule.get("key")]
+        out.extend(f"/{str(key).strip('/')}" for key in keys if isinstance(key, str) and key)
+    return out
+
+
 def _jupyter_book(repo: Path) -> Site | None:
     """`_toc.yml` beside `_config.yml`, at the top or one folder down."""
     tocs = [repo / "_toc.yml", *sorted(repo.glob("*/_toc.yml"))]
@@ -245,10 +305,11 @@ def _book_files(node: Any, out: list[str]) -> None:
 
 
 def _book_globs(node: Any, out: list[str]) -> list[str]:
-    """The `glob:` patterns of a Jupyter Book `_toc.yml`."""
+    """The `glob:` patterns of a Jupyter Book `_toc.yml` (`pattern:` in a `myst.yml` toc)."""
     if isinstance(node, dict):
-        if isinstance(node.get("glob"), str):
-            out.append(node["glob"])
+        for key in ("glob", "pattern"):
+            if isinstance(node.get(key), str):
+                out.append(node[key])
         for value in node.values():
             if isinstance(value, (list, dict)):
                 _book_globs(value, out)
