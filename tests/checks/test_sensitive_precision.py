@@ -93,6 +93,11 @@ def test_versions_sections_oids_and_bad_octets_are_not_ips(text: str) -> None:
         "/home/www-data/x",
         "/home/node/app",
         "/home/vscode/.cache",
+        # "user" in the languages docs are translated to (withastro/docs)
+        "/home/utilisateur/projet",
+        "/home/usuario/proyecto",
+        "C:\\Users\\Benutzer\\x",
+        "/home/用户/x",
     ],
 )
 def test_home_folder_placeholders_are_not_secrets(text: str) -> None:

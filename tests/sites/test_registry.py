@@ -138,6 +138,7 @@ def test_detection_asks_each_configuration_first_then_the_later_ones() -> None:
         "docfx.detect",
         "docusaurus.detect",
         "hugo.detect",
+        "starlight.detect",
         "sphinx.detect",
         "jekyll.detect",
         "mdbook.detect_nested",

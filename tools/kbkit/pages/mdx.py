@@ -23,7 +23,7 @@ import re
 from kbkit.infra.lazy_pattern import lazy
 
 SUFFIX = ".mdx"
-_FENCE = lazy(r"^[ ]*(`{3,}|~{3,})")
+_FENCE = lazy(r"^[ \t]*(`{3,}|~{3,})")
 _ESM = lazy(r"^(?:import|export)\b[\s{*'\"]")
 _TAG = r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{}\"']|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?/?>|<>|</>"
 _TAGS_ONLY = lazy(rf"^\s*(?:(?:{_TAG})\s*)+$")
@@ -67,7 +67,7 @@ def markdown_lines(body: str) -> str:
         opened = _FENCE.match(line)
         if opened:
             fence = opened.group(1)
-            lines[number] = line.lstrip(" ")
+            lines[number] = line.lstrip(" \t")
             continue
         if _ESM.match(line):
             esm = True
@@ -87,7 +87,9 @@ def markdown_lines(body: str) -> str:
         if "{/*" in line:
             line = _COMMENT.sub(lambda found: " " * len(found.group(0)), line)
         # MDX has no indented code: content indented inside an element is markdown
-        lines[number] = line.lstrip(" ") if line.startswith(" " * _INDENT) else line
+        indent = len(line) - len(line.lstrip(" \t"))
+        wide = len(line[:indent].expandtabs(_INDENT)) >= _INDENT  # a tab reaches column 4
+        lines[number] = line.lstrip(" \t") if wide else line
     return "\n".join(lines)
 
 

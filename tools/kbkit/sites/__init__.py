@@ -36,13 +36,17 @@ MODULES: dict[str, tuple[str, ...]] = {
     "docfx": ("read_navigation", "read_redirects"),
     "docusaurus": ("read_navigation", "doc_id", "url_name"),
     "hugo": ("inserts_text",),
+    "starlight": (),
     "sphinx": ("read_navigation", "page_navigation", "labels"),
     "jekyll": ("page_links", "link_names_stem"),
     "obsidian": (),
     "plain": (),
 }
 # the configurations `kb init --help` names as examples of what it looks for
-CONFIGS_SHOWN = "mkdocs.yml, book.toml, docfx.json, docusaurus.config.* or Hugo's config"
+CONFIGS_SHOWN = (
+    "mkdocs.yml, book.toml, docfx.json, docusaurus.config.*, Hugo's config, conf.py, myst.yml "
+    "or astro.config.*"
+)
 
 
 def generator(name: str) -> Generator:

@@ -79,6 +79,19 @@ _PLACEHOLDER_NAME = lazy(
 )
 
 
+# "user" in the languages docs are translated to (astro's French, Spanish and Portuguese
+# pages write `/home/utilisateur`, `/home/usuario`): a stand-in, as `/home/user` is
+_LOCALIZED_USERS = frozenset(
+    {
+        "utilisateur", "usuario", "usuário", "utilizador", "benutzer", "nutzer", "utente",
+        "gebruiker", "uzytkownik", "użytkownik", "kullanici", "kullanıcı", "användare",
+        "bruker", "bruger", "käyttäjä", "uzivatel", "uživatel", "felhasznalo", "felhasználó",
+        "utilizator", "korisnik", "пользователь", "користувач", "ユーザー", "ユーザ", "사용자",
+        "用户", "用戶", "người-dùng", "pengguna",
+    }
+)  # fmt: skip
+
+
 # `firstname.lastname`, `yourname-laptop`: a stand-in followed by more of the same
 _PLACEHOLDER_PREFIX = ("firstname", "first.name", "first_name", "lastname", "yourname", "username")
 
@@ -90,7 +103,7 @@ def _is_placeholder(name: str) -> bool:
     if bare.isupper() and _PLACEHOLDER_NAME.fullmatch(bare):
         return True  # USER, USERNAME, YOUR_NAME: an environment-variable-like stand-in
     lower = bare.lower()
-    if lower in _SERVICE_USERS or "example" in lower:
+    if lower in _SERVICE_USERS or lower in _LOCALIZED_USERS or "example" in lower:
         return True  # /home/git, /Users/example, /home/example-user
     return _PLACEHOLDER_NAME.fullmatch(lower) is not None or lower.startswith(_PLACEHOLDER_PREFIX)
 
