@@ -309,3 +309,26 @@ def test_a_myst_project_is_its_myst_yml(tmp_path: Path, capsys: pytest.CaptureFi
         ("tree/page-unregistered", "docs/left-out.md", ""),
         ("lint/orphan", "docs/left-out.md", ""),
     }
+
+
+def test_init_says_a_restructuredtext_site_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """flask's docs (not seen before) are Sphinx with reStructuredText alone: init set up
+    `knowledge/` without a word. It says what it found and why it sets up a new tree."""
+    repo = site_repo(
+        tmp_path,
+        {
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc']\n",
+            "docs/index.rst": "Flask\n=====\n",
+            "docs/api.rst": "API\n===\n",
+        },
+    )
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, out, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 0, err
+    assert (
+        "found   docs/conf.py (Sphinx builds docs/ from 2 reStructuredText page(s), which kbkit "
+        "does not read: knowledge/ is set up instead)"
+    ) in out
+    assert (repo / "knowledge" / "policy.yaml").is_file()

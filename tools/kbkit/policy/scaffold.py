@@ -13,7 +13,7 @@ from typing import NamedTuple
 from kbkit import __version__
 from kbkit.infra import boundary
 from kbkit.policy.inference import infer_policy, policy_text
-from kbkit.sites import Site, detect_site
+from kbkit.sites import Site, detect_site, unread_site
 
 HOOK_REPO = "https://github.com/kbkit-dev/kbkit"
 
@@ -184,6 +184,12 @@ def initialize(
         boundary.knowledge_top(repo, site.root, site.config)
         _confine(repo, [site.root], [TOP_POLICY])
         return [_site_policy(repo, site), *_repository_files(repo, hook)]
+    unread = unread_site(repo) if detect and not (repo / root / "policy.yaml").exists() else None
+    notes = (
+        []
+        if unread is None
+        else [Step(unread[0], "found", f"{unread[1]}: {root}/ is set up instead")]
+    )
     pages = [
         (f"{root}/_index.md", "Knowledge", "knowledge", ROOT_BODY),
         (f"{root}/general/_index.md", "General", "general, knowledge", GENERAL_BODY),
@@ -216,7 +222,7 @@ def initialize(
         for rel, title, tags, body in pages:
             text = PAGE.format(title=title, today=today.isoformat(), tags=tags, body=body)
             steps.append(_create(repo, rel, text))
-    return [*steps, *_repository_files(repo, hook)]
+    return [*notes, *steps, *_repository_files(repo, hook)]
 
 
 REPOSITORY_FILES = (".gitattributes", ".gitignore", ".pre-commit-config.yaml")

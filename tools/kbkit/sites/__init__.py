@@ -37,7 +37,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "docusaurus": ("read_navigation", "doc_id", "url_name"),
     "hugo": ("inserts_text",),
     "starlight": (),
-    "sphinx": ("read_navigation", "page_navigation", "labels"),
+    "sphinx": ("read_navigation", "page_navigation", "labels", "unread_site"),
     "jekyll": ("page_links", "link_names_stem"),
     "obsidian": (),
     "plain": (),
@@ -85,6 +85,16 @@ def every(name: str) -> tuple[Any, ...]:
     return tuple(hooks(name))
 
 
+def unread_site(repo: Path) -> tuple[str, str] | None:
+    """(config, what it builds) of a site whose pages kbkit cannot read, or None: asked when
+    no generator's site was found, so `kb init` says why it sets up a new tree."""
+    for found in hooks("unread_site"):
+        site = found(repo)
+        if site is not None:
+            return site
+    return None
+
+
 def detect_site(repo: Path) -> Site | None:
     """The generator that builds `repo`'s docs, or None; folders that each hold one version
     of the docs (`v1.2/`, `v1.3/`: copies of the same pages, whatever the generator) are
@@ -103,6 +113,7 @@ def detect_site(repo: Path) -> Site | None:
 __all__ = [
     "CONFIGS_SHOWN",
     "MODULES",
+    "unread_site",
     "Generator",
     "Site",
     "detect_site",

@@ -119,3 +119,6 @@ class Generator(NamedTuple):
     # where the page's text pulls in text it does not hold, which may bring headings
     # (`links.inserted_text`): the offsets of those lines
     inserts_text: Callable[[str], tuple[int, ...]] | None = None
+    # a site of this generator whose pages kbkit cannot read (Sphinx with reStructuredText
+    # alone), said by `kb init` when it sets up a new tree instead: (config, what it builds)
+    unread_site: Callable[[Path], tuple[str, str] | None] | None = None

@@ -61,6 +61,23 @@ def detect(repo: Path) -> Site | None:
     return None
 
 
+def unread_site(repo: Path) -> tuple[str, str] | None:
+    """A `conf.py` that loads no MyST extension: a Sphinx site of reStructuredText pages,
+    which kbkit does not read (`kb init` says so rather than set up a tree in silence)."""
+    for folder in CONF_FOLDERS:
+        conf = repo / folder / "conf.py"
+        if not present(conf):
+            continue
+        pages = sum(1 for _ in (repo / folder).rglob("*.rst"))
+        if pages:
+            where = "the top folder" if folder == "." else f"{folder}/"
+            return posixpath.normpath(f"{folder}/conf.py"), (
+                f"Sphinx builds {where} from {pages} reStructuredText page(s), which kbkit "
+                "does not read"
+            )
+    return None
+
+
 def read_conf(path: Path) -> dict[str, Any]:
     """The literal values conf.py assigns at its top level, read without running it: a
     name bound to a literal, a list grown by `+=`, `.append()` or `.extend()` with literals.
@@ -335,4 +352,5 @@ GENERATOR = Generator(
     read_navigation=read_navigation,
     page_navigation=myst.toctree_entries,
     labels=LABELS,
+    unread_site=unread_site,
 )
