@@ -39,7 +39,8 @@ SECRET = "9dK3rT0pLq8ZvB2nX7yWc4Hf1JmE6sGaUo5iRtYq"
 FLOOR = """
 import sys, yaml
 from pathlib import Path
-for path in sorted(Path(sys.argv[1]).rglob("*.md")):
+suffixes = tuple(sys.argv[2].split(","))  # the pages kbkit reads (`pages.extensions`)
+for path in sorted(p for p in Path(sys.argv[1]).rglob("*") if p.name.endswith(suffixes)):
     text = path.read_text("utf-8", errors="replace")
     if text.startswith("---\\n"):
         end = text.find("\\n---\\n", 4)
@@ -84,6 +85,13 @@ def variant(target: str) -> str:
     return f"{lead}{stem}-gone{dot}{suffix}" + ("/" if path.endswith("/") else "")
 
 
+def page_suffixes(policy: str) -> tuple[str, ...]:
+    """The page suffixes the policy reads (`pages.extensions`; `.md` unless it says)."""
+    data = (yaml.safe_load(policy) or {}) if policy else {}
+    found = (data.get("pages") or {}).get("extensions") if isinstance(data, dict) else None
+    return tuple(map(str, found)) if found else (".md",)
+
+
 def published(top: Path, policy: str) -> list[Path]:
     """The `.md` pages under the knowledge root that the site publishes (the policy's
     `unpublished` globs left out): a defect is injected where readers would meet it."""
@@ -92,7 +100,10 @@ def published(top: Path, policy: str) -> list[Path]:
     globs = (yaml.safe_load(policy) or {}).get("unpublished") or [] if policy else []
     spec = pathspec.GitIgnoreSpec.from_lines(map(str, globs))
     return [
-        p for p in sorted(top.rglob("*.md")) if not spec.match_file(p.relative_to(top).as_posix())
+        p
+        for p in sorted(top.rglob("*"))
+        if p.name.endswith(page_suffixes(policy))
+        and not spec.match_file(p.relative_to(top).as_posix())
     ]
 
 
@@ -185,7 +196,9 @@ def cold_and_floor(repo: Path, root: str, runs: int = 3) -> tuple[float, float]:
         run([*KB, "check"], repo)
         colds.append(time.perf_counter() - start)
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", FLOOR, str(repo / root)], check=True)
+        policy = (repo / "kbkit.yaml").read_text("utf-8") if (repo / "kbkit.yaml").exists() else ""
+        suffixes = ",".join(page_suffixes(policy))
+        subprocess.run([sys.executable, "-c", FLOOR, str(repo / root), suffixes], check=True)
         floors.append(time.perf_counter() - start)
     return statistics.median(colds), statistics.median(floors)
 
