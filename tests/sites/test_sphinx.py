@@ -332,3 +332,28 @@ def test_init_says_a_restructuredtext_site_is_not_read(
         "does not read: knowledge/ is set up instead)"
     ) in out
     assert (repo / "knowledge" / "policy.yaml").is_file()
+
+
+def test_a_book_built_from_its_toc_alone_publishes_no_other_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`only_build_toc_files: true` (QuantEcon's lectures): Jupyter Book builds the pages its
+    `_toc.yml` lists and no other, so an include fragment (`_admonition/gpu.md`) or a README
+    under `_static/` is neither unregistered nor an orphan; a broken entry still is."""
+    repo = site_repo(
+        tmp_path,
+        {
+            "book/_config.yml": "title: B\nonly_build_toc_files: true\n",
+            "book/_toc.yml": "format: jb-book\nroot: intro\nchapters:\n- file: a\n- file: gone\n",
+            "book/intro.md": "# Intro\n\n```{include} _admonition/gpu.md\n```\n",
+            "book/a.md": "# A\n",
+            "book/_admonition/gpu.md": "Runs on a GPU.\n",
+            "book/_static/data/README.md": "# Data\n",
+        },
+    )
+    site = detect_site(repo)
+    assert site is not None and site.keys["index"]["toc_only"] is True
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 0, err
+    assert findings(capsys, repo) == {("tree/link-broken", "book/_toc.yml", "gone")}

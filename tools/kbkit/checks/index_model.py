@@ -329,8 +329,14 @@ def toc_targets(tree: Tree) -> set[str]:
 
 
 def every_page_listed(tree: Tree) -> bool:
-    """mkdocs.yml without `nav`: navigation lists every page, so none is an orphan."""
-    return any(toc.every_page for toc in tocs(tree))
+    """mkdocs.yml without `nav`: navigation lists every page, so none is an orphan. With
+    `index.toc_only` (a Jupyter Book's `only_build_toc_files`) the site builds the pages
+    its table of contents lists and no other: every page it publishes is listed too."""
+    return _toc_only(tree.policy) or any(toc.every_page for toc in tocs(tree))
+
+
+def _toc_only(policy: Policy) -> bool:
+    return model(policy) == TOC and bool((policy.data.get("index") or {}).get("toc_only"))
 
 
 def _resolve(resolver: Any, entry: Entry) -> str | None:
@@ -372,8 +378,8 @@ def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
                             f"{found} is already listed in {toc.path}: keep one entry",
                         )
                     )
-    if any(toc.every_page for toc in tables):
-        return findings
+    if _toc_only(tree.policy) or any(toc.every_page for toc in tables):
+        return findings  # every page the site builds is listed
     unlisted = _unlisted_spec(tables, tree.policy)
     own = {toc.rel for toc in tables}
     covers = sorted(((toc.folder, toc.path) for toc in tables), key=lambda c: -len(c[0]))

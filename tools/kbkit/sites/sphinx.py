@@ -260,9 +260,11 @@ def _jupyter_book(repo: Path) -> Site | None:
                 "index": {"toc": toc.relative_to(repo).as_posix(), "toctree": False},
                 "links": {"extensions": {"": [".md", ".ipynb", ".Rmd"]}},
             }
-            depth = _book_heading_depth(config)
+            depth, toc_only = _book_settings(config)
             if depth:
                 keys["links"]["heading_depth"] = depth
+            if toc_only:  # pages the TOC does not list are not built
+                keys["index"]["toc_only"] = True
             return Site(
                 "Jupyter Book",
                 config.relative_to(repo).as_posix(),
@@ -274,22 +276,24 @@ def _jupyter_book(repo: Path) -> Site | None:
     return None
 
 
-def _book_heading_depth(config: Path) -> int:
+def _book_settings(config: Path) -> tuple[int, bool]:
     """`myst_heading_anchors` of a Jupyter Book's `_config.yml` (`parse:` or
-    `sphinx: config:`), 0 when unset."""
+    `sphinx: config:`, 0 when unset), and its `only_build_toc_files`."""
     try:
         data = yaml.load(read_config(config), Loader=TocLoader)  # noqa: S506 - a safe loader
     except YamlLimitError as exc:
         raise over_limits(config, exc) from exc
     except yaml.YAMLError:
         data = None
+    depth = 0
     for value in (
         dig(data, "parse", "myst_heading_anchors"),
         dig(data, "sphinx", "config", "myst_heading_anchors"),
     ):
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return 0
+            depth = value
+            break
+    return depth, dig(data, "only_build_toc_files") is True
 
 
 def read_navigation(source: NavSource) -> Navigation | None:
