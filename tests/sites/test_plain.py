@@ -257,3 +257,17 @@ def test_the_readme_id_is_found_as_github_shows_it(tmp_path: Path) -> None:
     done = kb(tmp_path, "check", "--format", "json")
     found = {(r["path"], r["rule"], r["line"]) for r in json.loads(done.stdout)["findings"]}
     assert found == {("README.md", "tree/link-anchor", 3)}
+
+
+def test_a_symlinked_page_is_not_read_to_find_the_address(tmp_path: Path) -> None:
+    """The pages whose links tell the repository's address are read only where they are
+    regular files: a symlink may lead out of the repository."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("".join(f"[{n}]({OWN}/blob/main/{n}.md)\n" for n in "abc"))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name in ("README", "a", "b", "c"):
+        (repo / f"{name}.md").write_text(f"# {name}\n")
+    (repo / "links.md").symlink_to(outside)
+    site = detect_site(repo)
+    assert site is not None and "own_urls" not in site.keys["links"]

@@ -357,3 +357,24 @@ def test_a_book_built_from_its_toc_alone_publishes_no_other_page(
     code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
     assert code == 0, err
     assert findings(capsys, repo) == {("tree/link-broken", "book/_toc.yml", "gone")}
+
+
+def test_a_symlinked_document_out_of_the_root_is_not_read_for_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unread document (`.rst`) that is a symlink leading out of the knowledge root is
+    not opened: a label only it defines does not count, as a page there would be refused."""
+    outside = tmp_path / "outside.rst"
+    outside.write_text(".. _secret-label:\n\nOut\n===\n", encoding="utf-8")
+    repo = site_repo(
+        tmp_path,
+        {
+            "docs/conf.py": CONF,
+            "docs/index.md": "# Home\n\n```{toctree}\nnotes\n```\n\n[x](secret-label)\n",
+        },
+    )
+    (repo / "docs" / "notes.rst").symlink_to(outside)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
+    assert code == 0, err
+    assert ("tree/link-broken", "docs/index.md", "secret-label") in findings(capsys, repo)

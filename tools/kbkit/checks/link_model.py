@@ -1184,14 +1184,16 @@ def unread_documents(tree: Tree) -> list[str]:
 def unread_labels(tree: Tree) -> set[str]:
     """The labels the tree's unread documents define (a Sphinx site's `.rst` pages, a Jupyter
     Book's `.Rmd` and notebooks): `[x](label)` may name one."""
+    from kbkit.tree.page_file import PageRefused, read_page_file
+
     found: set[str] = set()
-    top = tree.repo / tree.root
+    top = str(tree.repo / tree.root)
     for rel in unread_documents(tree):
-        try:
-            with open(top / rel, "rb") as handle:
-                text = handle.read(MAX_UNREAD_BYTES).decode("utf-8", "replace")
-        except OSError:
+        try:  # as a page is read: no symlink out of the root, no FIFO, no huge file
+            data, _ = read_page_file(top, rel, MAX_UNREAD_BYTES)
+        except (OSError, PageRefused):
             continue
+        text = data.decode("utf-8", "replace")
         found.update(a or b.strip() for a, b in _UNREAD_LABEL.findall(text))
     return found
 

@@ -38,7 +38,9 @@ def own_urls(repo: Path, pages: list[Path]) -> list[str]:
     present: Counter[tuple[str, str, str]] = Counter()
     files: dict[tuple[str, str, str], set[str]] = {}
     for page in pages[:MAX_PAGES]:
-        try:
+        try:  # a symlinked page may lead out of the repository: not read
+            if page.is_symlink() or not page.is_file():
+                continue
             with open(page, "rb") as handle:
                 text = handle.read(MAX_PAGE_BYTES).decode("utf-8", "replace")
         except OSError:
