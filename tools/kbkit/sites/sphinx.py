@@ -302,9 +302,8 @@ def read_navigation(source: NavSource) -> Navigation | None:
     match. Asked after MkDocs': any other YAML `index.toc` names is read so."""
     if source.key != "toc":
         return None
-    written: list[str] = []
-    _book_files(source.data, written)
-    globs = _book_globs(source.data, [])
+    written = _book_values(source.data, ("root", "file"), [])
+    globs = _book_values(source.data, ("glob", "pattern"), [])
     return Navigation(
         entries=tuple((entry, getattr(entry, "line", 0)) for entry in written),
         placed=tuple(f"/{glob.strip('/')}" for glob in globs),
@@ -312,31 +311,17 @@ def read_navigation(source: NavSource) -> Navigation | None:
     )
 
 
-def _book_files(node: Any, out: list[str]) -> None:
+def _book_values(node: Any, keys: tuple[str, ...], out: list[str]) -> list[str]:
+    """The string values under `keys` anywhere in a Jupyter Book `_toc.yml` or a `myst.yml`
+    toc (`file:`/`root:` entries; `glob:`/`pattern:` globs), in document order."""
     if isinstance(node, dict):
-        for key in ("root", "file"):
-            if isinstance(node.get(key), str):
-                out.append(node[key])
+        out.extend(node[key] for key in keys if isinstance(node.get(key), str))
         for value in node.values():
             if isinstance(value, (list, dict)):
-                _book_files(value, out)
+                _book_values(value, keys, out)
     elif isinstance(node, list):
         for item in node:
-            _book_files(item, out)
-
-
-def _book_globs(node: Any, out: list[str]) -> list[str]:
-    """The `glob:` patterns of a Jupyter Book `_toc.yml` (`pattern:` in a `myst.yml` toc)."""
-    if isinstance(node, dict):
-        for key in ("glob", "pattern"):
-            if isinstance(node.get(key), str):
-                out.append(node[key])
-        for value in node.values():
-            if isinstance(value, (list, dict)):
-                _book_globs(value, out)
-    elif isinstance(node, list):
-        for item in node:
-            _book_globs(item, out)
+            _book_values(item, keys, out)
     return out
 
 
