@@ -116,6 +116,9 @@ def test_a_second_fix_writes_nothing(tmp_path: Path, committed_between: bool) ->
 # machine's speed.
 DRIVER = """
 import os, signal, sys
+# Ctrl-C as a terminal delivers it: a run started in the background by a non-interactive
+# shell (`make test &`, nohup) inherits SIGINT ignored, and the signal would never land
+signal.signal(signal.SIGINT, signal.default_int_handler)
 mode, at = sys.argv[1], int(sys.argv[2])
 real_write, real_replace = os.write, os.replace
 seen = [0]
