@@ -159,7 +159,11 @@ def test_fast_path_agrees_with_pyyaml_on_fuzzed_front_matter(lines: list[str], e
 
 
 def test_fast_path_declines_what_it_cannot_be_sure_of() -> None:
-    for raw in ("a: 1\n", "on: x\n", "a: x\na: y\n", "a: x # c\n", "a:\n  b: c\n", "a: *x\n"):
+    for raw in ("on: x\n", "1: x\n", "a: x\na: y\n", "a: x # c\n", "a:\n  b: c\n", "a: *x\n"):
+        assert load_flat(raw) is None, raw
+    # a NaN equals nothing, a merge key and a number past the bounded loader's limit are
+    # PyYAML's to read
+    for raw in ("a: .nan\n", "<<: x\n", "a: =\n", f"a: {'9' * 65}\n"):
         assert load_flat(raw) is None, raw
     assert load_flat('k: ["a, b", "[C++], c", d e]\n') == {"k": ["a, b", "[C++], c", "d e"]}
     assert load_flat("a: x\nb: [c, 'd']\nc:\n  - e\nd:\n") == {
@@ -167,6 +171,26 @@ def test_fast_path_declines_what_it_cannot_be_sure_of() -> None:
         "b": ["c", "d"],
         "c": ["e"],
         "d": None,
+    }
+
+
+def test_plain_booleans_numbers_and_nulls_are_read_as_pyyaml_builds_them() -> None:
+    # Dataview vaults and Hugo sites carry `draft: false`, `weight: 10` on every page: the
+    # fast path reads them (PyYAML took 1.2 s of a 4,900-page vault's check for them)
+    raw = "Name: Pidgeotite\nOneUse: false\nweight: 10\nratio: 1.5\nhex: 0x1f\ntime: 1:20\n"
+    raw += "none: ~\nswitch: on\nitems: [1, yes, x]\nlist:\n  - 2\n  - null\n"
+    assert _agrees(raw)
+    assert load_flat(raw) == {
+        "Name": "Pidgeotite",
+        "OneUse": False,
+        "weight": 10,
+        "ratio": 1.5,
+        "hex": 31,
+        "time": 80,
+        "none": None,
+        "switch": True,
+        "items": [1, True, "x"],
+        "list": [2, None],
     }
 
 

@@ -621,6 +621,7 @@ class Resolver:
         self._site_found: dict[tuple[str, str], str | None] = {}
         self._site_all: dict[tuple[str, str], list[str]] = {}
         self._wiki_found: dict[tuple[str, str], str | None] = {}
+        self._wiki_named: dict[tuple[str, str], tuple[dict[str, str], str | None]] = {}
 
     def exists(self, rel: str) -> bool:
         if rel == "":
@@ -942,7 +943,6 @@ class Resolver:
         return self._wiki_found[key]
 
     def _wikilink(self, name: str, source: str) -> str | None:
-        fold = self.model.case_insensitive
         if name.startswith(("./", "../")):
             rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), name))
             return self._file(rel) or self._file(rel + ".md")
@@ -951,6 +951,20 @@ class Resolver:
         found = self._file(vault + name) or self._file(vault + name + ".md")
         if found is not None:
             return found
+        folder = source.rpartition("/")[0]  # (a root-relative path: posixpath.dirname's)
+        key = (name, vault)
+        chosen = self._wiki_named.get(key)
+        if chosen is None:
+            chosen = self._wiki_named[key] = self._named(name, vault)
+        by_folder, best = chosen
+        return by_folder.get(folder, best)
+
+    def _named(self, name: str, vault: str) -> tuple[dict[str, str], str | None]:
+        """The files `[[name]]` may open in `vault` by the end of their path (or, for a bare
+        name, by alias): the one each folder holding some would open (its own), and the one
+        any other folder would (the shortest path: fewest folders, then fewest characters,
+        then by name). Asked once per name and vault: a vault's pages repeat the same names."""
+        fold = self.model.case_insensitive
         wanted = name.lower() if fold else name
         base = wanted.rsplit("/", 1)[-1]
         candidates = []
@@ -964,11 +978,11 @@ class Resolver:
                     break
         if not candidates and "/" not in name:
             candidates = [p for p in self._by_alias().get(name.lower(), ()) if p.startswith(vault)]
-        if not candidates:
-            return None
-        folder = source.rpartition("/")[0]  # (a root-relative path: posixpath.dirname's)
-        near = [path for path in candidates if path.rpartition("/")[0] == folder]
-        return min(near or candidates, key=lambda p: (p.count("/"), len(p), p))
+        ordered = sorted(candidates, key=lambda p: (p.count("/"), len(p), p))
+        by_folder: dict[str, str] = {}
+        for path in ordered:
+            by_folder.setdefault(path.rpartition("/")[0], path)
+        return by_folder, (ordered[0] if ordered else None)
 
     def _vault(self, source: str) -> str:
         """The folder (with its `/`) names resolve in: the page's root with

@@ -1,13 +1,15 @@
 """A fast path for flat YAML front matter: `key: value` lines, flow lists and block lists of
-plain or quoted one-line strings (and dates, kept as written), which is what almost every
-page carries.
+one-line scalars (plain or quoted strings, dates kept as written, and the booleans, numbers
+and nulls of plain scalars), which is what almost every page carries.
 
 PyYAML constructs every node in Python, which costs more than reading the page. This reader
 accepts only a narrow, unambiguous subset and answers None for anything else (comments,
-numbers, booleans, nesting, anchors, escapes, repeated keys, tabs, control characters, ...): the
-caller then asks PyYAML, which stays the reference (tests/pages/test_flat_yaml.py compares the two
-on the case folders, the corpus and fuzzed front matter). Whether a plain scalar is a string
-is decided by PyYAML's own implicit resolver, so `on`, `null`, `1.5` or `0x1f` never pass.
+nesting, anchors, escapes, repeated keys, tabs, control characters, ...): the caller then
+asks PyYAML, which stays the reference (tests/pages/test_flat_yaml.py compares the two on
+the case folders, the corpus and fuzzed front matter, values and their types). What a plain
+scalar stands for is decided by PyYAML's own implicit resolver and built by its own safe
+constructor, so `on` is True, `0x1f` is 31 and `1:20` is 80, as PyYAML reads them; a key
+must be a string.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ _RESOLVED_FIRST: Final = (
     if None not in _RESOLVER.yaml_implicit_resolvers
     else None
 )
-_KNOWN: dict[str, bool] = {}  # resolved tokens (keys and values repeat on every page)
+# resolved tokens (keys and values repeat on every page): token -> its value, or _DECLINED
+_KNOWN: dict[str, Any] = {}
 _KNOWN_MAX: Final = 4096
 # One-line entries read first: line -> (key, value; a list value kept as a tuple). Most
 # lines (`type: guide`, `updated: ...`) repeat from page to page; a hit skips two regexes.
@@ -38,6 +41,17 @@ _ENTRIES_MAX: Final = 512
 _STR: Final = "tag:yaml.org,2002:str"
 _TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"  # kept as the written text (frontmatter.py)
 _IMPLICIT: Final = (True, False)
+# Plain scalars that are no string, built by PyYAML's own safe constructor (a merge key `<<`
+# or the `=` value key are left to PyYAML)
+_BUILT: Final = {
+    "tag:yaml.org,2002:bool": yaml.constructor.SafeConstructor.construct_yaml_bool,
+    "tag:yaml.org,2002:int": yaml.constructor.SafeConstructor.construct_yaml_int,
+    "tag:yaml.org,2002:float": yaml.constructor.SafeConstructor.construct_yaml_float,
+    "tag:yaml.org,2002:null": yaml.constructor.SafeConstructor.construct_yaml_null,
+}
+_CONSTRUCTOR: Final = yaml.constructor.SafeConstructor()
+MAX_NUMBER_CHARS: Final = 64  # longer numbers are left to PyYAML's bounded loader
+_DECLINED: Final = object()  # a token this reader leaves to PyYAML
 
 # Characters no reader here may see: ASCII and C1 controls, the line breaks YAML adds to
 # `\n` (U+0085, U+2028, U+2029), a byte order mark, non-characters and lone surrogates.
@@ -69,19 +83,30 @@ _BLOCK_ITEM: Final = re.compile(r"( *)- (.*)")
 _SAFE_TEXT: Final = re.compile(f"[^\\x00-\\x09\\x0b-\\x1f{_OTHER}]*")  # `\n` is fine
 
 
-def _scalar(token: str) -> str | None:
-    """The string a one-line scalar token stands for, or None when it is no string."""
+def _scalar(token: str) -> Any:
+    """The value a one-line scalar token stands for, as PyYAML builds it, or _DECLINED."""
     first = token[0]
     if first in "\"'":
         return token[1:-1]
     if _RESOLVED_FIRST is not None and first not in _RESOLVED_FIRST:
         return token
-    known = _KNOWN.get(token)
-    if known is None:
-        known = _RESOLVE(yaml.ScalarNode, token, _IMPLICIT) in (_STR, _TIMESTAMP)
+    known = _KNOWN.get(token, _DECLINED)
+    if known is _DECLINED:
+        known = _resolved(token)
         if len(_KNOWN) < _KNOWN_MAX:
             _KNOWN[token] = known
-    return token if known else None
+    return known
+
+
+def _resolved(token: str) -> Any:
+    tag = _RESOLVE(yaml.ScalarNode, token, _IMPLICIT)
+    if tag in (_STR, _TIMESTAMP):
+        return token
+    build = _BUILT.get(tag)
+    if build is None or len(token) > MAX_NUMBER_CHARS:
+        return _DECLINED
+    value = build(_CONSTRUCTOR, yaml.ScalarNode(tag, token))
+    return value if value == value else _DECLINED  # NaN: equal to nothing, left to PyYAML
 
 
 def load_flat(raw: str) -> dict[str, Any] | None:
@@ -125,28 +150,28 @@ def load_flat(raw: str) -> dict[str, Any] | None:
             _remember(line, key, tuple(parsed))
         else:
             scalar = _scalar(value) if _SCALAR.fullmatch(value) else _wide(value)
-            if scalar is None:
+            if scalar is _DECLINED:
                 return None
             data[key] = scalar
             _remember(line, key, scalar)
     return data
 
 
-def _flow_list(value: str) -> list[str] | None:
+def _flow_list(value: str) -> list[Any] | None:
     """`[a, "b, c"]`: whole scalar tokens, each followed by `, ` and another token or by the
     end (a quoted item may hold `, `: DocFX keyword lists do, on a third of some docsets'
     pages); None for anything else."""
     if value[-1] != "]":
         return None
     inner = value[1:-1]
-    items: list[str] = []
+    items: list[Any] = []
     position, end = 0, len(inner)
     while position < end:
         found = _FLOW_ITEM.match(inner, position)
         if found is None:
             return None
         scalar = _scalar(found[1])
-        if scalar is None:
+        if scalar is _DECLINED:
             return None
         items.append(scalar)
         position = found.end()
@@ -173,9 +198,10 @@ def safe_text(text: str) -> bool:
     return _SAFE_TEXT.fullmatch(text) is not None
 
 
-def _wide(token: str) -> str | None:
-    """A top-level value `_SCALAR` is too narrow for, as PyYAML reads it in block context."""
-    return _scalar(token) if plain_scalar(token) else None
+def _wide(token: str) -> Any:
+    """A top-level value `_SCALAR` is too narrow for, as PyYAML reads it in block context
+    (or _DECLINED)."""
+    return _scalar(token) if plain_scalar(token) else _DECLINED
 
 
 def _remember(line: str, key: str, value: Any) -> None:
@@ -186,7 +212,7 @@ def _remember(line: str, key: str, value: Any) -> None:
 def _block_list(lines: list[str], index: int) -> tuple[Any, int]:
     """The block sequence under an empty `key:` (None when there is none), the next line's
     index; False when the lines below are outside the subset."""
-    items: list[str] = []
+    items: list[Any] = []
     indent: str | None = None
     while index < len(lines):
         found = _BLOCK_ITEM.fullmatch(lines[index])
@@ -196,8 +222,8 @@ def _block_list(lines: list[str], index: int) -> tuple[Any, int]:
             indent = found[1]
         elif found[1] != indent:
             return False, index
-        scalar = _scalar(found[2]) if _SCALAR.fullmatch(found[2]) else None
-        if scalar is None:
+        scalar = _scalar(found[2]) if _SCALAR.fullmatch(found[2]) else _DECLINED
+        if scalar is _DECLINED:
             return False, index
         items.append(scalar)
         index += 1
