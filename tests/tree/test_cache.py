@@ -113,6 +113,30 @@ def test_parallel_and_serial_loads_agree(tmp_path: Path) -> None:
     assert serial.analysis == parallel.analysis
 
 
+def test_versions_of_a_page_read_in_parallel_equal_each_page_read_alone(tmp_path: Path) -> None:
+    # A versioned docset repeats its pages: the parallel load hands each version to the same
+    # process, whose memo parses a repeated body once; every page must still be its own
+    from kbkit.pages.page import parse_page
+
+    repo = _repo(tmp_path)
+    top = repo / "knowledge"
+    for version in range(4):
+        folder = top / "general" / f"v{version}"
+        folder.mkdir()
+        for i in range(180):
+            front = f"---\ntitle: p{i}\n" + ("ms.date: x\n" * (version % 2)) + "---\n"
+            body = f"# P{i}\n\n[a](../a.md) [s](#p{i}) <!-- c -->\n\n```\ncode {i}\n```\n"
+            (folder / f"p{i}.md").write_text(front + body)
+    for jobs in (1, 2):
+        tree = load_tree(
+            repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=jobs)
+        )
+        assert len(tree.pages) > 700
+        for rel, page in tree.pages.items():
+            alone = parse_page(page.path, (top / rel).read_bytes())
+            assert page == alone, rel
+
+
 def test_an_undecodable_page_is_cached_so_warm_runs_write_nothing(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     (repo / "knowledge" / "general" / "bad.md").write_bytes(b"ok\n\xff\xfe\n")

@@ -946,24 +946,24 @@ class Resolver:
         if name.startswith(("./", "../")):
             rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), name))
             return self._file(rel) or self._file(rel + ".md")
-        vault = self._vault(source)
+        key = (name, self._vault(source))
+        chosen = self._wiki_named.get(key)
+        if chosen is None:
+            chosen = self._wiki_named[key] = self._named(*key)
+        by_folder, best = chosen
+        return by_folder.get(source.rpartition("/")[0], best)  # (posixpath.dirname's)
+
+    def _named(self, name: str, vault: str) -> tuple[dict[str, str], str | None]:
+        """The files `[[name]]` may open in `vault`: the path from the vault's top when it
+        names a file (for every folder: an empty mapping), else by the end of their path (or,
+        for a bare name, by alias) the one each folder holding some would open (its own),
+        and the one any other folder would (the shortest path: fewest folders, then fewest
+        characters, then by name). Asked once per name and vault: a vault's pages repeat the
+        same names."""
         name = name.strip("/")
         found = self._file(vault + name) or self._file(vault + name + ".md")
         if found is not None:
-            return found
-        folder = source.rpartition("/")[0]  # (a root-relative path: posixpath.dirname's)
-        key = (name, vault)
-        chosen = self._wiki_named.get(key)
-        if chosen is None:
-            chosen = self._wiki_named[key] = self._named(name, vault)
-        by_folder, best = chosen
-        return by_folder.get(folder, best)
-
-    def _named(self, name: str, vault: str) -> tuple[dict[str, str], str | None]:
-        """The files `[[name]]` may open in `vault` by the end of their path (or, for a bare
-        name, by alias): the one each folder holding some would open (its own), and the one
-        any other folder would (the shortest path: fewest folders, then fewest characters,
-        then by name). Asked once per name and vault: a vault's pages repeat the same names."""
+            return {}, found
         fold = self.model.case_insensitive
         wanted = name.lower() if fold else name
         base = wanted.rsplit("/", 1)[-1]

@@ -25,6 +25,7 @@ from kbkit.pages.link import Footnote, Link
 from kbkit.pages.math import blank_display_math, has_display_math
 from kbkit.pages.mdx import is_mdx, markdown_lines
 from kbkit.pages.page_parts import Body, CodeBlock, Comment, Heading, frozen_body
+from kbkit.pages.repeated_bodies import RepeatedBodies
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -92,8 +93,9 @@ def decode(data: bytes) -> tuple[str, bool, str | None]:
     return (text[1:] if bom else text), bom, None
 
 
-def parse_page(path: str, data: bytes) -> Page:
-    """Parse one page's bytes; never raises for bad content (the error is on the page)."""
+def parse_page(path: str, data: bytes, repeated: RepeatedBodies | None = None) -> Page:
+    """Parse one page's bytes; never raises for bad content (the error is on the page).
+    With `repeated` (one memo per tree load), a body parsed before takes that parse's parts."""
     text, bom, error = decode(data)
     if error is not None:
         return unreadable_page(path, len(data), error)
@@ -104,7 +106,10 @@ def parse_page(path: str, data: bytes) -> Page:
     body_text = text[front.body_offset :]
     if is_mdx(path):  # MDX: its JavaScript lines left out (`kbkit.pages.mdx`)
         body_text = markdown_lines(body_text)
-    body = _parse_body(body_text, body_line)
+    if repeated is None:
+        body = _parse_body(body_text, body_line)
+    else:
+        body = repeated.parse(body_text, body_line, _parse_body)
     headings, links, blocks, comments, footnotes, wikilinks = body
     line_count, nonempty = _counts(text)
     return Page(

@@ -33,6 +33,7 @@ from kbkit.pages.page import (
     unreadable_page,
 )
 from kbkit.pages.page_summary import Summary, from_plain, summarize
+from kbkit.pages.repeated_bodies import RepeatedBodies
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.cache import PageCache, cache_file, code_fingerprint, digest
@@ -228,6 +229,7 @@ def read_entry(
     policy: Policy,
     options: LoadOptions,
     digest_from_ns: int = 0,
+    repeated: RepeatedBodies | None = None,
 ) -> Parsed:
     """Read, parse and analyze one page: its plain entry, the digest of its bytes and its
     stat key, taken before the read (a change during the read then shows as a changed key
@@ -244,7 +246,7 @@ def read_entry(
     except OSError as exc:
         page = unreadable_page(repo_rel, 0, f"cannot read ({exc.strerror or exc})")
         return rel, _encode(rel, page, [], {}, policy, options), b"", (0, 0, 0, 0)
-    page = parse_page(repo_rel, data)
+    page = parse_page(repo_rel, data, repeated)
     findings, facts = NO_ANALYSIS
     if options.analyze is not None and page.error is None:
         findings, facts = options.analyze(rel, page, policy)
@@ -304,18 +306,27 @@ def _parse_all(
     results stream back in chunks so no process ever holds the whole tree twice."""
     folder = str(top)
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
+    repeated = RepeatedBodies()  # each process its own (a helper forks it empty)
     if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES or not parallel.can_fork():
         for place, rel in enumerate(todo):
-            _, plain, dig, key = read_entry(folder, root_rel, rel, policy, options, digest_from_ns)
+            _, plain, dig, key = read_entry(
+                folder, root_rel, rel, policy, options, digest_from_ns, repeated
+            )
             yield place, plain, dig, key
         return
+
+    # Pages go out in chunks by file name, then path: a page's versions (`v3.4/x.md`,
+    # `v3.5/x.md`) are parsed one after the other by the same process, whose memo of
+    # repeated bodies then reads each repeat once (`kbkit.pages.repeated_bodies`).
+    order = array("q", sorted(range(len(todo)), key=lambda place: _name(todo[place])))
 
     def work(number: int) -> list[Any]:
         # The chunk's number, then its entries without their paths: this process knows
         # them (todo), and keeping its own copies spares one copy of every path at 50k.
-        chunk = todo[number * CHUNK : (number + 1) * CHUNK]
+        chunk = order[number * CHUNK : (number + 1) * CHUNK]
         entries = [
-            read_entry(folder, root_rel, rel, policy, options, digest_from_ns) for rel in chunk
+            read_entry(folder, root_rel, todo[place], policy, options, digest_from_ns, repeated)
+            for place in chunk
         ]
         return [number, *((None, *entry[1:]) for entry in entries)]
 
@@ -324,7 +335,13 @@ def _parse_all(
     for entries in parallel.run_chunks(count, work, helpers=jobs - 1):
         first = entries[0] * CHUNK
         for offset, (_, plain, dig, key) in enumerate(entries[1:]):
-            yield first + offset, plain, dig, key
+            yield order[first + offset], plain, dig, key
+
+
+def _name(rel: str) -> str:
+    """A page's file name, the walk's own string (interned there: sorting by it keeps no copy
+    of every name; the sort is stable, so pages of one name stay in path order)."""
+    return sys.intern(rel.rpartition("/")[2])
 
 
 def preload(policy: Policy, analyze: Analyzer | None) -> None:
