@@ -101,3 +101,22 @@ def test_has_site_root_answers_as_the_whole_link_model(tmp_path: Path, site_root
     policy = load_policy(tmp_path)
     assert has_site_root(policy) == (link_model(policy).site_root is not None)
     assert has_site_root(policy) == (site_root not in ("", "site_root: null\n"))
+
+
+def test_an_mdx_import_starts_a_word_and_each_page_is_answered_for_itself(tmp_path: Path) -> None:
+    # `import` is searched as a literal (fast) and its word start checked on each match,
+    # as `\bimport` did; the answer remembered for the last page never leaks to the next
+    from kbkit.checks.link_model import anchors_known, imports_fact
+    from kbkit.pages.page import parse_page
+
+    (tmp_path / "kbkit.yaml").write_text("links: {inserted_text: true}\n")
+    policy = load_policy(tmp_path)
+    text = "import A from './_a.md'\nreimport B from './_b.md'\n_import C from '@site/c.md'\n"
+    page = parse_page("docs/p.mdx", text.encode())
+    assert imports_fact("docs/p.mdx", page, policy) == ("docs/_a.md",)
+    other = parse_page("docs/q.mdx", b"# Q\n\nimport D from '@site/d.md'\n")
+    assert imports_fact("docs/q.mdx", other, policy) == ("?",)
+    assert imports_fact("docs/p.mdx", page, policy) == ("docs/_a.md",)
+    hooked = parse_page("docs/r.md", b"#### <!-- md:setting x -->\n")
+    assert anchors_known(page, policy) and not anchors_known(hooked, policy)
+    assert anchors_known(page, policy)

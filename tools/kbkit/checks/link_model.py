@@ -106,7 +106,8 @@ import functools
 import posixpath
 import re
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from kbkit.checks.redirect_files import EXTERNAL, configured, load_redirects
 from kbkit.checks.scopes import compiled
@@ -122,6 +123,7 @@ if TYPE_CHECKING:
     from kbkit.sites.site import Labels
 
 MAX_REDIRECT_HOPS = 8
+T = TypeVar("T")
 
 
 class LinkModel(NamedTuple):
@@ -1280,9 +1282,29 @@ def fragment_known(fragment: str, known: Any, policy: Policy) -> bool:
 # pymdownx.snippets' include line (`;--8<--` writes it as text), an autodoc block of
 # an MDX import of a markdown file: Docusaurus renders its headings, with their ids, where
 # the page writes `<Partial />` (the path is a JavaScript string: `\_` is `_`)
-_MDX_IMPORT = lazy(r"""\bimport\s+\w+\s+from\s+(['"])([^'"\n]+\.mdx?)\1""")
+# (`import` first, not `\bimport`: a pattern that opens with a literal is searched for it;
+# one that opens with `\b` is tried at every character. The `\b` is checked on each match.)
+_MDX_IMPORT = lazy(r"""import\s+\w+\s+from\s+(['"])([^'"\n]+\.mdx?)\1""")
 
 
+def _for_the_last_page(answer: Callable[..., T]) -> Callable[..., T]:
+    """`answer(..., page, policy)` remembered for the last page and policy asked: a page's
+    findings and its facts both ask (they run one after the other while the page loads)."""
+    last: list[Any] = [None, None, None]
+
+    @functools.wraps(answer)
+    def remembered(*args: Any) -> T:
+        page, policy = args[-2], args[-1]
+        if last[0] is page and last[1] is policy.data:
+            return last[2]
+        value = answer(*args)
+        last[:] = [page, policy.data, value]
+        return value
+
+    return remembered
+
+
+@_for_the_last_page
 def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
     """The root-relative pages an MDX page imports (`import X from './_x.md'`), whose
     headings are its own too; `?` for one kbkit cannot place (`@site/...`), which leaves
@@ -1291,7 +1313,11 @@ def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
         return ()
     folder = posixpath.dirname(rel)
     out = []
-    for found in _MDX_IMPORT.finditer(page.text):
+    text = page.text
+    for found in _MDX_IMPORT.finditer(text):
+        start = found.start()
+        if start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            continue  # `reimport x from ...`: no word starts at `import` (`\b`)
         path = re.sub(r"\\(.)", r"\1", found.group(2))
         if not path.startswith("."):
             out.append("?")
@@ -1303,6 +1329,7 @@ def imports_fact(rel: str, page: Page, policy: Policy) -> tuple[str, ...]:
 _FENCE = lazy(r"^[ \t]*(`{3,}|~{3,})")
 
 
+@_for_the_last_page
 def anchors_known(page: Page, policy: Policy) -> bool:
     """Whether the page's ids are all in its own text: not when `links.inserted_text` is on
     and the page pulls in text (and headings) kbkit does not read. A line that inserts text
