@@ -137,3 +137,80 @@ def test_a_propertys_wikilinks_are_links_as_obsidian_makes_them(tmp_path: Path) 
     )
     found = {(r["path"], r["rule"], r["line"]) for r in json.loads(done.stdout)["findings"]}
     assert found == {("Dune.md", "tree/link-broken", 4)}
+
+
+RECORD = "\n#Game/Moves\n\n### `= this.Name`\n*`= this.Description`*\n\n" + (
+    "**Power:** `= this.Power` and a long line of the template the record shows. " * 6
+)
+COPY = "# Copy\n\n" + "The same long paragraph, written twice word for word. " * 12
+
+
+def _records_vault(tmp_path: Path) -> None:
+    """A Dataview and Bases vault (Pokerole-Obsidian-SRD's shape): record pages whose data is
+    their front matter, listed by queries and Bases, never linked."""
+    vault(tmp_path)
+    (tmp_path / "Home.md").write_text(
+        (tmp_path / "Home.md").read_text()
+        + "\n```dataview\nTABLE Power\nfrom #game/moves AND -#game/old\nSORT Power\n```\n"
+        + '\n```dataviewjs\ndv.table(["N"], dv.pages(\'"Items"\').map(p => [p.file.link]))\n```\n'
+    )
+    files = {
+        "Moves/Tackle.md": "---\nName: Tackle\nPower: 2\n---\n" + RECORD,
+        "Moves/Ember.md": "---\nName: Ember\nPower: 1\n---\n" + RECORD,
+        "Items/Potion.md": "# Potion\n\nHeals.\n",
+        "Dex/Pikachu.md": "# Pikachu\n\n#Game/Dex\n",
+        "Dex/Raichu.md": "# Raichu\n\n`#game/dex` is written in code: no tag.\n",
+        "Old/Thing.md": "# Thing\n\n#game/old\n",
+        "Lonely/A.md": COPY,
+        "Lonely/B.md": COPY,
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "Dex.base").write_text(
+        'filters:\n  and:\n    - file.inFolder("Dex")\n    - \'!file.hasTag("draft")\'\n'
+        "views:\n  - type: table\n    name: Dex\n"
+    )
+
+
+def test_pages_a_query_or_a_base_lists_are_no_orphans(tmp_path: Path) -> None:
+    """A Dataview `FROM #tag` (nested tags too, case ignored, a negated one lists nothing),
+    `dv.pages('"Folder"')` and a Base's `file.inFolder` list their pages; a record page whose
+    body shows its own front matter (`= this.Name`) is no copy of the next one, while two
+    pages of the same plain text are."""
+    from kbkit.checks.runner import run_validators
+    from kbkit.policy.model import load_policy
+    from kbkit.policy.scaffold import initialize
+    from tests.checks.test_site_trees import TODAY
+
+    _records_vault(tmp_path)
+    initialize(tmp_path, TODAY, "", detect=True)
+    assert "queries: true" in (tmp_path / "kbkit.yaml").read_text()
+    findings, _ = run_validators(tmp_path, load_policy(tmp_path), ("tree", "lint"), TODAY)
+    found = sorted((f.path, f.rule_id) for f in findings)
+    assert found == [
+        ("Lonely/A.md", "lint/orphan"),
+        ("Lonely/B.md", "lint/orphan"),
+        ("Lonely/B.md", "tree/duplicate-page"),
+        ("Old/Thing.md", "lint/orphan"),
+    ]
+
+
+def test_a_warm_run_sees_a_changed_base(tmp_path: Path) -> None:
+    from kbkit.checks.runner import run_validators
+    from kbkit.policy.model import load_policy
+    from kbkit.policy.scaffold import initialize
+    from tests.checks.test_site_trees import TODAY
+
+    _records_vault(tmp_path)
+    initialize(tmp_path, TODAY, "", detect=True)
+
+    def orphans() -> list[str]:
+        policy = load_policy(tmp_path)
+        findings, _ = run_validators(tmp_path, policy, ("lint",), TODAY, True)
+        return sorted(f.path for f in findings if f.rule_id == "lint/orphan")
+
+    assert "Dex/Raichu.md" not in orphans()
+    assert "Dex/Raichu.md" not in orphans()  # warm
+    (tmp_path / "Dex.base").write_text("filters: 'file.inFolder(\"Moves\")'\n")
+    assert {"Dex/Raichu.md", "Dex/Pikachu.md"} <= set(orphans())  # no query lists them now

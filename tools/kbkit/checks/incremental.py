@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from kbkit.checks import Run, Suppression, finish
 from kbkit.checks.index_model import toc_digest
+from kbkit.checks.query_listing import query_files_digest
 from kbkit.checks.registry import always_rerun, analyze_page
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -161,6 +162,8 @@ def _reuse(
         return None
     if toc_digest(tree) != header["tocs"] or _labels_digest(tree) != header.get("labels"):
         return None  # a table of contents changed (the walk knows its name only)
+    if query_files_digest(tree) != header.get("queries", b""):
+        return None  # a Base changed: the pages it lists (the walk knows its name only)
     if len(changed) > REPARSE_AT_MOST:  # else re-parsing them next time is cheaper than a write
         racy_from = started_ns - RACY_NS
         header["recheck"] = _recheck(PACKED_KEY.iter_unpack(keys), racy_from)
@@ -208,6 +211,7 @@ def save(
         "taxonomy": _taxonomy_digest(tree) if "lint" in names else b"",
         "tocs": toc_digest(tree),
         "labels": _labels_digest(tree),
+        "queries": query_files_digest(tree),
         "pages": pages,
     }
     # Three blocks, each encoded as it is written: one tuple of the three was encoded into

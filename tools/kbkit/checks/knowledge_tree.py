@@ -31,7 +31,9 @@ from kbkit.checks.link_model import (
     label_link_fact,
     page_permalink,
     page_redirects,
+    queries_on,
     site_links,
+    site_queries,
     url_fact,
     wikilink_aliases,
     wikilink_refs,
@@ -178,6 +180,14 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     doc_id = doc_id_fact(rel, page, policy)
     if doc_id is not None:
         facts["doc_id"] = doc_id  # Docusaurus: what its sidebars call it (index.sidebars)
+    if queries_on(policy):
+        queries = site_queries()
+        sources = queries.page_sources(page)
+        if sources:
+            facts["query_sources"] = sources  # Dataview: pages it lists are linked (lint/orphan)
+        tags = queries.page_tags(page)
+        if tags:
+            facts["page_tags"] = tags  # what a tag source finds the page by
     if is_redirect(page, policy):
         facts["redirect"] = True  # DocFX's redirect_url: needs no entry (index.redirect_keys)
     if scope != ROOT:
@@ -188,7 +198,8 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         marked = no_split_lines(page, str(policy.data["no_split_marker"] or ""))
         if marked:
             facts["no_split"] = tuple(marked)
-    else:
+    elif not (queries_on(policy) and site_queries().renders_own_fields(page)):
+        # (a page whose body shows its own front matter is no copy of the same template)
         digest = body_fingerprint(page, policy.limit("duplicate_min_chars"))
         if digest is not None:
             facts["fingerprint"] = digest

@@ -120,7 +120,7 @@ from kbkit.policy.model import Policy
 from kbkit.tree.model import Tree, outside_root
 
 if TYPE_CHECKING:
-    from kbkit.sites.site import Labels
+    from kbkit.sites.site import Labels, Queries
 
 MAX_REDIRECT_HOPS = 8
 T = TypeVar("T")
@@ -986,6 +986,10 @@ class Resolver:
             by_folder.setdefault(path.rpartition("/")[0], path)
         return by_folder, (ordered[0] if ordered else None)
 
+    def vault(self, source: str) -> str:
+        """The vault (`_vault`) of the page or file `source`."""
+        return self._vault(source)
+
     def _vault(self, source: str) -> str:
         """The folder (with its `/`) names resolve in: the page's root with
         `links.vault_per_root`, else the knowledge root ("")."""
@@ -1165,6 +1169,18 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
         out.extend(labels.element_id(heading.plain) for heading in headings)
     found = tuple(dict.fromkeys(out))
     _LAST_PAGE[:] = [page, policy.data, found]
+    return found
+
+
+def queries_on(policy: Policy) -> bool:
+    return bool((policy.data.get("links") or {}).get("queries"))
+
+
+def site_queries() -> Queries:
+    """How the site lists pages by query (`links.queries`)."""
+    from kbkit.sites import every
+
+    found: Queries = every("queries")[0]
     return found
 
 

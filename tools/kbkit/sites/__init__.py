@@ -39,7 +39,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "starlight": (),
     "sphinx": ("read_navigation", "page_navigation", "labels", "unread_site"),
     "jekyll": ("page_links", "link_names_stem"),
-    "obsidian": (),
+    "obsidian": ("queries",),
     "plain": (),
 }
 # the configurations `kb init --help` names as examples of what it looks for

@@ -6,7 +6,8 @@ they sit in the vault, letter case ignored as Obsidian ignores it, and a front m
 lists every page, so a page is left out only when no page links to it (`lint/orphan`).
 The folders Obsidian Publish leaves out (`.obsidian/publish.json`'s `excluded`) and the
 templates folder (the core Templates plugin's `templates.json`, Templater's
-`templates_folder`) hold no published pages: they are `unpublished`."""
+`templates_folder`) hold no published pages: they are `unpublished`. Pages a Dataview query or a Base lists are not orphans either
+(`links.queries`, `kbkit.sites.vault_queries`)."""
 
 from __future__ import annotations
 
@@ -16,14 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from kbkit.infra import json_input
+from kbkit.sites import vault_queries
 from kbkit.sites.config import has_pages, present, read_config
 from kbkit.sites.plain import SKIPPED
-from kbkit.sites.site import Generator, Site
+from kbkit.sites.site import Generator, Queries, Site
 
 SETTINGS = ".obsidian"
 PUBLISHED = (".md",)
 KEYS: dict[str, dict[str, Any]] = {
-    "links": {"wikilinks": True, "case_insensitive": True, "anchors": True, "aliases": True},
+    "links": {
+        "wikilinks": True,
+        "case_insensitive": True,
+        "anchors": True,
+        "aliases": True,
+        "queries": True,
+    },
     "index": {"model": "none"},
 }
 
@@ -117,4 +125,12 @@ def _strings(value: Any) -> list[str]:
     return [item for item in items if isinstance(item, str)]
 
 
-GENERATOR = Generator("obsidian", detect_later=detect)
+QUERIES = Queries(
+    page_sources=vault_queries.page_sources,
+    page_tags=vault_queries.page_tags,
+    file_suffix=".base",
+    file_sources=vault_queries.base_sources,
+    listed=vault_queries.listed,
+    renders_own_fields=vault_queries.renders_own_fields,
+)
+GENERATOR = Generator("obsidian", detect_later=detect, queries=QUERIES)

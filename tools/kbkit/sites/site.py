@@ -88,6 +88,21 @@ class Labels(NamedTuple):
     url_schemes: frozenset[str] = frozenset()
 
 
+class Queries(NamedTuple):
+    """The pages a site lists by query instead of by link (`links.queries`): sources are
+    (kind, value) pairs, ("folder", path from the vault's top) or ("tag", lower case)."""
+
+    page_sources: Callable[[Page], tuple[tuple[str, str], ...]]  # what a page's queries list
+    page_tags: Callable[[Page], tuple[str, ...]]  # the tags a tag source finds a page by
+    file_suffix: str  # files that are queries of their own (Obsidian's Bases: `.base`)
+    # what such a file (parsed YAML) lists; None: every page
+    file_sources: Callable[[Any], tuple[tuple[str, str], ...] | None]
+    # whether a page (path from the vault's top, its tags) is one that the sources list
+    listed: Callable[[str, tuple[str, ...], set[tuple[str, str]]], bool]
+    # a page whose body shows its own front matter: the same template is no copy
+    renders_own_fields: Callable[[Page], bool]
+
+
 class Generator(NamedTuple):
     """A generator: how it is detected, and the hooks the checks ask (None: it has none)."""
 
@@ -116,6 +131,7 @@ class Generator(NamedTuple):
     # a file or folder name as its URL names it (`links.number_prefixes`)
     url_name: Callable[[str], str] | None = None
     labels: Labels | None = None  # `links.labels`
+    queries: Queries | None = None  # `links.queries`
     # where the page's text pulls in text it does not hold, which may bring headings
     # (`links.inserted_text`): the offsets of those lines
     inserts_text: Callable[[str], tuple[int, ...]] | None = None

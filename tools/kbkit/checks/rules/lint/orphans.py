@@ -17,6 +17,7 @@ def orphan_findings(tree: Tree, pages: Iterable[tuple[str, Facts]]) -> list[Find
     # Every page under the knowledge root is a source, except the untracked local/ folder:
     # what a reviewer's private notes link to must not change the result (B8).
     from kbkit.checks.index_model import every_page_listed, toc_targets
+    from kbkit.checks.query_listing import query_listed
 
     if every_page_listed(tree):
         return []  # mkdocs without `nav`: navigation links every page
@@ -45,6 +46,7 @@ def orphan_findings(tree: Tree, pages: Iterable[tuple[str, Facts]]) -> list[Find
             found = resolver.wikilink(name, rel)
             if found is not None and found != rel:
                 linked.add(found)
+    linked.update(query_listed(tree, resolver, local))  # a Dataview query or a Base lists it
     if resolver.model.active:  # `x.html` links the page x.html.md; `Guide.md` links guide.md
         linked.update(
             found for target in list(linked) if (found := resolver.target(target)) is not None
