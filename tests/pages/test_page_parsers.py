@@ -348,3 +348,73 @@ def test_string_events_inside_headings_code_and_links_change_nothing() -> None:
     )
     assert_same(body)
     assert_same(body, 7)
+
+
+# -- wikilinks read in the same pass ------------------------------------------------------
+
+_PIECES = (
+    "[[A]]",
+    "[[B|b]]",
+    "![[i.png]]",
+    "[[C#h]]",
+    "[x](u.md)",
+    "[x]",
+    "[[x]]",
+    "[y][x]",
+    "[x]: r.md",
+    "## H",
+    "# T",
+    "===",
+    "---",
+    "`c`",
+    "`",
+    "```",
+    "> ",
+    "- ",
+    "    ",
+    "[",
+    "]",
+    "(",
+    ")",
+    "*",
+    "_",
+    "[^1]",
+    "[^1]: n",
+    "<a>",
+    "<!-- c -->",
+    "text",
+    " ",
+    "\\",
+    "<https://x.org>",
+    "[[a <!-- c --> b]]",
+    "[[A",
+    "B]]",
+    "[[a|b]]",
+)
+
+
+def _two_passes(body: str, line: int) -> Any:
+    parts = native._parse(body, line, native._OPTIONS)
+    if "[[" in body:
+        parts[5].extend(native._wikilinks(body, body.encode("utf-8"), line))
+    return parts
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_PIECES), max_size=6).map("".join), min_size=1, max_size=8
+    ).map("\n".join)
+)
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_wikilinks_read_in_one_pass_change_nothing(body: str) -> None:
+    """A page whose wikilinks are read in the CommonMark pass (`_wikilinks_apart` false)
+    has exactly the parts of two passes: a heading's text, its links and its wikilinks."""
+    one = native.parse(body, 3)
+    assert [tuple(part) for part in one] == [tuple(part) for part in _two_passes(body, 3)]
+
+
+def test_most_vault_pages_are_read_once() -> None:
+    assert not native._wikilinks_apart("See [[A]] and ![[i.png]].\n\n- [[B|b]]\n\n[x](y.md)\n")
+    for apart in ("## [[A]]\n", "[[A]](u)\n", "[see [[A]]](u)\n", "[x]: u\n\n[[x]]\n", "[[A\n"):
+        assert native._wikilinks_apart(apart), apart
+    assert native._wikilinks_apart("Title [[A]]\n===\n")

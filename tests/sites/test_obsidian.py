@@ -214,3 +214,18 @@ def test_a_warm_run_sees_a_changed_base(tmp_path: Path) -> None:
     assert "Dex/Raichu.md" not in orphans()  # warm
     (tmp_path / "Dex.base").write_text("filters: 'file.inFolder(\"Moves\")'\n")
     assert {"Dex/Raichu.md", "Dex/Pikachu.md"} <= set(orphans())  # no query lists them now
+
+
+def test_init_turns_queries_on_only_for_a_vault_that_has_them(tmp_path: Path) -> None:
+    plain = vault(tmp_path / "plain")
+    site = detect_site(plain)
+    assert site is not None and "queries" not in site.keys["links"]
+    based = vault(tmp_path / "based")
+    (based / "Books.base").write_text('filters: file.inFolder("Books")\n')
+    plugin = vault(tmp_path / "plugin")
+    (plugin / ".obsidian" / "community-plugins.json").write_text('["dataview"]\n')
+    written = vault(tmp_path / "written")
+    (written / "Home.md").write_text("# Home\n\n```dataview\nLIST FROM #book\n```\n")
+    for folder in (based, plugin, written):
+        site = detect_site(folder)
+        assert site is not None and site.keys["links"]["queries"] is True, folder.name

@@ -19,11 +19,11 @@ def _page(text: str):  # type: ignore[no-untyped-def]
 
 def test_dataview_sources_in_blocks_and_inline_queries() -> None:
     page = _page(
-        "```dataview\nLIST\nFROM \"Projects/Active\" or #work/client and -#archived\n"
+        '```dataview\nLIST\nFROM "Projects/Active" or #work/client and -#archived\n'
         "WHERE done\n```\n\n"
         "```dataviewjs\nfor (let p of dv.pages('\"Books\" or #read')) dv.paragraph(p.name)\n```\n\n"
-        "Count: `$= dv.pages(\"#Todo\").length` and `= this.file.name`.\n\n"
-        "```js\ndv.pages('\"NotAQuery\"')\n```\n\nTABLE x FROM \"Prose\" is no query.\n"
+        'Count: `$= dv.pages("#Todo").length` and `= this.file.name`.\n\n'
+        '```js\ndv.pages(\'"NotAQuery"\')\n```\n\nTABLE x FROM "Prose" is no query.\n'
     )
     assert page_sources(page) == (
         ("folder", "Projects/Active"),

@@ -78,7 +78,52 @@ def atx_text(line: str) -> str:
 
 
 def parse(body: str, body_line: int) -> Parts:
-    """The parts of one page body; `body_line` is the file line of the body's first line."""
+    """The parts of one page body; `body_line` is the file line of the body's first line.
+    A body with `[[` is read once with wikilinks on where they cannot change what the
+    CommonMark reading finds (`_wikilinks_apart`), else a second time for its wikilinks."""
+    wiki = "[[" in body
+    together = wiki and not _wikilinks_apart(body)
+    parts = _parse(body, body_line, _WIKI_OPTIONS if together else _OPTIONS)
+    if wiki and not together:
+        parts[5].extend(_wikilinks(body, body.encode("utf-8"), body_line))
+    return parts
+
+
+# What a wikilink may change in the CommonMark reading of its page, were both read in one
+# pass: a heading's text (`## See [[x]]` is the literal `[[x]]` to CommonMark), a link
+# around it or right after it (`[see [[x]]](u)`, `[[x]](u)`: a link cannot hold a link), a
+# reference definition (`[x]: u` makes `[[x]]` a link to u), and a wikilink that holds what
+# CommonMark reads apart (`[[a <!-- c --> b]]`, `<https://x>`) or goes on to the next line.
+# Without `](`, `][` and a definition (`]:`, footnotes' too), CommonMark finds no link in a
+# paragraph at all, whatever its brackets. So a body is read in one pass only when it has no
+# `]:` and every paragraph (lines up to a blank one) holding `[[` has no `](`, no `][`, no
+# heading line (after any `>`, list marker or number) and no setext underline, and no line
+# with `[[` holds `<` or more `[[` than `]]`. Tested against two passes on generated pages
+# and on every page with `[[` of 40 exported public trees (tests/pages/test_page_parsers.py).
+# (any indent: a list item's or a quote's setext heading is indented with it)
+_UNDERLINE: Final = re.compile(r"(?m)^[ \t>]*(?:=+|-+)[ \t]*$")
+_CONTAINERS: Final = " \t>-*+0123456789.)"
+
+
+def _wikilinks_apart(body: str) -> bool:
+    """Whether the body's wikilinks must be read in a pass of their own (see above)."""
+    if "]:" in body:
+        return True
+    for paragraph in body.split("\n\n"):
+        if "[[" not in paragraph:
+            continue
+        if "](" in paragraph or "][" in paragraph or _UNDERLINE.search(paragraph):
+            return True
+        for line in paragraph.split("\n"):
+            if line.lstrip(_CONTAINERS).startswith("#"):
+                return True
+            if "[[" in line and ("<" in line or line.count("[[") > line.count("]]")):
+                return True  # a wikilink may hold HTML or an autolink, or go on below
+    return False
+
+
+def _parse(body: str, body_line: int, options: Any) -> Parts:
+    """One pass of pulldown-cmark; with `_WIKI_OPTIONS`, its wikilinks are kept too."""
     data = body.encode("utf-8")
     lines = LineCounter(data, body_line)
     line_at = lines.line_at
@@ -87,12 +132,13 @@ def parse(body: str, body_line: int) -> Parts:
     code: list[CodeBlock] = []
     comments: list[Comment] = []
     footnotes: list[Footnote] = []
+    wikilinks: list[Link] = []
     heading: list[Any] | None = None  # [level, line, start, end, plain text, in image]
     block: list[Any] | None = None  # [first line, info, text, fenced]
     html: list[Any] | None = None  # [first line, text]
     image_depth = 0
     # pyromark's stubs type each event exactly; the dispatch below checks shapes itself
-    events: Any = pyromark.events_with_range(body, options=_OPTIONS)
+    events: Any = pyromark.events_with_range(body, options=options)
     # Ordered by how often each event comes (text, then the ends and starts of cells, rows,
     # paragraphs, emphasis...); the rarer shapes are looked at only after the common ones.
     # A string event (SoftBreak, HardBreak, Rule) is not type-checked: none of the keys
@@ -138,8 +184,16 @@ def parse(body: str, body_line: int) -> Parts:
                 info = start["Image"] if is_image else start["Link"]
                 kind = info["link_type"]
                 image_depth += is_image
-                if type(kind) is not str:
-                    continue  # a wikilink is only read with the wikilink option on
+                if type(kind) is not str:  # a wikilink (read with the wikilink option on)
+                    wikilinks.append(
+                        make_link(
+                            info["dest_url"],
+                            line_at(span["start"]),
+                            is_image,
+                            EMBED if is_image else WIKILINK,
+                        )
+                    )
+                    continue
                 target = info["dest_url"]
                 if ":" in target or kind == "Email":  # only these can need normalizing
                     target = _destination(target, kind == "Email")
@@ -182,7 +236,6 @@ def parse(body: str, body_line: int) -> Parts:
         elif "FootnoteReference" in event:
             label = event["FootnoteReference"]
             footnotes.append(Footnote(label, line_at(span["start"]), False))
-    wikilinks = _wikilinks(body, data, body_line) if "[[" in body else []
     return headings, links, code, comments, footnotes, wikilinks
 
 

@@ -30,7 +30,6 @@ KEYS: dict[str, dict[str, Any]] = {
         "case_insensitive": True,
         "anchors": True,
         "aliases": True,
-        "queries": True,
     },
     "index": {"model": "none"},
 }
@@ -105,7 +104,38 @@ def _site(repo: Path, root: str, told: str = "") -> Site:
     globs = [f"/{f.strip('/')}/" for f in folders if f.strip("/") and ".." not in f.split("/")]
     if globs:
         keys["unpublished"] = list(dict.fromkeys(globs))
+    if _uses_queries(repo / root, settings):
+        keys["links"]["queries"] = True  # a vault without them pays nothing for them
     return Site("Obsidian", config, "public-docs", root, keys, PUBLISHED)
+
+
+def _uses_queries(vault: Path, settings: Path) -> bool:
+    """Whether the vault lists pages by query (`links.queries`): it holds a Base (`.base`),
+    or has the Dataview plugin enabled, or a sampled page holds a Dataview query."""
+    if next((p for p in vault.rglob("*.base") if ".git" not in p.parts), None) is not None:
+        return True
+    enabled = _json_list(settings / "community-plugins.json")
+    if "dataview" in enabled:
+        return True
+    for page in _sample(vault):
+        try:
+            text = page.read_text("utf-8", errors="replace")
+        except OSError:
+            continue
+        if "```dataview" in text or "`= " in text or "`$=" in text:
+            return True
+    return False
+
+
+def _json_list(path: Path) -> list[Any]:
+    """A settings file that is a list (`community-plugins.json`); [] otherwise."""
+    if not present(path):
+        return []
+    try:
+        data = json_input.loads(read_config(path))
+    except ValueError:
+        return []
+    return data if isinstance(data, list) else []
 
 
 def _json(path: Path) -> dict[str, Any]:

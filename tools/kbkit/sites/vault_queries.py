@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from kbkit.infra.lazy_pattern import lazy
+from kbkit.pages.lines import LineCounter
 from kbkit.pages.page import Page
 
 Source = tuple[str, str]
@@ -46,14 +47,14 @@ _HAS_TAG = lazy(r"""(!?)\s*file\.hasTag\(([^)\n]*)\)""")
 _FOLDER_IS = lazy(r"""file\.folder\s*==\s*["']([^"'\n]*)["']""")
 _QUOTED = lazy(r"""["']([^"'\n]*)["']""")
 # an inline tag: `#` after a blank or the line's start, then tag characters, not all digits
-_TAG = lazy(r"(?<![^\s(\[,])#([^\s#!\"$%&'()*+,.:;<=>?@\[\\\]^`{|}~]+)")
+_TAG_CHARS = r"[^\s#!\"$%&'()*+,.:;<=>?@\[\\\]^`{|}~]"
+_TAG = lazy(r"(?<![^\s(\[,])#(" + _TAG_CHARS + "+)")
+_TAG_HINT = lazy("#" + _TAG_CHARS)
+_BEFORE_TAG = frozenset(" \t\n\r\f\v([,`\u00a0\u3000")
 
 
 def page_sources(page: Page) -> tuple[Source, ...]:
     """What the page's Dataview queries list (code blocks and inline queries)."""
-    text = page.text
-    if "dataview" not in text and "dv.page" not in text and "`=" not in text and "`$=" not in text:
-        return ()
     found: list[Source] = []
     for block in page.code_blocks:
         kind = block.info.split()[0].lower() if block.info.strip() else ""
@@ -61,8 +62,10 @@ def page_sources(page: Page) -> tuple[Source, ...]:
             found.extend(_from_clause(block.text))
         elif kind == "dataviewjs":
             found.extend(_js_sources(block.text))
-    for inline in _INLINE.findall(text):
-        found.extend(_js_sources(inline) if inline.startswith("`$=") else _from_clause(inline))
+    text = page.text
+    if "`=" in text or "`$=" in text:
+        for inline in _INLINE.findall(text):
+            found.extend(_js_sources(inline) if inline.startswith("`$=") else _from_clause(inline))
     return tuple(dict.fromkeys(found))
 
 
@@ -113,13 +116,25 @@ def page_tags(page: Page) -> tuple[str, ...]:
             if isinstance(item, str):
                 tags.extend(part.lstrip("#") for part in re.split(r"[,\s]+", item) if part)
     text = page.text
-    if "#" in text:
+    start = page.frontmatter.body_offset
+    # Only the lines where `#` and a tag character meet can hold a tag (one search for `#`,
+    # not a pattern tried at every character): most `#` open a heading (`## x`).
+    # (and after a blank, `(`, `[`, `,` or a backtick: `[[Page#Heading]]` is no tag)
+    line_at = LineCounter(text, 0).line_at  # 0-based: an index into the split lines
+    lines = sorted(
+        {
+            line_at(at)
+            for found in _TAG_HINT.finditer(text, start)
+            if (at := found.start()) == start or text[at - 1] in _BEFORE_TAG
+        }
+    )
+    if lines:
         code = page.code_line_numbers()
-        first = page.frontmatter.end_line + 1 if page.frontmatter.end_line else 1
-        for number, line in enumerate(text[page.frontmatter.body_offset :].split("\n"), first):
-            if "#" not in line or number in code:
+        split = text.split("\n")
+        for index in lines:
+            if index + 1 in code:
                 continue
-            bare = re.sub(r"`[^`]*`", "", line)  # inline code holds no tag
+            bare = re.sub(r"`[^`]*`", "", split[index])  # inline code holds no tag
             tags.extend(name for name in _TAG.findall(bare) if not name.replace("/", "").isdigit())
     return tuple(dict.fromkeys(tag.lower().rstrip("/") for tag in tags if tag))
 
