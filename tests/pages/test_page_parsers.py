@@ -418,3 +418,12 @@ def test_most_vault_pages_are_read_once() -> None:
     for apart in ("## [[A]]\n", "[[A]](u)\n", "[see [[A]]](u)\n", "[x]: u\n\n[[x]]\n", "[[A\n"):
         assert native._wikilinks_apart(apart), apart
     assert native._wikilinks_apart("Title [[A]]\n===\n")
+
+
+def test_brackets_in_code_blocks_need_no_wikilink_pass() -> None:
+    body = "Syntax:\n\n```\nGet-Thing [[-Name] <String>]\n```\n\n    [[-Path] <String>]\n"
+    assert native._only_in_code(body, 1, list(native._parse(body, 1, native._OPTIONS)[2]))
+    assert native.parse(body, 1)[5] == []
+    outside = body + "\nSee [[Page]] and [x](y.md).\n"
+    assert not native._only_in_code(outside, 1, list(native._parse(outside, 1, native._OPTIONS)[2]))
+    assert [link.target for link in native.parse(outside, 1)[5]] == ["Page"]

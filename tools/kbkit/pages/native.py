@@ -84,9 +84,26 @@ def parse(body: str, body_line: int) -> Parts:
     wiki = "[[" in body
     together = wiki and not _wikilinks_apart(body)
     parts = _parse(body, body_line, _WIKI_OPTIONS if together else _OPTIONS)
-    if wiki and not together:
+    if wiki and not together and not _only_in_code(body, body_line, parts[2]):
         parts[5].extend(_wikilinks(body, body.encode("utf-8"), body_line))
     return parts
+
+
+def _only_in_code(body: str, body_line: int, code: list[Any]) -> bool:
+    """Whether every `[[` of the body is inside a code block (PowerShell's syntax blocks,
+    `[[-Name] <String>]`), where no wikilink can be."""
+    if not code:
+        return False
+    inside: set[int] = set()
+    for block in code:
+        inside.update(range(block.first_line, block.first_line + block.text.count("\n")))
+    line_at = LineCounter(body, body_line).line_at
+    at = body.find("[[")
+    while at >= 0:
+        if line_at(at) not in inside:
+            return False
+        at = body.find("[[", at + 2)
+    return True
 
 
 # What a wikilink may change in the CommonMark reading of its page, were both read in one
