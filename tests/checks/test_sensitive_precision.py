@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from kbkit.checks.rules.tree.secrets import secret_findings
 from kbkit.policy.model import builtin_policy
@@ -148,3 +150,22 @@ def test_a_command_check_off_in_the_policy_reports_nothing() -> None:
     line = "rm -rf build && pkill -f x"
     assert dangerous_commands(line, frozenset({"pkill"})) == ["pkill"]
     assert dangerous_commands(line, frozenset()) == []
+
+
+@given(st.tuples(*[st.integers(0, 255)] * 4), st.sampled_from(["10.0.0.0/8", "192.168.1.7/24"]))
+@example((127, 0, 0, 1), "10.0.0.0/8")
+@example((192, 168, 1, 200), "192.168.1.7/24")
+@example((192, 168, 2, 1), "192.168.1.7/24")
+@example((10, 255, 0, 9), "10.0.0.0/8")
+@example((203, 0, 113, 5), "10.0.0.0/8")
+def test_allowed_networks_decide_as_ipaddress_does(octets: tuple[int, ...], extra: str) -> None:
+    # the integer test (`address & mask == network`) against ipaddress's `address in net`
+    import ipaddress
+
+    from kbkit.checks.rules.tree.secrets import _allowed_masks, allowed_networks
+
+    spec = (*map(str, DEFAULT.data["secrets"]["allowed_ip_networks"]), extra)
+    address = ipaddress.IPv4Address(".".join(map(str, octets)))
+    value = octets[0] << 24 | octets[1] << 16 | octets[2] << 8 | octets[3]
+    fast = any(value & mask == network for network, mask in _allowed_masks(spec))
+    assert fast == any(address in net for net in allowed_networks(spec))

@@ -12,6 +12,8 @@ from kbkit.infra import secret_tokens
 from kbkit.infra.secret_tokens import (
     _CASELESS_HINTS,
     _COMPILED,
+    _LITERAL_MARK,
+    _LITERALS,
     _LOWER_HINTS,
     _STARTS,
     _families_present,
@@ -140,7 +142,10 @@ def test_the_one_pass_over_the_starts_finds_every_family_whose_start_occurs() ->
         want = {name for name, starts in _STARTS.items() if any(s in text for s in starts)}
         present = _families_present(text)
         assert present is not None
-        assert {name for name in present if not name.startswith("lower:")} == want, text
+        families = {name for name in present if not name.startswith("lower:")}
+        assert families - {_LITERAL_MARK} == want, text
+        # the same pass tells `_may_hold_token`'s literals, which `token_hits` asks first
+        assert (_LITERAL_MARK in present) == any(lit in text for lit in _LITERALS), text
 
 
 @pytest.mark.slow
@@ -173,7 +178,7 @@ def test_a_caseless_hint_is_found_in_every_spelling_a_lower_cased_hint_needs() -
 @pytest.mark.slow
 def test_without_the_automaton_every_family_is_searched(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the ahocorasick_rs wheel cannot be imported, the scan finds the same tokens."""
-    monkeypatch.setattr(secret_tokens, "_families_present", lambda text: None)
+    monkeypatch.setattr(secret_tokens, "_families_present", lambda text, data=None: None)
     rng = random.Random(5028)
     for _ in range(1500):
         text = _fuzz(rng)

@@ -346,6 +346,8 @@ def _starts_automaton() -> tuple[Any, tuple[frozenset[str], ...]] | None:
         for hint in hints:
             for spelling in _spellings(hint):
                 owners.setdefault(spelling, set()).add(f"lower:{name}")
+    for literal in _LITERALS:  # `_may_hold_token`'s literals, told by one marker
+        owners.setdefault(literal, set()).add(_LITERAL_MARK)
     literals = sorted(owners)
     return (
         ahocorasick_rs.BytesAhoCorasick([literal.encode() for literal in literals]),
@@ -353,15 +355,20 @@ def _starts_automaton() -> tuple[Any, tuple[frozenset[str], ...]] | None:
     )
 
 
-def _families_present(text: str) -> frozenset[str] | None:
-    """The families of `_STARTS` one of whose starts `text` holds, and `lower:FAMILY` for
-    each family of `_CASELESS_HINTS` whose hint it spells (None: no automaton)."""
+_LITERAL_MARK = "literal"  # in `_families_present`: the text holds one of `_LITERALS`
+
+
+def _families_present(text: str, data: bytes | None = None) -> frozenset[str] | None:
+    """The families of `_STARTS` one of whose starts `text` holds, `lower:FAMILY` for each
+    family of `_CASELESS_HINTS` whose hint it spells, and `_LITERAL_MARK` when it holds one
+    of `_LITERALS` (None: no automaton). `data`: the text's UTF-8 bytes, when at hand (the
+    literals are ASCII: a UTF-8 byte string holds one exactly when its text does)."""
     made = _starts_automaton()
     if made is None:
         return None
     automaton, owners = made
     found = automaton.find_matches_as_indexes(
-        text.encode("utf-8", "surrogatepass"), overlapping=True
+        data if data is not None else text.encode("utf-8", "surrogatepass"), overlapping=True
     )
     return frozenset().union(*(owners[index] for index, _, _ in found)) if found else frozenset()
 
@@ -393,11 +400,15 @@ def token_hits(text: str) -> list[TokenHit]:
     """Every token-family match of `text`, in text order (the families alone: no credential
     names, schemes or URL passwords), for checks that report where a token is. The same
     matches as each family's `finditer` (tests/infra/test_secret_token_hits.py)."""
-    if not _may_hold_token(text):
-        return []
+    data = text.encode("utf-8", "surrogatepass")
+    present = _families_present(text, data)  # one pass for the literals and the starts
+    if present is None:
+        if not _may_hold_token(text):
+            return []
+    elif _LITERAL_MARK not in present and _RUN_OF_16 not in data.translate(_RUN_MAP):
+        return []  # `_may_hold_token`'s answer: no literal, no run of 16 token characters
     hits: list[TokenHit] = []
     lower: str | None = None
-    present = _families_present(text)
     for name, full, lead, pieces in _scans():
         if present is not None and name in _STARTS and name not in present:
             continue

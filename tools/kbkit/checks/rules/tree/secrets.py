@@ -173,8 +173,16 @@ def _is_address(text: str, match: re.Match[str], octets: list[int]) -> bool:
     return not (max(octets) < 10 or octets[0] <= 2)
 
 
+@functools.lru_cache(maxsize=8)
+def _allowed_masks(spec: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    """Each allowed network as (its address, its mask) in integers: an address is in it when
+    `address & mask == network`, as `ipaddress` decides `address in net` (without building
+    an address object per dotted quad: docs of networking tools hold thousands)."""
+    return tuple((int(net.network_address), int(net.netmask)) for net in allowed_networks(spec))
+
+
 def _public_ips(text: str, policy: Policy) -> Iterator[tuple[int, str]]:
-    allowed = allowed_networks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
+    allowed = _allowed_masks(tuple(map(str, policy.data["secrets"]["allowed_ip_networks"])))
     for match in _ipv4_matches(text):
         parts = match.groups()
         if any(len(part) > 1 and part[0] == "0" for part in parts):
@@ -182,8 +190,8 @@ def _public_ips(text: str, policy: Policy) -> Iterator[tuple[int, str]]:
         octets = [int(part) for part in parts]
         if max(octets) > 255:
             continue
-        address = ipaddress.IPv4Address(".".join(map(str, octets)))
-        if any(address in net for net in allowed):
+        value = octets[0] << 24 | octets[1] << 16 | octets[2] << 8 | octets[3]
+        if any(value & mask == network for network, mask in allowed):
             continue
         if _is_address(text, match, octets):
             yield match.start(), match.group(0)
