@@ -164,3 +164,20 @@ def test_a_page_that_grows_past_its_stat_is_read_to_its_end(
     with pytest.raises(PageRefused) as refused:
         read_page_file(str(top), "general/a.md", 300_000)  # grew past the limit meanwhile
     assert "at least" in refused.value.message
+
+
+def test_a_page_that_did_not_grow_is_read_in_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # its stat'ed size plus one byte comes back short: that is its end, no read to confirm
+    top = _root(tmp_path)
+    real_read = os.read
+    reads: list[int] = []
+
+    def counted(fd: int, n: int) -> bytes:
+        reads.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", counted)
+    data, _ = read_page_file(str(top), "general/a.md", 1_000_000)
+    assert data == b"# A\n" and reads == [5]

@@ -99,11 +99,15 @@ _GROWTH_READ = 1 << 16  # bytes asked for per read past the stat'ed size
 
 
 def _read_at_most(fd: int, size: int, limit: int) -> bytes:
-    """The file's bytes up to limit + 1: one read of the stat'ed size plus one byte, then
-    (to see a file that grew since the fstat) small reads until the end. `os.read(fd, n)`
-    allocates n bytes before it reads: asking for the rest of the limit (1 MiB by default)
-    cost a memory map and unmap per page, 0.16 s of CPU on a 10k-page cold check."""
-    data = os.read(fd, min(size, limit) + 1)
+    """The file's bytes up to limit + 1: one read of the stat'ed size plus one byte (a file
+    that has not grown ends inside it), then, when it has grown since the fstat, small reads
+    until the end. `os.read(fd, n)` allocates n bytes before it reads: asking for the rest
+    of the limit (1 MiB by default) cost a memory map and unmap per page, 0.16 s of CPU on a
+    10k-page cold check."""
+    asked = min(size, limit) + 1
+    data = os.read(fd, asked)
+    if len(data) < asked:
+        return data  # a regular file's read comes back short only at its end: no second read
     parts = [data]
     total = len(data)
     while data and total <= limit:
