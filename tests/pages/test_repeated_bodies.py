@@ -3,11 +3,15 @@ stays bounded and turns itself off where nothing repeats."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kbkit.pages.page import parse_page
 from kbkit.pages.repeated_bodies import RepeatedBodies
 
+Parse = Callable[[str, int], tuple[str, int]]
 
-def _counting() -> tuple[list[tuple[str, int]], object]:
+
+def _counting() -> tuple[list[tuple[str, int]], Parse]:
     calls: list[tuple[str, int]] = []
 
     def parse(body: str, line: int) -> tuple[str, int]:
@@ -20,8 +24,8 @@ def _counting() -> tuple[list[tuple[str, int]], object]:
 def test_a_repeated_body_is_parsed_once_and_a_new_line_is_a_new_body() -> None:
     calls, parse = _counting()
     memo = RepeatedBodies()
-    first = memo.parse("# A\n", 4, parse)  # type: ignore[arg-type]
-    again = memo.parse("# A\n", 4, parse)  # type: ignore[arg-type]
+    first = memo.parse("# A\n", 4, parse)
+    again = memo.parse("# A\n", 4, parse)
     moved = memo.parse("# A\n", 6, parse)  # the same body under a longer front matter
     assert again is first
     assert moved == ("# A\n".upper(), 6)
@@ -33,19 +37,19 @@ def test_the_memo_stops_remembering_when_nothing_repeats() -> None:
     calls, parse = _counting()
     memo = RepeatedBodies(keep=8)
     for number in range(9):
-        memo.parse(f"page {number}\n", 1, parse)  # type: ignore[arg-type]
+        memo.parse(f"page {number}\n", 1, parse)
     assert not memo.on and memo.remembered == {}
-    memo.parse("page 0\n", 1, parse)  # type: ignore[arg-type]
+    memo.parse("page 0\n", 1, parse)
     assert len(calls) == 10  # parsed again: nothing is remembered any more
 
 
 def test_with_repeats_the_oldest_body_is_forgotten_first() -> None:
     calls, parse = _counting()
     memo = RepeatedBodies(keep=3)
-    memo.parse("a", 1, parse)  # type: ignore[arg-type]
-    memo.parse("a", 1, parse)  # type: ignore[arg-type]
+    memo.parse("a", 1, parse)
+    memo.parse("a", 1, parse)
     for body in ("b", "c", "d"):
-        memo.parse(body, 1, parse)  # type: ignore[arg-type]
+        memo.parse(body, 1, parse)
     assert memo.on and len(memo.remembered) == 3
     memo.parse("a", 1, parse)  # forgotten: parsed again
     memo.parse("d", 1, parse)  # remembered
