@@ -218,6 +218,9 @@ def test_a_warm_run_sees_a_changed_base(tmp_path: Path) -> None:
 
 def test_init_turns_queries_on_only_for_a_vault_that_has_them(tmp_path: Path) -> None:
     plain = vault(tmp_path / "plain")
+    for folder in (".trash", "node_modules"):  # hidden and dependency folders hold no Base
+        (plain / folder).mkdir()
+        (plain / folder / "Old.base").write_text('filters: file.inFolder("Old")\n')
     site = detect_site(plain)
     assert site is not None and "queries" not in site.keys["links"]
     based = vault(tmp_path / "based")

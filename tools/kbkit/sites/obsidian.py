@@ -112,7 +112,7 @@ def _site(repo: Path, root: str, told: str = "") -> Site:
 def _uses_queries(vault: Path, settings: Path) -> bool:
     """Whether the vault lists pages by query (`links.queries`): it holds a Base (`.base`),
     or has the Dataview plugin enabled, or a sampled page holds a Dataview query."""
-    if next((p for p in vault.rglob("*.base") if ".git" not in p.parts), None) is not None:
+    if _has_base(vault):
         return True
     enabled = _json_list(settings / "community-plugins.json")
     if "dataview" in enabled:
@@ -123,6 +123,16 @@ def _uses_queries(vault: Path, settings: Path) -> bool:
         except OSError:
             continue
         if "```dataview" in text or "`= " in text or "`$=" in text:
+            return True
+    return False
+
+
+def _has_base(vault: Path) -> bool:
+    """Whether the vault holds a Base (`.base`), hidden and dependency folders left out (a
+    walk that stops at the first one)."""
+    for _, names, files in os.walk(vault):
+        names[:] = [n for n in names if not n.startswith(".") and n not in SKIPPED]
+        if any(name.endswith(".base") for name in files):
             return True
     return False
 
