@@ -163,6 +163,8 @@ def _records_vault(tmp_path: Path) -> None:
         "Old/Thing.md": "# Thing\n\n#game/old\n",
         "Lonely/A.md": COPY,
         "Lonely/B.md": COPY,
+        "Shelf/Shelf.md": "# Shelf\n\n```dataview\nLIST FROM \"Shelf\"\n```\n",  # lists itself
+        "Shelf/Book.md": "# Book\n",
     }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -193,6 +195,7 @@ def test_pages_a_query_or_a_base_lists_are_no_orphans(tmp_path: Path) -> None:
         ("Lonely/B.md", "lint/orphan"),
         ("Lonely/B.md", "tree/duplicate-page"),
         ("Old/Thing.md", "lint/orphan"),
+        ("Shelf/Shelf.md", "lint/orphan"),  # its own query is no link to it
     ]
 
 

@@ -55,17 +55,18 @@ def query_files_digest(tree: Tree) -> bytes:
 
 
 def query_listed(tree: Tree, resolver: Resolver, skipped: str) -> set[str]:
-    """The pages some query lists: a page's Dataview queries, a Base (pages under `skipped`,
-    the untracked local folder, list nothing)."""
+    """The pages some other page's query or some Base lists (pages under `skipped`, the
+    untracked local folder, list nothing; a page that only its own query lists is not
+    listed, as a link to itself is no link)."""
     if not queries_on(tree.policy):
         return set()
-    by_vault: dict[str, Sources] = {}
+    by_vault: dict[str, dict[tuple[str, str], set[str]]] = {}  # source -> where it is written
 
     def add(rel: str, sources: Sources | tuple[tuple[str, str], ...]) -> None:
-        vault = resolver.vault(rel)
-        into = by_vault.setdefault(vault, set())
+        into = by_vault.setdefault(resolver.vault(rel), {})
         for kind, value in sources:
-            into.add((kind, value) if kind != "folder" else (kind, value.strip("/")))
+            source = (kind, value) if kind != "folder" else (kind, value.strip("/"))
+            into.setdefault(source, set()).add(rel)
 
     for rel, facts in tree.facts.items():
         if not rel.startswith(skipped):
@@ -79,6 +80,12 @@ def query_listed(tree: Tree, resolver: Resolver, skipped: str) -> set[str]:
     for rel in tree.summaries:
         vault = resolver.vault(rel)
         among = by_vault.get(vault)
-        if among and listed(rel[len(vault) :], tree.facts[rel].get("page_tags", ()), among):
+        if not among:
+            continue
+        facts = tree.facts[rel]
+        sources = set(among)
+        if "query_sources" in facts:  # not by its own queries alone
+            sources = {source for source, where in among.items() if where != {rel}}
+        if listed(rel[len(vault) :], facts.get("page_tags", ()), sources):
             out.add(rel)
     return out

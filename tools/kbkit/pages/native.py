@@ -5,7 +5,8 @@ range for every block and inline element, with reference links already resolved.
 keeps what `page.py` needs, as markdown-it-py (the fallback and test oracle) would give it:
 headings (the raw inline text and the line), links and images (destination, line, kind),
 fenced and indented code blocks, HTML comments, footnote definitions and references, and
-`[[wikilinks]]` from a second pass over pages that contain `[[`. Where the two parsers read
+`[[wikilinks]]` (in the same pass where they cannot change the CommonMark reading, else from
+a second pass with wikilinks on: `_wikilinks_apart`). Where the two parsers read
 the spec differently the difference is listed in NOTES.md ("Native parsers compared") and
 pinned by tests/pages/test_page_parsers.py.
 """
