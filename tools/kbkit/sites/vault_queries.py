@@ -29,7 +29,6 @@ from kbkit.pages.page import Page
 
 Source = tuple[str, str]
 
-_QUERY_BLOCKS = ("dataview", "dataviewjs")
 # the FROM clause of a Dataview query, up to the next clause
 _FROM = lazy(r"(?is)\bfrom\s+(.*?)(?=\b(?:where|sort|group\s+by|flatten|limit)\b|\Z)")
 # a source inside it: a quoted path or a tag, and whether `-` negates it
