@@ -163,7 +163,7 @@ def _records_vault(tmp_path: Path) -> None:
         "Old/Thing.md": "# Thing\n\n#game/old\n",
         "Lonely/A.md": COPY,
         "Lonely/B.md": COPY,
-        "Shelf/Shelf.md": "# Shelf\n\n```dataview\nLIST FROM \"Shelf\"\n```\n",  # lists itself
+        "Shelf/Shelf.md": '# Shelf\n\n```dataview\nLIST FROM "Shelf"\n```\n',  # lists itself
         "Shelf/Book.md": "# Book\n",
     }
     for rel, text in files.items():
@@ -221,9 +221,9 @@ def test_a_warm_run_sees_a_changed_base(tmp_path: Path) -> None:
 
 def test_init_turns_queries_on_only_for_a_vault_that_has_them(tmp_path: Path) -> None:
     plain = vault(tmp_path / "plain")
-    for folder in (".trash", "node_modules"):  # hidden and dependency folders hold no Base
-        (plain / folder).mkdir()
-        (plain / folder / "Old.base").write_text('filters: file.inFolder("Old")\n')
+    for skipped in (".trash", "node_modules"):  # hidden and dependency folders hold no Base
+        (plain / skipped).mkdir()
+        (plain / skipped / "Old.base").write_text('filters: file.inFolder("Old")\n')
     site = detect_site(plain)
     assert site is not None and "queries" not in site.keys["links"]
     based = vault(tmp_path / "based")
