@@ -180,8 +180,8 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
     doc_id = doc_id_fact(rel, page, policy)
     if doc_id is not None:
         facts["doc_id"] = doc_id  # Docusaurus: what its sidebars call it (index.sidebars)
-    if queries_on(policy):
-        queries = site_queries()
+    queries = site_queries() if queries_on(policy) else None
+    if queries is not None:
         sources = queries.page_sources(page)
         if sources:
             facts["query_sources"] = sources  # Dataview: pages it lists are linked (lint/orphan)
@@ -198,7 +198,7 @@ def page_facts(rel: str, page: Page, policy: Policy) -> dict[str, Any]:
         marked = no_split_lines(page, str(policy.data["no_split_marker"] or ""))
         if marked:
             facts["no_split"] = tuple(marked)
-    elif not (queries_on(policy) and site_queries().renders_own_fields(page)):
+    elif queries is None or not queries.renders_own_fields(page):
         # (a page whose body shows its own front matter is no copy of the same template)
         digest = body_fingerprint(page, policy.limit("duplicate_min_chars"))
         if digest is not None:

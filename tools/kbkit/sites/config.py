@@ -72,6 +72,17 @@ def read_config(path: Path) -> str:
     return data[:MAX_CONFIG_BYTES].decode("utf-8", "replace")
 
 
+def read_json(path: Path) -> Any:
+    """A JSON configuration file's value; None when absent or not JSON (a non-regular file
+    is refused by `read_config`)."""
+    if not present(path):
+        return None
+    try:
+        return json_input.loads(read_config(path))
+    except ValueError:
+        return None
+
+
 def over_limits(path: Path, exc: YamlLimitError) -> UsageError:
     """A configuration refused for its size: said, never taken for an empty one."""
     line, problem = yaml_problem(exc)

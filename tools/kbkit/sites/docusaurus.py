@@ -33,9 +33,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kbkit.infra import json_input
 from kbkit.infra.lazy_pattern import lazy
-from kbkit.sites.config import present, read_config
+from kbkit.sites.config import present, read_config, read_json
 from kbkit.sites.site import DOC_ID, Generator, Navigation, NavSource, Site
 
 NAMES = tuple(f"docusaurus.config.{suffix}" for suffix in ("js", "ts", "mjs", "cjs"))
@@ -257,13 +256,7 @@ def _strings(text: str, key: str) -> list[str]:
 
 def _versions(folder: Path) -> list[str]:
     """The version names of `versions.json` whose `versioned_docs/version-<name>` exists."""
-    path = folder / "versions.json"
-    if not present(path):
-        return []
-    try:
-        data = json_input.loads(read_config(path))
-    except ValueError:
-        return []
+    data = read_json(folder / "versions.json")
     names = (
         [str(v) for v in data if isinstance(v, (str, int, float))] if isinstance(data, list) else []
     )

@@ -16,9 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kbkit.infra import json_input
 from kbkit.sites import vault_queries
-from kbkit.sites.config import has_pages, present, read_config
+from kbkit.sites.config import has_pages, read_json
 from kbkit.sites.plain import SKIPPED
 from kbkit.sites.site import Generator, Queries, Site
 
@@ -114,8 +113,8 @@ def _uses_queries(vault: Path, settings: Path) -> bool:
     or has the Dataview plugin enabled, or a sampled page holds a Dataview query."""
     if _has_base(vault):
         return True
-    enabled = _json_list(settings / "community-plugins.json")
-    if "dataview" in enabled:
+    enabled = read_json(settings / "community-plugins.json")
+    if isinstance(enabled, list) and "dataview" in enabled:
         return True
     for page in _sample(vault):
         try:
@@ -137,25 +136,9 @@ def _has_base(vault: Path) -> bool:
     return False
 
 
-def _json_list(path: Path) -> list[Any]:
-    """A settings file that is a list (`community-plugins.json`); [] otherwise."""
-    if not present(path):
-        return []
-    try:
-        data = json_input.loads(read_config(path))
-    except ValueError:
-        return []
-    return data if isinstance(data, list) else []
-
-
 def _json(path: Path) -> dict[str, Any]:
     """A settings file of the vault as a mapping ({} when absent or unreadable)."""
-    if not present(path):
-        return {}
-    try:
-        data = json_input.loads(read_config(path))
-    except ValueError:
-        return {}
+    data = read_json(path)
     return data if isinstance(data, dict) else {}
 
 
