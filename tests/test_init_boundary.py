@@ -5,6 +5,8 @@ it, are refused with exit 2 before anything is read there or written anywhere.""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,50 @@ def test_links_inside_the_repository_are_fine(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert (repo / ".gitignore").is_symlink()
     assert ".kbkit-cache/" in (repo / "shared/gitignore").read_text()
+
+
+@pytest.mark.parametrize(
+    ("config", "text"),
+    [
+        ("mkdocs.yml", f"site_name: {SECRET}\n"),
+        (".obsidian/community-plugins.json", f'["{SECRET}"]\n'),
+    ],
+)
+def test_a_site_config_that_is_a_symlink_out_is_refused_unread(
+    tmp_path: Path, config: str, text: str
+) -> None:
+    out = victim(tmp_path)
+    (out / "linked").write_text(text)
+    repo = init_repo(tmp_path / "repo")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "index.md").write_text("# Docs\n\nSee [[Other]].\n")
+    (repo / ".obsidian").mkdir()
+    os.symlink(out / "linked", repo / config)
+    before, files = fingerprint(out), _files(repo)
+    done = kb(repo, "init", "--local-hook")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"kb: error: the file {config} leads outside the repository")
+    assert SECRET not in done.stdout + done.stderr
+    assert fingerprint(out) == before and _files(repo) == files
+
+
+def test_sampled_pages_outside_or_not_regular_are_passed_over(tmp_path: Path) -> None:
+    # init reads a sample of pages to tell a vault by its links (five pages linking by
+    # name make one): a page linked out of the repository is not read, so the four here
+    # stay four, and a FIFO named like a page is not opened (it would wait forever)
+    out = victim(tmp_path)
+    (out / "names.md").write_text(f"# {SECRET}\n\n[[A]] [[B]] [[C]]\n")
+    repo = init_repo(tmp_path / "repo")
+    for n in range(4):
+        (repo / f"Note {n}.md").write_text(f"# {n}\n\nSee [[Note {(n + 1) % 4}]].\n")
+    os.symlink(out / "names.md", repo / "Linked.md")
+    os.mkfifo(repo / "Pipe.md")
+    done = subprocess.run(
+        [sys.executable, "-m", "kbkit", "init", "--local-hook"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,  # a FIFO opened for reading would wait here forever
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Obsidian" not in done.stdout and SECRET not in done.stdout + done.stderr

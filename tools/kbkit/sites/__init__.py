@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from kbkit.sites.config import version_folders
+from kbkit.sites.config import detecting, version_folders
 from kbkit.sites.site import Generator, Site
 
 # the registry: one line per generator module, in the order detection asks them, with the
@@ -88,10 +88,11 @@ def every(name: str) -> tuple[Any, ...]:
 def unread_site(repo: Path) -> tuple[str, str] | None:
     """(config, what it builds) of a site whose pages kbkit cannot read, or None: asked when
     no generator's site was found, so `kb init` says why it sets up a new tree."""
-    for found in hooks("unread_site"):
-        site = found(repo)
-        if site is not None:
-            return site
+    with detecting(repo):
+        for found in hooks("unread_site"):
+            site = found(repo)
+            if site is not None:
+                return site
     return None
 
 
@@ -99,14 +100,15 @@ def detect_site(repo: Path) -> Site | None:
     """The generator that builds `repo`'s docs, or None; folders that each hold one version
     of the docs (`v1.2/`, `v1.3/`: copies of the same pages, whatever the generator) are
     its `versions`, unless its module named them."""
-    for detect in detectors():
-        found = detect(repo)
-        if found is not None:
-            if "versions" not in found.keys:
-                versions = version_folders(repo / found.root)
-                if versions:
-                    found = found._replace(keys={**found.keys, "versions": versions})
-            return found
+    with detecting(repo):
+        for detect in detectors():
+            found = detect(repo)
+            if found is not None:
+                if "versions" not in found.keys:
+                    versions = version_folders(repo / found.root)
+                    if versions:
+                        found = found._replace(keys={**found.keys, "versions": versions})
+                return found
     return None
 
 

@@ -1,21 +1,58 @@
 """What every site module shares: reading a generator's configuration file safely (a
 regular file, at most MAX_CONFIG_BYTES, YAML within the limits), the YAML loader tables of
-contents are read with, and the folder facts detection asks (pages, index page names)."""
+contents are read with, and the folder facts detection asks (pages, index page names).
+
+While a repository's site is being detected (`detecting`), every file a module reads stays
+inside it (`kbkit.infra.boundary`): a configuration that is a symlink out of the repository
+is refused with exit 2 before a byte of it is read (`read_config`), and a page sampled to
+tell a site by its look is passed over (`read_sample`)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from kbkit.infra import json_input
+from kbkit.infra.boundary import outside, within
 from kbkit.infra.bounded_yaml import BoundedLoader, YamlLimitError, yaml_problem
 from kbkit.infra.errors import UsageError
 from kbkit.infra.regular_file import read_regular_bytes
+
+_REPOSITORY: ContextVar[Path | None] = ContextVar("kbkit_detected_repository", default=None)
+
+
+@contextlib.contextmanager
+def detecting(repo: Path) -> Iterator[None]:
+    """Site detection of `repo`: the files read meanwhile must lie inside it."""
+    token = _REPOSITORY.set(repo)
+    try:
+        yield
+    finally:
+        _REPOSITORY.reset(token)
+
+
+def _inside(path: Path) -> bool:
+    repo = _REPOSITORY.get()
+    return repo is None or within(repo, path)
+
+
+def read_sample(path: Path, limit: int) -> str | None:
+    """The first `limit` bytes of a page read to tell a site by its look, as text; None for
+    one outside the repository, a FIFO or a device, or one that cannot be read."""
+    if not _inside(path):
+        return None
+    try:
+        return read_regular_bytes(path, limit)[:limit].decode("utf-8", "replace")
+    except OSError:
+        return None
+
 
 MAX_CONFIG_BYTES = 1024 * 1024
 INDEX_NAMES = ("_index.md", "index.md", "README.md")
@@ -64,7 +101,11 @@ def present(path: Path) -> bool:
 
 def read_config(path: Path) -> str:
     """The text of a configuration file (its first MAX_CONFIG_BYTES); anything but a regular
-    file is refused without being opened (a FIFO would wait for a writer forever)."""
+    file is refused without being opened (a FIFO would wait for a writer forever), and so
+    is one outside the repository being detected (`detecting`)."""
+    if not _inside(path):
+        repo = _REPOSITORY.get()
+        raise outside("the file", path, repo, "the repository")
     try:
         data = read_regular_bytes(path, MAX_CONFIG_BYTES)
     except OSError as exc:

@@ -26,7 +26,7 @@ import yaml
 from kbkit.infra.bounded_yaml import YamlLimitError, load_yaml, yaml_problem
 from kbkit.infra.errors import UsageError
 from kbkit.infra.lazy_pattern import lazy
-from kbkit.sites.config import over_limits, present, read_config
+from kbkit.sites.config import over_limits, present, read_config, read_sample
 from kbkit.sites.site import Generator, Site
 
 if TYPE_CHECKING:
@@ -95,11 +95,8 @@ def document_suffixes(source: Path, folders: Any) -> list[str]:
 
 
 def _front_matter(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(4).rstrip(b"\r\n") == b"---"
-    except OSError:
-        return False
+    text = read_sample(path, 4)  # (inside the repository, a regular file)
+    return text is not None and text.rstrip("\r\n") == "---"
 
 
 def read_site_config(config: Path) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kbkit.sites import vault_queries
-from kbkit.sites.config import has_pages, read_json
+from kbkit.sites.config import has_pages, read_json, read_sample
 from kbkit.sites.plain import SKIPPED
 from kbkit.sites.site import Generator, Queries, Site
 
@@ -47,6 +47,7 @@ def detect(repo: Path) -> Site | None:
 
 
 MAX_SAMPLED = 400  # pages read to tell a vault by its links
+MAX_SAMPLE_BYTES = 256 * 1024  # of each
 _WIKILINK = re.compile(r"(?<!`)\[\[[^\]\n]+\]\]")
 _PATH_LINK = re.compile(r"\]\((?![a-z]+:|#)[^)\s]+\)")
 
@@ -55,9 +56,8 @@ def _links_by_name(repo: Path) -> bool:
     """Whether most linking pages (a sample) link by `[[name]]` rather than `](path)`."""
     by_name = by_path = 0
     for page in _sample(repo):
-        try:
-            text = page.read_text("utf-8", errors="replace")
-        except OSError:
+        text = read_sample(page, MAX_SAMPLE_BYTES)
+        if text is None:
             continue
         names, paths = len(_WIKILINK.findall(text)), len(_PATH_LINK.findall(text))
         by_name += names > paths
@@ -117,9 +117,8 @@ def _uses_queries(vault: Path, settings: Path) -> bool:
     if isinstance(enabled, list) and "dataview" in enabled:
         return True
     for page in _sample(vault):
-        try:
-            text = page.read_text("utf-8", errors="replace")
-        except OSError:
+        text = read_sample(page, MAX_SAMPLE_BYTES)
+        if text is None:
             continue
         if "```dataview" in text or "`= " in text or "`$=" in text:
             return True
