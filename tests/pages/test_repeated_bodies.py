@@ -1,5 +1,6 @@
-"""kbkit.pages.repeated_bodies: a body parsed before takes its first parse's parts; the memo
-stays bounded and turns itself off where nothing repeats."""
+"""kbkit.pages.repeated_bodies: a body parsed before takes its first parse's parts, and so do
+a page's bytes read before; the memo stays bounded and turns itself off where nothing
+repeats."""
 
 from __future__ import annotations
 
@@ -35,12 +36,26 @@ def test_a_repeated_body_is_parsed_once_and_a_new_line_is_a_new_body() -> None:
 
 def test_the_memo_stops_remembering_when_nothing_repeats() -> None:
     calls, parse = _counting()
-    memo = RepeatedBodies(keep=8)
-    for number in range(9):
+    memo = RepeatedBodies(keep=16, probation=8)
+    for number in range(7):
         memo.parse(f"page {number}\n", 1, parse)
+    assert memo.on and len(memo.remembered) == 7
+    memo.parse("page 7\n", 1, parse)
     assert not memo.on and memo.remembered == {}
     memo.parse("page 0\n", 1, parse)
-    assert len(calls) == 10  # parsed again: nothing is remembered any more
+    assert len(calls) == 9  # parsed again: nothing is remembered any more
+
+
+def test_after_a_repeat_the_memo_keeps_up_to_its_bound() -> None:
+    calls, parse = _counting()
+    memo = RepeatedBodies(keep=16, probation=4)
+    memo.parse("page 0\n", 1, parse)
+    memo.parse("page 0\n", 1, parse)
+    for number in range(1, 20):
+        memo.parse(f"page {number}\n", 1, parse)
+    assert memo.on and len(memo.remembered) == 16
+    memo.parse("page 19\n", 1, parse)
+    assert len(calls) == 20
 
 
 def test_with_repeats_the_oldest_body_is_forgotten_first() -> None:
@@ -59,8 +74,39 @@ def test_with_repeats_the_oldest_body_is_forgotten_first() -> None:
 def test_pages_read_through_the_memo_equal_pages_read_alone() -> None:
     memo = RepeatedBodies()
     body = "# Title\n\nSee [x](x.md) and <!-- note -->.\n\n```sh\nrun\n```\n\n[^1]: foot\n"
-    for front in ("---\ntitle: a\n---\n", "---\ntitle: a\nms.date: 1\n---\n", ""):
+    for front in ("---\ntitle: a\n---\n", "---\ntitle: b\n---\n", "---\nms.date: 1\nx: 1\n---\n"):
         for _ in range(2):
             data = (front + body).encode()
             assert parse_page("v/p.md", data, memo) == parse_page("v/p.md", data)
-    assert memo.hits == 3
+    assert memo.pages.hits == 3  # each second read of the same bytes
+    assert memo.hits == 1  # the body under another front matter of as many lines
+
+
+def test_a_page_repeated_byte_for_byte_keeps_its_own_path() -> None:
+    memo = RepeatedBodies()
+    data = b"---\ntitle: a\n---\n# A\n\n[x](x.md)\n"
+    first = parse_page("v1/p.md", data, memo)
+    again = parse_page("v2/p.md", data, memo)
+    assert memo.pages.hits == 1
+    assert again.path == "v2/p.md"
+    assert again == parse_page("v2/p.md", data)
+    assert again._replace(path=first.path) == first
+
+
+def test_the_same_bytes_read_as_mdx_and_as_markdown_are_told_apart() -> None:
+    # MDX leaves its JavaScript lines out: the import is no paragraph there, and the link
+    # written on the export line is no link
+    memo = RepeatedBodies()
+    data = b"import A from './a.md'\nexport const x = '[x](x.md)'\n\n# Title\n"
+    for path in ("p.md", "p.mdx", "q.md", "q.mdx"):
+        assert parse_page(path, data, memo) == parse_page(path, data)
+    assert memo.pages.hits == 2
+    assert parse_page("p.mdx", data, memo).links != parse_page("p.md", data, memo).links
+
+
+def test_unreadable_bytes_are_never_remembered() -> None:
+    memo = RepeatedBodies()
+    for path in ("a.md", "b.md"):
+        page = parse_page(path, b"\xff\xfe not utf-8", memo)
+        assert page.error is not None and page.path == path
+    assert memo.pages.remembered == {}

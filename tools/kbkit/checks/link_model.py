@@ -110,10 +110,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from kbkit.checks.redirect_files import EXTERNAL, configured, load_redirects
+from kbkit.checks.repeated_pages import remembered
 from kbkit.checks.scopes import compiled
 from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages import anchors
 from kbkit.pages.link import EMBED
+from kbkit.pages.mdx import is_mdx
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import LinkRef, is_absolute
 from kbkit.policy.model import Policy
@@ -1145,6 +1147,15 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
     the page's findings and its facts both ask)."""
     if _LAST_PAGE[0] is page and _LAST_PAGE[1] is policy.data:
         return tuple(_LAST_PAGE[2])
+    # A page repeated word for word has the same ids. Its headings come from its text, read
+    # as MDX or not; a page kept without its headings (`compact`) is told apart by their count.
+    variant = len(page.headings) * 2 + is_mdx(page.path)
+    found = remembered("anchors", page.text, policy, lambda: _anchor_ids(page, policy), variant)
+    _LAST_PAGE[:] = [page, policy.data, found]
+    return found
+
+
+def _anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
     options = compiled(policy, anchor_options)
     headings = page.headings
     if options.depth is not None:
@@ -1167,9 +1178,7 @@ def anchor_ids(page: Page, policy: Policy) -> tuple[str, ...]:
         for name in labels.defined(page):
             out.extend((name, labels.element_id(name)))
         out.extend(labels.element_id(heading.plain) for heading in headings)
-    found = tuple(dict.fromkeys(out))
-    _LAST_PAGE[:] = [page, policy.data, found]
-    return found
+    return tuple(dict.fromkeys(out))
 
 
 def queries_on(policy: Policy) -> bool:

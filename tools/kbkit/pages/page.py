@@ -17,6 +17,7 @@ markdown-it-py is also the tests' oracle.
 from __future__ import annotations
 
 import functools
+import hashlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kbkit.pages.containers import has_containers, unindent_containers
@@ -95,12 +96,27 @@ def decode(data: bytes) -> tuple[str, bool, str | None]:
 
 def parse_page(path: str, data: bytes, repeated: RepeatedBodies | None = None) -> Page:
     """Parse one page's bytes; never raises for bad content (the error is on the page).
-    With `repeated` (one memo per tree load), a body parsed before takes that parse's parts."""
+    With `repeated` (one memo per tree load), a page whose bytes were parsed before takes that
+    parse's parts, and a body parsed before takes that body's."""
     text, bom, error = decode(data)
     if error is not None:
         return unreadable_page(path, len(data), error)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if repeated is None or not repeated.pages.on:
+        return Page(path, len(data), text, None, bom, *_parse_text(path, text, repeated))
+    # the same bytes read the same way (as MDX or not) make the same page but for its path
+    key = (is_mdx(path), hashlib.sha256(data).digest()[:16])
+    parts = repeated.pages.recall(key, lambda: _parse_text(path, text, repeated))
+    return Page(path, len(data), text, None, bom, *parts)
+
+
+# A page's parts after its text: frontmatter, headings, links, code blocks, comments, line
+# count, non-empty line count, footnotes, wikilinks (Page's order)
+TextParts = tuple[Any, ...]
+
+
+def _parse_text(path: str, text: str, repeated: RepeatedBodies | None) -> TextParts:
     front = split_frontmatter(text)
     body_line = 1 + text.count("\n", 0, front.body_offset)
     body_text = text[front.body_offset :]
@@ -112,22 +128,7 @@ def parse_page(path: str, data: bytes, repeated: RepeatedBodies | None = None) -
         body = repeated.parse(body_text, body_line, _parse_body)
     headings, links, blocks, comments, footnotes, wikilinks = body
     line_count, nonempty = _counts(text)
-    return Page(
-        path,
-        len(data),
-        text,
-        None,
-        bom,
-        front,
-        headings,
-        links,
-        blocks,
-        comments,
-        line_count,
-        nonempty,
-        footnotes,
-        wikilinks,
-    )
+    return (front, headings, links, blocks, comments, line_count, nonempty, footnotes, wikilinks)
 
 
 def _parse_body(body: str, body_line: int) -> Body:

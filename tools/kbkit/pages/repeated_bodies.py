@@ -4,14 +4,19 @@ The pages of `docs/v3.4/` are, to a large part, the pages of `docs/v3.5/`; a ref
 docset keeps one copy of every page per product version (four in PowerShell's, 44% of its
 pages repeat an earlier body). The parse of a body depends on nothing else than its text and
 the file line it starts on, and its parts are immutable, so a repeated body takes the parts
-of its first parse.
+of its first parse. Many pages repeat whole, front matter and all (38% of etcd's): the parse
+of a page's bytes depends on nothing else than the bytes and whether the page is MDX, so a
+repeated page takes the parts of its first parse but for its path (`RepeatedBodies.pages`).
 
-Memory stays bounded and nothing is kept where nothing repeats: at most `KEEP` bodies are
-remembered (the oldest forgotten first), and once `KEEP` bodies have gone by without one
+Memory stays bounded and nothing is kept where nothing repeats: at most `KEEP` values are
+remembered (the oldest forgotten first), and once `PROBATION` have gone by without one
 repeat, the memo forgets them all and stops remembering for the rest of the process (a tree
-of unique pages pays one digest per page for its first `KEEP` pages only). `KEEP` spans the
-distance between a page and its next version in the docsets measured (up to ~3,800 pages in
-walk order, about half of which this process parses when a helper shares the work).
+of unique pages pays one digest per page for its first `PROBATION` pages only). A parallel
+load hands pages out by file name (`kbkit.tree.model`), so a page's versions come close
+together: `KEEP` spans the distance between a page and its next version in the docsets
+measured (up to ~3,800 pages in walk order), and in each process the first repeat of a
+body came within its first 160 pages, the first of a whole page within its first 500, in the
+docsets measured that repeat any.
 """
 
 from __future__ import annotations
@@ -23,33 +28,54 @@ from typing import Final, TypeVar
 T = TypeVar("T")
 
 KEEP: Final = 4096
+PROBATION: Final = 512
 
 
-class RepeatedBodies:
-    """A bounded memo of body parses, keyed by the body's digest and its first line."""
+class Memo:
+    """A bounded memo of values by key (see above: at most `keep`, none once `probation`
+    have gone by without a repeat)."""
 
-    def __init__(self, keep: int = KEEP) -> None:
+    def __init__(self, keep: int = KEEP, probation: int = PROBATION) -> None:
         self.keep = keep
+        self.probation = probation
         self.on = True
         self.hits = 0
         self.remembered: dict[tuple[int, bytes], object] = {}  # insertion order: oldest first
+
+    def recall(self, key: tuple[int, bytes], compute: Callable[[], T]) -> T:
+        """The value remembered under `key`, else `compute()`, remembered."""
+        if not self.on:
+            return compute()
+        found = self.remembered.get(key)
+        if found is not None:
+            self.hits += 1
+            return found  # type: ignore[return-value]
+        value = compute()
+        remembered = self.remembered
+        remembered[key] = value
+        if not self.hits and len(remembered) >= self.probation:  # no repeat: stop here
+            self.on = False
+            remembered.clear()
+        elif len(remembered) > self.keep:
+            del remembered[next(iter(remembered))]
+        return value
+
+
+class RepeatedBodies(Memo):
+    """A bounded memo of body parses, keyed by the body's digest and its first line, and
+    (`pages`) of whole pages' parses, keyed by their bytes' digest."""
+
+    def __init__(self, keep: int = KEEP, probation: int = PROBATION) -> None:
+        super().__init__(keep, probation)
+        self.pages = Memo(keep, probation)
 
     def parse(self, body: str, body_line: int, parse: Callable[[str, int], T]) -> T:
         """`parse(body, body_line)`, or the parts of an earlier parse of the same body."""
         if not self.on:
             return parse(body, body_line)
-        key = (body_line, hashlib.sha256(body.encode("utf-8", "surrogatepass")).digest()[:16])
-        found = self.remembered.get(key)
-        if found is not None:
-            self.hits += 1
-            return found  # type: ignore[return-value]
-        parts = parse(body, body_line)
-        remembered = self.remembered
-        remembered[key] = parts
-        if len(remembered) > self.keep:
-            if not self.hits:  # a whole memo's worth of bodies and no repeat: stop here
-                self.on = False
-                remembered.clear()
-            else:
-                del remembered[next(iter(remembered))]
-        return parts
+        return self.recall((body_line, text_digest(body)), lambda: parse(body, body_line))
+
+
+def text_digest(text: str) -> bytes:
+    """A text's key in the memo (16 bytes of its SHA-256)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]

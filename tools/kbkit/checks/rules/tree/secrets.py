@@ -13,6 +13,7 @@ import ipaddress
 import re
 from collections.abc import Iterator
 
+from kbkit.checks.repeated_pages import remembered
 from kbkit.checks.rules.tree import (
     SECRET_IP,
     SECRET_PRIVATE_KEY,
@@ -232,8 +233,18 @@ def _homes(text: str, policy: Policy) -> Iterator[tuple[Rule, int, str]]:
                 yield SECRET_WINDOWS_HOME, drive, text[drive : match.end()]
 
 
+# (rule, line, message, column) of each finding of a text
+Hits = list[tuple[Rule, int, str, int]]
+
+
 def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
     """T13-T16 on one page's text; one finding per rule and line."""
+    # a page repeated word for word has the same findings (`kbkit.checks.repeated_pages`)
+    hits = remembered("secrets", text, policy, lambda: _secret_hits(text, policy))
+    return [rule.at(path, line, message, column) for rule, line, message, column in hits]
+
+
+def _secret_hits(text: str, policy: Policy) -> Hits:
     hits: dict[tuple[Rule, int], tuple[str, int]] = {}  # (rule, line) -> (message, column)
     lines = LineCounter(text)
 
@@ -266,9 +277,7 @@ def secret_findings(path: str, text: str, policy: Policy) -> list[Finding]:
             f"{_FAMILY_WORDS.get(hit.family, hit.family + ' token')} {shown}…: remove it, then "
             "revoke or rotate it (it stays in the git history)",
         )
-    return [
-        rule.at(path, line, message, column) for (rule, line), (message, column) in hits.items()
-    ]
+    return [(rule, line, message, column) for (rule, line), (message, column) in hits.items()]
 
 
 _FAMILY_WORDS = {

@@ -1,0 +1,44 @@
+"""Answers about whole page texts seen before, reused: a versioned docset repeats many of
+its pages byte for byte, front matter and all, from one version's folder to the next (the
+Learn-shaped docset 59% of its pages, etcd's 38%).
+
+A page-local check whose answer depends on nothing else than the page's text and the policy
+(the secret scan, the ids a page's anchors may name) asks `remembered`: a repeated text takes
+the answer of its first page. Each question keeps its own bounded memo
+(`kbkit.pages.repeated_bodies.Memo`: at most 4,096 texts, and none once as many
+have gone by without a repeat), and all of them are dropped when another policy is asked
+about (a long-running editor session may load a new one). A page's text is digested once,
+however many questions are asked about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from kbkit.pages.repeated_bodies import Memo, text_digest
+from kbkit.policy.model import Policy
+
+T = TypeVar("T")
+
+# [the policy the memos answer for, {question: memo}, the last text asked about, its digest]
+_state: list[Any] = [None, {}, None, b""]
+
+
+def remembered(
+    question: str, text: str, policy: Policy, compute: Callable[[], T], variant: int = 0
+) -> T:
+    """`compute()`, the answer to `question` about `text` under `policy`, or the answer
+    given before for the same text (and the same `variant`: what else the answer reads that
+    the text alone does not decide)."""
+    state = _state
+    if state[0] is not policy:
+        state[:] = [policy, {}, None, b""]
+    memo = state[1].get(question)
+    if memo is None:
+        memo = state[1][question] = Memo()
+    if not memo.on:
+        return compute()
+    if state[2] is not text:
+        state[2], state[3] = text, text_digest(text)
+    return memo.recall((variant, state[3]), compute)
