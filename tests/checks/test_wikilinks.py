@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from kbkit.checks import incremental
 from kbkit.checks.link_model import Resolver
 from kbkit.checks.runner import load_for_checks, run_validators
@@ -157,3 +159,26 @@ def test_in_a_vault_markdown_links_resolve_by_name_too(tmp_path: Path) -> None:
     assert [f.path for f in findings if f.rule_id == "lint/orphan"] == [
         "knowledge/general/sub/guide.md"
     ]
+
+
+def test_the_checks_of_one_run_ask_which_file_a_name_opens_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the link check and lint's orphan check read the same wikilinks: one resolver serves
+    # the whole run, so each name is looked up once, and a later run looks again
+    pages = {**PAGES, "general/Topic.md": "# Topic\n\n[[note]] and [[page]]\n"}
+    repo = make_repo(tmp_path, pages, "wikilinks: true")
+    asked: list[tuple[str, str]] = []
+    named = Resolver._named
+
+    def counting(self: Resolver, name: str, vault: str) -> tuple[dict[str, str], str | None]:
+        asked.append((name, vault))
+        return named(self, name, vault)
+
+    monkeypatch.setattr(Resolver, "_named", counting)
+    policy = load_policy(repo)
+    findings, _ = run_validators(repo, policy, BOTH, TODAY, use_cache=False)
+    assert sorted(asked) == [("note", ""), ("page", "")]
+    assert not [f for f in findings if f.rule_id == "lint/orphan" and "page.md" in f.path]
+    run_validators(repo, policy, BOTH, TODAY, use_cache=False)
+    assert len(asked) == 4

@@ -309,9 +309,9 @@ def _folder_toc(tree: Tree, rel: str, index: Any) -> Toc:
 def toc_targets(tree: Tree) -> set[str]:
     """The pages the tables of contents list (resolved under the link options), and the
     tables that are pages themselves: inbound links for `lint/orphan`."""
-    from kbkit.checks.link_model import Resolver
+    from kbkit.checks.link_model import run_resolver
 
-    resolver = Resolver(tree)
+    resolver = run_resolver(tree)
     tables = tocs(tree)
     out: set[str] = set()
     placed = _placed(tables, tree.policy)
@@ -351,9 +351,9 @@ def _resolve(resolver: Any, entry: Entry) -> str | None:
 
 
 def _toc_findings(tree: Tree, pages: list[str]) -> list[Finding]:
-    from kbkit.checks.link_model import Resolver, site_candidates
+    from kbkit.checks.link_model import run_resolver, site_candidates
 
-    resolver = Resolver(tree)
+    resolver = run_resolver(tree)
     tables = tocs(tree)
     listed: set[str] = pages_placed_by_pages(tree)
     findings: list[Finding] = []
@@ -488,9 +488,9 @@ def _read_yaml(path: Path) -> Any:
 
 
 def _parent_findings(tree: Tree, pages: list[str]) -> list[Finding]:
-    from kbkit.checks.link_model import Resolver, is_site_link, link_model
+    from kbkit.checks.link_model import is_site_link, link_model, run_resolver
 
-    resolver = Resolver(tree)
+    resolver = run_resolver(tree)
     site_root = link_model(tree.policy).site_root
     key = str(tree.policy.data["index"].get("parent_key") or "parent")
     findings = []

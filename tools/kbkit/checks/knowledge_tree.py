@@ -21,7 +21,6 @@ from kbkit.checks.index_model import (
     toctree_fact,
 )
 from kbkit.checks.link_model import (
-    Resolver,
     anchor_ids,
     anchors_known,
     anchors_on,
@@ -32,6 +31,7 @@ from kbkit.checks.link_model import (
     page_permalink,
     page_redirects,
     queries_on,
+    run_resolver,
     site_links,
     site_queries,
     url_fact,
@@ -257,7 +257,7 @@ def tree_findings(tree: Tree, context: Context) -> list[Finding]:
     check_policy(tree.policy)
     findings = structure_findings(tree)
     outside: dict[str, bool] = {}
-    resolver = Resolver(tree)
+    resolver = run_resolver(tree)
     roots = []  # sorted by path; paths only, not a tuple per page (memory)
     for rel, scope in scoped_pages(tree):
         findings.extend(broken_link_findings(tree, rel, tree.summaries[rel], outside, resolver))

@@ -102,11 +102,13 @@ them; the redirects files' digest is part of the snapshot's namespace.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import posixpath
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from kbkit.checks.redirect_files import EXTERNAL, configured, load_redirects
@@ -602,6 +604,31 @@ def wikilink_aliases(page: Page, policy: Policy) -> tuple[str, ...]:
 def wikilink_name(written: str) -> str:
     """The file name part of a wikilink: `\\` before a table's `|` and spaces dropped."""
     return written.rstrip("\\").strip()
+
+
+# The resolver of the validator run under way (`resolving`): its memos serve every check
+_RUN_RESOLVER: ContextVar[Resolver | None] = ContextVar("run_resolver", default=None)
+
+
+def run_resolver(tree: Tree) -> Resolver:
+    """The resolver of the validator run under way on `tree` (`resolving`), else a new one.
+    What a resolver finds depends on the tree alone, so the checks of one run share its memos
+    (which file each `[[name]]` opens, what each site link names, the lower-cased names):
+    lint's orphan check asks again for every link the link check asked about."""
+    held = _RUN_RESOLVER.get()
+    if held is not None and held.tree is tree:
+        return held
+    return Resolver(tree)
+
+
+@contextlib.contextmanager
+def resolving(tree: Tree) -> Iterator[None]:
+    """One resolver for every check of a validator run on `tree` (`run_resolver`)."""
+    token = _RUN_RESOLVER.set(Resolver(tree))
+    try:
+        yield
+    finally:
+        _RUN_RESOLVER.reset(token)
 
 
 class Resolver:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kbkit.checks.link_model import Resolver, served_relative, wikilinks_on
+from kbkit.checks.link_model import run_resolver, served_relative, wikilinks_on
 from kbkit.checks.rules.lint import ORPHAN
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import Tree
@@ -23,7 +23,7 @@ def orphan_findings(tree: Tree, pages: Iterable[tuple[str, Facts]]) -> list[Find
         return []  # mkdocs without `nav`: navigation links every page
     local = str(tree.policy.data["local_dir"]).strip("/") + "/"
     linked: set[str] = toc_targets(tree)  # navigation entries are links too
-    resolver = Resolver(tree)
+    resolver = run_resolver(tree)
     wiki = wikilinks_on(tree.policy)
     for rel, summary in tree.summaries.items():
         if rel.startswith(local):

@@ -21,6 +21,7 @@ from kbkit.checks.link_model import (
     imports_fact,
     is_site_link,
     labels_on,
+    run_resolver,
     served_relative,
     under_base,
     wikilinks_on,
@@ -65,7 +66,7 @@ def broken_link_findings(
     """
     memo = {} if outside is None else outside
     files, folders = tree.files, tree.folders
-    resolver = resolver or Resolver(tree)
+    resolver = resolver or run_resolver(tree)
     findings = []
     anchors = anchors_on(tree.policy)
     wiki = wikilinks_on(tree.policy)
