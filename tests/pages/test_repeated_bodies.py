@@ -46,16 +46,27 @@ def test_the_memo_stops_remembering_when_nothing_repeats() -> None:
     assert len(calls) == 9  # parsed again: nothing is remembered any more
 
 
-def test_after_a_repeat_the_memo_keeps_up_to_its_bound() -> None:
+def test_one_stray_repeat_does_not_keep_the_memo_on() -> None:
+    # an empty page twice in a tree of unique pages: too few repeats to pay for the digests
+    calls, parse = _counting()
+    memo = RepeatedBodies(keep=4096, probation=64)
+    memo.parse("", 1, parse)
+    memo.parse("", 1, parse)
+    for number in range(1, 64):
+        memo.parse(f"page {number}\n", 1, parse)
+    assert memo.hits == 1 and not memo.on and memo.remembered == {}
+
+
+def test_a_memo_that_repeats_enough_stays_on_and_keeps_up_to_its_bound() -> None:
     calls, parse = _counting()
     memo = RepeatedBodies(keep=16, probation=4)
-    memo.parse("page 0\n", 1, parse)
-    memo.parse("page 0\n", 1, parse)
-    for number in range(1, 20):
+    for number in range(40):  # every page twice: one lookup in two hits
+        memo.parse(f"page {number}\n", 1, parse)
         memo.parse(f"page {number}\n", 1, parse)
     assert memo.on and len(memo.remembered) == 16
-    memo.parse("page 19\n", 1, parse)
-    assert len(calls) == 20
+    memo.parse("page 39\n", 1, parse)  # remembered
+    memo.parse("page 0\n", 1, parse)  # forgotten: the oldest go first
+    assert len(calls) == 41
 
 
 def test_with_repeats_the_oldest_body_is_forgotten_first() -> None:

@@ -8,10 +8,13 @@ of its first parse. Many pages repeat whole, front matter and all (38% of etcd's
 of a page's bytes depends on nothing else than the bytes and whether the page is MDX, so a
 repeated page takes the parts of its first parse but for its path (`RepeatedBodies.pages`).
 
-Memory stays bounded and nothing is kept where nothing repeats: at most `KEEP` values are
-remembered (the oldest forgotten first), and once `PROBATION` have gone by without one
-repeat, the memo forgets them all and stops remembering for the rest of the process (a tree
-of unique pages pays one digest per page for its first `PROBATION` pages only). A parallel
+Memory stays bounded and nothing is kept where little repeats: at most `KEEP` values are
+remembered (the oldest forgotten first), and after every `PROBATION` values computed, a memo
+that has answered fewer than one lookup in `WORTH` forgets them all and stops remembering for
+the rest of the process (a tree of unique pages pays one digest per page for its first
+`PROBATION` pages only; one stray repeat, an empty page twice, no longer keeps the memo on,
+and its digests, for the whole tree). A digest costs a few microseconds and a parse saved a
+hundred or more, so a memo pays for itself well below one hit in `WORTH`. A parallel
 load hands pages out by file name (`kbkit.tree.model`), so a page's versions come close
 together: `KEEP` spans the distance between a page and its next version in the docsets
 measured (up to ~3,800 pages in walk order), and in each process the first repeat of a
@@ -29,17 +32,19 @@ T = TypeVar("T")
 
 KEEP: Final = 4096
 PROBATION: Final = 512
+WORTH: Final = 32
 
 
 class Memo:
-    """A bounded memo of values by key (see above: at most `keep`, none once `probation`
-    have gone by without a repeat)."""
+    """A bounded memo of values by key (see above: at most `keep`; none once, after some
+    multiple of `probation` values computed, fewer than one lookup in `WORTH` has hit)."""
 
     def __init__(self, keep: int = KEEP, probation: int = PROBATION) -> None:
         self.keep = keep
         self.probation = probation
         self.on = True
         self.hits = 0
+        self.misses = 0
         self.remembered: dict[tuple[int, bytes], object] = {}  # insertion order: oldest first
 
     def recall(self, key: tuple[int, bytes], compute: Callable[[], T]) -> T:
@@ -51,12 +56,14 @@ class Memo:
             self.hits += 1
             return found  # type: ignore[return-value]
         value = compute()
+        self.misses += 1
         remembered = self.remembered
-        remembered[key] = value
-        if not self.hits and len(remembered) >= self.probation:  # no repeat: stop here
-            self.on = False
+        if self.misses % self.probation == 0 and self.hits * WORTH < self.misses:
+            self.on = False  # too few repeats to pay for the digests: stop here
             remembered.clear()
-        elif len(remembered) > self.keep:
+            return value
+        remembered[key] = value
+        if len(remembered) > self.keep:
             del remembered[next(iter(remembered))]
         return value
 

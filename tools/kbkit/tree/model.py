@@ -307,18 +307,17 @@ def _parse_all(
     folder = str(top)
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
     repeated = RepeatedBodies()  # each process its own (a helper forks it empty)
+    # Pages are read by file name, then path: a page's versions (`v3.4/x.md`, `v3.5/x.md`)
+    # are parsed one after the other (in chunks, by the same process), whose memo of
+    # repeated bodies then reads each repeat once (`kbkit.pages.repeated_bodies`).
+    order = array("q", sorted(range(len(todo)), key=lambda place: _name(todo[place])))
     if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES or not parallel.can_fork():
-        for place, rel in enumerate(todo):
+        for place in order:
             _, plain, dig, key = read_entry(
-                folder, root_rel, rel, policy, options, digest_from_ns, repeated
+                folder, root_rel, todo[place], policy, options, digest_from_ns, repeated
             )
             yield place, plain, dig, key
         return
-
-    # Pages go out in chunks by file name, then path: a page's versions (`v3.4/x.md`,
-    # `v3.5/x.md`) are parsed one after the other by the same process, whose memo of
-    # repeated bodies then reads each repeat once (`kbkit.pages.repeated_bodies`).
-    order = array("q", sorted(range(len(todo)), key=lambda place: _name(todo[place])))
 
     def work(number: int) -> list[Any]:
         # The chunk's number, then its entries without their paths: this process knows
