@@ -427,3 +427,30 @@ def test_brackets_in_code_blocks_need_no_wikilink_pass() -> None:
     outside = body + "\nSee [[Page]] and [x](y.md).\n"
     assert not native._only_in_code(outside, 1, list(native._parse(outside, 1, native._OPTIONS)[2]))
     assert [link.target for link in native.parse(outside, 1)[5]] == ["Page"]
+
+
+_HOSTS = ("example.com", "ä.de", "user@example.com", "ü@example.com", "a%b@ä.de", "x;y@ä.de",
+          "example.com:8080", "ä.de:8080", "a'ä.de", "EXAMPLE.com")  # fmt: skip
+_TAILS = ("", "/", "/ä/b", "/a?q=ü", "/a#ü", "\\ä", "/%C3%A4ü", "?ü", "#frag")
+
+
+@pytest.mark.parametrize("scheme", ["http://", "HTTPS://", "mailto:", "ftp://"])
+def test_non_ascii_web_addresses_are_normalized_as_markdown_it_does(scheme: str) -> None:
+    # markdown-it is asked only for a host that is not ASCII: every other address keeps
+    # its text, which the link's decoding makes what markdown-it's percent-encoding gives
+    body = "".join(f"[x](<{scheme}{host}{tail}>)\n\n" for host in _HOSTS for tail in _TAILS)
+    got = [(link.target, link.path_part) for link in native.parse(body, 1)[1]]
+    want = [(link.target, link.path_part) for link in page._parse_body_markdown_it(body, 1)[1]]
+    assert got == want
+
+
+def test_a_non_ascii_path_on_an_ascii_host_leaves_markdown_it_unimported() -> None:
+    code = (
+        "import sys\nfrom kbkit.pages import native\n"
+        "links = native.parse('[x](https://example.com/Załączniki/a.jpg)\\n', 1)[1]\n"
+        "assert links[0].target == 'https://example.com/Załączniki/a.jpg', links\n"
+        "print('markdown_it' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
