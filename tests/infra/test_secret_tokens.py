@@ -268,3 +268,14 @@ def test_a_run_of_16_token_characters(text: str, expected: bool) -> None:
     from kbkit.infra.secret_tokens import _has_run
 
     assert _has_run(text) is expected
+
+
+@pytest.mark.parametrize("elsewhere", ["", "\n" + "x" * 16 + "\n"])
+def test_a_token_is_found_whatever_else_the_text_holds(elsewhere: str) -> None:
+    # npm's `_authToken=` with a blank and a short value holds no run of 16 token
+    # characters: it was found only when some other line of the page held one
+    from kbkit.infra.secret_tokens import token_hits
+
+    text = "npmrc: _authToken= abc123\n" + elsewhere
+    hits = [(hit.family, text[hit.start : hit.end]) for hit in token_hits(text)]
+    assert hits == [("npm", "_authToken= abc123")]

@@ -110,8 +110,9 @@ def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 # Every family's match holds a 16-character run of token characters or one of these
-# literals; text without either (most prose) skips the families altogether.
-_LITERALS = ("BEGIN", "PuTTY", "://", "xox", "AKC")
+# literals; text without either (most prose) skips the families altogether. (npm's
+# `_authToken=` may be followed by a blank and a short value: 11 characters, then a break.)
+_LITERALS = ("BEGIN", "PuTTY", "://", "xox", "AKC", "_authToken=")
 # A run of 16 token characters, found in C: the text's UTF-8 bytes mapped to `a` (a token
 # character: ASCII only) or a space (anything else), then searched for `a` * 16. The
 # pattern `[A-Za-z0-9_+/=.\\-]{16}` answers the same (tests/infra/test_secret_tokens.py)
