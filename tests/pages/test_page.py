@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from kbkit.pages.page import page_from_plain, page_to_plain, parse_page
 
 
@@ -54,3 +57,13 @@ def test_unclosed_fence_runs_to_the_end() -> None:
 def test_plain_round_trip_is_lossless() -> None:
     page = parse_page("x.md", b"---\ntitle: t\ntags: [a]\n---\n# H\n\n[a](b.md)\n<!-- c -->\n")
     assert page_from_plain(page_to_plain(page)) == page
+
+
+@given(st.text(alphabet=st.sampled_from("a \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000é"), max_size=40))
+def test_lines_and_non_empty_lines_are_counted_as_stripping_each_line_would(text: str) -> None:
+    from kbkit.pages.page import _counts
+
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    assert _counts(text) == (len(lines), sum(1 for line in lines if line.strip()))

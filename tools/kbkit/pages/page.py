@@ -70,11 +70,12 @@ class Page(NamedTuple):
 
 
 def _counts(text: str) -> tuple[int, int]:
+    """(lines, non-empty lines): a line is empty when it is "" or white space alone (what
+    `str.strip` strips: `str.isspace`), counted without stripping every line."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    nonempty = sum(map(bool, map(str.strip, lines)))
-    return len(lines), nonempty
+    return len(lines), len(lines) - lines.count("") - sum(map(str.isspace, lines))
 
 
 def unreadable_page(path: str, size: int, error: str) -> Page:

@@ -12,14 +12,14 @@ Memory stays bounded and nothing is kept where little repeats: at most `KEEP` va
 remembered (the oldest forgotten first), and after every `PROBATION` values computed, a memo
 that has answered fewer than one lookup in `WORTH` forgets them all and stops remembering for
 the rest of the process (a tree of unique pages pays one digest per page for its first
-`PROBATION` pages only; one stray repeat, an empty page twice, no longer keeps the memo on,
+`PROBATION` pages only; one stray repeat, the empty text twice, no longer keeps the memo on,
 and its digests, for the whole tree). A digest costs a few microseconds and a parse saved a
-hundred or more, so a memo pays for itself well below one hit in `WORTH`. A parallel
-load hands pages out by file name (`kbkit.tree.model`), so a page's versions come close
-together: `KEEP` spans the distance between a page and its next version in the docsets
-measured (up to ~3,800 pages in walk order), and in each process the first repeat of a
-body came within its first 160 pages, the first of a whole page within its first 500, in the
-docsets measured that repeat any.
+hundred or more, so a memo pays for itself well below one hit in `WORTH`. A load reads
+pages by file name (`kbkit.tree.model`; a parallel one hands them out so), so a page's
+versions come close together: `KEEP` spans the distance between a page and its next
+version in the docsets measured (up to ~3,800 pages in walk order), and in each process the
+first repeat of a body came within its first 160 pages, the first of a whole page within
+its first 500, in the docsets measured that repeat any.
 """
 
 from __future__ import annotations
