@@ -126,11 +126,15 @@ def _only_in_code(body: str, body_line: int, code: list[Any]) -> bool:
 # reference definition (`[x]: u` makes `[[x]]` a link to u), and a wikilink that holds what
 # CommonMark reads apart (`[[a <!-- c --> b]]`, `<https://x>`) or goes on to the next line.
 # Without `](`, `][` and a definition (`]:`, footnotes' too), CommonMark finds no link in a
-# paragraph at all, whatever its brackets. So a body is read in one pass only when it has no
-# `]:` and every paragraph (lines up to a blank one) holding `[[` has no `](`, no `][`, no
-# heading line (after any `>`, list marker or number) and no setext underline, and no line
-# with `[[` holds `<` or more `[[` than `]]`. Tested against two passes on generated pages
-# and on every page with `[[` of 40 exported public trees (tests/pages/test_page_parsers.py).
+# paragraph at all, whatever its brackets; with `](`, a link that neither holds a wikilink
+# nor follows one right after its `]]` leaves it alone. So a body is read in one pass only
+# when it has no `]:` and every paragraph (lines up to a blank one) holding `[[` has no `][`,
+# no `[[` inside or right before a link (`_in_or_before_a_link`) and no setext underline,
+# and no line with `[[` is a heading (after any `>`, list marker or number) or holds `<` or
+# more `[[` than `]]`. (A heading line without `[[` is read alike either way: a note's
+# `## Section` right above a line of wikilinks needs no second pass.)
+# Tested against two passes on generated pages and on every page with `[[` of 40 exported
+# public trees (tests/pages/test_page_parsers.py).
 # (any indent: a list item's or a quote's setext heading is indented with it)
 _UNDERLINE: Final = re.compile(r"(?m)^[ \t>]*(?:=+|-+)[ \t]*$")
 _CONTAINERS: Final = " \t>-*+0123456789.)"
@@ -143,14 +147,55 @@ def _wikilinks_apart(body: str) -> bool:
     for paragraph in body.split("\n\n"):
         if "[[" not in paragraph:
             continue
-        if "](" in paragraph or "][" in paragraph or _UNDERLINE.search(paragraph):
+        if "][" in paragraph or _UNDERLINE.search(paragraph):
+            return True
+        if "](" in paragraph and _in_or_before_a_link(paragraph):
             return True
         for line in paragraph.split("\n"):
+            if "[[" not in line:
+                continue  # a heading without `[[` keeps its text, whatever follows it
             if line.lstrip(_CONTAINERS).startswith("#"):
                 return True
-            if "[[" in line and ("<" in line or line.count("[[") > line.count("]]")):
+            if "<" in line or line.count("[[") > line.count("]]"):
                 return True  # a wikilink may hold HTML or an autolink, or go on below
     return False
+
+
+def _in_or_before_a_link(paragraph: str) -> bool:
+    """Whether a `[[` of a paragraph that holds a link may meet a link's brackets: an open
+    `[` before it (`[see [[x]]](u)`), a `]` with no `[` of its own after it, which may close
+    the wikilink's (`![[x]]y](u)`), or a destination or label right after its `]]`
+    (`[[x]](u)`). Brackets are counted as written, so a paragraph with what may hide one
+    from the count (a code span, a backslash escape, HTML or an autolink, three in a row)
+    is answered yes unread."""
+    if "`" in paragraph or "\\" in paragraph or "<" in paragraph:
+        return True
+    if "[[[" in paragraph or "]]]" in paragraph:
+        return True
+    depth = 0  # `[` less `]` outside wikilinks
+    inside = False  # after a `[[`, before its `]]`
+    for found in _BRACKETS.finditer(paragraph):
+        bracket = found[0]
+        if inside:
+            if bracket != "]]":
+                return True  # a bracket inside the wikilink
+            inside = False
+            if paragraph.startswith(("(", "["), found.end()):
+                return True
+        elif bracket == "[[":
+            if depth:
+                return True
+            inside = True
+        elif bracket == "]]":
+            return True  # a `]]` of no wikilink
+        else:
+            depth += 1 if bracket == "[" else -1
+            if depth < 0:
+                return True
+    return inside
+
+
+_BRACKETS: Final = re.compile(r"\[\[|\]\]|\[|\]")
 
 
 def _parse(body: str, body_line: int, options: Any) -> Parts:
