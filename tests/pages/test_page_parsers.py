@@ -418,6 +418,7 @@ def test_most_vault_pages_are_read_once() -> None:
     # a heading above a line of wikilinks, a link beside them
     assert not native._wikilinks_apart("## Section\nSee [[A]].\n")
     assert not native._wikilinks_apart("See [[A]] and [x](y.md), [y](u[1]).\n")
+    assert not native._wikilinks_apart("Two views of [[Properties|properties]]:\n\n- [[A]]\n")
     for apart in ("## [[A]]\n", "[[A]](u)\n", "[see [[A]]](u)\n", "[x]: u\n\n[[x]]\n", "[[A\n"):
         assert native._wikilinks_apart(apart), apart
     # a `]` that may close the wikilink's own bracket; brackets a code span may hide
@@ -429,7 +430,7 @@ def test_most_vault_pages_are_read_once() -> None:
 _BRACKET_PIECES = (
     "[[a]]", "[[b|c]]", "![[i.png]]", "[[d#h]]", "[x](u)", "[y](v.md)", "![i](p.png)", "[",
     "]", "(", ")", "[[", "]]", "!", "x", " ", "](", "](w)", "[z]", "*", "[^1]", "\n", "- ",
-    "> ", "|", "a]", "[b", "((", "))",
+    "> ", "|", "a]", "[b", "((", "))", "[[a]]:", "]:", "\n[a]: v\n",
 )  # fmt: skip
 
 

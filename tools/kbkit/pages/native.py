@@ -128,21 +128,25 @@ def _only_in_code(body: str, body_line: int, code: list[Any]) -> bool:
 # Without `](`, `][` and a definition (`]:`, footnotes' too), CommonMark finds no link in a
 # paragraph at all, whatever its brackets; with `](`, a link that neither holds a wikilink
 # nor follows one right after its `]]` leaves it alone. So a body is read in one pass only
-# when it has no `]:` and every paragraph (lines up to a blank one) holding `[[` has no `][`,
-# no `[[` inside or right before a link (`_in_or_before_a_link`) and no setext underline,
-# and no line with `[[` is a heading (after any `>`, list marker or number) or holds `<` or
-# more `[[` than `]]`. (A heading line without `[[` is read alike either way: a note's
-# `## Section` right above a line of wikilinks needs no second pass.)
+# when it has no `]:` but a wikilink's `]]:`, and every paragraph (lines up to a blank one)
+# holding `[[` has no `][`, no `[[` inside or right before a link (`_in_or_before_a_link`)
+# and no setext underline, and no line with `[[` is a heading (after any `>`, list marker
+# or number) or holds `<` or more `[[` than `]]`. (A heading line without `[[` is read
+# alike either way: a note's `## Section` right above a line of wikilinks needs no second
+# pass.)
 # Tested against two passes on generated pages and on every page with `[[` of 40 exported
 # public trees (tests/pages/test_page_parsers.py).
 # (any indent: a list item's or a quote's setext heading is indented with it)
 _UNDERLINE: Final = re.compile(r"(?m)^[ \t>]*(?:=+|-+)[ \t]*$")
+# The end of a reference or footnote definition's label: `]:`, but not a wikilink's `]]:`
+# (`see [[Properties|properties]]:`), as a label holds no bracket
+_DEFINITION_END: Final = re.compile(r"(?<!\])\]:")
 _CONTAINERS: Final = " \t>-*+0123456789.)"
 
 
 def _wikilinks_apart(body: str) -> bool:
     """Whether the body's wikilinks must be read in a pass of their own (see above)."""
-    if "]:" in body:
+    if "]:" in body and _DEFINITION_END.search(body):
         return True
     for paragraph in body.split("\n\n"):
         if "[[" not in paragraph:
