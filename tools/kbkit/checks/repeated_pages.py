@@ -5,8 +5,8 @@ Learn-shaped docset 59% of its pages, etcd's 38%).
 A page-local check whose answer depends on nothing else than the page's text and the policy
 (the secret scan, the ids a page's anchors may name) asks `remembered`: a repeated text takes
 the answer of its first page. Each question keeps its own bounded memo
-(`kbkit.pages.repeated_bodies.Memo`: at most 4,096 texts, and none once as many
-have gone by without a repeat), and all of them are dropped when another policy is asked
+(`kbkit.pages.repeated_bodies.Memo`: at most 4,096 texts, and none once it answers too few
+lookups to pay for its digests), and all of them are dropped when another policy is asked
 about (a long-running editor session may load a new one). A page's text is digested once,
 however many questions are asked about it.
 """
