@@ -21,8 +21,10 @@ from kbkit.policy.model import Policy
 
 T = TypeVar("T")
 
-# [the policy the memos answer for, {question: memo}, the last text asked about, its digest]
-_state: list[Any] = [None, {}, None, b""]
+# (the policy the memos answer for, {question: memo}) and (the last text asked about, its
+# digest), each replaced whole, never changed in place: a thread reads one or the other
+_HELD: list[tuple[Any, dict[str, Memo]]] = [(None, {})]
+_LAST: list[tuple[str | None, bytes]] = [(None, b"")]
 
 
 def remembered(
@@ -31,14 +33,18 @@ def remembered(
     """`compute()`, the answer to `question` about `text` under `policy`, or the answer
     given before for the same text (and the same `variant`: what else the answer reads that
     the text alone does not decide)."""
-    state = _state
-    if state[0] is not policy:
-        state[:] = [policy, {}, None, b""]
-    memo = state[1].get(question)
+    held = _HELD[0]
+    if held[0] is not policy:
+        held = _HELD[0] = (policy, {})
+    memo = held[1].get(question)
     if memo is None:
-        memo = state[1][question] = Memo()
+        memo = held[1].setdefault(question, Memo())
     if not memo.on:
         return compute()
-    if state[2] is not text:
-        state[2], state[3] = text, text_digest(text)
-    return memo.recall((variant, state[3]), compute)
+    last = _LAST[0]
+    if last[0] is text:
+        digest = last[1]
+    else:
+        digest = text_digest(text)
+        _LAST[0] = (text, digest)
+    return memo.recall((variant, digest), compute)
