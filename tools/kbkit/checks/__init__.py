@@ -160,11 +160,8 @@ def checker_run(
         for rel, summary in tree.summaries.items()
         if summary.error is not None
     )
-    from kbkit.checks.link_model import resolving
-
-    with resolving(tree):  # the checks share one resolver's memos
-        for checker in checkers.values():
-            cross.extend(checker(tree, context))
+    for checker in checkers.values():
+        cross.extend(checker(tree, context))
     prefixes = tuple(f"{name}/" for name in checkers)
     entries, invalid = suppressions(tree)
     return Run(prefixes, local or {}, cross, entries, invalid)

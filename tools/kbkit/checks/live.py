@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.checks import Context, Run, checker_run, finish, suppressions
-from kbkit.checks.link_model import Resolver
+from kbkit.checks.link_model import Resolver, resolving
 from kbkit.checks.registry import PREFIX_BY_VALIDATOR, analyze_page, validator_modules
 from kbkit.checks.rules.tree.links import broken_link_findings, wikilink_findings
 from kbkit.checks.runner import load_for_checks, validator_run
@@ -135,7 +135,7 @@ class LiveTree:
         """Every cross-page check on the tree as it is in memory (what `refresh` adopts; the
         editor computes it in a forked child, so typing never waits for it)."""
         checkers = {name: validator_modules()[name].tree_findings for name in NAMES}
-        with gc_paused():
+        with gc_paused(), resolving(self.tree):  # the checks share one resolver's memos
             return checker_run(self.tree, checkers, Context(self.today), self.run.local).cross
 
     def adopt(self, cross: list[Finding]) -> list[Finding]:

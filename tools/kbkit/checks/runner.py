@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from kbkit.checks import Context, Run, checker_run, finish, incremental
+from kbkit.checks.link_model import resolving
 from kbkit.checks.registry import PREFIX_BY_VALIDATOR, analyze_page, validator_modules
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -91,7 +92,8 @@ def validator_run(tree: Tree, names: tuple[str, ...], today: date) -> Run:
         if mine:
             local[rel] = mine
     checkers = {name: modules[name].tree_findings for name in names}
-    return checker_run(tree, checkers, Context(today), local)
+    with resolving(tree):  # the checks share one resolver's memos
+        return checker_run(tree, checkers, Context(today), local)
 
 
 def check_tree(tree: Tree, names: tuple[str, ...], today: date) -> list[Finding]:
