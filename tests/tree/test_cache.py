@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from kbkit.checks.registry import analyze_page
+from kbkit.infra.content_digest import digest
 from kbkit.policy.model import load_policy
-from kbkit.tree.cache import CACHE_DIR, PageCache, digest
+from kbkit.tree.cache import CACHE_DIR, PageCache
 from kbkit.tree.model import LoadOptions, load_tree
 
 

@@ -17,9 +17,9 @@ markdown-it-py is also the tests' oracle.
 from __future__ import annotations
 
 import functools
-import hashlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from kbkit.infra.content_digest import digest
 from kbkit.pages.containers import has_containers, unindent_containers
 from kbkit.pages.frontmatter import NO_FRONTMATTER, Frontmatter, FrontmatterError, split_frontmatter
 from kbkit.pages.link import Footnote, Link
@@ -107,7 +107,7 @@ def parse_page(path: str, data: bytes, repeated: RepeatedBodies | None = None) -
     if repeated is None or not repeated.pages.on:
         return Page(path, len(data), text, None, bom, *_parse_text(path, text, repeated))
     # the same bytes read the same way (as MDX or not) make the same page but for its path
-    key = (is_mdx(path), hashlib.sha256(data).digest()[:16])
+    key = (is_mdx(path), digest(data))
     parts = repeated.pages.recall(key, lambda: _parse_text(path, text, repeated))
     return Page(path, len(data), text, None, bom, *parts)
 

@@ -24,9 +24,10 @@ its first 500, in the docsets measured that repeat any.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Final, TypeVar
+
+from kbkit.infra.content_digest import digest
 
 T = TypeVar("T")
 
@@ -84,5 +85,5 @@ class RepeatedBodies(Memo):
 
 
 def text_digest(text: str) -> bytes:
-    """A text's key in the memo (16 bytes of its SHA-256)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]
+    """A text's key in the memo: the digest of its UTF-8 bytes."""
+    return digest(text.encode("utf-8", "surrogatepass"))

@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from kbkit.infra.content_digest import digest
 from kbkit.tree.walk import PACKED_KEY, StatKey, stat_key
 
 CACHE_DIR = ".kbkit-cache"
@@ -27,12 +28,6 @@ FORMAT = 4
 CHUNK = 1000  # entries per marshal object: few loads, bounded memory while writing
 ADDED_CHUNK = 200  # added entries held before they are written (each holds a whole entry)
 RACY_NS = 3_000_000_000
-
-
-def digest(data: bytes) -> bytes:
-    """128 bits of SHA-256: twice as fast as BLAKE2b where the CPU has SHA instructions
-    (OpenSSL uses them), and no slower elsewhere."""
-    return hashlib.sha256(data).digest()[:16]
 
 
 @lru_cache(maxsize=1)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kbkit.infra import boundary, parallel
+from kbkit.infra.content_digest import digest
 from kbkit.pages.page import (
     Page,
     page_from_plain,
@@ -36,7 +37,7 @@ from kbkit.pages.page_summary import Summary, from_plain, summarize
 from kbkit.pages.repeated_bodies import RepeatedBodies
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
-from kbkit.tree.cache import PageCache, cache_file, code_fingerprint, digest
+from kbkit.tree.cache import PageCache, cache_file, code_fingerprint
 from kbkit.tree.page_file import OVERLAY_KEY, PageRefused, read_page_file
 from kbkit.tree.walk import PACKED_KEY, Problem, StatKey, Walk, under, walk_root
 

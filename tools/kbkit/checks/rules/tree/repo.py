@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 
 from kbkit.checks.rules.tree import DUPLICATE_PAGE, ENTRY_TOO_LONG, LOCAL_TRACKED
+from kbkit.infra.content_digest import digest
 from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.frontmatter import split_frontmatter
 from kbkit.pages.page import Page, decode
 from kbkit.rulebook.findings import Finding
-from kbkit.tree.cache import digest
 from kbkit.tree.model import Tree
 from kbkit.tree.page_file import PageRefused, read_page_file
 from kbkit.vcs.git_index import GitIndexError, tracked_paths
