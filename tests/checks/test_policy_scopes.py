@@ -88,3 +88,28 @@ def test_a_folder_glob_matches_the_folder_findings_too(tmp_path: Path) -> None:
     other = folder._replace(path="knowledge/general/other")
     kept = apply_severities([folder, other], policy_from_file(policy_file))
     assert kept == [other]
+
+
+def _decide_by_name(folder: str, policy: object) -> str:
+    _decided.append(folder)
+    return f"verdict of {folder}"
+
+
+_decided: list[str] = []
+
+
+def test_a_folder_is_decided_once_however_its_pages_interleave(tmp_path: Path) -> None:
+    """Pages are read by file name, so one folder's pages come between others': the verdict
+    of each folder is still decided once per policy, and a new policy decides again."""
+    from kbkit.checks.scopes import folder_verdict
+
+    policy = load_policy(make_repo(tmp_path))
+    pages = [f"{folder}/{name}.md" for name in ("a", "b", "c") for folder in ("x", "y/z", "w")]
+    _decided.clear()
+    verdicts = [folder_verdict(rel, policy, _decide_by_name) for rel in pages]
+    assert verdicts == [f"verdict of {rel.rpartition('/')[0]}" for rel in pages]
+    assert sorted(_decided) == ["w", "x", "y/z"]
+    (tmp_path / "policy.yaml").write_text("rules: {lint/orphan: warning}\n")
+    other = policy_from_file(tmp_path / "policy.yaml")
+    assert folder_verdict("x/a.md", other, _decide_by_name) == "verdict of x"
+    assert _decided.count("x") == 2

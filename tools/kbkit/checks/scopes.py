@@ -13,7 +13,7 @@ overrides win over earlier ones and over the global `rules:`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, cast
 
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
@@ -88,20 +88,26 @@ def compiled(policy: Policy, build: Callable[[Policy], T]) -> T:
     return made
 
 
-# decider -> (the policy data, the last folder it was asked about, its verdict)
-_LAST_FOLDER: dict[Callable[[str, Policy], Any], tuple[dict[str, Any], str, Any]] = {}
+# decider -> (the policy data its verdicts are for, folder -> verdict)
+_FOLDERS: dict[Callable[[str, Policy], Any], tuple[dict[str, Any], dict[str, Any]]] = {}
+_FOLDERS_KEPT = 4096  # verdicts kept per decider; past that, the memo starts over
 
 
 def folder_verdict(rel: str, policy: Policy, decide: Callable[[str, Policy], T]) -> T:
     """`decide(folder, policy)` for the folder of the root-relative page `rel`, remembered
-    for the last folder asked about (per decider and policy): pages come in path order, a
-    folder's pages one after another. `decide` must be a module-level function."""
+    per decider and policy for up to 4,096 folders: pages are read by file name
+    (`kbkit.tree.model`), so one folder's pages do not come one after another, but a
+    tree's folders are few beside its pages. `decide` must be a module-level function."""
     folder = rel.rpartition("/")[0]
-    last = _LAST_FOLDER.get(decide)
-    if last is not None and last[1] == folder and last[0] is policy.data:
-        return last[2]
+    held = _FOLDERS.get(decide)
+    if held is None or held[0] is not policy.data or len(held[1]) >= _FOLDERS_KEPT:
+        held = (policy.data, {})
+        _FOLDERS[decide] = held
+    verdicts = held[1]
+    if folder in verdicts:
+        return cast(T, verdicts[folder])
     verdict = decide(folder, policy)
-    _LAST_FOLDER[decide] = (policy.data, folder, verdict)
+    verdicts[folder] = verdict
     return verdict
 
 

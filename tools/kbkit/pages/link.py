@@ -31,7 +31,11 @@ class Link(NamedTuple):
 
     @property
     def is_external(self) -> bool:
-        return bool(_EXTERNAL.match(self.target))
+        """A URL with a scheme (`https:`, `mailto:`) or a protocol-relative `//host/x`."""
+        target = self.target
+        if ":" not in target:  # most links: a relative path, which holds no scheme's colon
+            return target.startswith("//")
+        return _EXTERNAL.match(target) is not None
 
 
 class Footnote(NamedTuple):
