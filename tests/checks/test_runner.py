@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from datetime import date
 from pathlib import Path
 
@@ -61,3 +62,50 @@ def test_the_collector_comes_back_when_a_check_fails(
     with pytest.raises(RuntimeError):
         runner.run_validators(repo, load_policy(repo), ("tree", "lint"), date(2026, 11, 30))
     assert gc.isenabled()
+
+
+def _two_validators_repo(tmp_path: Path) -> Path:
+    repo = _repo(tmp_path)
+    general = repo / "knowledge" / "general"
+    (general / "orphan.md").write_text("---\ntitle: x\n---\n# Orphan\n\n[gone](gone.md)\n")
+    (general / "b.md").write_text("# B\n\nIP 8.8.4.4 is the gateway.\n")
+    return repo
+
+
+@pytest.mark.parametrize("child_fails", [False, True])
+def test_the_last_validator_runs_on_a_child_and_finds_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child_fails: bool
+) -> None:
+    """Within BESIDE_PAGES, lint's cross-page checks run on a forked child beside the tree
+    checks: the same findings, in the same order, as run here; a child that fails has its
+    work done here."""
+    from kbkit.checks import wiki_lint
+
+    repo = _two_validators_repo(tmp_path)
+    policy = load_policy(repo)
+    tree = runner.load_for_checks(repo, policy)
+    today = date(2026, 11, 30)
+    monkeypatch.setattr(runner, "BESIDE_PAGES", range(0))
+    here = runner.validator_run(tree, ("tree", "lint"), today)
+    assert {f.rule_id.split("/")[0] for f in here.cross} == {"tree", "lint"}
+
+    real, parent = wiki_lint.tree_findings, os.getpid()
+    ran_in = tmp_path / "ran-in"
+
+    def recording(*args: object) -> object:
+        with ran_in.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        if child_fails and os.getpid() != parent:
+            raise RuntimeError("a child's failure")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(wiki_lint, "tree_findings", recording)
+    monkeypatch.setattr(runner, "BESIDE_PAGES", range(1, 100))
+    beside = runner.validator_run(tree, ("tree", "lint"), today, beside=True)
+    assert runner.validator_run(tree, ("tree", "lint"), today).cross == here.cross
+    assert beside.cross == here.cross
+    assert all(type(f) is type(here.cross[0]) for f in beside.cross)
+    pids = [int(line) for line in ran_in.read_text().split()]
+    assert pids[0] != parent  # the child ran it first
+    # ... and a run without `beside` (an editor's, a report's) runs it here
+    assert pids[1:] == ([parent] if child_fails else []) + [parent]

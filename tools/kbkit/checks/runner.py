@@ -7,10 +7,12 @@ import time
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-from kbkit.checks import Context, Run, checker_run, finish, incremental
+from kbkit.checks import Checker, Context, Run, checker_run, finish, incremental
 from kbkit.checks.link_model import resolving
 from kbkit.checks.registry import PREFIX_BY_VALIDATOR, analyze_page, validator_modules
+from kbkit.infra.parallel import Aside
 from kbkit.policy.model import Policy
 from kbkit.rulebook.findings import Finding
 from kbkit.tree.model import LoadOptions, Tree, load_tree
@@ -67,7 +69,7 @@ def _run_validators(
     walks = [reused] if reused is not None else []
     del reused  # handed over (popped) so that the load can release the walk before it parses
     tree = load_for_checks(repo, policy, use_cache=True, walk=walks.pop() if walks else None)
-    run = validator_run(tree, names, today)
+    run = validator_run(tree, names, today, beside=True)
     pages = checked_pages(tree, names)
     incremental.save(tree, names, today, run, pages, started_ns)
     return finish(run, policy), pages
@@ -81,9 +83,10 @@ def checked_pages(tree: Tree, names: tuple[str, ...]) -> int:
     return sum(1 for rel in tree.summaries if tree.in_roots(rel))
 
 
-def validator_run(tree: Tree, names: tuple[str, ...], today: date) -> Run:
+def validator_run(tree: Tree, names: tuple[str, ...], today: date, beside: bool = False) -> Run:
     """Run the named validators on a loaded tree, before suppressions apply (page-level
-    findings come from the load)."""
+    findings come from the load). With `beside` (a check command's own run, not an editor
+    or a report), the last validator may run on a forked child (`BESIDE_PAGES`)."""
     modules = validator_modules()
     prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in names)
     local: dict[str, list[Finding]] = {}
@@ -92,8 +95,40 @@ def validator_run(tree: Tree, names: tuple[str, ...], today: date) -> Run:
         if mine:
             local[rel] = mine
     checkers = {name: modules[name].tree_findings for name in names}
+    context = Context(today)
     with resolving(tree):  # the checks share one resolver's memos
-        return checker_run(tree, checkers, Context(today), local)
+        checkers, aside = _last_beside(tree, checkers, context) if beside else (checkers, None)
+        try:
+            return checker_run(tree, checkers, context, local)
+        finally:
+            if aside is not None:
+                aside.close()  # reaps the child (an earlier checker may have raised)
+
+
+# Tree sizes whose last validator's cross-page checks run on a forked child while this
+# process runs the others: below, the fork costs more than it spares; above, the child's
+# copies of the pages it touches (12-32 MB at 10k pages) would outgrow the memory budget
+# of a 50k-page check.
+BESIDE_PAGES = range(2_000, 20_001)
+
+
+def _last_beside(
+    tree: Tree, checkers: dict[str, Checker], context: Context
+) -> tuple[dict[str, Checker], Aside[list[tuple[Any, ...]]] | None]:
+    """The checkers, the last one's work started at once on a forked child when there are
+    two or more and the tree's size is in BESIDE_PAGES (its findings are then the child's,
+    the same as here: a failed child's work is redone here, `kbkit.infra.parallel.Aside`),
+    and that child."""
+    if len(checkers) < 2 or len(tree.summaries) not in BESIDE_PAGES:
+        return checkers, None
+
+    *_, (name, last) = checkers.items()
+    aside = Aside(lambda: [tuple(finding) for finding in last(tree, context)])
+
+    def beside(_tree: Tree, _context: Context) -> list[Finding]:
+        return [Finding(*finding) for finding in aside.result()]
+
+    return {**checkers, name: beside}, aside
 
 
 def check_tree(tree: Tree, names: tuple[str, ...], today: date) -> list[Finding]:
