@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kbkit.checks.registry import analyze_page
 from kbkit.infra.content_digest import digest
@@ -305,3 +307,18 @@ def test_a_full_disk_mid_write_keeps_the_old_cache_and_leaves_no_temp_file(
         assert sorted(p.name for p in folder.iterdir()) == [".gitignore", "filler", "pages.marshal"]
     assert loaded.summaries.keys() > first.summaries.keys()
     assert loaded.summaries == _load(repo, use_cache=False).summaries
+
+
+@given(st.integers(min_value=0, max_value=5_000))
+def test_chunks_cover_every_page_once_and_end_small(total: int) -> None:
+    """The parallel load's chunks: every page in exactly one, in order, none over CHUNK
+    pages, and the last 2 * CHUNK pages in quarter chunks (the processes end together)."""
+    from kbkit.tree.model import CHUNK, chunk_bounds
+
+    bounds = chunk_bounds(total)
+    assert bounds[0] == 0 and bounds[-1] == total
+    sizes = [end - start for start, end in zip(bounds, bounds[1:], strict=False)]
+    assert all(0 < size <= CHUNK for size in sizes)
+    tail = [size for start, size in zip(bounds, sizes, strict=False) if start >= total - 2 * CHUNK]
+    assert sum(tail) == min(total, 2 * CHUNK)
+    assert all(size <= CHUNK // 4 for size in tail)
