@@ -7,6 +7,7 @@ import shutil
 from datetime import date
 from pathlib import Path
 
+import pytest
 import yaml
 
 from kbkit.checks.runner import run_validators
@@ -80,3 +81,75 @@ def test_a_table_of_contents_reads_as_the_pure_python_parser_reads_it() -> None:
     assert _with_lines(fast) == _with_lines(pure)
     assert fast["items"][1]["items"][0]["href"].line == 9
     assert fast["items"][2]["href"] is None  # a tag reads as null
+
+
+def _docset(tmp_path: Path, pages: int = 700) -> Path:
+    """A DocFX docset large enough for the parallel load: toc.yml lists every page of
+    docs/a/ but the last, and an entry that names nothing."""
+    repo = tmp_path / "docset"
+    (repo / "docs" / "a").mkdir(parents=True)
+    (repo / "kbkit.yaml").write_text("version: 1\nextends: docfx\nknowledge_root: docs\n")
+    items = []
+    for number in range(pages):
+        (repo / "docs" / "a" / f"p{number}.md").write_text(f"# Page {number}\n\nText.\n")
+        if number < pages - 1:
+            items.append(f"  - name: Page {number}\n    href: p{number}.md\n")
+    items.append("  - name: Gone\n    href: gone.md\n")
+    (repo / "docs" / "a" / "toc.yml").write_text("items:\n" + "".join(items))
+    return repo
+
+
+def test_tables_read_ahead_give_the_findings_of_tables_read_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check reads the docset's tables of contents while helpers parse its pages; its
+    findings are those of a check that reads them after the parse, and every table read
+    ahead is taken."""
+    from kbkit.checks import index_model
+
+    repo = _docset(tmp_path)
+    taken: list[Path] = []
+    real_read = index_model._read_yaml
+
+    def reading(path: Path) -> object:
+        if path in index_model._READ_AHEAD:
+            taken.append(path)
+        return real_read(path)
+
+    monkeypatch.setattr(index_model, "_read_yaml", reading)
+    ahead, _ = run_validators(repo, load_policy(repo), ("tree", "lint"), TODAY, use_cache=False)
+    assert taken == [repo / "docs" / "a" / "toc.yml"]
+    assert index_model._READ_AHEAD == {}
+    rules = {(f.rule_id, f.path) for f in ahead}
+    assert ("tree/page-unregistered", "docs/a/p699.md") in rules
+    assert any(rule == "tree/link-broken" and path == "docs/a/toc.yml" for rule, path in rules)
+    monkeypatch.setattr(index_model, "read_tables_ahead", lambda *args: None)
+    after, _ = run_validators(repo, load_policy(repo), ("tree", "lint"), TODAY, use_cache=False)
+    assert ahead == after
+
+
+def test_a_table_changed_after_it_was_read_ahead_is_read_again(tmp_path: Path) -> None:
+    from kbkit.checks import index_model
+
+    repo = _docset(tmp_path, pages=3)
+    policy = load_policy(repo)
+    toc = repo / "docs" / "a" / "toc.yml"
+    files = frozenset({"a/toc.yml", "a/p0.md"})
+    index_model.read_tables_ahead(repo, policy, files)
+    assert toc in index_model._READ_AHEAD
+    toc.write_text("items:\n  - name: Only\n    href: p0.md\n")
+    assert index_model._read_yaml(toc) == {"items": [{"name": "Only", "href": "p0.md"}]}
+    assert index_model._READ_AHEAD == {}
+
+
+def test_a_table_that_cannot_be_read_ahead_fails_the_check_as_before(tmp_path: Path) -> None:
+    from kbkit.checks import index_model
+    from kbkit.infra.errors import UsageError
+
+    repo = _docset(tmp_path)
+    toc = repo / "docs" / "a" / "toc.yml"
+    toc.write_text("items: [unclosed\n")
+    index_model.read_tables_ahead(repo, load_policy(repo), frozenset({"a/toc.yml"}))
+    assert index_model._READ_AHEAD == {}
+    with pytest.raises(UsageError, match="invalid table of contents YAML"):
+        run_validators(repo, load_policy(repo), ("tree",), TODAY, use_cache=False)

@@ -20,11 +20,26 @@ from kbkit.tree.walk import Walk
 
 
 def load_for_checks(
-    repo: Path, policy: Policy, use_cache: bool = False, walk: Walk | None = None
+    repo: Path,
+    policy: Policy,
+    use_cache: bool = False,
+    walk: Walk | None = None,
+    read_ahead: bool = False,
 ) -> Tree:
     """The tree as the validators read it: summaries, facts and page-local findings only.
-    The walk is handed over, not kept here, so the load can release it before it parses."""
-    options = LoadOptions(analyze=analyze_page, use_cache=use_cache, keep_pages=False)
+    The walk is handed over, not kept here, so the load can release it before it parses.
+    With `read_ahead` (a check command's own run), the tables of contents are read while
+    helpers parse the pages (`index_model.read_tables_ahead`)."""
+    beside = None
+    if read_ahead:
+        from kbkit.checks.index_model import read_tables_ahead
+
+        def beside(files: frozenset[str]) -> None:
+            read_tables_ahead(repo, policy, files)
+
+    options = LoadOptions(
+        analyze=analyze_page, use_cache=use_cache, keep_pages=False, beside=beside
+    )
     handed = [walk]
     del walk
     return load_tree(repo, policy, options, handed.pop())
@@ -60,7 +75,7 @@ def _run_validators(
     walked: Callable[[], Walk] | None,
 ) -> tuple[list[Finding], int]:
     if not use_cache:
-        tree = load_for_checks(repo, policy, walk=walked() if walked else None)
+        tree = load_for_checks(repo, policy, walk=walked() if walked else None, read_ahead=True)
         return check_tree(tree, names, today), checked_pages(tree, names)
     started_ns = time.time_ns()
     reused = incremental.try_reuse(repo, policy, names, today, started_ns, walked)
@@ -68,7 +83,9 @@ def _run_validators(
         return reused.findings, reused.pages
     walks = [reused] if reused is not None else []
     del reused  # handed over (popped) so that the load can release the walk before it parses
-    tree = load_for_checks(repo, policy, use_cache=True, walk=walks.pop() if walks else None)
+    tree = load_for_checks(
+        repo, policy, use_cache=True, walk=walks.pop() if walks else None, read_ahead=True
+    )
     run = validator_run(tree, names, today, beside=True)
     pages = checked_pages(tree, names)
     incremental.save(tree, names, today, run, pages, started_ns)
@@ -123,7 +140,9 @@ def _last_beside(
         return checkers, None
 
     *_, (name, last) = checkers.items()
-    aside = Aside(lambda: [tuple(finding) for finding in last(tree, context)])
+    aside: Aside[list[tuple[Any, ...]]] = Aside(
+        lambda: [tuple(finding) for finding in last(tree, context)]
+    )
 
     def beside(_tree: Tree, _context: Context) -> list[Finding]:
         return [Finding(*finding) for finding in aside.result()]

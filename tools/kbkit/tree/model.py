@@ -209,6 +209,9 @@ class LoadOptions(NamedTuple):
     jobs: int = 0  # 0: decide from the work size and the CPU count
     keep_text: bool = True  # False: only index pages keep their text
     keep_pages: bool = True  # False: keep summaries and facts only (validators)
+    # Work of this process's own while forked helpers parse (given the walk's files): the
+    # check's tables of contents are read then instead of after the parse
+    beside: Callable[[frozenset[str]], None] | None = None
 
 
 # What one page contributes to a load, in the cache's plain (marshal) shape:
@@ -301,10 +304,13 @@ def _parse_all(
     policy: Policy,
     options: LoadOptions,
     digest_from_ns: int,
+    files: frozenset[str] = frozenset(),
 ) -> Iterator[Placed]:
     """Parse pages, here and on forked helpers when the batch is large enough to pay for
     them. Helpers send plain entries (the cache's own shape), so nothing is re-encoded, and
-    results stream back in chunks so no process ever holds the whole tree twice."""
+    results stream back in chunks so no process ever holds the whole tree twice. With
+    helpers, this process does `options.beside(files)` after its first chunk: the helpers
+    take more of the pages meanwhile."""
     folder = str(top)
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
     repeated = RepeatedBodies()  # each process its own (a helper forks it empty)
@@ -333,7 +339,11 @@ def _parse_all(
         return [number, *((None, *entry[1:]) for entry in entries)]
 
     preload(policy, options.analyze)  # before the fork, so the helpers share the imports
+    beside = options.beside
     for entries in parallel.run_chunks(len(bounds) - 1, work, helpers=jobs - 1):
+        if beside is not None:  # the helpers are forked and at work
+            beside(files)
+            beside = None
         first = bounds[entries[0]]
         for offset, (_, plain, dig, key) in enumerate(entries[1:]):
             yield order[first + offset], plain, dig, key
@@ -434,7 +444,7 @@ def load_tree(
     digest_from = cache.racy_from_ns if cache is not None else NEVER
     try:
         for count, (place, plain, dig, key) in enumerate(
-            _parse_all(top, root_rel, todo, policy, options, digest_from), 1
+            _parse_all(top, root_rel, todo, policy, options, digest_from, files), 1
         ):
             rel, index = todo[place], todo_index[place]
             keep(rel, index, plain)
