@@ -49,3 +49,40 @@ def test_nothing_is_compiled_before_first_use():
     used = lazy(r"x")
     used.search("x")
     assert "search" in vars(used)  # the compiled pattern's own method from then on
+
+
+def test_pyyaml_reader_pattern_waits_for_its_first_use_and_then_refuses_as_before() -> None:
+    """kbkit defers PyYAML's printable-character pattern (7 ms at import): the seed matches
+    the installed PyYAML's pattern, and its reader still refuses what it refused."""
+    import subprocess
+    import sys
+
+    import yaml
+    from yaml.reader import Reader
+
+    # as a kb command imports them: kbkit first (a test process may have imported yaml first)
+    shown = subprocess.run(
+        [sys.executable, "-c", "import kbkit, yaml; print(type(yaml.reader.Reader.NON_PRINTABLE))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "kbkit.infra.lazy_pattern._Deferred" in shown
+    with pytest.raises(yaml.YAMLError, match="#x0007: special characters are not allowed"):
+        yaml.load("a: \x07b\n", Loader=yaml.SafeLoader)  # noqa: S506 - the safe loader
+    assert yaml.load("a: é\U0001f600\n", Loader=yaml.SafeLoader) == {"a": "é\U0001f600"}  # noqa: S506
+    plain = re.compile(Reader.NON_PRINTABLE.pattern, re.UNICODE)
+    for text in ("ok\ttext\n", "bell\x07", "\ufffe", "\x85\u2028", "\ud800"):
+        found, expected = Reader.NON_PRINTABLE.search(text), plain.search(text)
+        assert (found and found.span()) == (expected and expected.span())
+
+
+def test_a_deferred_pattern_is_compiled_once_and_never_answers_for_itself() -> None:
+    from kbkit.infra.lazy_pattern import defer_compile
+
+    pattern = "kbkit-deferred-test-[0-9]+"
+    defer_compile(pattern)
+    waiting = re.compile(pattern)
+    assert waiting.search("x kbkit-deferred-test-42 y").span() == (2, 24)
+    assert waiting.fullmatch("kbkit-deferred-test-7") is not None
+    assert re.compile(pattern) is waiting  # still the one in the cache, compiled once

@@ -38,3 +38,24 @@ class _Lazy:
 def lazy(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
     """`re.compile(pattern, flags)`, compiled when a method is first called."""
     return cast("re.Pattern[str]", _Lazy(pattern, int(flags)))
+
+
+class _Deferred(_Lazy):
+    """A pattern in `re`'s own cache, compiled when first used (`defer_compile`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        # compiled under another cache key (re.UNICODE is what a str pattern has anyway),
+        # so `re` never answers this compile with the deferred pattern itself
+        self.flags = int(re.UNICODE)
+        return super().__getattr__(name)
+
+
+def defer_compile(pattern: str) -> None:
+    """Make `re.compile(pattern)` (no flags), wherever a library calls it at import, return
+    a pattern compiled on first use instead: seeded into `re`'s cache. Where `re` keeps no
+    such cache (another Python), the library compiles it at import as before."""
+    cache = getattr(re, "_cache", None)
+    if isinstance(cache, dict):
+        cache.setdefault((str, pattern, 0), _Deferred(pattern, 0))
