@@ -105,8 +105,11 @@ def test_tables_read_ahead_give_the_findings_of_tables_read_after(
     """A check reads the docset's tables of contents while helpers parse its pages; its
     findings are those of a check that reads them after the parse, and every table read
     ahead is taken."""
+    import os
+
     from kbkit.checks import index_model
 
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # a parse helper, even on one CPU
     repo = _docset(tmp_path)
     taken: list[Path] = []
     real_read = index_model._read_yaml
