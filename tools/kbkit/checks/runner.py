@@ -76,7 +76,8 @@ def _run_validators(
 ) -> tuple[list[Finding], int]:
     if not use_cache:
         tree = load_for_checks(repo, policy, walk=walked() if walked else None, read_ahead=True)
-        return check_tree(tree, names, today), checked_pages(tree, names)
+        run = validator_run(tree, names, today, beside=True)
+        return finish(run, policy), checked_pages(tree, names)
     started_ns = time.time_ns()
     reused = incremental.try_reuse(repo, policy, names, today, started_ns, walked)
     if isinstance(reused, incremental.Reused):
@@ -124,8 +125,8 @@ def validator_run(tree: Tree, names: tuple[str, ...], today: date, beside: bool 
 
 # Tree sizes whose last validator's cross-page checks run on a forked child while this
 # process runs the others: below, the fork costs more than it spares; above, the child's
-# copies of the pages it touches (12-32 MB at 10k pages) would outgrow the memory budget
-# of a 50k-page check.
+# copies of the pages it touches (3-14 MB more peak memory at 10k pages) would outgrow the
+# memory budget of a 50k-page check.
 BESIDE_PAGES = range(2_000, 20_001)
 
 
