@@ -114,10 +114,10 @@ def test_tables_read_ahead_give_the_findings_of_tables_read_after(
     taken: list[Path] = []
     real_read = index_model._read_yaml
 
-    def reading(path: Path) -> object:
+    def reading(repo: Path, path: Path) -> object:
         if path in index_model._READ_AHEAD:
             taken.append(path)
-        return real_read(path)
+        return real_read(repo, path)
 
     monkeypatch.setattr(index_model, "_read_yaml", reading)
     ahead, _ = run_validators(repo, load_policy(repo), ("tree", "lint"), TODAY, use_cache=False)
@@ -141,7 +141,7 @@ def test_a_table_changed_after_it_was_read_ahead_is_read_again(tmp_path: Path) -
     index_model.read_tables_ahead(repo, policy, files)
     assert toc in index_model._READ_AHEAD
     toc.write_text("items:\n  - name: Only\n    href: p0.md\n")
-    assert index_model._read_yaml(toc) == {"items": [{"name": "Only", "href": "p0.md"}]}
+    assert index_model._read_yaml(repo, toc) == {"items": [{"name": "Only", "href": "p0.md"}]}
     assert index_model._READ_AHEAD == {}
 
 
@@ -156,3 +156,27 @@ def test_a_table_that_cannot_be_read_ahead_fails_the_check_as_before(tmp_path: P
     assert index_model._READ_AHEAD == {}
     with pytest.raises(UsageError, match="invalid table of contents YAML"):
         run_validators(repo, load_policy(repo), ("tree",), TODAY, use_cache=False)
+
+
+def test_a_table_of_contents_that_leads_outside_the_repository_is_refused_unread(
+    tmp_path: Path,
+) -> None:
+    """A `toc.yml` symlinked to a file outside the repository: the check exits 2 naming the
+    path, and nothing of the outside file reaches a finding or a message, whether the
+    table was read ahead (a large docset) or not."""
+    from kbkit.checks import index_model
+    from kbkit.infra.boundary import OutsideRepository
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "toc.yml").write_text("items:\n  - name: Secret\n    href: private-name.md\n")
+    for pages in (3, 700):
+        repo = _docset(tmp_path / str(pages), pages=pages)
+        toc = repo / "docs" / "a" / "toc.yml"
+        toc.unlink()
+        toc.symlink_to(outside / "toc.yml")
+        with pytest.raises(OutsideRepository) as refused:
+            run_validators(repo, load_policy(repo), ("tree", "lint"), TODAY, use_cache=False)
+        assert "docs/a/toc.yml" in str(refused.value)
+        assert "private-name" not in str(refused.value)
+        assert index_model._READ_AHEAD == {}

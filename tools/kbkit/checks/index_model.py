@@ -39,12 +39,14 @@ from __future__ import annotations
 import hashlib
 import posixpath
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
 
 from kbkit.checks.rules.tree import LINK_BROKEN, PAGE_REGISTERED_TWICE, PAGE_UNREGISTERED
+from kbkit.infra.boundary import confine
 from kbkit.infra.config_file import read_config_bytes
 from kbkit.infra.errors import UsageError
 from kbkit.pages.page import Page
@@ -127,11 +129,8 @@ def tocs(tree: Tree) -> list[Toc]:
         if navs and main.every_page:  # a nav file at the top lists the pages instead
             main = main._replace(every_page=False)
         found.extend((main, *navs))
-    names = set(map(str, index.get("toc_files") or ()))
-    if names:
-        for rel in sorted(tree.files):
-            if rel.rsplit("/", 1)[-1] in names:
-                found.append(_folder_toc(tree, rel, index))
+    for rel in _toc_files(tree.files, index):
+        found.append(_folder_toc(tree, rel, index))
     if index.get("toctree"):
         found.extend(_toctrees(tree))
     if index.get("sidebars"):
@@ -145,7 +144,7 @@ def _navigation(key: str, tree: Tree, path: str, data: Any, index: Any) -> Navig
     from kbkit.sites import hooks
 
     source = NavSource(
-        key, tree.repo / path, data, index, lambda name: _read_yaml(tree.repo / name)
+        key, tree.repo / path, data, index, lambda name: _read_yaml(tree.repo, tree.repo / name)
     )
     for read in hooks("read_navigation"):
         found: Navigation | None = read(source)
@@ -162,7 +161,7 @@ def _toc_file(tree: Tree, toc: str, index: Any) -> tuple[Toc, str | None]:
         if rel not in tree.summaries:
             raise UsageError(f"index.toc {toc!r}: no such page under {tree.root}/")
         return _page_toc(tree, rel, ""), None
-    nav = _navigation("toc", tree, toc, _read_yaml(tree.repo / toc), index)
+    nav = _navigation("toc", tree, toc, _read_yaml(tree.repo, tree.repo / toc), index)
     listed: list[Entry] = []
     for written, line in nav.entries:
         rel = posixpath.normpath(written.lstrip("/"))
@@ -291,7 +290,7 @@ def _folder_toc(tree: Tree, rel: str, index: Any) -> Toc:
     if rel.endswith(".md"):
         return _page_toc(tree, rel, folder)
     path = tree.repo_path(rel)
-    nav = _navigation("toc_files", tree, path, _read_yaml(tree.repo / path), index)
+    nav = _navigation("toc_files", tree, path, _read_yaml(tree.repo, tree.repo / path), index)
     entries_list = []
     for href, line in nav.entries if nav.names == FILE_PATH else ():
         path_part = href.split("#", 1)[0].split("?", 1)[0]
@@ -488,23 +487,35 @@ def read_tables_ahead(repo: Path, policy: Policy, files: frozenset[str]) -> None
     read or parsed is left to the check, which reports it as it always does. Tables an
     earlier run read ahead and never took are dropped."""
     _READ_AHEAD.clear()
-    index = policy.data.get("index") or {}
-    names = {str(name) for name in index.get("toc_files") or ()}
-    if model(policy) != TOC or not names:
+    if model(policy) != TOC:
         return
     top = repo / under(policy.knowledge_root)
-    for rel in sorted(files):
-        if rel.rsplit("/", 1)[-1] in names and not rel.endswith(".md"):
+    for rel in _toc_files(files, policy.data.get("index") or {}):
+        if not rel.endswith(".md"):
             path = top / rel
             try:
-                data = read_config_bytes(path, MAX_TOC_BYTES, "the table of contents")
+                data = _table_bytes(repo, path)
                 _READ_AHEAD[path] = (data, _parse_yaml(path, data))
-            except UsageError:
+            except UsageError:  # outside the repository, unreadable, invalid: the check says
                 continue
 
 
-def _read_yaml(path: Path) -> Any:
-    data = read_config_bytes(path, MAX_TOC_BYTES, "the table of contents")
+def _toc_files(files: Iterable[str], index: Any) -> list[str]:
+    """The root-relative files named as `index.toc_files` names them, in path order."""
+    names = {str(name) for name in index.get("toc_files") or ()}
+    return [rel for rel in sorted(files) if rel.rsplit("/", 1)[-1] in names] if names else []
+
+
+def _table_bytes(repo: Path, path: Path) -> bytes:
+    """The bytes of a table of contents, refused unread (exit 2) when the path leads outside
+    the repository: a symlinked `toc.yml` would otherwise put another folder's file into
+    the findings."""
+    confine(repo, path, "the table of contents", repo=repo)
+    return read_config_bytes(path, MAX_TOC_BYTES, "the table of contents")
+
+
+def _read_yaml(repo: Path, path: Path) -> Any:
+    data = _table_bytes(repo, path)
     ahead = _READ_AHEAD.pop(path, None)
     if ahead is not None and ahead[0] == data:
         return ahead[1]  # the same bytes as read ahead: the same value
@@ -566,15 +577,13 @@ def toc_digest(tree: Tree) -> bytes:
     for key in ("sidebars", "nav_file"):
         if index.get(key):
             paths.append(tree.repo / str(index[key]))
-    names = set(map(str, index.get("toc_files") or ()))
-    if names:
-        paths.extend(
-            tree.repo / tree.repo_path(rel)
-            for rel in sorted(tree.files)
-            if rel.rsplit("/", 1)[-1] in names and not rel.endswith(".md")
-        )
+    paths.extend(
+        tree.repo / tree.repo_path(rel)
+        for rel in _toc_files(tree.files, index)
+        if not rel.endswith(".md")
+    )
     digest = hashlib.blake2b(digest_size=16)
     for path in paths:
-        digest.update(read_config_bytes(path, MAX_TOC_BYTES, "the table of contents"))
+        digest.update(_table_bytes(tree.repo, path))
         digest.update(b"\0")
     return digest.digest()
