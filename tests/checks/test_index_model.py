@@ -180,3 +180,17 @@ def test_a_table_of_contents_that_leads_outside_the_repository_is_refused_unread
         assert "docs/a/toc.yml" in str(refused.value)
         assert "private-name" not in str(refused.value)
         assert index_model._READ_AHEAD == {}
+
+
+def test_a_sidebars_file_that_leads_outside_the_repository_is_refused_unread(
+    tmp_path: Path,
+) -> None:
+    from kbkit.checks import index_model
+    from kbkit.infra.boundary import OutsideRepository
+
+    (tmp_path / "outside.js").write_text("module.exports = {docs: ['private-name']};\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "sidebars.js").symlink_to(tmp_path / "outside.js")
+    with pytest.raises(OutsideRepository, match="the sidebars file sidebars.js leads outside"):
+        index_model._table_bytes(repo, repo / "sidebars.js", "the sidebars file")

@@ -120,3 +120,18 @@ def test_an_mdx_import_starts_a_word_and_each_page_is_answered_for_itself(tmp_pa
     hooked = parse_page("docs/r.md", b"#### <!-- md:setting x -->\n")
     assert anchors_known(page, policy) and not anchors_known(hooked, policy)
     assert anchors_known(page, policy)
+
+
+def test_a_redirects_file_that_leads_outside_the_repository_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path)
+    outside = tmp_path / "outside.yml"
+    outside.write_text("/general/private-name.html: /general/setup.html\n")
+    redirects = repo / "config/redirects.yml"
+    redirects.unlink()
+    redirects.symlink_to(outside)
+    code = main(["check-knowledge-tree", "--repo", str(repo)])
+    err = capsys.readouterr().err
+    assert code == 2 and "the redirects file config/redirects.yml leads outside" in err
+    assert "private-name" not in err and "Traceback" not in err

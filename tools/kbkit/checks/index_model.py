@@ -260,7 +260,7 @@ def doc_id_fact(rel: str, page: Page, policy: Policy) -> str | None:
 def _sidebar_toc(tree: Tree, path: str, index: Any) -> Toc:
     """The sidebars file at repo-relative `path`: each entry that is a doc's id lists that
     doc (once, however often it is written); the folders it places place their docs."""
-    data = read_config_bytes(tree.repo / path, MAX_TOC_BYTES, "the sidebars file")
+    data = _table_bytes(tree.repo, tree.repo / path, "the sidebars file")
     nav = _navigation("sidebars", tree, path, data.decode("utf-8", "replace"), index)
     ids = {str(facts["doc_id"]): rel for rel, facts in tree.facts.items() if facts.get("doc_id")}
     if nav.names != DOC_ID:
@@ -506,12 +506,12 @@ def _toc_files(files: Iterable[str], index: Any) -> list[str]:
     return [rel for rel in sorted(files) if rel.rsplit("/", 1)[-1] in names] if names else []
 
 
-def _table_bytes(repo: Path, path: Path) -> bytes:
+def _table_bytes(repo: Path, path: Path, what: str = "the table of contents") -> bytes:
     """The bytes of a table of contents, refused unread (exit 2) when the path leads outside
     the repository: a symlinked `toc.yml` would otherwise put another folder's file into
     the findings."""
-    confine(repo, path, "the table of contents", repo=repo)
-    return read_config_bytes(path, MAX_TOC_BYTES, "the table of contents")
+    confine(repo, path, what, repo=repo)
+    return read_config_bytes(path, MAX_TOC_BYTES, what)
 
 
 def _read_yaml(repo: Path, path: Path) -> Any:

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from kbkit.infra import json_input
+from kbkit.infra.boundary import confine
 from kbkit.infra.bounded_yaml import yaml_problem
 from kbkit.infra.config_file import read_config_bytes, read_config_text
 from kbkit.infra.errors import UsageError
@@ -48,7 +49,7 @@ def redirect_files(repo: Path, policy: Policy) -> list[Path]:
     key = (policy.data.get("links") or {}).get("redirects_key")
     for name in configured(policy):
         path = repo / name
-        read = _site_redirects(repo, path, _parse(path, _read(path)), key is not None)
+        read = _site_redirects(repo, path, _parse(path, _read(repo, path)), key is not None)
         out.append(path)
         if read is not None:
             out.extend(read.files)
@@ -59,7 +60,9 @@ def _site_redirects(repo: Path, path: Path, data: Any, keyed: bool) -> Redirects
     """The redirects file as the first generator that reads it says (None: none does)."""
     from kbkit.sites import hooks
 
-    source = RedirectSource(repo, path, data, keyed, lambda other: _parse(other, _read(other)))
+    source = RedirectSource(
+        repo, path, data, keyed, lambda other: _parse(other, _read(repo, other))
+    )
     for read in hooks("read_redirects"):
         found: Redirects | None = read(source)
         if found is not None:
@@ -75,7 +78,7 @@ def load_redirects(repo: Path, policy: Policy, place: Any) -> RedirectMap:
     out: RedirectMap = {}
     for name in configured(policy):
         path = repo / name
-        data = _parse(path, _read(path))
+        data = _parse(path, _read(repo, path))
         read = _site_redirects(repo, path, data, key is not None)
         if read is not None and read.from_repo:
             out.update(_from_repo(read.mapping, root))
@@ -136,7 +139,10 @@ def _clean(path: str) -> str:
     return "" if cleaned == "." else cleaned
 
 
-def _read(path: Path) -> str:
+def _read(repo: Path, path: Path) -> str:
+    """A redirects file's text, refused unread (exit 2) when it leads outside the repository
+    (its targets would otherwise reach the findings)."""
+    confine(repo, path, "the redirects file", repo=repo)
     return read_config_text(path, MAX_REDIRECTS_BYTES, "the redirects file")
 
 
@@ -166,6 +172,7 @@ def redirects_digest(repo: Path, policy: Policy) -> str:
         return ""
     digest = hashlib.sha256()
     for path in files:
+        confine(repo, path, "the redirects file", repo=repo)
         digest.update(read_config_bytes(path, MAX_REDIRECTS_BYTES, "the redirects file"))
         digest.update(b"\0")
     return digest.hexdigest()
