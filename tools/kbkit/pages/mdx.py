@@ -30,6 +30,11 @@ _TAGS_ONLY = lazy(rf"^\s*(?:(?:{_TAG})\s*)+$")
 _TAG_START = lazy(r"^\s*<[A-Za-z][\w.:-]*(?:\s|$)")
 _COMMENT = lazy(r"\{/\*.*?\*/\}")
 _INDENT = 4
+# The first characters of a line that the loop below may change outside every state (with
+# white space, which `first.isspace()` tells as `str.strip` does, and a line holding `{/*`)
+_MAY_START = frozenset("<{`~ie")
+_FENCE_CHARS = frozenset("`~")
+_ESM_FIRST = frozenset("ie")
 
 
 def is_mdx(path: str) -> bool:
@@ -44,6 +49,17 @@ def markdown_lines(body: str) -> str:
     tag = False  # inside a JSX tag opened on an earlier line
     depth = 0  # open braces of a `{...}` expression started on an earlier line
     for number, line in enumerate(lines):
+        first = line[:1]
+        if fence:
+            if first != fence[0] and not first.isspace():
+                continue  # not the closing fence: kept as it is
+        elif (
+            not (esm or tag or depth)
+            and first not in _MAY_START
+            and not first.isspace()
+            and "{/*" not in line
+        ):
+            continue  # plain markdown outside every state: kept as it is
         stripped = line.strip()
         if fence:
             if stripped.startswith(fence) and not stripped[len(fence) :].strip(fence[0]).strip():
@@ -64,12 +80,14 @@ def markdown_lines(body: str) -> str:
             lines[number] = ""
             tag = not _closes_tag(line)
             continue
-        opened = _FENCE.match(line)
+        # each pattern below matches only where the stripped line starts as it tests first
+        lead = stripped[:1]
+        opened = _FENCE.match(line) if lead in _FENCE_CHARS else None
         if opened:
             fence = opened.group(1)
             lines[number] = line.lstrip(" \t")
             continue
-        if _ESM.match(line):
+        if first in _ESM_FIRST and _ESM.match(line):
             esm = True
             lines[number] = ""
             continue
@@ -77,10 +95,10 @@ def markdown_lines(body: str) -> str:
             depth = max(_braces(line), 0)
             lines[number] = ""
             continue
-        if _TAGS_ONLY.match(line):
+        if lead == "<" and _TAGS_ONLY.match(line):
             lines[number] = ""
             continue
-        if _TAG_START.match(line) and ">" not in line:
+        if lead == "<" and _TAG_START.match(line) and ">" not in line:
             tag = True
             lines[number] = ""
             continue
