@@ -25,7 +25,7 @@ from kbkit.sites.config import (
     read_config,
 )
 from kbkit.sites.plain import SKIPPED
-from kbkit.sites.site import Generator, Site
+from kbkit.sites.site import Generator, Site, lines_led_by
 
 PUBLISHED = (
     ".md",
@@ -176,7 +176,6 @@ def _content(config: Path, data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 # a shortcode on a line of its own, whose output may be markdown (`{{% include "x.md" %}}`)
-_INSERTED = lazy(r"(?m)^[ \t]*\{\{%")
 _SHORTCODE = lazy(r"[ \t]*\{\{%-?\s*(/?)\s*([\w./-]+)")
 
 
@@ -187,11 +186,7 @@ def inserts_text(text: str) -> tuple[int, ...]:
     heading ids."""
     if "{{%" not in text:
         return ()
-    return tuple(
-        found.start()
-        for found in _INSERTED.finditer(text)
-        if not _wraps_own_text(text, found.start())
-    )
+    return tuple(start for start in lines_led_by(text, "{{%") if not _wraps_own_text(text, start))
 
 
 def _wraps_own_text(text: str, start: int) -> bool:

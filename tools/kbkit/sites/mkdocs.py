@@ -29,6 +29,7 @@ from kbkit.sites.site import (
     Redirects,
     RedirectSource,
     Site,
+    lines_led_by,
 )
 
 PUBLISHED = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")  # the page files it builds
@@ -272,7 +273,7 @@ def _redirect_maps(data: Any) -> dict[str, Any]:
 
 # a snippet (`--8<-- "x.md"`), mkdocstrings (`::: package.module`) or mkdocs-click
 # (`::: mkdocs-click`): text a plugin or an extension puts into the page
-_INSERTED = lazy(r"(?m)^[ \t]*(?:--8<--|::: \S)")
+_INSERTED = lazy(r"[ \t]*(?:--8<--|::: \S)")  # from a line's start
 # a snippet of a file that is no markdown (an image, source code): it inserts no headings
 _SOURCE_SNIPPET = lazy(
     r"[ \t]*-{1,}8<-{1,}[ \t]+(['\"])[^'\"\n]+\."
@@ -286,9 +287,9 @@ def inserts_text(text: str) -> tuple[int, ...]:
     if "--8<--" not in text and ":::" not in text:
         return ()
     return tuple(
-        found.start()
-        for found in _INSERTED.finditer(text)
-        if not _SOURCE_SNIPPET.match(text, found.start())
+        start
+        for start in lines_led_by(text, "--8<--", "::: ")
+        if _INSERTED.match(text, start) and not _SOURCE_SNIPPET.match(text, start)
     )
 
 

@@ -138,3 +138,18 @@ class Generator(NamedTuple):
     # a site of this generator whose pages kbkit cannot read (Sphinx with reStructuredText
     # alone), said by `kb init` when it sets up a new tree instead: (config, what it builds)
     unread_site: Callable[[Path], tuple[str, str] | None] | None = None
+
+
+def lines_led_by(text: str, *literals: str) -> list[int]:
+    """The offsets of the lines of `text` whose first text after any spaces and tabs is one
+    of `literals` (none starting with a space, a tab or a line end): what `(?m)^[ \t]*`
+    and the literals find, with each literal found by `str.find`, many times faster."""
+    starts = set()
+    for literal in literals:
+        at = text.find(literal)
+        while at >= 0:
+            line = text.rfind("\n", 0, at) + 1
+            if not text[line:at].strip(" \t"):
+                starts.add(line)
+            at = text.find(literal, at + 1)
+    return sorted(starts)
