@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.checks.link_model import LinkModel, served_folder, served_relative
 from kbkit.sites import detect_site
@@ -192,3 +194,53 @@ def test_a_hugo_site_one_folder_down_is_found(tmp_path: Path) -> None:
     (tmp_path / "docs" / "index.md").write_text("# Tool\n")
     site = detect_site(tmp_path)
     assert site is not None and site.generator == "MkDocs"
+
+
+# --- shortcodes that insert text -----------------------------------------------------------
+
+SHORTCODE_PIECES = (
+    "{{%",
+    "%}}",
+    "-%}}",
+    "{{%-",
+    "/",
+    " ",
+    "\n",
+    "alert",
+    "a-",
+    "-",
+    "x.y",
+    "include",
+)
+
+
+def _inserts_text_by_name(text: str) -> tuple[int, ...]:
+    """The reference: each opened shortcode's closing looked for in the whole page."""
+    import re
+
+    out = []
+    for found in re.finditer(r"(?m)^[ \t]*\{\{%", text):
+        shortcode = re.match(r"[ \t]*\{\{%-?\s*(/?)\s*([\w./-]+)", text[found.start() :])
+        if shortcode is not None:
+            closing, name = shortcode.groups()
+            pattern = r"\{\{%-?\s*/\s*" + re.escape(name) + r"\s*-?%\}\}"
+            if closing or re.search(pattern, text):
+                continue
+        out.append(found.start())
+    return tuple(out)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(SHORTCODE_PIECES), max_size=40))
+def test_shortcode_lines_are_those_a_search_per_name_finds(pieces: list[str]) -> None:
+    from kbkit.sites.hugo import inserts_text
+
+    text = "".join(pieces)
+    assert inserts_text(text) == _inserts_text_by_name(text)
+
+
+def test_a_page_of_one_shortcode_opened_many_times_is_read_once() -> None:
+    from kbkit.sites.hugo import inserts_text
+
+    text = '{{% include "a.md" %}}\n{{% alert %}}\nx\n{{% /alert-%}}\n' * 3
+    assert inserts_text(text) == (0, 54, 108)  # the includes; the alerts wrap their own text

@@ -186,18 +186,34 @@ def inserts_text(text: str) -> tuple[int, ...]:
     heading ids."""
     if "{{%" not in text:
         return ()
-    return tuple(start for start in lines_led_by(text, "{{%") if not _wraps_own_text(text, start))
+    closed = _closed_names(text)
+    return tuple(
+        start for start in lines_led_by(text, "{{%") if not _wraps_own_text(text, start, closed)
+    )
 
 
-def _wraps_own_text(text: str, start: int) -> bool:
+def _wraps_own_text(text: str, start: int, closed: frozenset[str]) -> bool:
     found = _SHORTCODE.match(text, start)
     if found is None:
         return False
     closing, name = found.groups()
-    return (
-        bool(closing)
-        or re.search(r"\{\{%-?\s*/\s*" + re.escape(name) + r"\s*-?%\}\}", text) is not None
-    )
+    return bool(closing) or name in closed
+
+
+_CLOSING = lazy(r"\{\{%-?\s*/\s*([\w./-]+)\s*-?%\}\}")
+
+
+def _closed_names(text: str) -> frozenset[str]:
+    """The shortcode names the page closes (`{{% /name %}}`), in one pass: where a name ends
+    in `-` right before `%}}` (`{{% /alert-%}}`), the `-` may be the trim mark, so both
+    readings count."""
+    names = set()
+    for found in _CLOSING.finditer(text):
+        name = found.group(1)
+        names.add(name)
+        if name.endswith("-") and text.startswith("%}}", found.end(1)):
+            names.add(name[:-1])
+    return frozenset(names)
 
 
 GENERATOR = Generator("hugo", detect=detect, detect_later=detect_nested, inserts_text=inserts_text)
