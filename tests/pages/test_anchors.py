@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kbkit.pages.anchors import DOCFX, GITHUB, heading_ids, page_anchors, slug
+from kbkit.pages.anchors import DOCFX, GITHUB, heading_ids, html_ids, page_anchors, slug
 
 
 def _numbered(texts: list[str], style: str, given: dict[int, str]) -> list[str]:
@@ -104,3 +104,23 @@ def test_github_slugs_agree_with_github_slugger(tmp_path: Path) -> None:
     )
     expected = json.loads(done.stdout)
     assert [slug(text) for text in texts] == expected
+
+
+def test_html_ids_reads_id_and_name_attributes() -> None:
+    text = '<a id="first"></a>\n<div class="x" name=\'second\'>\n<span id = "third">'
+    assert html_ids(text) == ["first", "second", "third"]
+
+
+def test_a_tag_never_closed_ends_at_the_next_tag() -> None:
+    # a shell sample's `<<EOF` opens no tag that runs on to the ids below it
+    text = "```sh\ncat <<EOF\nx\nEOF\n```\n\n<a id=\"kept\"></a>\n" + "<a id\n" * 3
+    assert html_ids(text) == ["kept"]
+
+
+def test_a_less_than_sign_inside_a_tag_leaves_its_id_found() -> None:
+    assert html_ids('<a title="x<y" id="z">') == ["z"]
+    assert html_ids("<a <b id='w'>") == ["w"]
+
+
+def test_no_quoted_attribute_value_means_no_ids() -> None:
+    assert html_ids("<a id=x> the idea of a name") == []

@@ -173,12 +173,19 @@ def attr_list_ids(text: str) -> list[str]:
     return [found for match in _ATTRS.finditer(text) if (found := _attr_id(match.group(1)))]
 
 
-_HTML_ID = lazy(r"""<[a-zA-Z][^>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
+# A tag's attributes end at its `>`, or at the next `<`: a tag that is never closed
+# (`<<EOF` in a shell sample) is read up to the next tag, not to the end of the page, so each
+# character is read a bounded number of times (up to the end, a page of such lines took
+# minutes). A tag holding a `<` (`<a <b id="x">`) gives the same id either way.
+_HTML_ID = lazy(r"""<[a-zA-Z][^<>]*\s(?:id|name)\s*=\s*["']([^"']+)["']""")
+_QUOTED_VALUE = lazy(r"""=\s*["']""")  # what every such attribute holds (found by its `=`)
 
 
 def html_ids(text: str) -> list[str]:
     """Explicit HTML `id`/`name` anchors (`<a id="x">`, `<div name='y'>`)."""
     if "id" not in text and "name" not in text:
+        return []
+    if _QUOTED_VALUE.search(text) is None:
         return []
     return [match.group(1) for match in _HTML_ID.finditer(text)]
 

@@ -25,10 +25,11 @@ from kbkit.infra.lazy_pattern import lazy
 SUFFIX = ".mdx"
 _FENCE = lazy(r"^[ \t]*(`{3,}|~{3,})")
 _ESM = lazy(r"^(?:import|export)\b[\s{*'\"]")
-_TAG = r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{}\"']|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?/?>|<>|</>"
+# (`\s` and not `\s+` before the attributes, which take white space too: with both, a long
+# run of blanks in a tag never closed split every way before failing, minutes on one line)
+_TAG = r"</?[A-Za-z][\w.:-]*(?:\s(?:[^<>{}\"']|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?/?>|<>|</>"
 _TAGS_ONLY = lazy(rf"^\s*(?:(?:{_TAG})\s*)+$")
 _TAG_START = lazy(r"^\s*<[A-Za-z][\w.:-]*(?:\s|$)")
-_COMMENT = lazy(r"\{/\*.*?\*/\}")
 _INDENT = 4
 # The first characters of a line that the loop below may change outside every state (with
 # white space, which `first.isspace()` tells as `str.strip` does, and a line holding `{/*`)
@@ -103,12 +104,29 @@ def markdown_lines(body: str) -> str:
             lines[number] = ""
             continue
         if "{/*" in line:
-            line = _COMMENT.sub(lambda found: " " * len(found.group(0)), line)
+            line = _blank_comments(line)
         # MDX has no indented code: content indented inside an element is markdown
         indent = len(line) - len(line.lstrip(" \t"))
         wide = len(line[:indent].expandtabs(_INDENT)) >= _INDENT  # a tab reaches column 4
         lines[number] = line.lstrip(" \t") if wide else line
     return "\n".join(lines)
+
+
+def _blank_comments(line: str) -> str:
+    """The line with each `{/* ... */}` blanked to spaces: each comment ends at the first
+    `*/}` after its start; one left open ends the search (no later comment can close)."""
+    pieces = []
+    done = 0
+    start = line.find("{/*")
+    while start >= 0:
+        end = line.find("*/}", start + 3)
+        if end < 0:
+            break
+        end += 3
+        pieces.append(line[done:start] + " " * (end - start))
+        done = end
+        start = line.find("{/*", done)
+    return "".join(pieces) + line[done:] if pieces else line
 
 
 def _braces(line: str) -> int:
