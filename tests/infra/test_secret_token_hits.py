@@ -44,6 +44,8 @@ PIECES = [
     "SharedAccess\u212aey=",
     "aWs secret ",
     "eyJ",
+    "eyJ-",
+    "-",
     ".",
     "sk-",
     "sk-proj-",
@@ -183,3 +185,17 @@ def test_without_the_automaton_every_family_is_searched(monkeypatch: pytest.Monk
     for _ in range(1500):
         text = _fuzz(rng)
         assert [(hit.start, hit.family) for hit in token_hits(text)] == _naive(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "eyJ-eyJhbGciOiJIUzI1NiJ9.eyJzdWIi",  # the first start fails, the run holds a match
+        "xeyJ=eyJhbGciOiJIUzI1NiJ9.eyJzdWIi",  # glued to a word: the next start may match
+        "eyJ=" * 50 + "abcdefgh.abcd",
+        "eyJ-" * 50,
+        "eyJabc" * 30 + " eyJabcdefghij.abcd",
+    ],
+)
+def test_a_run_skipped_after_a_failed_jwt_start_holds_no_match(text: str) -> None:
+    assert [(hit.start, hit.family) for hit in token_hits(text)] == _naive(text)

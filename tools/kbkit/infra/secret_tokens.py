@@ -374,18 +374,36 @@ def _families_present(text: str, data: bytes | None = None) -> frozenset[str] | 
     return frozenset().union(*(owners[index] for index, _, _ in found)) if found else frozenset()
 
 
-Scan = tuple[str, re.Pattern[str], re.Pattern[str] | None, tuple[tuple[re.Pattern[str], int], ...]]
+# Families searched by a literal lead, whose failed match skips a run of their characters.
+# The JWT pattern reads the run of token characters after `eyJ` and then needs a `.`; where
+# that fails at a start the boundary lets through, it fails at every later `eyJ` of the same
+# run too (its run ends at the same character, and is shorter), so the search goes on after
+# the run. Searched with the pattern itself as its lead, a page of `eyJ-eyJ-...` had each
+# run read to its end once per `eyJ`: seconds for 100 KB, minutes at the read limit.
+_RUN_SKIPS: dict[str, tuple[str, str]] = {"jwt": ("eyJ", "[A-Za-z0-9_=-]*")}
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # `_B`'s
+
+Scan = tuple[
+    str,
+    re.Pattern[str],
+    re.Pattern[str] | None,
+    tuple[tuple[re.Pattern[str], int], ...],
+    re.Pattern[str] | None,
+]
 
 
 @functools.cache
 def _scans() -> tuple[Scan, ...]:
     out = []
     for (name, full), family in zip(_compiled(), FAMILIES, strict=True):
-        lead = None
-        if family.pattern.startswith(_B):
+        lead = skip = None
+        if name in _RUN_SKIPS:
+            literal, run = _RUN_SKIPS[name]
+            lead, skip = re.compile(re.escape(literal)), re.compile(run)
+        elif family.pattern.startswith(_B):
             lead = re.compile(family.pattern[len(_B) :], re.DOTALL)
         pieces = tuple((re.compile(text), back) for text, back in _LEADS.get(name, ()))
-        out.append((name, full, lead, pieces))
+        out.append((name, full, lead, pieces, skip))
     return tuple(out)
 
 
@@ -410,7 +428,7 @@ def token_hits(text: str) -> list[TokenHit]:
         return []  # `_may_hold_token`'s answer: no literal, no run of 16 token characters
     hits: list[TokenHit] = []
     lower: str | None = None
-    for name, full, lead, pieces in _scans():
+    for name, full, lead, pieces, skip in _scans():
         if present is not None and name in _STARTS and name not in present:
             continue
         if name in _TEXT_HINTS and not any(h in text for h in _TEXT_HINTS[name]):
@@ -431,12 +449,16 @@ def token_hits(text: str) -> list[TokenHit]:
             continue
         position = 0
         while (found := lead.search(text, position)) is not None:
-            confirmed = full.match(text, found.start())
+            start = found.start()
+            confirmed = full.match(text, start)
             if confirmed is not None:
                 hits.append(TokenHit(name, confirmed.start(), confirmed.end()))
-                position = max(confirmed.end(), found.start() + 1)
+                position = max(confirmed.end(), start + 1)
+            elif skip is not None and (start == 0 or text[start - 1] not in _WORD_CHARS):
+                run = skip.match(text, start)  # the boundary held: the run cannot match
+                position = run.end() if run is not None else start + 1
             else:
-                position = found.start() + 1  # glued to a word: a later start may still match
+                position = start + 1  # glued to a word: a later start may still match
     return sorted(hits, key=lambda hit: (hit.start, hit.family))
 
 
