@@ -76,7 +76,7 @@ def _two_validators_repo(tmp_path: Path) -> Path:
 def test_the_last_validator_runs_on_a_child_and_finds_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child_fails: bool
 ) -> None:
-    """Within BESIDE_PAGES, lint's cross-page checks run on a forked child beside the tree
+    """Within FORK_LAST_PAGES, lint's cross-page checks run on a forked child beside the tree
     checks: the same findings, in the same order, as run here; a child that fails has its
     work done here."""
     from kbkit.checks import wiki_lint
@@ -85,7 +85,7 @@ def test_the_last_validator_runs_on_a_child_and_finds_the_same(
     policy = load_policy(repo)
     tree = runner.load_for_checks(repo, policy)
     today = date(2026, 11, 30)
-    monkeypatch.setattr(runner, "BESIDE_PAGES", range(0))
+    monkeypatch.setattr(runner, "FORK_LAST_PAGES", range(0))
     here = runner.validator_run(tree, ("tree", "lint"), today)
     assert {f.rule_id.split("/")[0] for f in here.cross} == {"tree", "lint"}
 
@@ -100,12 +100,12 @@ def test_the_last_validator_runs_on_a_child_and_finds_the_same(
         return real(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(wiki_lint, "tree_findings", recording)
-    monkeypatch.setattr(runner, "BESIDE_PAGES", range(1, 100))
-    beside = runner.validator_run(tree, ("tree", "lint"), today, beside=True)
+    monkeypatch.setattr(runner, "FORK_LAST_PAGES", range(1, 100))
+    on_child = runner.validator_run(tree, ("tree", "lint"), today, fork_last=True)
     assert runner.validator_run(tree, ("tree", "lint"), today).cross == here.cross
-    assert beside.cross == here.cross
-    assert all(type(f) is type(here.cross[0]) for f in beside.cross)
+    assert on_child.cross == here.cross
+    assert all(type(f) is type(here.cross[0]) for f in on_child.cross)
     pids = [int(line) for line in ran_in.read_text().split()]
     assert pids[0] != parent  # the child ran it first
-    # ... and a run without `beside` (an editor's, a report's) runs it here
+    # ... and a run without `fork_last` (an editor's, a report's) runs it here
     assert pids[1:] == ([parent] if child_fails else []) + [parent]

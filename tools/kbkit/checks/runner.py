@@ -30,15 +30,18 @@ def load_for_checks(
     The walk is handed over, not kept here, so the load can release it before it parses.
     With `read_ahead` (a check command's own run), the tables of contents are read while
     helpers parse the pages (`index_model.read_tables_ahead`)."""
-    beside = None
+    while_helpers_parse = None
     if read_ahead:
         from kbkit.checks.index_model import read_tables_ahead
 
-        def beside(files: frozenset[str]) -> None:
+        def while_helpers_parse(files: frozenset[str]) -> None:
             read_tables_ahead(repo, policy, files)
 
     options = LoadOptions(
-        analyze=analyze_page, use_cache=use_cache, keep_pages=False, beside=beside
+        analyze=analyze_page,
+        use_cache=use_cache,
+        keep_pages=False,
+        while_helpers_parse=while_helpers_parse,
     )
     handed = [walk]
     del walk
@@ -76,7 +79,7 @@ def _run_validators(
 ) -> tuple[list[Finding], int]:
     if not use_cache:
         tree = load_for_checks(repo, policy, walk=walked() if walked else None, read_ahead=True)
-        run = validator_run(tree, names, today, beside=True)
+        run = validator_run(tree, names, today, fork_last=True)
         return finish(run, policy), checked_pages(tree, names)
     started_ns = time.time_ns()
     reused = incremental.try_reuse(repo, policy, names, today, started_ns, walked)
@@ -87,7 +90,7 @@ def _run_validators(
     tree = load_for_checks(
         repo, policy, use_cache=True, walk=walks.pop() if walks else None, read_ahead=True
     )
-    run = validator_run(tree, names, today, beside=True)
+    run = validator_run(tree, names, today, fork_last=True)
     pages = checked_pages(tree, names)
     incremental.save(tree, names, today, run, pages, started_ns)
     return finish(run, policy), pages
@@ -101,10 +104,10 @@ def checked_pages(tree: Tree, names: tuple[str, ...]) -> int:
     return sum(1 for rel in tree.summaries if tree.in_roots(rel))
 
 
-def validator_run(tree: Tree, names: tuple[str, ...], today: date, beside: bool = False) -> Run:
+def validator_run(tree: Tree, names: tuple[str, ...], today: date, fork_last: bool = False) -> Run:
     """Run the named validators on a loaded tree, before suppressions apply (page-level
-    findings come from the load). With `beside` (a check command's own run, not an editor
-    or a report), the last validator may run on a forked child (`BESIDE_PAGES`)."""
+    findings come from the load). With `fork_last` (a check command's own run, not an editor
+    or a report), the last validator may run on a forked child (`FORK_LAST_PAGES`)."""
     modules = validator_modules()
     prefixes = tuple(PREFIX_BY_VALIDATOR[name] for name in names)
     local: dict[str, list[Finding]] = {}
@@ -115,7 +118,7 @@ def validator_run(tree: Tree, names: tuple[str, ...], today: date, beside: bool 
     checkers = {name: modules[name].tree_findings for name in names}
     context = Context(today)
     with resolving(tree):  # the checks share one resolver's memos
-        checkers, aside = _last_beside(tree, checkers, context) if beside else (checkers, None)
+        checkers, aside = _last_on_child(tree, checkers, context) if fork_last else (checkers, None)
         try:
             return checker_run(tree, checkers, context, local)
         finally:
@@ -127,17 +130,17 @@ def validator_run(tree: Tree, names: tuple[str, ...], today: date, beside: bool 
 # process runs the others: below, the fork costs more than it spares; above, the child's
 # copies of the pages it touches (3-14 MB more peak memory at 10k pages) would outgrow the
 # memory budget of a 50k-page check.
-BESIDE_PAGES = range(2_000, 20_001)
+FORK_LAST_PAGES = range(2_000, 20_001)
 
 
-def _last_beside(
+def _last_on_child(
     tree: Tree, checkers: dict[str, Checker], context: Context
 ) -> tuple[dict[str, Checker], Aside[list[tuple[Any, ...]]] | None]:
     """The checkers, the last one's work started at once on a forked child when there are
-    two or more and the tree's size is in BESIDE_PAGES (its findings are then the child's,
+    two or more and the tree's size is in FORK_LAST_PAGES (its findings are then the child's,
     the same as here: a failed child's work is redone here, `kbkit.infra.parallel.Aside`),
     and that child."""
-    if len(checkers) < 2 or len(tree.summaries) not in BESIDE_PAGES:
+    if len(checkers) < 2 or len(tree.summaries) not in FORK_LAST_PAGES:
         return checkers, None
 
     *_, (name, last) = checkers.items()
@@ -145,10 +148,10 @@ def _last_beside(
         lambda: [tuple(finding) for finding in last(tree, context)]
     )
 
-    def beside(_tree: Tree, _context: Context) -> list[Finding]:
+    def from_child(_tree: Tree, _context: Context) -> list[Finding]:
         return [Finding(*finding) for finding in aside.result()]
 
-    return {**checkers, name: beside}, aside
+    return {**checkers, name: from_child}, aside
 
 
 def check_tree(tree: Tree, names: tuple[str, ...], today: date) -> list[Finding]:

@@ -211,7 +211,7 @@ class LoadOptions(NamedTuple):
     keep_pages: bool = True  # False: keep summaries and facts only (validators)
     # Work of this process's own while forked helpers parse (given the walk's files): the
     # check's tables of contents are read then instead of after the parse
-    beside: Callable[[frozenset[str]], None] | None = None
+    while_helpers_parse: Callable[[frozenset[str]], None] | None = None
 
 
 # What one page contributes to a load, in the cache's plain (marshal) shape:
@@ -309,7 +309,7 @@ def _parse_all(
     """Parse pages, here and on forked helpers when the batch is large enough to pay for
     them. Helpers send plain entries (the cache's own shape), so nothing is re-encoded, and
     results stream back in chunks so no process ever holds the whole tree twice. With
-    helpers, this process does `options.beside(files)` after its first chunk: the helpers
+    helpers, this process does `options.while_helpers_parse(files)` after its first chunk: the helpers
     take more of the pages meanwhile."""
     folder = str(top)
     jobs = options.jobs or min(os.cpu_count() or 1, 8)
@@ -339,11 +339,11 @@ def _parse_all(
         return [number, *((None, *entry[1:]) for entry in entries)]
 
     preload(policy, options.analyze)  # before the fork, so the helpers share the imports
-    beside = options.beside
+    while_helpers_parse = options.while_helpers_parse
     for entries in parallel.run_chunks(len(bounds) - 1, work, helpers=jobs - 1):
-        if beside is not None:  # the helpers are forked and at work
-            beside(files)
-            beside = None
+        if while_helpers_parse is not None:  # the helpers are forked and at work
+            while_helpers_parse(files)
+            while_helpers_parse = None
         first = bounds[entries[0]]
         for offset, (_, plain, dig, key) in enumerate(entries[1:]):
             yield order[first + offset], plain, dig, key
