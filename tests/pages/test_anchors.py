@@ -124,3 +124,14 @@ def test_a_less_than_sign_inside_a_tag_leaves_its_id_found() -> None:
 
 def test_no_quoted_attribute_value_means_no_ids() -> None:
     assert html_ids("<a id=x> the idea of a name") == []
+
+
+def test_attribute_lists_give_their_ids() -> None:
+    from kbkit.pages.anchors import attr_list_ids
+
+    text = '{: #first .note }\n{ id="second" key=v }\n{op="a",result="b"}\n{key=a=b #third}'
+    assert attr_list_ids(text) == ["first", "second", "third"]
+    assert heading_ids(["Title {#custom}", "Other { #x data-a=b=c }"], attr_list=True) == [
+        "custom",
+        "x",
+    ]

@@ -135,7 +135,15 @@ def page_anchors(texts: Iterable[str], style: str = GITHUB) -> tuple[str, ...]:
 
 
 # An attribute list: `{ #id .class key="value" }`, `{: #id }` (kramdown/Python-Markdown).
-_ATTRS = lazy(r"\{:?[ \t]*((?:[#.][^\s{}#.]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}]+)|[ \t])+)\}")
+# Each item is atomic (`(?>...)`): an unquoted value takes `=` and letters too, so
+# `{a=a=a=...` could be cut into items in exponentially many ways, all tried before failing
+# (28 pairs took 0.1 s, 40 half a minute). A quoted value is one only where the item ends
+# after it (`key="v" `, `key="v"}`); else the value is read unquoted to the next blank or
+# brace (`{op="a",result="b"}`), as trying both ways found.
+_ATTRS = lazy(
+    r"\{:?[ \t]*((?:(?>[#.][^\s{}#.]+|[\w-]+=(?:(?:\"[^\"]*\"|'[^']*')(?=[\s}])|[^\s{}]+)"
+    r"|[ \t]))+)\}"
+)
 _ATTR_ID = lazy(r"(?:^|[ \t])(?:#([^\s{}.]+)|id=(?:\"([^\"]*)\"|'([^']*)'|([^\s{}]+)))")
 _TRAILING_ATTRS = lazy(_ATTRS.pattern + r"[ \t]*$")
 
