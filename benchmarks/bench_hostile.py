@@ -2,12 +2,13 @@
 three pages just under the 1 MiB read limit that patterns once read in time growing with
 the square of their size (minutes to hours each): HTML tags never closed (`<a id` lines), an
 MDX page with a tag of 400,000 blanks and 100,000 comments never closed, and a run of
-`eyJ-` (each a JWT's start); and a small page whose attribute lists (`{a=a=...`, 60 pairs)
-a pattern once cut every way it could (time doubling with every pair or two). The trees
-read `.mdx` pages besides `.md`, check links' anchors and read attribute lists (kbkit.yaml,
-with the taxonomy of the generated policy.yaml).
+`eyJ-` (each a JWT's start); a small page whose attribute lists (`{a=a=...`, 60 pairs) a
+pattern once cut every way it could (time doubling with every pair or two); and 30,000 empty
+headings, whose ids Python-Markdown numbers `_1`, `_2`... (each once counted from 1). The
+trees read `.mdx` pages besides `.md`, check links' anchors with Python-Markdown's heading
+ids and read attribute lists (kbkit.yaml, with the taxonomy of the generated policy.yaml).
 
-The same generated tree is checked with and without the seven files, cold (no cache) and
+The same generated tree is checked with and without the eight files, cold (no cache) and
 warm, each by the real `kb` in its own process. Targets (issue #10): at most 2 s more than the
 clean tree, and a peak RSS of at most 100 MB for the whole process tree (the largest of the
 `kb` process and the helpers it forks, as `getrusage(RUSAGE_CHILDREN)` reports it).
@@ -49,7 +50,7 @@ def make_tree(repo: Path, pages: int) -> Path:
 
 
 def add_hostile_pages(repo: Path) -> list[str]:
-    """A FIFO, a link to /dev/zero, a 50 MB page and the four pages of long runs, each
+    """A FIFO, a link to /dev/zero, a 50 MB page and the five slow shapes, each
     registered in general/_index.md."""
     folder = repo / "knowledge" / "general"
     os.mkfifo(folder / "fifo.md")
@@ -63,8 +64,10 @@ def add_hostile_pages(repo: Path) -> list[str]:
     (folder / "tokens.md").write_bytes(b"# Tokens\n\n" + b"eyJ-" * 240_000 + b"\n")
     pairs = b"{" + b"a=" * 60
     (folder / "attrs.md").write_bytes(b"# Attributes " + pairs + b"\n\n" + pairs + b"\n")
+    (folder / "headings.md").write_bytes(b"# Headings\n\n" + b"# \n" * 30_000)
     index = folder / "_index.md"
     names = ["fifo.md", "zero.md", "huge.md", "tags.md", "jsx.mdx", "tokens.md", "attrs.md"]
+    names.append("headings.md")
     with open(index, "a", encoding="utf-8") as handle:
         handle.write("".join(f"- [{n}]({n})\n" for n in names))
         handle.write("- [an anchor](tags.md#no-such-anchor)\n")  # its HTML ids are then read
@@ -101,14 +104,14 @@ def measure(base: Path, pages: int, kb: list[str]) -> dict[str, tuple[float, flo
     clean = make_tree(base / "clean", pages)
     taxonomy = (clean / "knowledge" / "policy.yaml").read_text("utf-8")
     policy = "version: 1\npages:\n  extensions: [.md, .mdx]\n"
-    policy += "links:\n  anchors: true\n  attr_list: true\n" + taxonomy
+    policy += "links:\n  anchors: true\n  attr_list: true\n  slugs: python-markdown\n" + taxonomy
     (clean / "kbkit.yaml").write_text(policy, "utf-8")
     hostile = base / "hostile"
     shutil.copytree(clean, hostile, symlinks=True)
     add_hostile_pages(hostile)
     (clean / "knowledge" / "general" / "_index.md").write_bytes(
         (hostile / "knowledge" / "general" / "_index.md").read_bytes()
-    )  # the same index: the clean tree then reports the seven as broken links, not as pages
+    )  # the same index: the clean tree then reports the eight as broken links, not as pages
     figures = {}
     for mode in ("cold", "warm"):
         if mode == "cold":
@@ -129,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         figures = measure(Path(folder), pages, kb)
     ok = True
     print(
-        f"| {pages} pages | clean | + FIFO, /dev/zero link, 50 MB page, 4 slow shapes | peak RSS |"
+        f"| {pages} pages | clean | + FIFO, /dev/zero link, 50 MB page, 5 slow shapes | peak RSS |"
     )
     print("|---|---|---|---|")
     for mode, (clean_s, hostile_s, rss) in figures.items():

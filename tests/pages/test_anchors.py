@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.pages.anchors import DOCFX, GITHUB, heading_ids, html_ids, page_anchors, slug
 
@@ -113,7 +115,7 @@ def test_html_ids_reads_id_and_name_attributes() -> None:
 
 def test_a_tag_never_closed_ends_at_the_next_tag() -> None:
     # a shell sample's `<<EOF` opens no tag that runs on to the ids below it
-    text = "```sh\ncat <<EOF\nx\nEOF\n```\n\n<a id=\"kept\"></a>\n" + "<a id\n" * 3
+    text = '```sh\ncat <<EOF\nx\nEOF\n```\n\n<a id="kept"></a>\n' + "<a id\n" * 3
     assert html_ids(text) == ["kept"]
 
 
@@ -135,3 +137,24 @@ def test_attribute_lists_give_their_ids() -> None:
         "custom",
         "x",
     ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["x", "x_1", "x_2", "x_01", "", "_1", "y", "y_3", "x_1_1"]), max_size=30
+    )
+)
+def test_python_markdown_ids_repeat_as_its_own_unique_numbers_them(slugs: list[str]) -> None:
+    from markdown.extensions.toc import unique
+
+    from kbkit.pages import anchors
+
+    seen: set[str] = set()
+    counters: dict[str, int] = {}
+    ours = []
+    for candidate in slugs:
+        ours.append(anchors._unique(candidate, seen, anchors.PYTHON_MARKDOWN, counters))
+        seen.add(ours[-1])
+    theirs: set[str] = set()
+    assert ours == [unique(candidate, theirs) for candidate in slugs]

@@ -105,11 +105,20 @@ def _unique(candidate: str, seen: set[str], style: str, counters: dict[str, int]
     `counters` keeps the last number each candidate took: every smaller one was taken then
     and `seen` only grows, so the search resumes there (a class reference repeats
     "Parameters", "Remarks" and "Example" under each of hundreds of members)."""
-    if style == PYTHON_MARKDOWN:  # markdown.extensions.toc.unique
-        while candidate in seen or not candidate:
-            match = _PM_COUNT.match(candidate)
-            candidate = f"{match.group(1)}_{int(match.group(2)) + 1}" if match else f"{candidate}_1"
-        return candidate
+    if style == PYTHON_MARKDOWN:  # markdown.extensions.toc.unique, resumed (as below)
+        if candidate and candidate not in seen:
+            return candidate
+        # it tries `base_N+1`, `base_N+2`... where the candidate is `base_N`, else
+        # `candidate_1`, `candidate_2`...; `counters` keeps the N it last stopped at
+        match = _PM_COUNT.match(candidate)
+        base, number = (match.group(1), int(match.group(2))) if match else (candidate, 0)
+        number = counters.get(candidate, number)
+        while True:
+            number += 1
+            numbered = f"{base}_{number}"
+            if numbered not in seen:
+                counters[candidate] = number
+                return numbered
     if candidate not in seen:
         return candidate
     base = candidate
