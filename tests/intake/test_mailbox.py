@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.__main__ import main
 from kbkit.intake.ledger import EVENTS_FILE, load_events
@@ -181,3 +184,20 @@ def test_the_mailbox_comment_title_mentions_nobody() -> None:
 
     text = render_comment(record(title="Ask @acme/security about #12 and GH-3"))
     assert inert.markdown(text) == text and "@&#8203;acme/security" in text
+
+
+JSON_FENCE = re.compile(r"^```[ \t]*json[ \t]*\r?\n(.*?)\r?\n```[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(("```json", "```", " json", "json", "\n", "\r\n", "\r", " ", "{}", "x")),
+        max_size=30,
+    )
+)
+def test_json_blocks_are_those_the_fence_pattern_finds(pieces: list[str]) -> None:
+    from kbkit.intake.sources.mailbox import json_blocks
+
+    body = "".join(pieces)
+    assert json_blocks(body) == JSON_FENCE.findall(body)

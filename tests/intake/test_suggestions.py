@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kbkit.intake.suggestions import (
     added_lines,
     quoted_code,
@@ -78,3 +83,43 @@ def test_a_bare_name_or_a_short_span_is_not_evidence_of_a_landed_change() -> Non
     fenced = "Use this:\n```python\nos.write(fd, data)\n```"
     assert quoted_code(fenced) == ["os.write(fd, data)"]
     assert quoted_code(MULTI) == []  # a suggestion block is not quoted code
+
+
+# --- fenced blocks found without trying every later line per open fence --------------------
+
+SUGGESTION = re.compile(
+    r"^ {0,3}(`{3,})[ \t]*suggestion[ \t]*\n(.*?)^ {0,3}\1`*[ \t]*$", re.M | re.S
+)
+FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
+FENCE_PIECES = (
+    "```",
+    "````",
+    "~~~",
+    "~~~~",
+    "`",
+    "~",
+    " ",
+    "  ",
+    "    ",
+    "\t",
+    "\n",
+    "x",
+    "suggestion",
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(FENCE_PIECES), max_size=40))
+def test_blocks_are_those_the_fence_patterns_find(pieces: list[str]) -> None:
+    from kbkit.intake.suggestions import _fenced_blocks, _suggestion_blocks
+
+    text = "".join(pieces)
+    for pattern, ours in ((SUGGESTION, _suggestion_blocks), (FENCED, _fenced_blocks)):
+        want = [(m.start(), m.end(), m.group(2)) for m in pattern.finditer(text)]
+        assert [tuple(block) for block in ours(text)] == want
+
+
+def test_a_comment_of_fences_that_never_close_quotes_no_code() -> None:
+    body = "~~~~x\n" * 3 + "```suggestion\n" * 3 + "`run this` please"
+    assert quoted_code(body) == []
+    assert suggestions(body) == []

@@ -11,15 +11,78 @@ claimed; nor is quoted code that is a bare name (`merged_at`). Pure functions: t
 
 from __future__ import annotations
 
+import bisect
 import re
+from typing import NamedTuple
 
 from kbkit.intake.diff_excerpt import split_hunks
 
-# GitHub opens a suggestion with a backtick fence whose info string is `suggestion`.
-_SUGGESTION = re.compile(
-    r"^ {0,3}(`{3,})[ \t]*suggestion[ \t]*\n(.*?)^ {0,3}\1`*[ \t]*$", re.M | re.S
-)
-_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
+# Fenced blocks, found as these patterns would find them (with re.M | re.S):
+#   suggestion  ^ {0,3}(`{3,})[ \t]*suggestion[ \t]*\n(.*?)^ {0,3}\1`*[ \t]*$
+#   any fence   ^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1[`~]*[ \t]*$
+# but without trying every later line for each fence that never closes (GitHub takes 65,536
+# characters in a comment: a comment of unclosed fences took seconds). A fence closes at the
+# first later line of at least as many of its characters; `any fence` may also close on a
+# shorter run (down to three), the longest one that some later line holds.
+_SUGGESTION_OPEN = re.compile(r"^ {0,3}(`{3,})[ \t]*suggestion[ \t]*\n", re.M)
+_SUGGESTION_CLOSE = re.compile(r"^ {0,3}(`{3,})[ \t]*$", re.M)
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n", re.M)
+_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[`~]*[ \t]*$", re.M)
+
+
+class _Block(NamedTuple):
+    start: int  # the opening line's start
+    end: int  # the closing line's end (before its line break)
+    body: str  # the lines between
+
+
+def _blocks(
+    text: str, opener: re.Pattern[str], closer: re.Pattern[str], shorter: bool
+) -> list[_Block]:
+    """The blocks `opener` starts and a line `closer` finds ends (group 1: the fence's run)."""
+    lines: dict[str, list[tuple[int, int, int]]] = {}  # fence character -> (start, end, run)
+    for found in closer.finditer(text):
+        lines.setdefault(found[1][0], []).append((found.start(), found.end(), len(found[1])))
+    longest: dict[str, list[int]] = {}  # the longest run from each closing line on
+    for char, found_lines in lines.items():
+        runs = [run for _, _, run in found_lines]
+        for index in range(len(runs) - 2, -1, -1):
+            runs[index] = max(runs[index], runs[index + 1])
+        longest[char] = runs
+    blocks: list[_Block] = []
+    position = 0
+    while (opened := opener.search(text, position)) is not None:
+        fence = opened[1]
+        candidates = lines.get(fence[0], [])
+        first = bisect.bisect_left(candidates, (opened.end(), -1, -1))
+        most = longest[fence[0]][first] if first < len(candidates) else 0
+        need = min(len(fence), most) if shorter else len(fence)
+        if most < need or most < 3:
+            position = opened.start() + 1  # never closed: the next line may open one
+            continue
+        start, end, _ = next(line for line in candidates[first:] if line[2] >= need)
+        blocks.append(_Block(opened.start(), end, text[opened.end() : start]))
+        position = end
+    return blocks
+
+
+def _suggestion_blocks(text: str) -> list[_Block]:
+    return _blocks(text, _SUGGESTION_OPEN, _SUGGESTION_CLOSE, shorter=False)
+
+
+def _fenced_blocks(text: str) -> list[_Block]:
+    return _blocks(text, _FENCE_OPEN, _FENCE_CLOSE, shorter=True)
+
+
+def _without(text: str, blocks: list[_Block]) -> str:
+    """`text` with the blocks cut out (what `sub("", text)` of their pattern leaves)."""
+    pieces, done = [], 0
+    for block in blocks:
+        pieces.append(text[done : block.start])
+        done = block.end
+    return "".join(pieces) + text[done:]
+
+
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MIN_CODE = 8  # characters of code (whitespace aside) needed before a match means anything
@@ -39,11 +102,11 @@ def added_lines(diff: str) -> dict[str, set[str]]:
 def suggestions(body: str) -> list[list[str]]:
     """The lines of each suggestion block in a comment body."""
     text = body.replace("\r\n", "\n")
-    return [match.group(2).split("\n")[:-1] for match in _SUGGESTION.finditer(text)]
+    return [block.body.split("\n")[:-1] for block in _suggestion_blocks(text)]
 
 
 def has_suggestion(body: str) -> bool:
-    return bool(_SUGGESTION.search(body.replace("\r\n", "\n")))
+    return bool(_suggestion_blocks(body.replace("\r\n", "\n")))
 
 
 def _landed(lines: list[str], added: set[str]) -> bool:
@@ -61,14 +124,11 @@ def suggestion_landed(body: str, path: str, added: dict[str, set[str]]) -> bool:
 
 def quoted_code(body: str) -> list[str]:
     """The code a comment quotes outside suggestion blocks: fenced lines and code spans."""
-    text = _SUGGESTION.sub("", body.replace("\r\n", "\n"))
-    found = [
-        line.strip()
-        for match in _FENCED.finditer(text)
-        for line in match.group(2).split("\n")
-        if line.strip()
-    ]
-    prose = _FENCED.sub("", text)
+    unified = body.replace("\r\n", "\n")
+    text = _without(unified, _suggestion_blocks(unified))
+    fenced = _fenced_blocks(text)
+    found = [line.strip() for block in fenced for line in block.body.split("\n") if line.strip()]
+    prose = _without(text, fenced)
     found += [span.group(2).strip() for span in _CODE_SPAN.finditer(prose)]
     return [code for code in found if _is_code(code)]
 

@@ -33,7 +33,25 @@ from kbkit.intake.state_file import read_state, write_state
 MARKERS = (MARKER, "<!-- infermatrix-copilot:bugfix-record:v1 -->")
 TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 MAX_COMMENT = 65536  # GitHub's own limit on a comment body
-FENCE = re.compile(r"^```[ \t]*json[ \t]*\r?\n(.*?)\r?\n```[ \t]*$", re.MULTILINE | re.DOTALL)
+# A fenced ```json block: `^```[ \t]*json[ \t]*\r?\n(.*?)\r?\n```[ \t]*$` (re.M | re.S),
+# searched in two steps so that a block left open ends the search (no later one can close
+# either) instead of having every later line tried for each such fence: seconds for a comment
+# of 65,536 characters of them
+_JSON_OPEN = re.compile(r"^```[ \t]*json[ \t]*\r?\n", re.MULTILINE)
+_JSON_CLOSE = re.compile(r"\r?\n```[ \t]*$", re.MULTILINE)
+
+
+def json_blocks(body: str) -> list[str]:
+    """The text of each fenced ```json block of a comment body, in order."""
+    blocks = []
+    position = 0
+    while (opened := _JSON_OPEN.search(body, position)) is not None:
+        closed = _JSON_CLOSE.search(body, opened.end())
+        if closed is None:
+            break
+        blocks.append(body[opened.end() : closed.start()])
+        position = closed.end()
+    return blocks
 
 
 class RefusedComment(NamedTuple):
@@ -158,7 +176,7 @@ def comment_record(body: str, association: str, identity: RepoIdentity) -> dict[
         )
     if len(body) > MAX_COMMENT:
         raise ValueError(f"body of {len(body)} characters is longer than GitHub allows")
-    blocks = FENCE.findall(body)
+    blocks = json_blocks(body)
     if len(blocks) != 1:
         raise ValueError(f"expected exactly one fenced ```json block, found {len(blocks)}")
     try:
