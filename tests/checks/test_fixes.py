@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.gitrepo import git
 from tests.kbtree import kb, make_tree
 
@@ -154,3 +156,31 @@ def test_insertions_at_one_place_keep_their_planned_order() -> None:
         Edit("p", 0, 1, ("---",), ("r", "p")),
     ]
     assert apply_edits("---\n---\n", edits) == "---\na: 1\nb: 2\n---\n"
+
+
+# --- the line patterns, linear where the lazy ones they replace read blanks again and again ---
+
+_LAZY_LINES = {
+    "_TITLE": r"^title:[ \t]*(?P<value>.*?)[ \t]*$",
+    "_UPDATED": r"^updated:[ \t]*(?P<value>[^#\n]*?)[ \t]*$",
+    "_HEADING": r"^#[ \t]+(?P<text>.+?)[ \t#]*$",
+}
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.sampled_from(sorted(_LAZY_LINES)),
+    st.lists(
+        st.sampled_from(("title:", "updated:", "#", " ", "\t", "a", "b", "#", "\r", "\n")),
+        max_size=14,
+    ),
+)
+def test_line_patterns_read_what_the_lazy_ones_read(name: str, pieces: list[str]) -> None:
+    import re
+
+    from kbkit.checks import fixes
+
+    line = "".join(pieces)
+    theirs = re.match(_LAZY_LINES[name], line)
+    ours = getattr(fixes, name).match(line)
+    assert (ours and ours.groups()) == (theirs and theirs.groups())

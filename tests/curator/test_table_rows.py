@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.curator import KnowledgeCurationError, KnowledgeCurator
 from kbkit.curator.plan import check_postcondition
@@ -191,3 +193,17 @@ def test_a_table_row_carries_no_javascript_link(tmp_path: Path) -> None:
     _, validation = _validate(clone, row(table_rows=[_table_row("Links", cells)]))
     [rejected] = validation.rejected
     assert rejected.reason == "link-scheme" and rejected.message.startswith("a table row: ")
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(("#", "##", " ", "\t", "a", "b", "\r", "\n")), max_size=14))
+def test_heading_lines_are_read_as_the_lazy_pattern_reads_them(pieces: list[str]) -> None:
+    import re
+
+    from kbkit.curator import item_list, table
+
+    line = "".join(pieces)
+    theirs = re.match(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", line)
+    for module in (item_list, table):
+        ours = module._HEADING.match(line)
+        assert (ours and ours.groups()) == (theirs and theirs.groups())

@@ -11,6 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.__main__ import main
 from kbkit.pages.page import parse_page
@@ -378,3 +380,26 @@ def test_a_symlinked_document_out_of_the_root_is_not_read_for_labels(
     code, _, err = kb(capsys, "init", "--local-hook", "--repo", str(repo))
     assert code == 0, err
     assert ("tree/link-broken", "docs/index.md", "secret-label") in findings(capsys, repo)
+
+
+_LAZY_NAMES = {
+    "_NAME_OPTION": r"^[ \t]*:(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$",
+    "_YAML_NAME": r"^[ \t]*(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$",
+}
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.sampled_from(sorted(_LAZY_NAMES)),
+    st.lists(
+        st.sampled_from((":name:", "label:", " ", "\t", "a", "b", "\r", "\n", "\u00a0")),
+        max_size=12,
+    ),
+)
+def test_name_options_read_what_the_lazy_patterns_read(name: str, pieces: list[str]) -> None:
+    import re
+
+    line = "".join(pieces)
+    theirs = re.match(_LAZY_NAMES[name], line)
+    ours = getattr(myst, name).match(line)
+    assert (ours and ours.groups()) == (theirs and theirs.groups())

@@ -36,6 +36,7 @@ from urllib.parse import quote
 
 import yaml
 
+from kbkit.infra.closed_spans import closed_spans, replace_spans
 from kbkit.pages.frontmatter import FrontmatterLoader
 from kbkit.rulebook.findings import Finding
 
@@ -63,16 +64,17 @@ class Context(NamedTuple):
 
 Fix = Callable[[Finding, Context], list[Edit]]
 
-_TITLE = re.compile(r"^title:[ \t]*(?P<value>.*?)[ \t]*$")
+_TITLE = re.compile(r"^title:[ \t]*(?P<value>(?:.*[^ \t\n])?)[ \t]*$")
 _FIELD_MISSING = re.compile(r"^required frontmatter field `(?P<key>[^`]+)` is missing$")
 _UNREGISTERED = re.compile(r"^not linked from (?P<index>\S+): add one link to this page there$")
 _CHILD_UNREGISTERED = re.compile(
     r"^(?P<child>.+) is not linked from (?P<index>\S+): add one link to it there$"
 )
 _LIST_ITEM = re.compile(r"^(?P<marker>[-*+]|\d+[.)])[ \t]+\S")
-_HEADING = re.compile(r"^#[ \t]+(?P<text>.+?)[ \t#]*$")
-_SUPPRESSION = re.compile(r"<!--[ \t]*kb-disable-(?:next-line|file)\b[^\n]*?-->")
-_UPDATED = re.compile(r"^updated:[ \t]*(?P<value>[^#\n]*?)[ \t]*$")
+_HEADING = re.compile(r"^#[ \t]+(?P<text>.(?:.*[^ \t#\n])?)[ \t#]*$")
+# to the next `-->` on its line (closed_spans)
+_SUPPRESSION = re.compile(r"<!--[ \t]*kb-disable-(?:next-line|file)\b")
+_UPDATED = re.compile(r"^updated:[ \t]*(?P<value>(?:[^#\n]*[^#\n \t])?)[ \t]*$")
 
 
 def _lines(ctx: Context, path: str) -> list[str] | None:
@@ -212,7 +214,7 @@ def drop_suppression(finding: Finding, ctx: Context) -> list[Edit]:
     if lines is None or not 0 < finding.line <= len(lines):
         return []
     line = lines[finding.line - 1]
-    comments = _SUPPRESSION.findall(line)
+    comments = [line[start:end] for start, end in closed_spans(line, _SUPPRESSION, "-->")]
     if len(comments) != 1:
         return []  # a comment over several lines, or two on one line: left to the author
     rest = line.replace(comments[0], "", 1)
@@ -231,7 +233,7 @@ FIXES: dict[str, Fix] = {
 }
 
 
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_COMMENT = re.compile(r"<!--")  # to the next `-->` (closed_spans)
 
 
 def said(text: str) -> str:
@@ -239,7 +241,7 @@ def said(text: str) -> str:
     lines = text.split("\n")
     end = _frontmatter_end(lines)
     body = "\n".join(lines[end + 1 :] if end is not None else lines)
-    return " ".join(_COMMENT.sub(" ", body).split())
+    return " ".join(replace_spans(body, closed_spans(body, _COMMENT, "-->"), " ").split())
 
 
 def bump_updated(path: str, ctx: Context, fixed: str | None = None) -> list[Edit]:

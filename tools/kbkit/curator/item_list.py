@@ -15,7 +15,7 @@ from typing import NamedTuple
 from kbkit.curator.table import START_ROW
 from kbkit.infra.charset import INVISIBLE
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+((?:.*[^ \t#\n])?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _ITEM = re.compile(r"^([-*+])[ \t]+(\S.*)$")
 MAX_ITEM_CHARS = 1000

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from kbkit.infra.charset import INVISIBLE
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+((?:.*[^ \t#\n])?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _DELIMITER = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")

@@ -17,8 +17,8 @@ from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.page import Page
 
 _LABEL = lazy(r"^ {0,3}\((?P<name>[^()\s][^()]*)\)=[ \t]*$")
-_NAME_OPTION = lazy(r"^[ \t]*:(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
-_YAML_NAME = lazy(r"^[ \t]*(?:name|label):[ \t]+(?P<name>\S.*?)[ \t]*$")
+_NAME_OPTION = lazy(r"^[ \t]*:(?:name|label):[ \t]+(?P<name>\S(?:.*[^ \t\n])?)[ \t]*$")
+_YAML_NAME = lazy(r"^[ \t]*(?:name|label):[ \t]+(?P<name>\S(?:.*[^ \t\n])?)[ \t]*$")
 # `{figure-md} name` opening a backtick or (colon_fence) a colon fence
 _FIGURE_MD = lazy(r"^[ \t]*(?:`{3,}|:{3,})\{figure-md\}[ \t]+(?P<name>\S+)")
 _TOCTREE = lazy(r"^\{toctree\}")

@@ -3,12 +3,12 @@ and the length of the contributor entry page (T27)."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from itertools import islice
 
 from kbkit.checks.rules.tree import DUPLICATE_PAGE, ENTRY_TOO_LONG, LOCAL_TRACKED
+from kbkit.infra.closed_spans import closed_spans, replace_spans
 from kbkit.infra.content_digest import digest
 from kbkit.infra.lazy_pattern import lazy
 from kbkit.pages.frontmatter import split_frontmatter
@@ -18,7 +18,7 @@ from kbkit.tree.model import Tree
 from kbkit.tree.page_file import PageRefused, read_page_file
 from kbkit.vcs.git_index import GitIndexError, tracked_paths
 
-_FILE_SUPPRESSION = lazy(r"<!--\s*kb-disable-file\b.*?-->", re.S)
+_FILE_SUPPRESSION = lazy(r"<!--\s*kb-disable-file\b")  # to the next `-->` (closed_spans)
 
 
 # ASCII whitespace: what bytes.split() splits on
@@ -29,7 +29,7 @@ def _body(page: Page) -> str:
     """The body without frontmatter and without a `kb-disable-file` comment."""
     body = page.text[page.frontmatter.body_offset :]
     if "kb-disable-file" in body:  # the comment that says why a copy is kept is not content
-        body = _FILE_SUPPRESSION.sub("", body)
+        body = replace_spans(body, closed_spans(body, _FILE_SUPPRESSION, "-->"))
     return body
 
 
@@ -78,7 +78,7 @@ def bytes_exact_fingerprint(data: bytes, min_chars: int) -> bytes | None:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     body = text[split_frontmatter(text).body_offset :]
     if "kb-disable-file" in body:
-        body = _FILE_SUPPRESSION.sub("", body)
+        body = replace_spans(body, closed_spans(body, _FILE_SUPPRESSION, "-->"))
     return exact_fingerprint(body, min_chars)
 
 
