@@ -1,6 +1,9 @@
-"""Acceptance (issue #10): `kb check` on a tree with a FIFO page, a page linked to /dev/zero
-and a 50 MB page costs at most 2 s more than the same tree without them and stays under
-100 MB of peak RSS, cold and warm; measured on the real `kb` in its own process."""
+"""Acceptance (issue #10): `kb check` on a tree with a FIFO page, a page linked to /dev/zero,
+a 50 MB page and pages shaped to make a pattern read them again and again (tags and comments
+never closed, runs of JWT starts, attribute lists, thousands of equal headings:
+`benchmarks/bench_hostile.py`) costs at most 2 s more than the same tree without them and
+stays under 100 MB of peak RSS, cold and warm; measured on the real `kb` in its own
+process."""
 
 from __future__ import annotations
 
