@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbkit.sites import detect_site
 
@@ -235,3 +237,20 @@ def test_init_turns_queries_on_only_for_a_vault_that_has_them(tmp_path: Path) ->
     for folder in (based, plugin, written):
         site = detect_site(folder)
         assert site is not None and site.keys["links"]["queries"] is True, folder.name
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(("[[", "]]", "[", "]", "](", ")", "(", "`", "a", " ", "\n", "http:", "#")),
+        max_size=30,
+    )
+)
+def test_link_counts_are_what_the_patterns_find(pieces: list[str]) -> None:
+    import re
+
+    from kbkit.sites.obsidian import path_link_count, wikilink_count
+
+    text = "".join(pieces)
+    assert wikilink_count(text) == len(re.findall(r"(?<!`)\[\[[^\]\n]+\]\]", text))
+    assert path_link_count(text) == len(re.findall(r"\]\((?![a-z]+:|#)[^)\s]+\)", text))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,11 @@ def detect(repo: Path) -> Site | None:
 
 MAX_SAMPLED = 400  # pages read to tell a vault by its links
 MAX_SAMPLE_BYTES = 256 * 1024  # of each
-_WIKILINK = re.compile(r"(?<!`)\[\[[^\]\n]+\]\]")
-_PATH_LINK = re.compile(r"\]\((?![a-z]+:|#)[^)\s]+\)")
+# What `(?<!`)\[\[[^\]\n]+\]\]` and `\]\((?![a-z]+:|#)[^)\s]+\)` find, counted in one pass
+# (`_count`): a run of `[` or `](` with no end was read to the line's end from each start
+_WIKILINK_NAME = re.compile(r"[^\]\n]*")
+_PATH_TARGET = re.compile(r"[^)\s]*")
+_NOT_A_PATH = re.compile(r"[a-z]+:|#")
 
 
 def _links_by_name(repo: Path) -> bool:
@@ -59,10 +63,46 @@ def _links_by_name(repo: Path) -> bool:
         text = read_sample(page, MAX_SAMPLE_BYTES)
         if text is None:
             continue
-        names, paths = len(_WIKILINK.findall(text)), len(_PATH_LINK.findall(text))
+        names, paths = wikilink_count(text), path_link_count(text)
         by_name += names > paths
         by_path += paths > names
     return by_name >= 5 and by_name > 2 * by_path
+
+
+def wikilink_count(text: str) -> int:
+    """`[[name]]` links not right after a backtick."""
+    return _count(text, "[[", _WIKILINK_NAME, "]]", lambda text, at: text[at - 1 : at] != "`")
+
+
+def path_link_count(text: str) -> int:
+    """`](path)` links to no web address and no fragment alone."""
+    return _count(
+        text, "](", _PATH_TARGET, ")", lambda text, at: not _NOT_A_PATH.match(text, at + 2)
+    )
+
+
+def _count(
+    text: str, lead: str, run: re.Pattern[str], close: str, allowed: Callable[[str, int], bool]
+) -> int:
+    """How many times `lead`, a non-empty `run` and `close` follow each other, counted as
+    `findall` counts them (`allowed(text, start)`: what the pattern asks before its start
+    or after its lead). A start whose run does not close skips the run: every later start in
+    it ends its run at the same character."""
+    count = 0
+    position = 0
+    while (start := text.find(lead, position)) >= 0:
+        if not allowed(text, start):
+            position = start + 1
+            continue
+        body = start + len(lead)
+        found = run.match(text, body)  # a `*` run: always found
+        end = found.end() if found is not None else body
+        if end > body and text.startswith(close, end):
+            count += 1
+            position = end + len(close)
+        else:
+            position = max(end, start + 1)
+    return count
 
 
 def _sample(repo: Path) -> list[Path]:
