@@ -38,3 +38,9 @@ def test_spans_are_those_the_lazy_pattern_finds(pieces: list[str], opener: str) 
 def test_an_opening_left_open_ends_the_search() -> None:
     text = "<!-- a --> <!-- b <!-- c"
     assert closed_spans(text, re.compile("<!--"), "-->") == [(0, 10)]
+
+
+def test_spans_can_be_blanked_keeping_every_offset() -> None:
+    text = "a {/* b */} c {/* d"
+    spans = closed_spans(text, re.compile(r"\{/\*"), "*/}")
+    assert replace_spans(text, spans, None) == "a " + " " * 9 + " c {/* d"

@@ -27,13 +27,13 @@ def closed_spans(text: str, opener: re.Pattern[str], closer: str) -> list[tuple[
     return spans
 
 
-def replace_spans(text: str, spans: list[tuple[int, int]], by: str = "") -> str:
-    """`text` with each span (in order, apart) replaced by `by`."""
+def replace_spans(text: str, spans: list[tuple[int, int]], by: str | None = "") -> str:
+    """`text` with each span (in order, apart) replaced by `by`; None: by as many blanks."""
     pieces = []
     done = 0
     for start, end in spans:
         pieces.append(text[done:start])
-        pieces.append(by)
+        pieces.append(" " * (end - start) if by is None else by)
         done = end
     pieces.append(text[done:])
     return "".join(pieces)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from kbkit.infra.closed_spans import closed_spans, replace_spans
 from kbkit.infra.lazy_pattern import lazy
 
 SUFFIX = ".mdx"
@@ -30,6 +31,7 @@ _ESM = lazy(r"^(?:import|export)\b[\s{*'\"]")
 _TAG = r"</?[A-Za-z][\w.:-]*(?:\s(?:[^<>{}\"']|\"[^\"]*\"|'[^']*'|\{[^{}]*\})*)?/?>|<>|</>"
 _TAGS_ONLY = lazy(rf"^\s*(?:(?:{_TAG})\s*)+$")
 _TAG_START = lazy(r"^\s*<[A-Za-z][\w.:-]*(?:\s|$)")
+_COMMENT_OPEN = lazy(r"\{/\*")  # to the next `*/}` (closed_spans)
 _INDENT = 4
 # The first characters of a line that the loop below may change outside every state (with
 # white space, which `first.isspace()` tells as `str.strip` does, and a line holding `{/*`)
@@ -113,20 +115,9 @@ def markdown_lines(body: str) -> str:
 
 
 def _blank_comments(line: str) -> str:
-    """The line with each `{/* ... */}` blanked to spaces: each comment ends at the first
-    `*/}` after its start; one left open ends the search (no later comment can close)."""
-    pieces = []
-    done = 0
-    start = line.find("{/*")
-    while start >= 0:
-        end = line.find("*/}", start + 3)
-        if end < 0:
-            break
-        end += 3
-        pieces.append(line[done:start] + " " * (end - start))
-        done = end
-        start = line.find("{/*", done)
-    return "".join(pieces) + line[done:] if pieces else line
+    """The line with each `{/* ... */}` blanked to spaces (one left open ends the search:
+    no later comment can close)."""
+    return replace_spans(line, closed_spans(line, _COMMENT_OPEN, "*/}"), None)
 
 
 def _braces(line: str) -> int:
