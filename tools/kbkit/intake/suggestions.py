@@ -15,6 +15,7 @@ import bisect
 import re
 from typing import NamedTuple
 
+from kbkit.infra.closed_spans import replace_spans
 from kbkit.intake.diff_excerpt import split_hunks
 
 # Fenced blocks, found as these patterns would find them (with re.M | re.S):
@@ -60,7 +61,9 @@ def _blocks(
         if most < need or most < 3:
             position = opened.start() + 1  # never closed: the next line may open one
             continue
-        start, end, _ = next(line for line in candidates[first:] if line[2] >= need)
+        while candidates[first][2] < need:  # the first closing line long enough
+            first += 1
+        start, end, _ = candidates[first]
         blocks.append(_Block(opened.start(), end, text[opened.end() : start]))
         position = end
     return blocks
@@ -76,11 +79,7 @@ def _fenced_blocks(text: str) -> list[_Block]:
 
 def _without(text: str, blocks: list[_Block]) -> str:
     """`text` with the blocks cut out (what `sub("", text)` of their pattern leaves)."""
-    pieces, done = [], 0
-    for block in blocks:
-        pieces.append(text[done : block.start])
-        done = block.end
-    return "".join(pieces) + text[done:]
+    return replace_spans(text, [(block.start, block.end) for block in blocks])
 
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
