@@ -63,10 +63,11 @@ report-screenshot: $(STAMP) ## Regenerate docs/report-1400.png and docs/report-4
 bench: $(STAMP) ## Measure speed against the named floors (synthetic trees)
 	$(BIN)/python -m benchmarks.run
 
-stress: $(STAMP) ## Full-size crash, concurrency and scale runs; mutation scores of the curator's apply, the intake ledger and lessons selection; the public docs trees exported under KBKIT_PUBLIC_TREES, measured as in #38
+stress: $(STAMP) ## Full-size crash, concurrency and scale runs; mutation scores of the curator's apply, the intake ledger and lessons selection; the public docs trees exported under KBKIT_PUBLIC_TREES, measured as in #38; odd pages in each generator's site
 	KBKIT_STRESS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m stress tests
 	$(BIN)/python -m benchmarks.mutation --sample 60
 	$(BIN)/python -m benchmarks.public_trees
+	$(BIN)/python -m benchmarks.page_shapes
 
 release: $(STAMP) ## Check the version, build the wheel into dist/ and check it, make the tag v<version>
 	$(BIN)/python tools/release.py
