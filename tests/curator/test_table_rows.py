@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kbkit.curator import KnowledgeCurationError, KnowledgeCurator
 from kbkit.curator.plan import check_postcondition
 from tests.curator.conftest import WRITING, batch, make_clone, row
+from tests.reads_alike import assert_reads_alike, joined
 
 PAGE = f"knowledge/{WRITING}.md"
 TITLE = "# Rules for writing knowledge pages"
@@ -196,14 +196,9 @@ def test_a_table_row_carries_no_javascript_link(tmp_path: Path) -> None:
 
 
 @settings(max_examples=800, deadline=None)
-@given(st.lists(st.sampled_from(("#", "##", " ", "\t", "a", "b", "\r", "\n")), max_size=14))
-def test_heading_lines_are_read_as_the_lazy_pattern_reads_them(pieces: list[str]) -> None:
-    import re
-
+@given(joined(("#", "##", " ", "\t", "a", "b", "\r", "\n"), 14))
+def test_heading_lines_are_read_as_the_lazy_pattern_reads_them(line: str) -> None:
     from kbkit.curator import item_list, table
 
-    line = "".join(pieces)
-    theirs = re.match(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", line)
     for module in (item_list, table):
-        ours = module._HEADING.match(line)
-        assert (ours and ours.groups()) == (theirs and theirs.groups())
+        assert_reads_alike(module._HEADING, r"^(#{1,6})[ \t]+(.*?)[ \t#]*$", line)
