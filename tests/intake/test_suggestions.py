@@ -116,7 +116,8 @@ def test_blocks_are_those_the_fence_patterns_find(pieces: list[str]) -> None:
     text = "".join(pieces)
     for pattern, ours in ((SUGGESTION, _suggestion_blocks), (FENCED, _fenced_blocks)):
         want = [(m.start(), m.end(), m.group(2)) for m in pattern.finditer(text)]
-        assert [tuple(block) for block in ours(text)] == want
+        found = ours(text)
+        assert [(b.start, b.end, text[b.inner_start : b.inner_end]) for b in found] == want
 
 
 def test_a_comment_of_fences_that_never_close_quotes_no_code() -> None:

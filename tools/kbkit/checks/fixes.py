@@ -214,7 +214,7 @@ def drop_suppression(finding: Finding, ctx: Context) -> list[Edit]:
     if lines is None or not 0 < finding.line <= len(lines):
         return []
     line = lines[finding.line - 1]
-    comments = [line[start:end] for start, end in closed_spans(line, _SUPPRESSION, "-->")]
+    comments = [line[span.start : span.end] for span in closed_spans(line, _SUPPRESSION, "-->")]
     if len(comments) != 1:
         return []  # a comment over several lines, or two on one line: left to the author
     rest = line.replace(comments[0], "", 1)

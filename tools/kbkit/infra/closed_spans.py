@@ -10,30 +10,44 @@ opening's text is part of its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import NamedTuple
 
 
-def closed_spans(text: str, opener: re.Pattern[str], closer: str) -> list[tuple[int, int]]:
-    """(start, end) of each span, in order, as `opener.*?closer` (re.S) finds them with
-    `finditer`: the next span is looked for after the end of the last."""
+class Span(NamedTuple):
+    start: int  # where the opening starts
+    end: int  # where the closing ends
+    inner_start: int  # where the opening ends
+    inner_end: int  # where the closing starts
+
+
+def closed_spans(text: str, opener: re.Pattern[str], closer: str | re.Pattern[str]) -> list[Span]:
+    """Each span, in order, as `opener(.*?)closer` (re.S) finds them with `finditer`: the
+    next span is looked for after the end of the last. `closer`: a text, or a pattern
+    searched for from the opening's end."""
     spans = []
     position = 0
     while (opened := opener.search(text, position)) is not None:
-        end = text.find(closer, opened.end())
-        if end < 0:
+        if isinstance(closer, str):
+            inner_end = text.find(closer, opened.end())
+            end = inner_end + len(closer)
+        else:
+            closed = closer.search(text, opened.end())
+            inner_end, end = (closed.start(), closed.end()) if closed is not None else (-1, -1)
+        if inner_end < 0:
             break
-        end += len(closer)
-        spans.append((opened.start(), end))
+        spans.append(Span(opened.start(), end, opened.end(), inner_end))
         position = end
     return spans
 
 
-def replace_spans(text: str, spans: list[tuple[int, int]], by: str | None = "") -> str:
+def replace_spans(text: str, spans: Iterable[Span], by: str | None = "") -> str:
     """`text` with each span (in order, apart) replaced by `by`; None: by as many blanks."""
     pieces = []
     done = 0
-    for start, end in spans:
-        pieces.append(text[done:start])
-        pieces.append(" " * (end - start) if by is None else by)
-        done = end
+    for span in spans:
+        pieces.append(text[done : span.start])
+        pieces.append(" " * (span.end - span.start) if by is None else by)
+        done = span.end
     pieces.append(text[done:])
     return "".join(pieces)

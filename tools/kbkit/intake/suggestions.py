@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import NamedTuple
 
-from kbkit.infra.closed_spans import replace_spans
+from kbkit.infra.closed_spans import Span, replace_spans
 from kbkit.intake.diff_excerpt import split_hunks
 
 # Fenced blocks, found as these patterns would find them (with re.M | re.S):
@@ -31,15 +30,9 @@ _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n", re.M)
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[`~]*[ \t]*$", re.M)
 
 
-class _Block(NamedTuple):
-    start: int  # the opening line's start
-    end: int  # the closing line's end (before its line break)
-    body: str  # the lines between
-
-
 def _blocks(
     text: str, opener: re.Pattern[str], closer: re.Pattern[str], shorter: bool
-) -> list[_Block]:
+) -> list[Span]:
     """The blocks `opener` starts and a line `closer` finds ends (group 1: the fence's run)."""
     lines: dict[str, list[tuple[int, int, int]]] = {}  # fence character -> (start, end, run)
     for found in closer.finditer(text):
@@ -50,7 +43,7 @@ def _blocks(
         for index in range(len(runs) - 2, -1, -1):
             runs[index] = max(runs[index], runs[index + 1])
         longest[char] = runs
-    blocks: list[_Block] = []
+    blocks: list[Span] = []
     position = 0
     while (opened := opener.search(text, position)) is not None:
         fence = opened[1]
@@ -64,22 +57,22 @@ def _blocks(
         while candidates[first][2] < need:  # the first closing line long enough
             first += 1
         start, end, _ = candidates[first]
-        blocks.append(_Block(opened.start(), end, text[opened.end() : start]))
+        blocks.append(Span(opened.start(), end, opened.end(), start))
         position = end
     return blocks
 
 
-def _suggestion_blocks(text: str) -> list[_Block]:
+def _body(text: str, block: Span) -> str:
+    """The lines between a block's fences."""
+    return text[block.inner_start : block.inner_end]
+
+
+def _suggestion_blocks(text: str) -> list[Span]:
     return _blocks(text, _SUGGESTION_OPEN, _SUGGESTION_CLOSE, shorter=False)
 
 
-def _fenced_blocks(text: str) -> list[_Block]:
+def _fenced_blocks(text: str) -> list[Span]:
     return _blocks(text, _FENCE_OPEN, _FENCE_CLOSE, shorter=True)
-
-
-def _without(text: str, blocks: list[_Block]) -> str:
-    """`text` with the blocks cut out (what `sub("", text)` of their pattern leaves)."""
-    return replace_spans(text, [(block.start, block.end) for block in blocks])
 
 
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
@@ -101,7 +94,7 @@ def added_lines(diff: str) -> dict[str, set[str]]:
 def suggestions(body: str) -> list[list[str]]:
     """The lines of each suggestion block in a comment body."""
     text = body.replace("\r\n", "\n")
-    return [block.body.split("\n")[:-1] for block in _suggestion_blocks(text)]
+    return [_body(text, block).split("\n")[:-1] for block in _suggestion_blocks(text)]
 
 
 def has_suggestion(body: str) -> bool:
@@ -124,10 +117,12 @@ def suggestion_landed(body: str, path: str, added: dict[str, set[str]]) -> bool:
 def quoted_code(body: str) -> list[str]:
     """The code a comment quotes outside suggestion blocks: fenced lines and code spans."""
     unified = body.replace("\r\n", "\n")
-    text = _without(unified, _suggestion_blocks(unified))
+    text = replace_spans(unified, _suggestion_blocks(unified))
     fenced = _fenced_blocks(text)
-    found = [line.strip() for block in fenced for line in block.body.split("\n") if line.strip()]
-    prose = _without(text, fenced)
+    found = [
+        line.strip() for block in fenced for line in _body(text, block).split("\n") if line.strip()
+    ]
+    prose = replace_spans(text, fenced)
     found += [span.group(2).strip() for span in _CODE_SPAN.finditer(prose)]
     return [code for code in found if _is_code(code)]
 

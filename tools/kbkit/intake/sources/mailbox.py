@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kbkit.infra.closed_spans import closed_spans
 from kbkit.infra.errors import InputError, UsageError
 from kbkit.infra.file_lock import locked
 from kbkit.infra.json_input import loads
@@ -34,24 +35,17 @@ MARKERS = (MARKER, "<!-- infermatrix-copilot:bugfix-record:v1 -->")
 TRUSTED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 MAX_COMMENT = 65536  # GitHub's own limit on a comment body
 # A fenced ```json block: `^```[ \t]*json[ \t]*\r?\n(.*?)\r?\n```[ \t]*$` (re.M | re.S),
-# searched in two steps so that a block left open ends the search (no later one can close
-# either) instead of having every later line tried for each such fence: seconds for a comment
-# of 65,536 characters of them
+# found by `closed_spans`: a block left open ends the search (no later one can close
+# either) instead of having every later line tried for each such fence, seconds for a
+# comment of 65,536 characters of them
 _JSON_OPEN = re.compile(r"^```[ \t]*json[ \t]*\r?\n", re.MULTILINE)
 _JSON_CLOSE = re.compile(r"\r?\n```[ \t]*$", re.MULTILINE)
 
 
 def json_blocks(body: str) -> list[str]:
     """The text of each fenced ```json block of a comment body, in order."""
-    blocks = []
-    position = 0
-    while (opened := _JSON_OPEN.search(body, position)) is not None:
-        closed = _JSON_CLOSE.search(body, opened.end())
-        if closed is None:
-            break
-        blocks.append(body[opened.end() : closed.start()])
-        position = closed.end()
-    return blocks
+    spans = closed_spans(body, _JSON_OPEN, _JSON_CLOSE)
+    return [body[span.inner_start : span.inner_end] for span in spans]
 
 
 class RefusedComment(NamedTuple):
