@@ -158,3 +158,23 @@ def test_python_markdown_ids_repeat_as_its_own_unique_numbers_them(slugs: list[s
         seen.add(ours[-1])
     theirs: set[str] = set()
     assert ours == [unique(candidate, theirs) for candidate in slugs]
+
+
+def test_the_word_and_mark_table_keeps_what_the_per_character_rule_keeps() -> None:
+    """Every code point, through a fresh table, as the rule reads it one character at a
+    time: `-` and space kept, letters, marks, decimal digits, letter numbers and
+    connectors kept, everything else dropped."""
+    import sys
+    import unicodedata
+
+    from kbkit.pages.anchors import _WordAndMarks
+
+    def kept(char: str) -> bool:
+        category = unicodedata.category(char)
+        return char in "- " or category[0] in "LM" or category in ("Nd", "Nl", "Pc")
+
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    table = _WordAndMarks()
+    assert every.translate(table) == "".join(filter(kept, every))
+    assert every.translate(table) == "".join(filter(kept, every))  # and once remembered
+    assert slug("“না” বলতে শেখা x² ½ Ⅻ_a-b") == "না-বলতে-শেখা-x--ⅻ_a-b"

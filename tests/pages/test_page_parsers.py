@@ -29,6 +29,7 @@ from kbkit.pages import anchors, native, page
 from kbkit.pages.frontmatter import split_frontmatter
 from kbkit.pages.link import AUTOLINK, EMBED, INLINE, REFERENCE, WIKILINK, Footnote
 from tests.conftest import CORPUS
+from tests.reads_alike import joined
 
 FRAGMENTS = (
     "---", "\n", "\n\n", "```", "````", "~~~", "    ", "  ", " ", "`", "[", "]", "(", ")",
@@ -485,3 +486,16 @@ def test_a_non_ascii_path_on_an_ascii_host_leaves_markdown_it_unimported() -> No
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+_UNDERLINE_PIECES = ("=", "-", "==", "--", " ", "\t", ">", "\n", "x", "[[a]]", "]:", "]]:", "]")
+
+
+@given(joined(_UNDERLINE_PIECES, 12))
+@settings(max_examples=800, deadline=None)
+def test_underline_and_definition_ends_are_found_as_their_patterns_find_them(text: str) -> None:
+    """`_has_underline` and `_definition_end` answer as the `(?m)^` and lookbehind
+    patterns they replace."""
+    underline = re.search(r"(?m)^[ \t>]*(?:=+|-+)[ \t]*$", text) is not None
+    assert native._has_underline(text) is underline, text
+    assert native._definition_end(text) is (re.search(r"(?<!\])\]:", text) is not None), text

@@ -86,18 +86,28 @@ def slug(text: str, style: str = GITHUB) -> str:
 _KEPT_CATEGORIES = frozenset(("Nd", "Nl", "Pc"))
 
 
+class _WordAndMarks(dict[int, "int | None"]):
+    """A `str.translate` table over every character: the character itself where
+    github-slugger keeps it (`-`, space, `_KEPT_CATEGORIES` and the letter and mark
+    categories), None (dropped) where not. Each character's category is looked up once
+    per process, not once per heading: a translated docs site repeats the same few
+    hundred characters in thousands of headings."""
+
+    def __missing__(self, code: int) -> int | None:
+        char = chr(code)
+        category = unicodedata.category(char)
+        kept = char in "- " or category[0] in "LM" or category in _KEPT_CATEGORIES
+        self[code] = value = code if kept else None
+        return value
+
+
+_WORD_AND_MARKS = _WordAndMarks()
+
+
 def _keep_word_and_marks(text: str) -> str:
     """`text` without what github-slugger and kramdown's GFM ids drop, `-` and spaces kept:
     `"না" বলতে শেখা` is `না বলতে শেখা`, `x² and ½` is `x and `."""
-    out = []
-    for char in text:
-        if char in "- ":
-            out.append(char)
-            continue
-        category = unicodedata.category(char)
-        if category[0] in "LM" or category in _KEPT_CATEGORIES:
-            out.append(char)
-    return "".join(out)
+    return text.translate(_WORD_AND_MARKS)
 
 
 def _unique(candidate: str, seen: set[str], style: str, counters: dict[str, int]) -> str:

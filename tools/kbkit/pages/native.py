@@ -136,22 +136,23 @@ def _only_in_code(body: str, body_line: int, code: list[Any]) -> bool:
 # pass.)
 # Tested against two passes on generated pages and on every page with `[[` of 40 exported
 # public trees (tests/pages/test_page_parsers.py).
-# (any indent: a list item's or a quote's setext heading is indented with it)
-_UNDERLINE: Final = re.compile(r"(?m)^[ \t>]*(?:=+|-+)[ \t]*$")
-# The end of a reference or footnote definition's label: `]:`, but not a wikilink's `]]:`
-# (`see [[Properties|properties]]:`), as a label holds no bracket
-_DEFINITION_END: Final = re.compile(r"(?<!\])\]:")
+# (any indent: a list item's or a quote's setext heading is indented with it). A line that
+# looks like an underline, as the paragraph's first line or after a line break: searched
+# for after `\n` (found in C by the literal), not with `(?m)^`, which re tries at every
+# offset.
+_UNDERLINE_FIRST: Final = re.compile(r"(?m)[ \t>]*(?:=+|-+)[ \t]*$")
+_UNDERLINE_LATER: Final = re.compile(r"(?m)\n[ \t>]*(?:=+|-+)[ \t]*$")
 _CONTAINERS: Final = " \t>-*+0123456789.)"
 
 
 def _wikilinks_apart(body: str) -> bool:
     """Whether the body's wikilinks must be read in a pass of their own (see above)."""
-    if "]:" in body and _DEFINITION_END.search(body):
+    if _definition_end(body):
         return True
     for paragraph in body.split("\n\n"):
         if "[[" not in paragraph:
             continue
-        if "][" in paragraph or _UNDERLINE.search(paragraph):
+        if "][" in paragraph or _has_underline(paragraph):
             return True
         if "](" in paragraph and _in_or_before_a_link(paragraph):
             return True
@@ -163,6 +164,26 @@ def _wikilinks_apart(body: str) -> bool:
             if "<" in line or line.count("[[") > line.count("]]"):
                 return True  # a wikilink may hold HTML or an autolink, or go on below
     return False
+
+
+def _definition_end(body: str) -> bool:
+    """Whether the body holds the end of a reference or footnote definition's label: `]:`,
+    but not a wikilink's `]]:` (`see [[Properties|properties]]:`), as a label holds no
+    bracket."""
+    at = body.find("]:")
+    while at >= 0:
+        if at == 0 or body[at - 1] != "]":
+            return True
+        at = body.find("]:", at + 2)
+    return False
+
+
+def _has_underline(paragraph: str) -> bool:
+    """Whether a line of the paragraph may be a setext heading's underline."""
+    return (
+        _UNDERLINE_FIRST.match(paragraph) is not None
+        or _UNDERLINE_LATER.search(paragraph) is not None
+    )
 
 
 def _in_or_before_a_link(paragraph: str) -> bool:
