@@ -31,39 +31,44 @@ def printing(stdout: str, *, stderr: str = "", code: int = 0) -> str:
     return f"sys.stdout.write({stdout!r})\nsys.stderr.write({stderr!r})\nsys.exit({code})"
 
 
-def pr(number: object = 7, url: str = f"https://github.com/{REPO}/pull/7") -> dict[str, object]:
-    return {"number": number, "url": url, "state": "OPEN", "headRefName": "b"}
+def pull(number: object = 7, url: str = f"https://github.com/{REPO}/pull/7") -> dict[str, object]:
+    """A pull request object as GitHub's REST API sends it (the fields kbkit reads)."""
+    return {
+        "number": number, "html_url": url, "state": "open", "title": "t", "body": None,
+        "head": {"ref": "b", "sha": "0" * 40, "repo": {"owner": {"login": "bot"}}},
+        "base": {"ref": "main"}, "created_at": "2026-11-30T00:00:00Z", "merged_at": None,
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        (pr(number="7"), "PR number '7' is not a positive integer"),
-        (pr(number=7.5), "is not a positive integer"),
-        (pr(number=True), "is not a positive integer"),
-        (pr(url=f"http://github.com/{REPO}/pull/7"), "not https://github.com/"),
-        (pr(url=f"https://github.com.evil.example/{REPO}/pull/7"), "not https://github.com/"),
-        (pr(url="https://github.com/someone/else/pull/7"), "not https://github.com/"),
-        (pr(url=f"https://token@github.com/{REPO}/pull/7"), "not https://github.com/"),
+        (pull(number="7"), "PR number '7' is not a positive integer"),
+        (pull(number=7.5), "is not a positive integer"),
+        (pull(number=True), "is not a positive integer"),
+        (pull(url=f"http://github.com/{REPO}/pull/7"), "not https://github.com/"),
+        (pull(url=f"https://github.com.evil.example/{REPO}/pull/7"), "not https://github.com/"),
+        (pull(url="https://github.com/someone/else/pull/7"), "not https://github.com/"),
+        (pull(url=f"https://token@github.com/{REPO}/pull/7"), "not https://github.com/"),
     ],
 )
-def test_pr_list_output_is_validated(
+def test_pull_request_objects_are_validated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: dict[str, object], message: str
 ) -> None:
     fake_gh(tmp_path / "bin", monkeypatch, printing(json.dumps([entry])))
     with pytest.raises(github.GitHubError, match=message):
-        github.list_prs(REPO, "b", tmp_path)
+        github.list_pulls(REPO, tmp_path)
 
 
 def test_a_pr_url_on_the_configured_enterprise_host_is_accepted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url = f"https://ghe.example.com/{REPO}/pull/3"
-    fake_gh(tmp_path / "bin", monkeypatch, printing(url + "\n"))
+    fake_gh(tmp_path / "bin", monkeypatch, printing(json.dumps([pull(3, url)])))
     with pytest.raises(github.GitHubError, match="not https://github.com/"):
-        github.create_pr(REPO, "bot:b", "main", "t", tmp_path / "body.md", tmp_path)
+        github.list_pulls(REPO, tmp_path)
     monkeypatch.setenv("GH_HOST", "ghe.example.com")
-    assert github.create_pr(REPO, "bot:b", "main", "t", tmp_path / "body.md", tmp_path) == url
+    assert [found.url for found in github.list_pulls(REPO, tmp_path)] == [url]
 
 
 def test_a_github_error_object_is_reported_as_such(
@@ -72,13 +77,11 @@ def test_a_github_error_object_is_reported_as_such(
     error = json.dumps({"message": "Bad credentials", "documentation_url": "https://docs"})
     fake_gh(tmp_path / "bin", monkeypatch, printing(error))  # exit 0, error on stdout
     said = "GitHub refused the credentials: GitHub said: Bad credentials"
-    with pytest.raises(github.GitHubCredentials, match=f"gh pr list: {said}"):
-        github.list_prs(REPO, "b", tmp_path)
-    with pytest.raises(github.GitHubCredentials, match=f"gh pr view: {said}"):
-        github.pr_texts(REPO, 7, tmp_path)
+    with pytest.raises(github.GitHubCredentials, match=f"gh api repos/{REPO}/pulls: {said}"):
+        github.api_json(f"repos/{REPO}/pulls", tmp_path)
     fake_gh(tmp_path / "bin", monkeypatch, printing("", stderr=f"gh: {error}\n", code=1))
     with pytest.raises(github.GitHubCredentials, match=said):
-        github.list_prs(REPO, "b", tmp_path)
+        github.api_post(f"repos/{REPO}/pulls", {}, tmp_path)
 
 
 @pytest.mark.slow
@@ -96,8 +99,8 @@ def test_a_hanging_gh_is_stopped_with_its_children(
     )
     monkeypatch.setenv("KBKIT_GH_TIMEOUT", "1.5")
     started = time.monotonic()
-    with pytest.raises(EnvironmentFailure, match="`gh pr list` did not finish within 1.5s") as e:
-        github.list_prs(REPO, "b", tmp_path)
+    with pytest.raises(EnvironmentFailure, match="did not finish within 1.5s") as e:
+        github.api_post(f"repos/{REPO}/pulls", {}, tmp_path)
     assert time.monotonic() - started < 10
     assert e.value.exit_code == 4 and "KBKIT_GH_TIMEOUT" in str(e.value)
     grandchild = int(pids.read_text())

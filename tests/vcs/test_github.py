@@ -74,7 +74,7 @@ def test_gh_without_credentials_is_exit_4_in_ghs_words(
     err = capsys.readouterr().err
     assert "GitHub said: To get started with GitHub CLI, please run: gh auth login" in err
     with pytest.raises(github.GitHubCredentials, match="gh auth login"):
-        github.list_prs(SLUG, "branch", tmp_path)
+        github.api_post(f"repos/{SLUG}/pulls", {}, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,7 @@ def test_gh_error_output_is_classified_by_githubs_status(
 ) -> None:
     _gh(tmp_path, monkeypatch, "", stderr, 1)
     with pytest.raises(kind) as caught:
-        github.list_prs(SLUG, "branch", tmp_path)
+        github.api_post(f"repos/{SLUG}/pulls", {}, tmp_path)
     assert type(caught.value) is kind and f"GitHub said: {words}" in str(caught.value)
     assert getattr(caught.value, "exit_code", None) == (1 if kind is github.GitHubError else 4)
 
@@ -132,7 +132,7 @@ def test_no_answer_from_github_is_the_network_exit_4(
 ) -> None:
     _gh(tmp_path, monkeypatch, "", stderr, 1)
     with pytest.raises(github.GitHubUnavailable, match="GitHub could not be reached") as caught:
-        github.list_prs(SLUG, "branch", tmp_path)
+        github.api_post(f"repos/{SLUG}/pulls", {}, tmp_path)
     assert caught.value.exit_code == 4
 
 
@@ -142,5 +142,5 @@ def test_a_refusal_that_mentions_eof_is_still_a_refusal(
     """GitHub's own words with a status are never read as a network failure."""
     _gh(tmp_path, monkeypatch, "", "gh: Reference EOF does not exist (HTTP 422)\n", 1)
     with pytest.raises(github.GitHubError) as caught:
-        github.list_prs(SLUG, "branch", tmp_path)
+        github.api_post(f"repos/{SLUG}/pulls", {}, tmp_path)
     assert type(caught.value) is github.GitHubError and caught.value.exit_code == 1

@@ -1,15 +1,12 @@
 """The only module that talks to GitHub: a small adapter around the `gh` CLI.
 
 Every flag used here exists in gh 2.23 (the version Debian ships):
-`gh pr list --repo R --head BRANCH --state all --limit N --json FIELDS`,
-`gh pr create --repo R --head OWNER:BRANCH --base BASE --title T --body-file F`,
-`gh pr view N --repo R --json body,comments`, `gh pr comment N --repo R --body-file F`,
-`gh pr edit N --repo R --body-file F`, `gh api [--paginate] [-X POST -f k=v] ENDPOINT`,
-`gh api graphql -f query=Q [-f k=v] [-F k=N]`, `gh api -i ENDPOINT`,
-`gh api -X METHOD ENDPOINT --input FILE` (tests/vcs/test_github.py records every call kbkit
-makes and checks it against real gh's `--help`). Distill speaks REST only (`Pull`,
-`list_pulls`, `create_pull`, `update_pull`, `comment_issue`); the `gh pr` wrappers above
-them are no longer called by kbkit itself.
+`gh api [--paginate] [-X POST -f k=v] ENDPOINT`, `gh api graphql -f query=Q [-f k=v]
+[-F k=N]`, `gh api -i ENDPOINT`, `gh api -X METHOD ENDPOINT --input FILE`
+(tests/vcs/test_github.py records every call kbkit makes and checks it against real gh's
+`--help`). kbkit speaks REST only (`Pull`, `list_pulls`, `create_pull`, `update_pull`,
+`comment_issue`): no `gh pr` command, whose GraphQL cannot take a fork owned by an
+organization as a PR head.
 """
 
 from __future__ import annotations
@@ -29,8 +26,6 @@ from kbkit.infra.process import run_bounded, timeout_from_env
 # Every gh call ends within this many seconds; KBKIT_GH_TIMEOUT overrides it.
 TIMEOUT_VARIABLE = "KBKIT_GH_TIMEOUT"
 DEFAULT_TIMEOUT = 120.0
-
-PR_FIELDS = "number,url,state,headRefName,headRefOid,headRepositoryOwner,createdAt"
 
 
 class GitHubError(KbkitError):
@@ -72,16 +67,6 @@ def _run(args: list[str], name: str, cwd: Path, then: str) -> CompletedProcess[b
         ) from exc
 
 
-def run_gh(args: list[str], cwd: Path) -> str:
-    """`gh args`' output; a failure is a GitHubError with GitHub's own words when it sent
-    some (else gh's), exit 4 for authentication and rate limits."""
-    then = ", run `gh auth login`, then rerun `kb distill`"
-    done = _run(args, " ".join(["gh", *args[:2]]), cwd, then)
-    if done.returncode != 0:
-        raise _failure(f"gh {' '.join(args[:2])}", done, cwd)
-    return done.stdout.decode("utf-8", "replace")
-
-
 def _is_error_object(data: object) -> TypeGuard[dict[str, Any]]:
     """A GitHub error object (`{"message": "Bad credentials", ...}`), not a PR, an issue
     comment or another object that has a `message`-like field."""
@@ -97,17 +82,6 @@ def _error_message(data: object) -> str | None:
     if _is_error_object(data) and isinstance(data["message"], str):
         return " ".join(data["message"].split())[:300]
     return None
-
-
-def _github_message(text: str) -> str | None:
-    """The `message` of the GitHub error object printed in `text`, if any."""
-    start = text.find("{")
-    if start < 0:
-        return None
-    try:
-        return _error_message(json.loads(text[start:]))
-    except ValueError:
-        return None
 
 
 def _json_output(out: str, what: str) -> Any:
@@ -154,73 +128,6 @@ def checked_pr_url(url: object, repo: str, what: str) -> str:
             "nothing is recorded as published"
         )
     return text
-
-
-def _checked_pr(item: object, repo: str, index: int) -> dict[str, Any]:
-    """One entry of `gh pr list --json`: a positive integer number and a URL on the host."""
-    what = f"gh pr list entry {index}"
-    if not isinstance(item, dict):
-        raise GitHubError(f"{what} is {type(item).__name__}, not an object")
-    number = item.get("number")
-    if type(number) is not int or number < 1:
-        raise GitHubError(f"{what}: PR number {str(number)[:40]!r} is not a positive integer")
-    if not isinstance(item.get("state"), str):
-        raise GitHubError(f"{what} (#{number}): no `state`")
-    item["url"] = checked_pr_url(item.get("url"), repo, f"{what} (#{number})")
-    return item
-
-
-def list_prs(repo: str, head_branch: str, cwd: Path) -> list[dict[str, Any]]:
-    """Every PR of `repo` (any state) whose head branch is `head_branch`, newest first."""
-    out = run_gh(
-        [
-            "pr", "list", "--repo", repo, "--head", head_branch, "--state", "all",
-            "--limit", "100", "--json", PR_FIELDS,
-        ],
-        cwd,
-    )  # fmt: skip
-    prs = _json_output(out or "[]", "gh pr list")
-    if not isinstance(prs, list):
-        raise GitHubError("gh pr list --json did not print a list")
-    return [_checked_pr(item, repo, index) for index, item in enumerate(prs)]
-
-
-def create_pr(repo: str, head: str, base: str, title: str, body_file: Path, cwd: Path) -> str:
-    """Open a PR and return its URL (gh prints it as the last line)."""
-    out = run_gh(
-        [
-            "pr", "create", "--repo", repo, "--head", head, "--base", base,
-            "--title", title, "--body-file", str(body_file),
-        ],
-        cwd,
-    )  # fmt: skip
-    lines = [line.strip() for line in out.splitlines() if line.strip().startswith("http")]
-    if not lines:
-        said = _github_message(out)
-        if said:
-            raise classified("gh pr create", said, 0)
-        raise GitHubError(f"gh pr create printed no PR URL: {out[:200]!r}")
-    return checked_pr_url(lines[-1], repo, "gh pr create")
-
-
-def pr_texts(repo: str, number: int, cwd: Path) -> list[str]:
-    """The body and every comment body of a PR."""
-    out = run_gh(["pr", "view", str(number), "--repo", repo, "--json", "body,comments"], cwd)
-    data = _json_output(out or "{}", "gh pr view")
-    if not isinstance(data, dict):
-        raise GitHubError(f"gh pr view printed {type(data).__name__}, not an object")
-    texts = [str(data.get("body") or "")]
-    texts += [str(c.get("body") or "") for c in data.get("comments") or [] if isinstance(c, dict)]
-    return texts
-
-
-def comment_pr(repo: str, number: int, body_file: Path, cwd: Path) -> None:
-    run_gh(["pr", "comment", str(number), "--repo", repo, "--body-file", str(body_file)], cwd)
-
-
-def edit_pr_body(repo: str, number: int, body_file: Path, cwd: Path) -> None:
-    """Replace a PR's body (`gh pr edit N --repo R --body-file F`)."""
-    run_gh(["pr", "edit", str(number), "--repo", repo, "--body-file", str(body_file)], cwd)
 
 
 class GitHubUnavailable(GitHubError):
