@@ -8,17 +8,28 @@ page is replaced, in turn, by each piece of markdown-ish text repeated to 120 KB
 line, one per line, and between words), and `kb check` (and, on the sites whose init reads
 the pages' text, `kb init`) is run on it. Target: every run ends within LIMIT seconds (a run
 of a linear-time check takes a fraction of one).
+
+The editor's server reads the same pages through the same functions, and then turns each
+finding into a diagnostic, answers hovers and gathers quick fixes on its own: each site's
+`kb lsp` is started once, as an editor starts it (a real LSP client), and the odd page's
+buffer is changed to each body in turn. Target: its diagnostics arrive, a hover is answered
+and the quick fixes of the whole page are gathered, each within LIMIT seconds. Pieces that
+make a finding each time they repeat (`FINDING_PIECES`: broken links, keys, addresses) give
+pages of thousands of findings, in both parts.
 `python -m benchmarks.page_shapes [SITE...]`; exits 1 and names the runs over the limit.
 """
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 KB = [sys.executable, "-m", "kbkit"]
 LIMIT = 3.0  # seconds for one command on one site with one odd page
@@ -36,6 +47,12 @@ PIECES = (
     '<img src="', "{: #x}", "{#x}", "{a=", "a=", "(x)=", "```{", ":name: ", "&#", "&amp;",
     "<!-- kb-disable-file ", "<!-- kb-disable-next-line ",
 )  # fmt: skip
+# pieces each of whose repeats is a finding of its own
+FINDING_PIECES = (
+    "[x](nope.md) ", "[x](#nope) ", "![i](nope.png) ", "[[nope]] ", '<a href="nope.md">x</a> ',
+    "10.1.2.3 ", "AKIAQ3EGRKZ7XJ4MNP2W ", "/Users/bob/ ", "C:\\Users\\bob\\ ",
+)  # fmt: skip
+ALL_PIECES = PIECES + FINDING_PIECES
 # the sites whose `kb init` also reads the pages' text to tell what they are (every init
 # parses the pages as the check does: the check's runs cover that)
 INIT_SITES = ("plain", "obsidian", "mkdocs")
@@ -135,9 +152,9 @@ def measure(base: Path, name: str) -> list[str]:
     repo, page = make_site(base, name)
     policy = (repo / "kbkit.yaml").read_bytes()
     slow = []
-    for piece in PIECES:
+    for piece in ALL_PIECES:
         for shape, body in bodies(piece).items():
-            page.write_text("---\ntitle: p\n---\n# P\n\n" + body + "\n", "utf-8")
+            page.write_text(page_text(body), "utf-8")
             shutil.rmtree(repo / ".kbkit-cache", ignore_errors=True)
             runs = {"check": [*KB, "check", "--repo", str(repo), "--today", "2026-11-30"]}
             if name in INIT_SITES:
@@ -153,6 +170,90 @@ def measure(base: Path, name: str) -> list[str]:
     return slow
 
 
+def page_text(body: str) -> str:
+    return "---\ntitle: p\n---\n# P\n\n" + body + "\n"
+
+
+async def measure_editor(base: Path, name: str) -> list[str]:
+    """The editor's steps over the limit (or that failed) on one site, in words. A step that
+    does not end within ten times the limit ends the site's session: the server is stopped
+    and the pieces after it are not tried."""
+    from lsprotocol import types
+    from pytest_lsp import client_capabilities
+
+    from benchmarks.bench_lsp import _client, _wait
+
+    repo, page = make_site(base, name)
+    client = _client()
+    await client.start_io(sys.executable, "-m", "kbkit", "lsp")
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=repo.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(repo.as_uri(), name)],
+        )
+    )
+    uri = page.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, "# P\n"))
+    )
+    await _wait(client, uri, 1)
+    slow: list[str] = []
+    version = 1
+    for piece in ALL_PIECES:
+        for shape, body in bodies(piece).items():
+            version += 1
+            steps = _editor_steps(client, uri, version, page_text(body))
+            for step, call in steps.items():
+                start = time.perf_counter()
+                try:
+                    await asyncio.wait_for(call(), 10 * LIMIT)
+                except TimeoutError:
+                    slow.append(f"{name}: kb lsp {step}, {piece!r} {shape}: stopped")
+                    if client._server is not None:  # stuck: no shutdown to ask for
+                        client._server.kill()
+                    return slow
+                except Exception as exc:  # an error answer: the step failed
+                    slow.append(f"{name}: kb lsp {step}, {piece!r} {shape}: failed ({exc})")
+                    continue
+                seconds = time.perf_counter() - start
+                if seconds > LIMIT:
+                    slow.append(f"{name}: kb lsp {step}, {piece!r} {shape}: {seconds:.1f} s")
+    await client.shutdown_session()
+    await client.stop()
+    return slow
+
+
+def _editor_steps(client: Any, uri: str, version: int, text: str) -> dict[str, Any]:
+    """What an editor asks of the server after the buffer becomes `text`, each a call that
+    makes its awaitable: the diagnostics of that version, a hover in the middle of the page,
+    the quick fixes of the whole page (the range a client asks for: to line 2^31-1)."""
+    from lsprotocol import types
+
+    from benchmarks.bench_lsp import _wait
+
+    document = types.TextDocumentIdentifier(uri)
+    change = types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version, uri),
+        [types.TextDocumentContentChangeWholeDocument(text)],
+    )
+    middle = types.Position(text.count("\n") // 2, 0)
+    everything = types.Range(types.Position(0, 0), types.Position(2**31 - 1, 0))
+
+    async def diagnostics() -> None:
+        client.text_document_did_change(change)
+        await _wait(client, uri, version)
+
+    return {
+        "diagnostics": diagnostics,
+        "hover": partial(client.text_document_hover_async, types.HoverParams(document, middle)),
+        "quick fixes": partial(
+            client.text_document_code_action_async,
+            types.CodeActionParams(document, everything, types.CodeActionContext([])),
+        ),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     names = (sys.argv[1:] if argv is None else argv) or list(SITES)
     slow: list[str] = []
@@ -161,8 +262,17 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             found = measure(Path(folder), name)
             slow += found
-            runs = len(PIECES) * 3 * (2 if name in INIT_SITES else 1)
+            runs = len(ALL_PIECES) * 3 * (2 if name in INIT_SITES else 1)
             print(f"{name}: {runs} runs in {time.perf_counter() - start:.0f} s, {len(found)} over")
+            start = time.perf_counter()
+            (Path(folder) / "editor").mkdir(exist_ok=True)
+            found = asyncio.run(measure_editor(Path(folder) / "editor", name))
+            slow += found
+            steps = len(ALL_PIECES) * 3 * 3
+            print(
+                f"{name}: kb lsp, {steps} steps in {time.perf_counter() - start:.0f} s, "
+                f"{len(found)} over"
+            )
     for line in slow:
         print(line)
     print(f"every run within {LIMIT} s: {not slow}")
