@@ -1,4 +1,6 @@
-"""Intake speed: record 100k merged PRs from JSON pages, re-record them, fold 1M status lines.
+"""Intake speed: record 100k merged PRs from JSON pages, re-record them, check the 100k-row
+ledger against its schema (`kb intake check`, the ledgers' pre-commit hook), fold 1M status
+lines.
 
 Targets (issue #4): each under 5 s on the project's 2-core machine.
 """
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from kbkit.commands import intake_record_prs
 from kbkit.intake.ledger import EVENTS_FILE, STATUS_FILE, load_events, load_status
+from kbkit.intake.validation import check_ledger
 
 PRS = 100_000
 STATUS_LINES = 1_000_000
@@ -107,6 +110,12 @@ def main(argv: list[str] | None = None) -> int:
         again = _timed(f"re-record the same {PRS} (adds nothing)", record)
         lines = (root / "intake" / EVENTS_FILE).read_bytes().count(b"\n")
         assert lines == PRS and len(load_events(root / "intake")) == PRS, lines
+        found: list[object] = []
+        checked = _timed(
+            f"check the {PRS}-row ledger's schema",
+            lambda: found.extend(check_ledger(root / "intake" / EVENTS_FILE)),
+        )
+        assert found == [], found[:3]
         status_dir = root / "fold"
         status_dir.mkdir()
         _write_status(status_dir / STATUS_FILE)
@@ -115,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             f"fold a {STATUS_LINES}-line status log", lambda: folded.update(load_status(status_dir))
         )
         assert len(folded) == STATUS_LINES // 4
-    return 0 if max(first, again, fold) < TARGET_SECONDS else 1
+    return 0 if max(first, again, checked, fold) < TARGET_SECONDS else 1
 
 
 if __name__ == "__main__":
