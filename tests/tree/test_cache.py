@@ -116,6 +116,34 @@ def test_parallel_and_serial_loads_agree(tmp_path: Path) -> None:
     assert serial.analysis == parallel.analysis
 
 
+@pytest.mark.parametrize(("pages", "size", "forks"), [(30, 60_000, True), (30, 2_000, False)])
+def test_a_few_large_pages_are_parsed_by_helpers_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pages: int, size: int, forks: bool
+) -> None:
+    """Thirty pages of 60 KB (1.8 MB of text) are worth a helper, thirty of 2 KB are not;
+    either way the load equals the one in this process alone."""
+    from kbkit.infra import parallel
+
+    repo = _repo(tmp_path)
+    folder = repo / "knowledge" / "general"
+    prose = "Words [a](a.md) and `code`.\n\n" * (size // 30)
+    for i in range(pages):
+        (folder / f"p{i}.md").write_text(f"---\ntitle: p{i}\n---\n# P{i}\n\n{prose}")
+    serial = load_tree(repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=1))
+    forked: list[int] = []
+    real = parallel.run_chunks
+
+    def counted(count: int, work: object, helpers: int) -> object:
+        forked.append(helpers)
+        return real(count, work, helpers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parallel, "run_chunks", counted)
+    both = load_tree(repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=2))
+    assert forked == ([1] if forks else [])
+    assert serial.pages == both.pages
+    assert serial.analysis == both.analysis
+
+
 def test_versions_of_a_page_read_in_parallel_equal_each_page_read_alone(tmp_path: Path) -> None:
     # A versioned docset repeats its pages: the parallel load hands each version to the same
     # process, whose memo parses a repeated body once; every page must still be its own
@@ -312,7 +340,8 @@ def test_a_full_disk_mid_write_keeps_the_old_cache_and_leaves_no_temp_file(
 @given(st.integers(min_value=0, max_value=5_000))
 def test_chunks_cover_every_page_once_and_end_small(total: int) -> None:
     """The parallel load's chunks: every page in exactly one, in order, none over CHUNK
-    pages, and the last 2 * CHUNK pages in quarter chunks (the processes end together)."""
+    pages, the last 2 * CHUNK pages in quarter chunks (the processes end together), and
+    at least eight chunks where there are eight pages."""
     from kbkit.tree.model import CHUNK, chunk_bounds
 
     bounds = chunk_bounds(total)
@@ -322,3 +351,4 @@ def test_chunks_cover_every_page_once_and_end_small(total: int) -> None:
     tail = [size for start, size in zip(bounds, sizes, strict=False) if start >= total - 2 * CHUNK]
     assert sum(tail) == min(total, 2 * CHUNK)
     assert all(size <= CHUNK // 4 for size in tail)
+    assert len(sizes) >= min(total, 8)  # a few large pages are shared out too

@@ -292,6 +292,12 @@ def decode_entry(plain: Plain) -> tuple[Page | None, Summary, list[Finding], dic
 
 
 PARALLEL_MIN_PAGES = 600
+# Fewer, larger pages are worth the helpers too: about the text of 600 pages of 2.5 KB. A
+# helper costs about 15-20 ms (the fork, its pipe, its exit); below this a check ran
+# slower with one (26-89 pages of 0.1-0.7 MB), above it faster (a Jupyter Book's 148
+# lectures of 4.5 MB: 0.77 -> 0.49 s; 240 Docusaurus and mdBook pages of 1.7-1.9 MB:
+# 65-100 ms less).
+PARALLEL_MIN_BYTES = 1_500_000
 NEVER = 1 << 63  # a digest_from_ns no file's mtime reaches
 FREEZE_EVERY = 1000
 CHUNK = 100  # pages per chunk of work (and per message between processes)
@@ -318,7 +324,7 @@ def _parse_all(
     # are parsed one after the other (in chunks, by the same process), whose memo of
     # repeated bodies then reads each repeat once (`kbkit.pages.repeated_bodies`).
     order = array("q", sorted(range(len(todo)), key=lambda place: _name(todo[place])))
-    if jobs <= 1 or len(todo) < PARALLEL_MIN_PAGES or not parallel.can_fork():
+    if jobs <= 1 or not _worth_helpers(folder, todo) or not parallel.can_fork():
         for place in order:
             _, plain, dig, key = read_entry(
                 folder, root_rel, todo[place], policy, options, digest_from_ns, repeated
@@ -349,13 +355,34 @@ def _parse_all(
             yield order[first + offset], plain, dig, key
 
 
+def _worth_helpers(folder: str, todo: list[str]) -> bool:
+    """Whether the pages to parse are enough work for forked helpers: PARALLEL_MIN_PAGES of
+    them, or PARALLEL_MIN_BYTES of text (their sizes summed until it is reached) in two
+    pages or more (a helper gets no share of one page)."""
+    if len(todo) >= PARALLEL_MIN_PAGES:
+        return True
+    if len(todo) < 2:
+        return False
+    total = 0
+    for rel in todo:
+        try:
+            total += os.stat(os.path.join(folder, rel)).st_size
+        except OSError:
+            continue  # the read reports it
+        if total >= PARALLEL_MIN_BYTES:
+            return True
+    return False
+
+
 def chunk_bounds(total: int) -> list[int]:
     """Where each chunk of `total` pages starts, and the last ends: CHUNK pages each, then
     chunks of a quarter of that for the last 2 * CHUNK pages, so the processes run out of
     work close together (with whole chunks to the end, one process waited for the other's
-    last chunk, up to 65 ms at 10k pages)."""
+    last chunk, up to 65 ms at 10k pages); at least eight chunks where there are that many
+    pages (a few large pages are shared out too)."""
     tail = max(0, total - 2 * CHUNK)
-    return [*range(0, tail, CHUNK), *range(tail, total, CHUNK // 4), total]
+    quarter = max(1, min(CHUNK // 4, total // 8))
+    return [*range(0, tail, CHUNK), *range(tail, total, quarter), total]
 
 
 def _name(rel: str) -> str:
