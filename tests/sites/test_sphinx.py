@@ -396,3 +396,50 @@ _LAZY_NAMES = {
 )
 def test_name_options_read_what_the_lazy_patterns_read(name: str, line: str) -> None:
     assert_reads_alike(getattr(myst, name), _LAZY_NAMES[name], line)
+
+
+def _labels_line_by_line(page: object) -> tuple[str, ...]:
+    """`myst.labels` as it was written first, every line of the page visited (the oracle)."""
+    plain_code: set[int] = set()
+    options: dict[int, str] = {}
+    for block in page.code_blocks:  # type: ignore[attr-defined]
+        lines = block.lines()
+        if not block.info.startswith("{"):
+            plain_code.update(number for number, _ in lines)
+        elif lines and lines[0][1].strip() == "---":
+            for number, line in lines[1:]:
+                if line.strip() == "---":
+                    break
+                found = myst._YAML_NAME.match(line)
+                if found:
+                    options[number] = found["name"]
+    names = []
+    for number, line in enumerate(page.text.split("\n"), 1):  # type: ignore[attr-defined]
+        if number in options:
+            names.append(myst.normalized(options[number]))
+            continue
+        if line.lstrip(" \t")[:1] not in ("(", ":", "`"):
+            continue
+        if number not in plain_code:
+            found = (
+                myst._LABEL.match(line)
+                or myst._NAME_OPTION.match(line)
+                or myst._FIGURE_MD.match(line)
+            )
+            if found:
+                names.append(myst.normalized(found["name"]))
+    return tuple(dict.fromkeys(names))
+
+
+_LABEL_PIECES = (
+    "(a)=", "(b c)=", ":name: n", ":label: l", "name: y", "---", "```", "```{figure} x",
+    "```{figure-md} f", ":::{figure-md} g", "```{code-block}", "\n", "\n", "\n", " ", "\t",
+    "   ", "    ", "x", "(", ":", "`", "> ", "- ", "~~~",
+)  # fmt: skip
+
+
+@given(joined(_LABEL_PIECES, 30))
+@settings(max_examples=1500, deadline=None)
+def test_labels_visit_only_the_lines_they_can_be_on(text: str) -> None:
+    page = parse_page("p.md", text.encode())
+    assert myst.labels(page) == _labels_line_by_line(page), text

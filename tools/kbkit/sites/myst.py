@@ -11,6 +11,7 @@ not a directive are text, not labels. `kbkit.sites.sphinx` answers the checks wi
 
 from __future__ import annotations
 
+import bisect
 import unicodedata
 
 from kbkit.infra.lazy_pattern import lazy
@@ -55,34 +56,58 @@ def docutils_id(text: str) -> str:
 
 def labels(page: Page) -> tuple[str, ...]:
     """The label names the page defines (normalised), in page order, once each."""
-    plain_code: set[int] = set()
+    plain_code: list[tuple[int, int]] = []  # (first, after the last) line of each
     options: dict[int, str] = {}  # line -> a name given in a directive's `---` options
     for block in page.code_blocks:
-        lines = block.lines()
-        if not block.info.startswith("{"):
-            plain_code.update(number for number, _ in lines)
-        elif lines and lines[0][1].strip() == "---":
-            for number, line in lines[1:]:
+        if not block.info.startswith("{"):  # `block.lines()`' numbers, without the lines
+            plain_code.append((block.first_line, block.first_line + block.text.count("\n")))
+            continue
+        text = block.text
+        if "\n" in text and text[: text.index("\n")].strip() == "---":  # an options block
+            for number, line in block.lines()[1:]:
                 if line.strip() == "---":
                     break
                 found = _YAML_NAME.match(line)
                 if found:
                     options[number] = found["name"]
     names = []
-    for number, line in enumerate(page.text.split("\n"), 1):
+    # every label line starts (after blanks) with `(`, `:` or a backtick fence: only those
+    # lines and the options' are looked at
+    led = _led_lines(page.text)
+    firsts = [first for first, _ in plain_code]  # blocks come in page order
+    for number in sorted(led.keys() | options.keys()):
         if number in options:
             names.append(normalized(options[number]))
             continue
-        # every label line starts (after blanks) with `(`, `:` or a backtick fence: the
-        # others (nearly all) need no pattern
-        if line.lstrip(" \t")[:1] not in ("(", ":", "`"):
-            continue
-        if number not in plain_code:
+        inside = bisect.bisect_right(firsts, number) - 1  # the last block starting at or before
+        if inside < 0 or number >= plain_code[inside][1]:  # not a line of plain code
+            line = led[number]
             # MyST-Parser's `{figure-md} name`: its argument is its label
             found = _LABEL.match(line) or _NAME_OPTION.match(line) or _FIGURE_MD.match(line)
             if found:
                 names.append(normalized(found["name"]))
     return tuple(dict.fromkeys(names))
+
+
+# A line whose first text after blanks is `(`, `:` or a backtick, after its line break:
+# found by the literal `\n` in C (the first line is tried apart), where `(?m)^` would be
+# tried at every offset
+_LED_AFTER = lazy(r"\n[ \t]*[(:`]")
+
+
+def _led_lines(text: str) -> dict[int, str]:
+    """1-based line number -> text of every line that `_LED_AFTER` leads."""
+    starts = [found.start() + 1 for found in _LED_AFTER.finditer(text)]
+    if text.lstrip(" \t")[:1] in ("(", ":", "`"):
+        starts.insert(0, 0)
+    led: dict[int, str] = {}
+    number, counted = 1, 0
+    for start in starts:
+        number += text.count("\n", counted, start)
+        counted = start
+        end = text.find("\n", start)
+        led[number] = text[start:] if end < 0 else text[start:end]
+    return led
 
 
 def toctree_entries(page: Page) -> tuple[tuple[int, str, bool], ...]:
