@@ -85,16 +85,23 @@ async def _edits(
     return times
 
 
-async def _serve(repo: Path, page: Path) -> dict[str, float]:
+async def started_client(repo: Path, name: str) -> LanguageClient:
+    """`kb lsp` started over stdio as an editor starts it, its session initialized for the
+    workspace folder `repo`, and the client that drives it (`_client`)."""
     client = _client()
     await client.start_io(sys.executable, "-m", "kbkit", "lsp")
     await client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
             root_uri=repo.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(repo.as_uri(), "bench")],
+            workspace_folders=[types.WorkspaceFolder(repo.as_uri(), name)],
         )
     )
+    return client
+
+
+async def _serve(repo: Path, page: Path) -> dict[str, float]:
+    client = await started_client(repo, "bench")
     uri, text = page.as_uri(), page.read_text()
     began = time.perf_counter()
     client.text_document_did_open(

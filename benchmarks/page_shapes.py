@@ -179,20 +179,11 @@ async def measure_editor(base: Path, name: str) -> list[str]:
     does not end within ten times the limit ends the site's session: the server is stopped
     and the pieces after it are not tried."""
     from lsprotocol import types
-    from pytest_lsp import client_capabilities
 
-    from benchmarks.bench_lsp import _client, _wait
+    from benchmarks.bench_lsp import _wait, started_client
 
     repo, page = make_site(base, name)
-    client = _client()
-    await client.start_io(sys.executable, "-m", "kbkit", "lsp")
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=repo.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(repo.as_uri(), name)],
-        )
-    )
+    client = await started_client(repo, name)
     uri = page.as_uri()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "markdown", 1, "# P\n"))
