@@ -161,7 +161,8 @@ def _mutated(row: dict[str, Any], path: tuple[str, ...], how: str, value: Any) -
     return changed
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # about 3 s: the character and white-space tests stay in the fast tier
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_schema_errors_are_the_oracles_for_mutated_rows(data: st.DataObject) -> None:
     rows = _rows()
@@ -202,3 +203,24 @@ def test_every_text_field_of_white_space_alone_is_judged_as_the_oracle_judges_it
                     ), (path, space)
                     tried += 1
     assert tried > 100
+
+
+def test_without_a_fast_validator_jsonschema_decides_every_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No wheel, or a jsonschema-rs that cannot build the schemas: the same answers, from
+    jsonschema alone, and no error of its own."""
+
+    def refuses(*_: object, **__: object) -> object:
+        raise ValueError("unsupported")
+
+    monkeypatch.setattr(jsonschema_rs, "validator_for", refuses)
+    schemas._fast_validator.cache_clear()
+    try:
+        assert schemas._fast_validator(EVENTS) is None
+        assert schemas.schema_errors(EVENTS, MERGED) == []
+        broken = {**MERGED, "number": "seven"}
+        assert schemas.schema_errors(EVENTS, broken) == schemas.oracle_errors(EVENTS, broken)
+        assert schemas.schema_errors(EVENTS, broken) != []
+    finally:
+        schemas._fast_validator.cache_clear()
