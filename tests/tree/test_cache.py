@@ -144,6 +144,30 @@ def test_a_few_large_pages_are_parsed_by_helpers_too(
     assert serial.analysis == both.analysis
 
 
+def test_a_symlink_out_of_the_tree_is_not_followed_to_size_the_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sizing the parse looks at each page's own entry: a symlink to a large file outside
+    the repository is not followed (the read refuses it, as before), so it forks nothing."""
+    from kbkit.infra import parallel
+
+    repo = _repo(tmp_path)
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Out\n\n" + "x" * 2_000_000)
+    (repo / "knowledge" / "general" / "link.md").symlink_to(outside)
+    forked: list[int] = []
+    real = parallel.run_chunks
+
+    def counted(count: int, work: object, helpers: int) -> object:
+        forked.append(helpers)
+        return real(count, work, helpers)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parallel, "run_chunks", counted)
+    tree = load_tree(repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=2))
+    assert forked == []
+    assert "leaves" in (tree.pages["general/link.md"].error or "")
+
+
 def test_versions_of_a_page_read_in_parallel_equal_each_page_read_alone(tmp_path: Path) -> None:
     # A versioned docset repeats its pages: the parallel load hands each version to the same
     # process, whose memo parses a repeated body once; every page must still be its own

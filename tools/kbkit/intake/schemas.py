@@ -123,7 +123,7 @@ _INT_BOUND = 1 << 63
 @functools.cache
 def _fast_validator(name: str) -> Any:
     """jsonschema-rs's validator of schema `name` (the other schemas registered for its
-    `$ref`s), or None where its wheel cannot be imported."""
+    `$ref`s), or None where its wheel cannot be imported or cannot build it."""
     try:
         import jsonschema_rs
     except ImportError:  # no wheel for this platform: jsonschema decides every row

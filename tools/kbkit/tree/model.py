@@ -365,8 +365,8 @@ def _worth_helpers(folder: str, todo: list[str]) -> bool:
         return False
     total = 0
     for rel in todo:
-        try:
-            total += os.stat(os.path.join(folder, rel)).st_size
+        try:  # the entry itself: a symlink is never followed here (the read decides on it)
+            total += os.stat(os.path.join(folder, rel), follow_symlinks=False).st_size
         except OSError:
             continue  # the read reports it
         if total >= PARALLEL_MIN_BYTES:
