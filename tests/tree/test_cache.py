@@ -116,20 +116,10 @@ def test_parallel_and_serial_loads_agree(tmp_path: Path) -> None:
     assert serial.analysis == parallel.analysis
 
 
-@pytest.mark.parametrize(("pages", "size", "forks"), [(30, 60_000, True), (30, 2_000, False)])
-def test_a_few_large_pages_are_parsed_by_helpers_too(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pages: int, size: int, forks: bool
-) -> None:
-    """Thirty pages of 60 KB (1.8 MB of text) are worth a helper, thirty of 2 KB are not;
-    either way the load equals the one in this process alone."""
+def _helpers_forked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The helper count of each parallel parse the test's loads start (`run_chunks` calls)."""
     from kbkit.infra import parallel
 
-    repo = _repo(tmp_path)
-    folder = repo / "knowledge" / "general"
-    prose = "Words [a](a.md) and `code`.\n\n" * (size // 30)
-    for i in range(pages):
-        (folder / f"p{i}.md").write_text(f"---\ntitle: p{i}\n---\n# P{i}\n\n{prose}")
-    serial = load_tree(repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=1))
     forked: list[int] = []
     real = parallel.run_chunks
 
@@ -138,6 +128,22 @@ def test_a_few_large_pages_are_parsed_by_helpers_too(
         return real(count, work, helpers)  # type: ignore[arg-type]
 
     monkeypatch.setattr(parallel, "run_chunks", counted)
+    return forked
+
+
+@pytest.mark.parametrize(("pages", "size", "forks"), [(30, 60_000, True), (30, 2_000, False)])
+def test_a_few_large_pages_are_parsed_by_helpers_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pages: int, size: int, forks: bool
+) -> None:
+    """Thirty pages of 60 KB (1.8 MB of text) are worth a helper, thirty of 2 KB are not;
+    either way the load equals the one in this process alone."""
+    repo = _repo(tmp_path)
+    folder = repo / "knowledge" / "general"
+    prose = "Words [a](a.md) and `code`.\n\n" * (size // 30)
+    for i in range(pages):
+        (folder / f"p{i}.md").write_text(f"---\ntitle: p{i}\n---\n# P{i}\n\n{prose}")
+    serial = load_tree(repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=1))
+    forked = _helpers_forked(monkeypatch)
     both = load_tree(repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=2))
     assert forked == ([1] if forks else [])
     assert serial.pages == both.pages
@@ -149,20 +155,11 @@ def test_a_symlink_out_of_the_tree_is_not_followed_to_size_the_work(
 ) -> None:
     """Sizing the parse looks at each page's own entry: a symlink to a large file outside
     the repository is not followed (the read refuses it, as before), so it forks nothing."""
-    from kbkit.infra import parallel
-
     repo = _repo(tmp_path)
     outside = tmp_path / "outside.md"
     outside.write_text("# Out\n\n" + "x" * 2_000_000)
     (repo / "knowledge" / "general" / "link.md").symlink_to(outside)
-    forked: list[int] = []
-    real = parallel.run_chunks
-
-    def counted(count: int, work: object, helpers: int) -> object:
-        forked.append(helpers)
-        return real(count, work, helpers)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(parallel, "run_chunks", counted)
+    forked = _helpers_forked(monkeypatch)
     tree = load_tree(repo, load_policy(repo), LoadOptions(analyze_page, use_cache=False, jobs=2))
     assert forked == []
     assert "leaves" in (tree.pages["general/link.md"].error or "")
