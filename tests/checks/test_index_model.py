@@ -102,32 +102,33 @@ def _docset(tmp_path: Path, pages: int = 700) -> Path:
 def test_tables_read_ahead_give_the_findings_of_tables_read_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A check reads the docset's tables of contents while helpers parse its pages; its
-    findings are those of a check that reads them after the parse, and every table read
-    ahead is taken."""
+    """A check reads and resolves the docset's tables of contents while helpers parse its
+    pages; its findings are those of a check that reads them after the parse, and every
+    table read ahead is taken (made once, not again after the parse)."""
     import os
 
     from kbkit.checks import index_model
 
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # a parse helper, even on one CPU
     repo = _docset(tmp_path)
-    taken: list[Path] = []
-    real_read = index_model._read_yaml
+    made: list[str] = []
+    real_table = index_model._table_toc
 
-    def reading(repo: Path, path: Path) -> object:
-        if path in index_model._READ_AHEAD:
-            taken.append(path)
-        return real_read(repo, path)
+    def making(repo: Path, path: str, *args: object) -> object:
+        made.append(path)
+        return real_table(repo, path, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(index_model, "_read_yaml", reading)
+    monkeypatch.setattr(index_model, "_table_toc", making)
     ahead, _ = run_validators(repo, load_policy(repo), ("tree", "lint"), TODAY, use_cache=False)
-    assert taken == [repo / "docs" / "a" / "toc.yml"]
-    assert index_model._READ_AHEAD == {}
+    assert made == ["docs/a/toc.yml"]
+    assert index_model._TOCS_AHEAD == {}
     rules = {(f.rule_id, f.path) for f in ahead}
     assert ("tree/page-unregistered", "docs/a/p699.md") in rules
     assert any(rule == "tree/link-broken" and path == "docs/a/toc.yml" for rule, path in rules)
     monkeypatch.setattr(index_model, "read_tables_ahead", lambda *args: None)
+    made.clear()
     after, _ = run_validators(repo, load_policy(repo), ("tree", "lint"), TODAY, use_cache=False)
+    assert made == ["docs/a/toc.yml"]  # read after the parse instead
     assert ahead == after
 
 
@@ -137,12 +138,17 @@ def test_a_table_changed_after_it_was_read_ahead_is_read_again(tmp_path: Path) -
     repo = _docset(tmp_path, pages=3)
     policy = load_policy(repo)
     toc = repo / "docs" / "a" / "toc.yml"
-    files = frozenset({"a/toc.yml", "a/p0.md"})
+    files = frozenset({"a/toc.yml", "a/p0.md", "a/p1.md", "a/p2.md"})
     index_model.read_tables_ahead(repo, policy, files)
-    assert toc in index_model._READ_AHEAD
+    assert "docs/a/toc.yml" in index_model._TOCS_AHEAD
+    before = {(f.rule_id, f.path) for f in run_validators(repo, policy, ("tree",), TODAY)[0]}
+    assert ("tree/page-unregistered", "docs/a/p1.md") not in before
+    index_model.read_tables_ahead(repo, policy, files)
     toc.write_text("items:\n  - name: Only\n    href: p0.md\n")
-    assert index_model._read_yaml(repo, toc) == {"items": [{"name": "Only", "href": "p0.md"}]}
-    assert index_model._READ_AHEAD == {}
+    found = run_validators(repo, policy, ("tree",), TODAY, use_cache=False)[0]
+    rules = {(f.rule_id, f.path) for f in found}
+    assert ("tree/page-unregistered", "docs/a/p1.md") in rules  # the table as it is now
+    assert index_model._TOCS_AHEAD == {}
 
 
 def test_a_table_that_cannot_be_read_ahead_fails_the_check_as_before(tmp_path: Path) -> None:
@@ -153,7 +159,7 @@ def test_a_table_that_cannot_be_read_ahead_fails_the_check_as_before(tmp_path: P
     toc = repo / "docs" / "a" / "toc.yml"
     toc.write_text("items: [unclosed\n")
     index_model.read_tables_ahead(repo, load_policy(repo), frozenset({"a/toc.yml"}))
-    assert index_model._READ_AHEAD == {}
+    assert index_model._TOCS_AHEAD == {}
     with pytest.raises(UsageError, match="invalid table of contents YAML"):
         run_validators(repo, load_policy(repo), ("tree",), TODAY, use_cache=False)
 
@@ -179,7 +185,7 @@ def test_a_table_of_contents_that_leads_outside_the_repository_is_refused_unread
             run_validators(repo, load_policy(repo), ("tree", "lint"), TODAY, use_cache=False)
         assert "docs/a/toc.yml" in str(refused.value)
         assert "private-name" not in str(refused.value)
-        assert index_model._READ_AHEAD == {}
+        assert index_model._TOCS_AHEAD == {}
 
 
 def test_a_sidebars_file_that_leads_outside_the_repository_is_refused_unread(

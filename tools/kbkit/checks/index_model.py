@@ -48,7 +48,7 @@ import yaml
 from kbkit.checks.rules.tree import LINK_BROKEN, PAGE_REGISTERED_TWICE, PAGE_UNREGISTERED
 from kbkit.infra.boundary import confine
 from kbkit.infra.config_file import read_config_bytes
-from kbkit.infra.errors import UsageError
+from kbkit.infra.errors import KbkitError, UsageError
 from kbkit.pages.page import Page
 from kbkit.pages.page_summary import is_absolute
 from kbkit.policy.model import Policy
@@ -139,13 +139,11 @@ def tocs(tree: Tree) -> list[Toc]:
     return list(found)
 
 
-def _navigation(key: str, tree: Tree, path: str, data: Any, index: Any) -> Navigation:
+def _navigation(key: str, repo: Path, path: str, data: Any, index: Any) -> Navigation:
     """A navigation file as the first generator that reads it says (none: no entries)."""
     from kbkit.sites import hooks
 
-    source = NavSource(
-        key, tree.repo / path, data, index, lambda name: _read_yaml(tree.repo, tree.repo / name)
-    )
+    source = NavSource(key, repo / path, data, index, lambda name: _read_yaml(repo, repo / name))
     for read in hooks("read_navigation"):
         found: Navigation | None = read(source)
         if found is not None:
@@ -161,7 +159,7 @@ def _toc_file(tree: Tree, toc: str, index: Any) -> tuple[Toc, str | None]:
         if rel not in tree.summaries:
             raise UsageError(f"index.toc {toc!r}: no such page under {tree.root}/")
         return _page_toc(tree, rel, ""), None
-    nav = _navigation("toc", tree, toc, _read_yaml(tree.repo, tree.repo / toc), index)
+    nav = _navigation("toc", tree.repo, toc, _read_yaml(tree.repo, tree.repo / toc), index)
     listed: list[Entry] = []
     for written, line in nav.entries:
         rel = posixpath.normpath(written.lstrip("/"))
@@ -261,7 +259,7 @@ def _sidebar_toc(tree: Tree, path: str, index: Any) -> Toc:
     """The sidebars file at repo-relative `path`: each entry that is a doc's id lists that
     doc (once, however often it is written); the folders it places place their docs."""
     data = _table_bytes(tree.repo, tree.repo / path, "the sidebars file")
-    nav = _navigation("sidebars", tree, path, data.decode("utf-8", "replace"), index)
+    nav = _navigation("sidebars", tree.repo, path, data.decode("utf-8", "replace"), index)
     ids = {str(facts["doc_id"]): rel for rel, facts in tree.facts.items() if facts.get("doc_id")}
     if nav.names != DOC_ID:
         ids = {}
@@ -290,7 +288,17 @@ def _folder_toc(tree: Tree, rel: str, index: Any) -> Toc:
     if rel.endswith(".md"):
         return _page_toc(tree, rel, folder)
     path = tree.repo_path(rel)
-    nav = _navigation("toc_files", tree, path, _read_yaml(tree.repo, tree.repo / path), index)
+    data = _table_bytes(tree.repo, tree.repo / path)
+    ahead = _TOCS_AHEAD.pop(path, None)
+    if ahead is not None and ahead[0] == data:
+        return ahead[1]  # the same bytes as read ahead: the same table
+    return _table_toc(tree.repo, path, folder, _yaml_value(tree.repo / path, data), index)
+
+
+def _table_toc(repo: Path, path: str, folder: str, value: Any, index: Any) -> Toc:
+    """The table of contents of the `index.toc_files` YAML file at repo-relative `path`
+    (covering the root-relative `folder`), whose parsed YAML is `value`."""
+    nav = _navigation("toc_files", repo, path, value, index)
     entries_list = []
     for href, line in nav.entries if nav.names == FILE_PATH else ():
         path_part = href.split("#", 1)[0].split("?", 1)[0]
@@ -475,29 +483,34 @@ def _broken_entry(tree: Tree, toc: Toc, entry: Entry) -> Finding:
     )
 
 
-# Tables of contents read ahead (`read_tables_ahead`): path -> (the bytes read, their value),
-# each taken by the first read of the path that finds the same bytes there
-_READ_AHEAD: dict[Path, tuple[bytes, Any]] = {}
+# Tables of contents read ahead (`read_tables_ahead`): repo-relative path -> (the bytes
+# read, the table they make), each taken by the first read of the path that finds the same
+# bytes there
+_TOCS_AHEAD: dict[str, tuple[bytes, Toc]] = {}
 
 
 def read_tables_ahead(repo: Path, policy: Policy, files: frozenset[str]) -> None:
-    """Read and parse now the `index.toc_files` tables of contents among the knowledge
-    root's `files` (a check's load calls it while forked helpers parse the pages: a
-    docset's tables were a tenth of a second on its serial tail). A table that cannot be
-    read or parsed is left to the check, which reports it as it always does. Tables an
-    earlier run read ahead and never took are dropped."""
-    _READ_AHEAD.clear()
+    """Read, parse and resolve now the `index.toc_files` YAML tables of contents among the
+    knowledge root's `files` (a check's load calls it while forked helpers parse the pages:
+    a docset's tables were a tenth of a second and more on its serial tail, read again by
+    the validator on a forked child). Nothing in such a table depends on the pages' parse. A
+    table that cannot be read or parsed is left to the check, which reports it as it always
+    does. Tables an earlier run read ahead and never took are dropped."""
+    _TOCS_AHEAD.clear()
     if model(policy) != TOC:
         return
-    top = repo / under(policy.knowledge_root)
-    for rel in _toc_files(files, policy.data.get("index") or {}):
+    index = policy.data.get("index") or {}
+    root = under(policy.knowledge_root)
+    for rel in _toc_files(files, index):
         if not rel.endswith(".md"):
-            path = top / rel
+            path = root + rel
             try:
-                data = _table_bytes(repo, path)
-                _READ_AHEAD[path] = (data, _parse_yaml(path, data))
-            except UsageError:  # outside the repository, unreadable, invalid: the check says
+                data = _table_bytes(repo, repo / path)
+                value = _yaml_value(repo / path, data)
+                table = _table_toc(repo, path, posixpath.dirname(rel), value, index)
+            except KbkitError:  # outside the repository, unreadable, invalid: the check says
                 continue
+            _TOCS_AHEAD[path] = (data, table)
 
 
 def _toc_files(files: Iterable[str], index: Any) -> list[str]:
@@ -515,14 +528,10 @@ def _table_bytes(repo: Path, path: Path, what: str = "the table of contents") ->
 
 
 def _read_yaml(repo: Path, path: Path) -> Any:
-    data = _table_bytes(repo, path)
-    ahead = _READ_AHEAD.pop(path, None)
-    if ahead is not None and ahead[0] == data:
-        return ahead[1]  # the same bytes as read ahead: the same value
-    return _parse_yaml(path, data)
+    return _yaml_value(path, _table_bytes(repo, path))
 
 
-def _parse_yaml(path: Path, data: bytes) -> Any:
+def _yaml_value(path: Path, data: bytes) -> Any:
     text = data.decode("utf-8", "replace")
     read, value = load_toc(text)  # the common shape, without PyYAML's Python constructors
     if read:

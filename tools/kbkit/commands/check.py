@@ -99,23 +99,21 @@ def add_fix_options(parser: argparse.ArgumentParser, standalone: bool = False) -
     )
 
 
-USUAL_ROOT = "knowledge"  # the default policy's knowledge_root (a guess; checked later)
-
-
 def start(args: argparse.Namespace) -> Started:
     """Find the repository and start the walk in a child at once, before the checks' imports
     (a tenth of a second and more): it runs beside them."""
     from kbkit.infra.boundary import within
     from kbkit.infra.paths import repo_root
+    from kbkit.policy.root_guess import root_guess
     from kbkit.tree.cache import CACHE_DIR
     from kbkit.tree.walk import walk_aside
 
     repo = repo_root(args.repo)
-    # Without --policy the walk starts under the usual root, and is redone if the
-    # repository's policy names another one. Without a cache folder there is no stat key to
+    # Without --policy the walk starts under the root kbkit.yaml names (or the usual one),
+    # and is redone if the repository's policy names another one. Without a cache folder there is no stat key to
     # compare: the pages' keys come from their reads (`kbkit.tree.walk.walk_root`).
     stat_pages = not args.no_cache and (repo / CACHE_DIR).is_dir()
-    guess = None if args.policy else USUAL_ROOT
+    guess = None if args.policy else root_guess(repo)
     # (never a walk under a usual root that leads outside: load_policy refuses it)
     usable = guess and (repo / guess).is_dir() and within(repo, repo / guess)
     walked = walk_aside(repo / guess, guess, stat_pages) if guess and usable else None
