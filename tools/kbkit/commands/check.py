@@ -110,11 +110,12 @@ def start(args: argparse.Namespace) -> Started:
 
     repo = repo_root(args.repo)
     # Without --policy the walk starts under the root kbkit.yaml names (or the usual one),
-    # and is redone if the repository's policy names another one. Without a cache folder there is no stat key to
-    # compare: the pages' keys come from their reads (`kbkit.tree.walk.walk_root`).
+    # and is redone if the repository's policy names another one. Without a cache folder
+    # there is no stat key to compare: the pages' keys come from their reads
+    # (`kbkit.tree.walk.walk_root`).
     stat_pages = not args.no_cache and (repo / CACHE_DIR).is_dir()
     guess = None if args.policy else root_guess(repo)
-    # (never a walk under a usual root that leads outside: load_policy refuses it)
+    # (never a walk under a guessed root that leads outside: load_policy refuses it)
     usable = guess and (repo / guess).is_dir() and within(repo, repo / guess)
     walked = walk_aside(repo / guess, guess, stat_pages) if guess and usable else None
     from kbkit.checks.check_run import Started

@@ -110,7 +110,7 @@ def _only_in_code(body: str, body_line: int, code: list[Any]) -> bool:
         return False
     inside: set[int] = set()
     for block in code:
-        inside.update(range(block.first_line, block.first_line + block.text.count("\n")))
+        inside.update(block.line_numbers())
     line_at = LineCounter(body, body_line).line_at
     at = body.find("[[")
     while at >= 0:

@@ -66,7 +66,7 @@ class Page(NamedTuple):
         return page_anchors(heading.plain for heading in self.headings)
 
     def code_line_numbers(self) -> frozenset[int]:
-        return frozenset(n for block in self.code_blocks for n, _ in block.lines())
+        return frozenset(n for block in self.code_blocks for n in block.line_numbers())
 
 
 def _counts(text: str) -> tuple[int, int]:

@@ -28,6 +28,10 @@ class CodeBlock(NamedTuple):
     def lines(self) -> list[tuple[int, str]]:
         return [(self.first_line + i, line) for i, line in enumerate(self.text.split("\n")[:-1])]
 
+    def line_numbers(self) -> range:
+        """The numbers `lines()` gives, without splitting the text."""
+        return range(self.first_line, self.first_line + self.text.count("\n"))
+
 
 class Comment(NamedTuple):
     """An HTML comment block or inline comment (`<!-- ... -->`) and its line."""

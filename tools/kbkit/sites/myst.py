@@ -59,8 +59,9 @@ def labels(page: Page) -> tuple[str, ...]:
     plain_code: list[tuple[int, int]] = []  # (first, after the last) line of each
     options: dict[int, str] = {}  # line -> a name given in a directive's `---` options
     for block in page.code_blocks:
-        if not block.info.startswith("{"):  # `block.lines()`' numbers, without the lines
-            plain_code.append((block.first_line, block.first_line + block.text.count("\n")))
+        if not block.info.startswith("{"):
+            numbers = block.line_numbers()
+            plain_code.append((numbers.start, numbers.stop))
             continue
         text = block.text
         if "\n" in text and text[: text.index("\n")].strip() == "---":  # an options block
