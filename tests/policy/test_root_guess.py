@@ -95,3 +95,32 @@ def test_a_check_walks_the_root_kbkit_yaml_names_once(
     assert main([*argv, "--no-cache"]) == 1
     assert "gone.md" in capsys.readouterr().out
     assert walked == ["docs/other", "(policy loaded)", "docs"]
+
+
+def test_a_guessed_root_that_leads_outside_is_never_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`docs` a symlink to a folder outside the repository: no walk starts there (not even
+    on the guess, before the policy refuses the root), and the check exits 2 naming it."""
+    from kbkit.__main__ import main
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "private-name.md").write_text("# Private\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "docs").symlink_to(outside)
+    (repo / POLICY_FILE).write_text("version: 1\nextends: public-docs\nknowledge_root: docs\n")
+    assert root_guess(repo) == "docs"
+    walked: list[Path] = []
+    real_aside = walk_module.walk_aside
+
+    def recording(top: Path, root: str, *args: object) -> object:
+        walked.append(top)
+        return real_aside(top, root, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(walk_module, "walk_aside", recording)
+    assert main(["check", "--repo", str(repo), "--today", "2026-11-30"]) == 2
+    assert walked == []
+    shown = capsys.readouterr()
+    assert "docs" in shown.err and "private-name" not in shown.out + shown.err
