@@ -55,8 +55,30 @@ def test_a_symlinked_or_special_policy_file_is_not_read(tmp_path: Path) -> None:
     assert root_guess(repo) == USUAL_ROOT
 
 
+@pytest.fixture
+def events(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """In order: the root of each walk a check starts, and "(policy loaded)"."""
+    found: list[str] = []
+    real_aside, real_load = walk_module.walk_aside, model.load_policy
+
+    def recording(top: Path, root: str, *args: object) -> object:
+        found.append(root)
+        return real_aside(top, root, *args)  # type: ignore[arg-type]
+
+    def loading(*args: object) -> object:
+        found.append("(policy loaded)")
+        return real_load(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(walk_module, "walk_aside", recording)
+    monkeypatch.setattr(model, "load_policy", loading)
+    return found
+
+
 def test_a_check_walks_the_root_kbkit_yaml_names_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    events: list[str],
 ) -> None:
     """A tree under docs/ is walked once, from the start (before, the walk began only once
     the policy was loaded); a wrong guess is walked again under the policy's root."""
@@ -67,23 +89,10 @@ def test_a_check_walks_the_root_kbkit_yaml_names_once(
     (tmp_path / POLICY_FILE).write_text(
         "version: 1\nextends: public-docs\nknowledge_root: docs\nindex_page: index.md\n"
     )
-    walked: list[str] = []  # each walk's root, and when the policy was loaded
-    real_aside, real_load = walk_module.walk_aside, model.load_policy
-
-    def recording(top: Path, root: str, *args: object) -> object:
-        walked.append(root)
-        return real_aside(top, root, *args)  # type: ignore[arg-type]
-
-    def loading(*args: object) -> object:
-        walked.append("(policy loaded)")
-        return real_load(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(walk_module, "walk_aside", recording)
-    monkeypatch.setattr(model, "load_policy", loading)
     argv = ["check", "--repo", str(tmp_path), "--format", "json", "--today", "2026-11-30"]
     assert main([*argv, "--no-cache"]) == 1
     assert "gone.md" in capsys.readouterr().out
-    assert walked == ["docs", "(policy loaded)"]  # begun before the policy's imports
+    assert events == ["docs", "(policy loaded)"]  # begun before the policy's imports
 
     # a guess the policy does not confirm (a top-level line the loader reads otherwise
     # cannot occur, so the guess is made wrong here) is walked again, with the same result
@@ -91,14 +100,14 @@ def test_a_check_walks_the_root_kbkit_yaml_names_once(
 
     monkeypatch.setattr(guess_module, "root_guess", lambda repo: "docs/other")
     (tmp_path / "docs" / "other").mkdir()
-    walked.clear()
+    events.clear()
     assert main([*argv, "--no-cache"]) == 1
     assert "gone.md" in capsys.readouterr().out
-    assert walked == ["docs/other", "(policy loaded)", "docs"]
+    assert events == ["docs/other", "(policy loaded)", "docs"]
 
 
 def test_a_guessed_root_that_leads_outside_is_never_walked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], events: list[str]
 ) -> None:
     """`docs` a symlink to a folder outside the repository: no walk starts there (not even
     on the guess, before the policy refuses the root), and the check exits 2 naming it."""
@@ -112,15 +121,7 @@ def test_a_guessed_root_that_leads_outside_is_never_walked(
     (repo / "docs").symlink_to(outside)
     (repo / POLICY_FILE).write_text("version: 1\nextends: public-docs\nknowledge_root: docs\n")
     assert root_guess(repo) == "docs"
-    walked: list[Path] = []
-    real_aside = walk_module.walk_aside
-
-    def recording(top: Path, root: str, *args: object) -> object:
-        walked.append(top)
-        return real_aside(top, root, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(walk_module, "walk_aside", recording)
     assert main(["check", "--repo", str(repo), "--today", "2026-11-30"]) == 2
-    assert walked == []
+    assert events == ["(policy loaded)"]  # and no walk at all
     shown = capsys.readouterr()
     assert "docs" in shown.err and "private-name" not in shown.out + shown.err
