@@ -1,12 +1,15 @@
-"""A fast path for flat YAML front matter: `key: value` lines, flow lists and block lists of
+"""A fast path for plain YAML front matter: `key: value` lines, flow lists and block lists of
 one-line scalars (plain or quoted strings, dates kept as written, and the booleans, numbers
-and nulls of plain scalars), which is what almost every page carries.
+and nulls of plain scalars), and block mappings of the same nested under a key (Starlight's
+`sidebar:` / `  label: x`, Hugo's `menu:` / `  main:` / `    weight: 2`), which is what almost
+every page carries.
 
 PyYAML constructs every node in Python, which costs more than reading the page. This reader
 accepts only a narrow, unambiguous subset and answers None for anything else (comments,
-nesting, anchors, escapes, repeated keys, tabs, control characters, ...): the caller then
-asks PyYAML, which stays the reference (tests/pages/test_flat_yaml.py compares the two on
-the case folders, the corpus and fuzzed front matter, values and their types). What a plain
+lists of mappings, block scalars, anchors, escapes, repeated keys, tabs, control
+characters, ...): the caller then asks PyYAML, which stays the reference
+(tests/pages/test_flat_yaml.py compares the two on the case folders, the corpus and fuzzed
+front matter, values and their types at every depth). What a plain
 scalar stands for is decided by PyYAML's own implicit resolver and built by its own safe
 constructor, so `on` is True, `0x1f` is 31 and `1:20` is 80, as PyYAML reads them; a key
 must be a string.
@@ -114,47 +117,74 @@ def load_flat(raw: str) -> dict[str, Any] | None:
     `raw` is outside the subset this reader is sure about."""
     if not safe_text(raw):
         return None
-    data: dict[str, Any] = {}
     lines = raw.split("\n")
     if lines[-1] == "":
         lines.pop()
-    index, count = 0, len(lines)
+    data, index = _mapping(lines, 0, 0)
+    return data if index == len(lines) else None
+
+
+def _mapping(lines: list[str], index: int, width: int) -> tuple[dict[str, Any] | None, int]:
+    """The block mapping whose keys are indented `width` spaces, from line `index` on, and
+    the index of the first line past it (a less indented one, or the end); None when a line
+    is outside the subset. Top-level entries are remembered (`_ENTRIES`)."""
+    data: dict[str, Any] = {}
+    count = len(lines)
     while index < count:
         line = lines[index]
-        index += 1
         if not line:
+            index += 1
             continue  # a blank line between entries
-        entry = _ENTRIES.get(line)
+        if width:
+            if line[:width].strip(" "):
+                break  # less indented: the end of this mapping (the caller's to read)
+            line = line[width:]
+        index += 1
+        entry = _ENTRIES.get(line) if not width else None
         if entry is not None:
             if entry[0] in data:
-                return None  # a repeated key (PyYAML reports it)
+                return None, index  # a repeated key (PyYAML reports it)
             value = entry[1]
             data[entry[0]] = list(value) if type(value) is tuple else value
             continue
         found = _LINE.fullmatch(line)
         if found is None:
-            return None
+            return None, index  # more indented, a comment, a document marker...
         key, value = found[1], found[2]
         if key in data or _scalar(key) != key:
-            return None  # a repeated key (PyYAML reports it) or a key that is no string
+            return None, index  # a repeated key (PyYAML reports it) or a key that is no string
         if value is None:
-            items, index = _block_list(lines, index)
+            below = _indent(lines[index]) if index < count else 0
+            if below > width and _LINE.fullmatch(lines[index][below:]):
+                nested, index = _mapping(lines, index, below)
+                if nested is None:
+                    return None, index
+                data[key] = nested
+                continue
+            items, index = _block_list(lines, index, width)
             if items is False:
-                return None
+                return None, index
             data[key] = items
         elif value[:1] == "[":
             parsed = _flow_list(value)
             if parsed is None:
-                return None
+                return None, index
             data[key] = parsed
-            _remember(line, key, tuple(parsed))
+            if not width:
+                _remember(line, key, tuple(parsed))
         else:
             scalar = _scalar(value) if _SCALAR.fullmatch(value) else _wide(value)
             if scalar is _DECLINED:
-                return None
+                return None, index
             data[key] = scalar
-            _remember(line, key, scalar)
-    return data
+            if not width:
+                _remember(line, key, scalar)
+    return data, index
+
+
+def _indent(line: str) -> int:
+    """The number of spaces a line starts with."""
+    return len(line) - len(line.lstrip(" "))
 
 
 def _flow_list(value: str) -> list[Any] | None:
@@ -209,9 +239,11 @@ def _remember(line: str, key: str, value: Any) -> None:
         _ENTRIES[line] = (key, value)
 
 
-def _block_list(lines: list[str], index: int) -> tuple[Any, int]:
-    """The block sequence under an empty `key:` (None when there is none), the next line's
-    index; False when the lines below are outside the subset."""
+def _block_list(lines: list[str], index: int, width: int = 0) -> tuple[Any, int]:
+    """The block sequence under an empty `key:` indented `width` spaces (None when there is
+    none), the next line's index; False when the lines below are outside the subset. Its
+    items are indented alike, at least as much as the key (`key:` then `- a` at the key's
+    indent is YAML's indentless sequence)."""
     items: list[Any] = []
     indent: str | None = None
     while index < len(lines):
@@ -220,6 +252,8 @@ def _block_list(lines: list[str], index: int) -> tuple[Any, int]:
             break
         if indent is None:
             indent = found[1]
+            if len(indent) < width:
+                return False, index  # less indented than its key
         elif found[1] != indent:
             return False, index
         scalar = _scalar(found[2]) if _SCALAR.fullmatch(found[2]) else _DECLINED
@@ -227,6 +261,7 @@ def _block_list(lines: list[str], index: int) -> tuple[Any, int]:
             return False, index
         items.append(scalar)
         index += 1
-    if index < len(lines) and lines[index][:1] in (" ", "-"):
+    after = lines[index] if index < len(lines) else ""
+    if not after[:width].strip(" ") and after[width : width + 1] in (" ", "-"):
         return False, index  # something indented that is not a list item of this shape
     return (items if indent is not None else None), index
