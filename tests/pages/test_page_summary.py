@@ -22,6 +22,21 @@ def test_relative_links_are_resolved_against_the_page_folder() -> None:
     )
 
 
+def test_only_relative_paths_are_kept_whatever_the_target_starts_with() -> None:
+    # external (a scheme, `//host`), absolute (`/`, `\\`, a drive letter), template code
+    # and a colon later in a path: the first characters decide which tests a target needs
+    page = parse_page(
+        "knowledge/a/x.md",
+        b"[s](mailto:a@b.org) [p](//host/x.md) [w](C:/x.md) [b](\\\\x.md) [r](/x.md)\n"
+        b"[t]({{ site.url }}/x.md) [h](x{{ v }}.md) [c](dir/x:y.md) [k](y.md?v=1) [z](a{b}.md)\n",
+    )
+    assert summarize("a/x.md", page).links == (
+        ("a/dir/x:y.md", 2, "dir/x:y.md"),
+        ("a/y.md", 2, "y.md?v=1"),
+        ("a/a{b}.md", 2, "a{b}.md"),
+    )
+
+
 def test_suppressions_carry_the_line_they_cover() -> None:
     page = parse_page(
         "knowledge/general/x.md",

@@ -58,14 +58,17 @@ def relative_links(rel: str, links: tuple[Link, ...]) -> tuple[LinkRef, ...]:
     target with template code in it (Hugo's `{{% ref x %}}`, Jekyll's `{{ site.url }}`, a
     `{% link %}` tag) is what the site's build writes, not a path: it is left out."""
     base = posixpath.dirname(rel)
-    return tuple(
-        (resolve(base, link.path_part), link.line, _shared(link.target))
-        for link in links
-        if link.path_part
-        and not link.is_external
-        and not is_absolute(link.target)
-        and not ("{{" in link.target or "{%" in link.target)
-    )
+    out = []
+    for link in links:
+        target = link.target
+        # only a target with a `:` or a leading slash can be external or absolute: most are
+        # plain relative paths, spared both tests
+        if (":" in target or target[:1] in "/\\") and (link.is_external or is_absolute(target)):
+            continue
+        if not link.path_part or ("{" in target and ("{{" in target or "{%" in target)):
+            continue
+        out.append((resolve(base, link.path_part), link.line, _shared(target)))
+    return tuple(out)
 
 
 def _shared(text: str) -> str:

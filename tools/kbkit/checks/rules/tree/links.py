@@ -48,7 +48,11 @@ def link_absolute_findings(page: Page, policy: Policy) -> list[Finding]:
             f"absolute link {quote(link.target)}: use a path relative to this page",
         )
         for link in page.links
-        if is_absolute(link.target) and not (site and is_site_link(link.target))
+        # (an absolute path starts with a slash or a drive letter's `X:`: the first two
+        # characters tell most links apart without a call)
+        if (link.target[:1] in "/\\" or link.target[1:2] == ":")
+        and is_absolute(link.target)
+        and not (site and is_site_link(link.target))
     ]
 
 
