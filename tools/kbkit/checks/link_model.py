@@ -314,6 +314,8 @@ def site_links(page: Page, policy: Policy, rel: str | None = None) -> tuple[Link
     if model.liquid_links and "{%" in page.text:
         out.extend(_generator_links(page, model))
     for link in page.links:
+        if base is None and link.target[:1] != "/":
+            continue  # only a site-root link is one when relative links resolve from the file
         if link.is_external or "{{" in link.target or "{%" in link.target:
             continue  # template code in it: the build writes that URL (`/docs/{{% param v %}}/`)
         if link.target in model.hook_destinations:
