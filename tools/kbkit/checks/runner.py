@@ -101,6 +101,8 @@ def checked_pages(tree: Tree, names: tuple[str, ...]) -> int:
         from kbkit.checks import wiki_lint
 
         return len(wiki_lint.scope(tree))  # the pages lint checked
+    if tree.policy.whole_root:  # every page is under the root (`roots: ["."]`)
+        return len(tree.summaries)
     return sum(1 for rel in tree.summaries if tree.in_roots(rel))
 
 

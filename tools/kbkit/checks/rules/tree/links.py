@@ -106,6 +106,7 @@ def broken_link_findings(
                     missing = []
             findings.extend(missing)
     from_url = resolver.model.from_url
+    hides = bool(resolver.model.unpublished)  # asked per link only where the site hides some
     for resolved, line, written in summary.links:
         if from_url and served_relative(written, resolver.model):
             continue  # resolved from the page's URL: one of its site links above
@@ -114,7 +115,9 @@ def broken_link_findings(
             if target is not None:
                 target = served_page(tree, resolver, target)
                 findings.extend(_anchor_findings(tree, rel, target, line, written))
-        if (resolved in files or resolved in folders) and not resolver.unpublished(resolved):
+        if (resolved in files or resolved in folders) and not (
+            hides and resolver.unpublished(resolved)
+        ):
             continue
         if outside_root(resolved):
             if resolved not in memo:
