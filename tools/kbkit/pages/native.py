@@ -99,7 +99,7 @@ def parse(body: str, body_line: int) -> Parts:
     together = wiki and not _wikilinks_apart(body)
     parts = _parse(body, body_line, _WIKI_OPTIONS if together else _OPTIONS)
     if wiki and not together and not _only_in_code(body, body_line, parts[2]):
-        parts[5].extend(_wikilinks(body, body.encode("utf-8"), body_line))
+        parts[5].extend(_wikilinks(body, _offsets_of(body), body_line))
     return parts
 
 
@@ -225,7 +225,7 @@ _BRACKETS: Final = re.compile(r"\[\[|\]\]|\[|\]")
 
 def _parse(body: str, body_line: int, options: Any) -> Parts:
     """One pass of pulldown-cmark; with `_WIKI_OPTIONS`, its wikilinks are kept too."""
-    data = body.encode("utf-8")
+    data = _offsets_of(body)
     lines = LineCounter(data, body_line)
     line_at = lines.line_at
     headings: list[Heading] = []
@@ -316,8 +316,7 @@ def _parse(body: str, body_line: int, options: Any) -> Parts:
                 if kind == "Indented":
                     block = [first, "", "", False]
                 else:
-                    eol = data.find(b"\n", span["start"])
-                    opening = data[span["start"] : eol if eol >= 0 else len(data)].decode()
+                    opening = _line_from(data, span["start"])
                     found = _FENCE.search(opening)
                     block = [first + 1, found[2].strip() if found else "", "", True]
             elif "FootnoteDefinition" in start:
@@ -340,17 +339,34 @@ def _parse(body: str, body_line: int, options: Any) -> Parts:
     return headings, links, code, comments, footnotes, wikilinks
 
 
-def _heading(data: bytes, heading: list[Any]) -> Any:
+def _offsets_of(body: str) -> str | bytes:
+    """What pulldown-cmark's ranges index: UTF-8 byte offsets, which are an ASCII body's own
+    character offsets (`isascii` reads a flag CPython keeps), so only other bodies are
+    encoded."""
+    return body if body.isascii() else body.encode("utf-8")
+
+
+def _line_from(data: str | bytes, start: int) -> str:
+    """The text from offset `start` to the end of its line."""
+    if isinstance(data, str):
+        eol = data.find("\n", start)
+        return data[start : eol if eol >= 0 else len(data)]
+    eol = data.find(b"\n", start)
+    return data[start : eol if eol >= 0 else len(data)].decode()
+
+
+def _heading(data: str | bytes, heading: list[Any]) -> Any:
     """A Heading record: markdown-it's raw inline text (ATX or setext) and the GitHub slug
     source (the heading's text and code spans, without image alt text)."""
     level, line, start, end, plain = heading
-    source = data[start:end].decode().rstrip("\n")
+    raw = data[start:end]
+    source = (raw if isinstance(raw, str) else raw.decode()).rstrip("\n")
     # setext: the text lines above the underline
     text = source.rsplit("\n", 1)[0].strip() if "\n" in source else atx_text(source)
     return _new(Heading, (level, text, line, plain.strip()))
 
 
-def _wikilinks(body: str, data: bytes, body_line: int) -> list[Link]:
+def _wikilinks(body: str, data: str | bytes, body_line: int) -> list[Link]:
     """`[[Page]]`, `[[Page|alias]]`, `[[Page#heading]]` and `![[embed.png]]`, with lines."""
     line_at = LineCounter(data, body_line).line_at
     out: list[Link] = []
