@@ -15,9 +15,10 @@ cpp-docs-shaped figure alone, `... fixed` the fixed cost alone.
 Generated files get an mtime an hour in the past, like a real checkout (files changed in the
 last seconds are "racy" for the cache and are re-read by design).
 Each timed figure is the median of three runs (one with --quick), on a tree written to disk
-first. Memory is sampled in a run of its own: reading every process's /proc/PID/smaps_rollup every
-10 ms takes CPU the timed run would otherwise have (6% of a cold 10k-page check on two
-cores), so timed runs are not sampled.
+first; a ratio's floor and check runs alternate, so a change in the machine's load touches
+both. Memory is sampled in a run of its own: reading every process's
+/proc/PID/smaps_rollup every 10 ms takes CPU the timed run would otherwise have (6% of a
+cold 10k-page check on two cores), so timed runs are not sampled.
 """
 
 from __future__ import annotations
@@ -188,12 +189,8 @@ def corpus_cold(base: Path, runs: int) -> float | None:
     repo = base / "corpus"
     shutil.copytree(CORPUS, repo, ignore=shutil.ignore_patterns(".kbkit-cache", ".git"))
     pages = sum(1 for _ in (repo / "knowledge").rglob("*.md"))
-    floors, checks = [], []
-    for _ in range(max(runs, 5)):
-        floors.append(floor(repo))
-        checks.append(cold(repo, 1)[0])
+    floor_s, cold_s = floor_and_cold(repo, "knowledge", max(runs, 5))
     shutil.rmtree(repo)
-    floor_s, cold_s = statistics.median(floors), statistics.median(checks)
     ratio = cold_s / floor_s
     line = (
         f"real team's tree ({pages} pages, ../shared/corpus): floor {floor_s:.3f} s, kb check "
@@ -220,16 +217,21 @@ def cold(repo: Path, runs: int, sample_memory: bool = False) -> tuple[float, int
     return statistics.median(r[0] for r in results), max(r[1] for r in results)
 
 
-def reference_docset(base: Path, runs: int) -> float:
-    """Cold `kb check` on the cpp-docs-shaped docset against its floor; floor and check runs
-    alternate, so a change in the machine's load touches both."""
-    repo = make_tree(base, "reference10k", 10_000, reference=True)
+def floor_and_cold(repo: Path, root: str, runs: int) -> tuple[float, float]:
+    """Medians of the floor and of a cold `kb check`, their runs alternating, so a change in
+    the machine's load touches both."""
     floors, checks = [], []
     for _ in range(runs):
-        floors.append(floor(repo, "docs"))
+        floors.append(floor(repo, root))
         checks.append(cold(repo, 1)[0])
+    return statistics.median(floors), statistics.median(checks)
+
+
+def reference_docset(base: Path, runs: int) -> float:
+    """Cold `kb check` on the cpp-docs-shaped docset against its floor."""
+    repo = make_tree(base, "reference10k", 10_000, reference=True)
+    floor_s, cold_s = floor_and_cold(repo, "docs", runs)
     shutil.rmtree(repo)
-    floor_s, cold_s = statistics.median(floors), statistics.median(checks)
     print(
         f"cpp-docs-shaped docset 10k (gen_reference_docset.py, docfx profile): floor "
         f"{floor_s:.3f} s, kb check cold {cold_s:.3f} s = {cold_s / floor_s:.2f}x floor "
@@ -259,8 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         base = Path(tmp)
         ratios: dict[str, float] = {"fixed-cost-ms": fixed_cost(base)}
         ten = make_tree(base, "t10k", 10_000)
-        floor_10k = statistics.median(floor(ten) for _ in range(runs))
-        cold_10k, _ = cold(ten, runs)
+        floor_10k, cold_10k = floor_and_cold(ten, "knowledge", runs)
         run_check(ten)  # fill the cache
         warm_10k = statistics.median(run_check(ten)[0] for _ in range(runs))
         changed = []
@@ -284,16 +285,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         shutil.rmtree(ten)
         real = make_tree(base, "real10k", 10_000, real=True)
-        floor_real = statistics.median(floor(real) for _ in range(runs))
-        cold_real, _ = cold(real, runs)
+        floor_real, cold_real = floor_and_cold(real, "knowledge", runs)
         shutil.rmtree(real)
         ratios["real-cold"] = cold_real / floor_real
         print(
             f"real-shaped 10k: floor {floor_real:.3f} s, kb check cold {cold_real:.3f} s = {ratios['real-cold']:.2f}x floor (target <= 3.0x)"
         )
         docset = make_tree(base, "docset10k", 10_000, docset=True)
-        floor_docset = statistics.median(floor(docset, "docs") for _ in range(runs))
-        cold_docset, _ = cold(docset, runs)
+        floor_docset, cold_docset = floor_and_cold(docset, "docs", runs)
         shutil.rmtree(docset)
         ratios["docset-cold"] = cold_docset / floor_docset
         print(
