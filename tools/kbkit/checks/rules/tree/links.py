@@ -196,30 +196,39 @@ def wikilink_findings(tree: Tree, rel: str, resolver: Resolver) -> list[Finding]
     with `links.anchors`, `[[Page#heading]]` must name a heading of that page
     (`tree/link-anchor`; `#^block` references are not checked)."""
     refs = tree.facts.get(rel, {}).get("wikilinks", ())
+    if not refs:
+        return []
     findings = []
-    anchors = anchors_on(tree.policy)
+    style = compiled(tree.policy, anchor_options).style if anchors_on(tree.policy) else None
     for name, line, written, embed in refs:
-        shown = ("![[" if embed else "[[") + written + "]]"
         target = resolver.wikilink(name, rel)
         if target is None:
             findings.append(
                 LINK_BROKEN.at(
                     tree.repo_path(rel),
                     line,
-                    f"broken wikilink {quote(shown)}: no file named {quote(name)} in the tree; "
-                    "fix the name or remove the link",
+                    f"broken wikilink {quote(_as_written(written, embed))}: no file named "
+                    f"{quote(name)} in the tree; fix the name or remove the link",
                 )
             )
-        elif anchors and "#" in written and _heading_missing(tree, target, written):
+        elif (
+            style is not None and "#" in written and _heading_missing(tree, target, written, style)
+        ):
             findings.append(
                 LINK_ANCHOR.at(
                     tree.repo_path(rel),
                     line,
-                    f"wikilink {quote(shown)}: {tree.repo_path(target)} has no heading "
+                    f"wikilink {quote(_as_written(written, embed))}: "
+                    f"{tree.repo_path(target)} has no heading "
                     f"{quote(written.rsplit('#', 1)[1].strip())}",
                 )
             )
     return findings
+
+
+def _as_written(written: str, embed: bool) -> str:
+    """A wikilink as the page writes it (`[[x]]`, `![[x]]`)."""
+    return ("![[" if embed else "[[") + written + "]]"
 
 
 def _from_root(written: str, resolver: Resolver) -> str | None:
@@ -238,14 +247,14 @@ def _path_of(written: str) -> str:
     return written.split("#", 1)[0].split("?", 1)[0]
 
 
-def _heading_missing(tree: Tree, target: str, written: str) -> bool:
-    """`[[Page#Heading]]` names no heading of the page (compared as GitHub slugs; with
-    `#A#B` the last heading counts; `#^block` references and unchecked pages pass)."""
+def _heading_missing(tree: Tree, target: str, written: str, style: str) -> bool:
+    """`[[Page#Heading]]` names no heading of the page (compared as slugs of the policy's
+    `style`; with `#A#B` the last heading counts; `#^block` references and unchecked pages
+    pass)."""
     heading = written.rsplit("#", 1)[1].strip()
     known = tree.facts.get(target, {}).get("anchors")
     if not heading or heading.startswith("^") or known is None:
         return False
-    style = compiled(tree.policy, anchor_options).style
     return slug(heading, style) not in known and heading.lower() not in known
 
 
