@@ -239,7 +239,7 @@ def _remember(line: str, key: str, value: Any) -> None:
         _ENTRIES[line] = (key, value)
 
 
-def _block_list(lines: list[str], index: int, width: int = 0) -> tuple[Any, int]:
+def _block_list(lines: list[str], index: int, width: int) -> tuple[Any, int]:
     """The block sequence under an empty `key:` indented `width` spaces (None when there is
     none), the next line's index; False when the lines below are outside the subset. Its
     items are indented alike, at least as much as the key (`key:` then `- a` at the key's
